@@ -1,0 +1,276 @@
+"""Pure SQL builders: (node, tables, conditions) -> sqlglot expressions. No I/O here.
+
+Every identifier is built with ``quoted=True`` (ADULT has ``marital-status``; users have
+``select`` and worse); every user value is a named placeholder bound at execution.
+
+Internal tables (names owned by sqlanon, so they never collide with user columns):
+
+* ``sqlanon_hier_<j>(code, l0..lh, c0..ch)``: leaf code -> code at each level, and the
+  number of hierarchy rows under that level value (for the loss metric).
+* ``sqlanon_label_<j>(level, code, label)``: the text of every code, for encoding and decoding.
+* ``sqlanon_data(__row, q0.., p0..)``: the input, QIs as leaf codes, other kept columns as-is.
+* ``sqlanon_classes(q0.., n)``: the base class table, one row per distinct QI combination.
+* ``sqlanon_wide(q<j>_<l>.., [c<j>_<l>..], n)``: the base class table with every QI's code at
+  every level (and its leaf count) joined once, so a check is a plain GROUP BY without joins.
+  This is the default layout ("wide"); ``lookup = "join"`` joins the lookup tables per check.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from sqlglot import exp
+
+from sqlanon.lattice import Node
+
+DATA = "sqlanon_data"
+CLASSES = "sqlanon_classes"
+WIDE = "sqlanon_wide"
+INPUT = "sqlanon_input"
+ROW = "__row"
+
+
+def ident(name: str) -> exp.Identifier:
+    return exp.to_identifier(name, quoted=True)
+
+
+def col(name: str, table: str | None = None) -> exp.Column:
+    return exp.column(ident(name), table=ident(table) if table else None)
+
+
+def table(name: str, alias: str | None = None) -> exp.Table:
+    t = exp.Table(this=ident(name))
+    return t.as_(ident(alias)) if alias else t
+
+
+def hier_table(j: int) -> str:
+    return f"sqlanon_hier_{j}"
+
+
+def label_table(j: int) -> str:
+    return f"sqlanon_label_{j}"
+
+
+def qi(j: int) -> str:
+    return f"q{j}"
+
+
+def param(name: str) -> exp.Placeholder:
+    return exp.Placeholder(this=name)
+
+
+def _case(condition: exp.Expression, then: exp.Expression, default: exp.Expression) -> exp.Case:
+    return exp.Case(ifs=[exp.If(this=condition, true=then)], default=default)
+
+
+def _sum(e: exp.Expression) -> exp.Expression:
+    return exp.Coalesce(this=exp.Sum(this=e), expressions=[exp.Literal.number(0)])
+
+
+def _join(query: exp.Select, j: int, source_alias: str, key: str) -> exp.Select:
+    return query.join(
+        table(hier_table(j), f"h{j}"),
+        on=exp.EQ(this=col(key, source_alias), expression=col("code", f"h{j}")),
+        copy=False,
+    )
+
+
+def generalized(
+    query: exp.Select, node: Node, source_alias: str, projection: bool = True
+) -> tuple[exp.Select, list[exp.Expression], list[exp.Expression]]:
+    """Join the lookup tables a node needs; return the generalized code and leaf-count
+    expressions per QI. With ``projection`` a QI at level 0 is read as it is, without a join."""
+    codes, leaves = [], []
+    for j, level in enumerate(node):
+        if level == 0 and projection:
+            codes.append(col(qi(j), source_alias))
+            leaves.append(exp.Literal.number(1))
+        else:
+            query = _join(query, j, source_alias, qi(j))
+            codes.append(col(f"l{level}", f"h{j}"))
+            leaves.append(col(f"c{level}", f"h{j}"))
+    return query, codes, leaves
+
+
+def wide_column(j: int, level: int) -> str:
+    return f"q{j}_{level}"
+
+
+def wide_leaves(j: int, level: int) -> str:
+    return f"c{j}_{level}"
+
+
+def wide_query(levels: Sequence[int], with_leaves: bool) -> exp.Select:
+    """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level."""
+    query = exp.select().from_(table(CLASSES, "c"), copy=False)
+    columns = []
+    for j, top in enumerate(levels):
+        query = _join(query, j, "c", qi(j))
+        columns += [col(f"l{l}", f"h{j}").as_(ident(wide_column(j, l))) for l in range(top + 1)]
+        if with_leaves:
+            columns += [col(f"c{l}", f"h{j}").as_(ident(wide_leaves(j, l))) for l in range(top + 1)]
+    return query.select(*columns, col("n", "c").as_(ident("n")), copy=False)
+
+
+def class_query(node: Node, with_leaves: bool = False, projection: bool = True, lookup: str = "wide") -> exp.Select:
+    """The node's class table: generalized codes ``g<j>``, size ``n`` (and ``leaves<j>``)."""
+    if lookup == "wide":
+        query = exp.select().from_(table(WIDE, "c"), copy=False)
+        codes = [col(wide_column(j, l), "c") for j, l in enumerate(node)]
+        leaves = [col(wide_leaves(j, l), "c") for j, l in enumerate(node)]
+    else:
+        query = exp.select().from_(table(CLASSES, "c"), copy=False)
+        query, codes, leaves = generalized(query, node, "c", projection)
+    columns = [code.as_(ident(f"g{j}")) for j, code in enumerate(codes)]
+    columns.append(exp.Sum(this=col("n", "c")).as_(ident("n")))
+    if with_leaves:
+        # Functionally dependent on the group key; MAX just carries it through the GROUP BY.
+        columns += [exp.Max(this=e).as_(ident(f"leaves{j}")) for j, e in enumerate(leaves)]
+    return query.select(*columns, copy=False).group_by(*(x.copy() for x in codes), copy=False)
+
+
+def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide") -> exp.Select:
+    """One row of reduced figures for a node (see ``ClassStats``)."""
+    n = col("n")
+    kept = col("kept")
+    flagged = exp.select(exp.Star(), keep.as_(ident("kept"), copy=False)).from_(
+        class_query(node, with_leaves, projection, lookup).subquery(ident("cls"), copy=False), copy=False
+    )
+    zero = exp.Literal.number(0)
+    columns = [
+        exp.Count(this=exp.Star()).as_(ident("classes")),
+        _sum(_case(kept, exp.Literal.number(1), zero)).as_(ident("kept_classes")),
+        _sum(_case(kept, zero, n)).as_(ident("suppressed")),
+        exp.Min(this=_case(kept, n, exp.Null())).as_(ident("min_kept")),
+        _sum(_case(kept, exp.Mul(this=n, expression=n), zero)).as_(ident("dm_kept")),
+        _sum(exp.Mul(this=n, expression=n)).as_(ident("dm_all")),
+    ]
+    if with_leaves:
+        columns += [
+            _sum(_case(kept, exp.Mul(this=n, expression=col(f"leaves{j}")), zero)).as_(ident(f"leaves{j}"))
+            for j in range(len(node))
+        ]
+    return exp.select(*columns).from_(flagged.subquery(ident("f"), copy=False), copy=False)
+
+
+def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: bool = True, lookup: str = "wide") -> exp.Expression:
+    """Rows ``(j, code, c)``: suppressed rows per generalized value of every QI."""
+    suppressed = (
+        exp.select(exp.Star())
+        .from_(class_query(node, False, projection, lookup).subquery(ident("cls")))
+        .where(exp.Not(this=exp.Paren(this=keep)))
+    )
+    union = None
+    for j in range(len(node)):
+        part = (
+            exp.select(
+                exp.Literal.number(j).as_(ident("j")),
+                col(f"g{j}").as_(ident("code")),
+                exp.Sum(this=col("n")).as_(ident("c")),
+            )
+            .from_(table("sup"))
+            .group_by(col(f"g{j}"))
+        )
+        union = part if union is None else exp.union(union, part, distinct=False)
+    return (
+        exp.select(exp.Star())
+        .from_(union.subquery(ident("u")))
+        .order_by(col("j"), col("code"))
+        .with_(ident("sup"), as_=suppressed)
+    )
+
+
+def base_classes_query(dimensions: int) -> exp.Select:
+    """Compress the encoded data once: distinct QI code combinations with their counts."""
+    keys = [col(qi(j)) for j in range(dimensions)]
+    return (
+        exp.select(*keys, exp.Count(this=exp.Star()).as_(ident("n")))
+        .from_(table(DATA))
+        .group_by(*keys)
+    )
+
+
+def as_text(e: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=e, to=exp.DataType.build("VARCHAR"))
+
+
+def encode_query(qis: Sequence[str], passthrough: Sequence[str]) -> exp.Select:
+    """``sqlanon_data``: every input row with its QIs replaced by leaf codes, in input order."""
+    query = exp.select(col("rowid", "s").as_(ident(ROW))).from_(table(INPUT, "s"))
+    for j, name in enumerate(qis):
+        alias = f"d{j}"
+        query = query.join(
+            table(label_table(j), alias),
+            on=exp.and_(
+                exp.EQ(this=col("level", alias), expression=exp.Literal.number(0)),
+                exp.EQ(this=col("label", alias), expression=as_text(col(name, "s"))),
+            ),
+        ).select(col("code", alias).as_(ident(qi(j))))
+    for i, name in enumerate(passthrough):
+        query = query.select(col(name, "s").as_(ident(f"p{i}")))
+    return query
+
+
+def missing_values_query(j: int, name: str) -> exp.Select:
+    """Values of QI ``name`` absent from its hierarchy, most frequent first."""
+    value = as_text(col(name, "s"))
+    return (
+        exp.select(value.as_(ident("value")), exp.Count(this=exp.Star()).as_(ident("rows")))
+        .from_(table(INPUT, "s"))
+        .join(
+            table(label_table(j), "d"),
+            on=exp.and_(
+                exp.EQ(this=col("level", "d"), expression=exp.Literal.number(0)),
+                exp.EQ(this=col("label", "d"), expression=value.copy()),
+            ),
+            join_type="left",
+        )
+        .where(exp.Is(this=col("code", "d"), expression=exp.Null()))
+        .group_by(value.copy())
+        .order_by(exp.Ordered(this=col("rows"), desc=True), col("value"))
+    )
+
+
+def output_query(
+    node: Node,
+    keep_condition,
+    columns: Sequence[tuple[str, str, int | None]],
+    drop_suppressed: bool,
+) -> exp.Select:
+    """The released table, in input order.
+
+    ``columns``: (output name, kind, index) with kind ``"qi"`` (index = QI position) or
+    ``"pass"`` (index = passthrough position). ``keep_condition(size)`` returns the predicate
+    for a class of ``size`` rows; suppressed rows get the bound ``$mask`` in every QI.
+    """
+    gen = exp.select(col(ROW, "d")).from_(table(DATA, "d"))
+    gen, codes, _ = generalized(gen, node, "d", projection=True)
+    gen = gen.select(*(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)))
+    gen = gen.select(*(col(f"p{i}", "d").as_(ident(f"p{i}")) for _, kind, i in columns if kind == "pass"))
+    size = exp.Window(
+        this=exp.Count(this=exp.Star()),
+        partition_by=[col(f"g{j}") for j in range(len(node))],
+    )
+    gen = exp.select(exp.Star(), size.as_(ident("__n"))).from_(gen.subquery(ident("gen")))
+    kept = keep_condition(col("__n", "o"))
+    query = exp.select().from_(gen.subquery(ident("o")))
+    for j, level in enumerate(node):
+        alias = f"v{j}"
+        query = query.join(
+            table(label_table(j), alias),
+            on=exp.and_(
+                exp.EQ(this=col("level", alias), expression=exp.Literal.number(level)),
+                exp.EQ(this=col("code", alias), expression=col(f"g{j}", "o")),
+            ),
+        )
+    selected = []
+    for name, kind, index in columns:
+        if kind == "qi":
+            value = _case(kept.copy(), col("label", f"v{index}"), param("mask"))
+        else:
+            value = col(f"p{index}", "o")
+        selected.append(value.as_(ident(name)))
+    query = query.select(*selected)
+    if drop_suppressed:
+        query = query.where(kept.copy())
+    return query.order_by(col(ROW, "o"))

@@ -1,0 +1,243 @@
+"""The job: what to read, the role of every column, the privacy models, the search and the
+output. Built in code or loaded from a TOML file (paths relative to that file)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from sqlanon.errors import ConfigError
+from sqlanon.hierarchy import Hierarchy, read_hierarchy
+
+ROLES = ("quasi", "sensitive", "insensitive", "identifying")
+SUPPRESSED_MODES = ("mask", "drop")
+
+
+@dataclass
+class Source:
+    """Where the input lives: a CSV file, Parquet files (globs allowed), a table in a DuckDB
+    file, or a pyarrow Table given in code. ``drop`` lists columns deliberately left out."""
+
+    path: str | None = None
+    delimiter: str = ","
+    table: str | None = None
+    arrow: Any = None
+    drop: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        if self.arrow is not None:
+            return "arrow"
+        suffix = str(self.path).lower()
+        if suffix.endswith(".csv") or suffix.endswith(".tsv") or suffix.endswith(".txt"):
+            return "csv"
+        if suffix.endswith(".parquet"):
+            return "parquet"
+        if suffix.endswith(".duckdb") or suffix.endswith(".db"):
+            return "duckdb"
+        raise ConfigError(
+            f"cannot tell the format of input '{self.path}': use a .csv, .parquet (globs allowed) "
+            "or .duckdb path, or give a pyarrow Table in code"
+        )
+
+    def describe(self) -> str:
+        if self.kind == "arrow":
+            return "pyarrow Table"
+        return f"{self.path}" + (f" table {self.table}" if self.table else "")
+
+
+@dataclass
+class Attribute:
+    name: str
+    role: str
+    hierarchy: Hierarchy | str | Path | None = None
+
+
+@dataclass
+class Output:
+    path: str | None = None
+    table: str | None = None
+    report: str | None = None
+    suppressed: str = "mask"  # mask: keep the row with every QI set to '*'; drop: remove it
+    delimiter: str = ","
+    overwrite: bool = False
+
+    @property
+    def kind(self) -> str:
+        suffix = str(self.path).lower()
+        for kind, ends in (("csv", (".csv",)), ("parquet", (".parquet",)), ("duckdb", (".duckdb", ".db"))):
+            if suffix.endswith(ends):
+                return kind
+        raise ConfigError(f"cannot tell the format of output '{self.path}': use .csv, .parquet or .duckdb")
+
+
+@dataclass
+class Job:
+    """An anonymization job. Every input column gets a role or is listed in ``input.drop``."""
+
+    input: Source
+    attributes: list[Attribute]
+    k: int = 2
+    suppression_limit: float = 0.0
+    algorithm: str = "flash"
+    metric: str = "discernibility"
+    engine: str = "duckdb"
+    lookup: str = "wide"  # "wide": levels joined once at preparation; "join": per check
+    output: Output = field(default_factory=Output)
+
+    @property
+    def quasi_identifiers(self) -> list[Attribute]:
+        return [a for a in self.attributes if a.role == "quasi"]
+
+    def limit_rows(self, rows: int) -> int:
+        """floor(s * N) on the exact decimal given, so 0.29 of 100 rows is 29, not 28."""
+        return int(Fraction(str(self.suppression_limit)) * rows)
+
+    def validate(self) -> None:
+        from sqlanon.metrics import METRICS
+        from sqlanon.search import ALGORITHMS
+
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise ConfigError(f"The 'k' parameter must be an int >= 1, got {self.k!r}.")
+        s = self.suppression_limit
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s <= 1:
+            raise ConfigError(f"The 'suppression_limit' parameter must be a number in [0, 1], got {s!r}.")
+        if self.metric not in METRICS:
+            raise ConfigError(f"unknown metric '{self.metric}'; valid metrics: {', '.join(METRICS)}")
+        if self.algorithm not in ALGORITHMS:
+            raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {', '.join(ALGORITHMS)}")
+        if self.engine != "duckdb":
+            raise ConfigError(f"unknown engine '{self.engine}'; valid engines: duckdb")
+        if self.lookup not in ("wide", "join"):
+            raise ConfigError(f"engine.lookup must be 'wide' or 'join', got '{self.lookup}'")
+        seen = set()
+        for a in self.attributes:
+            if a.role not in ROLES:
+                raise ConfigError(f"attribute '{a.name}': unknown role '{a.role}'; valid roles: {', '.join(ROLES)}")
+            if a.name in seen:
+                raise ConfigError(f"attribute '{a.name}' is given twice")
+            seen.add(a.name)
+            if a.role == "quasi" and a.hierarchy is None:
+                raise ConfigError(f"quasi-identifier '{a.name}' needs a hierarchy (hierarchy = \"file.csv\")")
+        if not self.quasi_identifiers:
+            raise ConfigError("the job has no quasi-identifier: give at least one attribute role = \"quasi\"")
+        if self.output.suppressed not in SUPPRESSED_MODES:
+            raise ConfigError(
+                f"output.suppressed must be one of {', '.join(SUPPRESSED_MODES)}, got '{self.output.suppressed}'"
+            )
+        if self.output.path is not None:
+            if self.output.kind == "duckdb" and not self.output.table:
+                raise ConfigError("output.table is required when the output is a .duckdb file")
+
+    def hierarchy_of(self, attribute: Attribute) -> Hierarchy:
+        h = attribute.hierarchy
+        if isinstance(h, Hierarchy):
+            return h
+        return read_hierarchy(h, attribute.name)
+
+
+_SECTIONS = {
+    "input": {"path", "delimiter", "table", "drop"},
+    "privacy": {"k", "suppression_limit"},
+    "search": {"algorithm", "metric"},
+    "engine": {"name", "lookup"},
+    "output": {"path", "table", "report", "suppressed", "delimiter"},
+}
+
+
+def load_job(path: str | Path, **overrides: Any) -> Job:
+    """Load a TOML job file; keyword overrides (CLI flags) win over the file.
+
+    Overrides: k, suppression_limit, metric, algorithm, output, report, overwrite.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read job file {path}: {error.strerror or error}") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    return job_from_dict(doc, base=path.parent, where=str(path), **overrides)
+
+
+def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overrides: Any) -> Job:
+    unknown = set(doc) - set(_SECTIONS) - {"attributes"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown section(s) {sorted(unknown)}; known: {sorted(_SECTIONS) + ['attributes']}")
+    for section, keys in _SECTIONS.items():
+        value = doc.get(section, {})
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: [{section}] must be a table")
+        extra = set(value) - keys
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [{section}]; known: {sorted(keys)}")
+
+    def resolve(p: str | None) -> str | None:
+        if p is None:
+            return None
+        return str(p) if Path(p).is_absolute() else str(base / p)
+
+    raw_input = doc.get("input", {})
+    if "path" not in raw_input:
+        raise ConfigError(f"{where}: [input] needs a path")
+    drop = raw_input.get("drop", [])
+    if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
+        raise ConfigError(f"{where}: input.drop must be a list of column names")
+    source = Source(
+        path=resolve(raw_input["path"]),
+        delimiter=raw_input.get("delimiter", ","),
+        table=raw_input.get("table"),
+        drop=tuple(drop),
+    )
+    attributes = []
+    raw_attributes = doc.get("attributes", {})
+    if not isinstance(raw_attributes, dict):
+        raise ConfigError(f"{where}: [attributes] must be a table of [attributes.<column>] tables")
+    for name, spec in raw_attributes.items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{where}: [attributes.\"{name}\"] must be a table with a role")
+        extra = set(spec) - {"role", "hierarchy"}
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for attribute '{name}'; known: hierarchy, role")
+        if "role" not in spec:
+            raise ConfigError(f"{where}: attribute '{name}' has no role; give one of {', '.join(ROLES)}")
+        attributes.append(Attribute(name, spec["role"], resolve(spec.get("hierarchy"))))
+    privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
+    job = Job(
+        input=source,
+        attributes=attributes,
+        k=privacy.get("k", 2),
+        suppression_limit=privacy.get("suppression_limit", 0.0),
+        algorithm=search.get("algorithm", "flash"),
+        metric=search.get("metric", "discernibility"),
+        engine=doc.get("engine", {}).get("name", "duckdb"),
+        lookup=doc.get("engine", {}).get("lookup", "wide"),
+        output=Output(
+            path=resolve(output.get("path")),
+            table=output.get("table"),
+            report=resolve(output.get("report")),
+            suppressed=output.get("suppressed", "mask"),
+            delimiter=output.get("delimiter", ","),
+        ),
+    )
+    return apply_overrides(job, **overrides)
+
+
+def apply_overrides(job: Job, **overrides: Any) -> Job:
+    """Apply CLI-style overrides (None means: keep the file's value)."""
+    o = {k: v for k, v in overrides.items() if v is not None}
+    output = replace(
+        job.output,
+        path=o.pop("output", job.output.path),
+        report=o.pop("report", job.output.report),
+        overwrite=o.pop("overwrite", job.output.overwrite),
+    )
+    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm"}
+    if unknown:
+        raise ConfigError(f"unknown override(s): {sorted(unknown)}")
+    return replace(job, output=output, **o)

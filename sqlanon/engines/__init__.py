@@ -1,0 +1,13 @@
+"""Engines: the only place that executes anything. Registered by name."""
+
+from sqlanon.engines.base import Engine, PreparedData
+from sqlanon.engines.duckdb import DuckDBEngine
+
+ENGINES = {"duckdb": DuckDBEngine}
+
+
+def create_engine(name: str, **options) -> Engine:
+    return ENGINES[name](**options)
+
+
+__all__ = ["ENGINES", "Engine", "PreparedData", "create_engine"]

@@ -1,0 +1,63 @@
+"""The engine contract (see docs/architecture.md).
+
+An engine owns a connection and the prepared data. ``open`` reads the source where it is and
+returns its column names; ``prepare`` encodes the QIs, stores the hierarchies as lookup tables
+and compresses the data once into the base class table; ``class_stats`` answers one check;
+``write`` produces the released table for a node into a file or table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol, Sequence
+
+from sqlglot import exp
+
+from sqlanon.config import Output, Source
+from sqlanon.hierarchy import EncodedHierarchy
+from sqlanon.lattice import Node
+from sqlanon.stats import ClassStats
+
+KeepCondition = Callable[[exp.Expression], exp.Expression]
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    """What the search needs to know about the encoded input.
+
+    ``value_counts[j][code]``: rows whose QI j has leaf code ``code``.
+    """
+
+    rows: int
+    base_classes: int
+    value_counts: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class OutputColumn:
+    name: str
+    kind: str  # "qi" or "pass"
+    index: int
+
+
+class Engine(Protocol):
+    name: str
+    version: str
+    rows_scanned: int
+
+    def open(self, source: Source) -> list[str]: ...
+
+    def prepare(
+        self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str]
+    ) -> PreparedData: ...
+
+    def class_stats(
+        self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]
+    ) -> ClassStats: ...
+
+    def write(
+        self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
+        output: Output, target: str,
+    ) -> None: ...
+
+    def close(self) -> None: ...

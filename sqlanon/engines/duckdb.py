@@ -1,0 +1,222 @@
+"""The DuckDB engine: encodes, compresses and checks inside an embedded DuckDB database."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlanon import compiler as c
+from sqlanon.config import Output, Source
+from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
+from sqlanon.errors import DataError, HierarchyError, OutputError
+from sqlanon.hierarchy import EncodedHierarchy
+from sqlanon.lattice import Node
+from sqlanon.stats import ClassStats
+
+DIALECT = "duckdb"
+_SHOW = 5
+SOURCE_DB = "sqlanon_source"
+
+
+def literal(value: str) -> str:
+    """A string literal for the few statements that take no parameters (ATTACH, COPY TO)."""
+    return exp.Literal.string(value).sql(DIALECT)
+
+
+class DuckDBEngine:
+    name = "duckdb"
+    version = duckdb.__version__
+
+    def __init__(self, database: str = ":memory:", lookup: str = "wide"):
+        self.con = duckdb.connect(database)
+        self.lookup = lookup
+        self.rows_scanned = 0
+        self.queries = 0
+        self._dimensions = 0
+        self._base_classes = 0
+
+    # -- execution -------------------------------------------------------------------------
+    def run(self, query: exp.Expression | str, params: dict | None = None) -> list[tuple]:
+        """Execute and fetch everything (DuckDB 2 refuses new work while a result is open)."""
+        sql = query if isinstance(query, str) else query.sql(DIALECT)
+        self.queries += 1
+        return self.con.execute(sql, params or {}).fetchall()
+
+    # -- source ----------------------------------------------------------------------------
+    def _source_relation(self, source: Source) -> tuple[str, dict]:
+        """SQL of the source as a relation, with its parameters."""
+        kind = source.kind
+        if kind == "csv":
+            return "read_csv($path, delim = $delim, header = true, all_varchar = true)", {
+                "path": source.path,
+                "delim": source.delimiter,
+            }
+        if kind == "parquet":
+            return "read_parquet($path)", {"path": source.path}
+        if kind == "duckdb":
+            name = exp.Table(this=c.ident(source.table or ""), db=c.ident("main"), catalog=c.ident(SOURCE_DB))
+            return name.sql(DIALECT), {}
+        return "sqlanon_arrow", {}
+
+    def open(self, source: Source) -> list[str]:
+        """Attach or register the source and return its column names (reads no rows)."""
+        kind = source.kind
+        try:
+            if kind == "duckdb":
+                if not source.table:
+                    raise DataError(f"input {source.path} is a DuckDB file: give input.table")
+                self.con.execute(f"ATTACH {literal(source.path)} AS {c.ident(SOURCE_DB).sql(DIALECT)} (READ_ONLY)").fetchall()
+                tables = [r[0] for r in self.con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE database_name = $db", {"db": SOURCE_DB}
+                ).fetchall()]
+                if source.table not in tables:
+                    raise DataError(
+                        f"input {source.path} has no table '{source.table}'; tables: {', '.join(sorted(tables)) or 'none'}"
+                    )
+            elif kind == "arrow":
+                if not isinstance(source.arrow, pa.Table):
+                    raise DataError("the in-memory input must be a pyarrow.Table")
+                self.con.register("sqlanon_arrow", source.arrow)
+            relation, params = self._source_relation(source)
+            cursor = self.con.execute(f"SELECT * FROM {relation} LIMIT 0", params)
+            description = cursor.description
+            cursor.fetchall()
+        except duckdb.Error as error:
+            raise DataError(f"cannot read input {source.describe()}: {_first_line(error)}") from None
+        self._source = source
+        return [d[0] for d in description]
+
+    # -- preparation -------------------------------------------------------------------------
+    def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
+                needs: frozenset[str] = frozenset()) -> PreparedData:
+        names = [name for name, _ in qis] + list(passthrough)
+        relation, params = self._source_relation(self._source)
+        select = ", ".join(c.ident(n).sql(DIALECT) for n in names)
+        try:
+            self.con.execute(f"CREATE TEMP TABLE {c.INPUT} AS SELECT {select} FROM {relation}", params).fetchall()
+        except duckdb.Error as error:
+            raise DataError(f"cannot read input {self._source.describe()}: {_first_line(error)}") from None
+        rows = self.con.execute(f"SELECT COUNT(*) FROM {c.INPUT}").fetchall()[0][0]
+        if rows == 0:
+            raise DataError(f"input {self._source.describe()} has no rows: there is nothing to anonymize")
+        self.rows_scanned += rows
+        for j, (name, hierarchy) in enumerate(qis):
+            self._store_hierarchy(j, hierarchy)
+            self._check_coverage(j, name)
+        self.run(exp.Create(this=c.table(c.DATA), kind="TABLE", expression=c.encode_query([n for n, _ in qis], passthrough), properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+        self.run(exp.Create(this=c.table(c.CLASSES), kind="TABLE", expression=c.base_classes_query(len(qis)), properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+        self.rows_scanned += rows
+        self._dimensions = len(qis)
+        self._base_classes = self.run(f"SELECT COUNT(*) FROM {c.CLASSES}")[0][0]
+        if self.lookup == "wide":
+            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs)
+            self.run(exp.Create(this=c.table(c.WIDE), kind="TABLE", expression=wide, properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+        counts = []
+        for j, (_, hierarchy) in enumerate(qis):
+            column = [0] * len(hierarchy.codes)
+            query = exp.select(c.col(c.qi(j)), exp.Sum(this=c.col("n"))).from_(c.table(c.CLASSES)).group_by(c.col(c.qi(j)))
+            for code, n in self.run(query):
+                column[code] = int(n)
+            counts.append(tuple(column))
+            self.rows_scanned += self._base_classes
+        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts))
+
+    def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
+        levels = len(hierarchy.labels)
+        columns = {"code": [row[0] for row in hierarchy.codes]}
+        for l in range(levels):
+            columns[f"l{l}"] = [row[l] for row in hierarchy.codes]
+        for l in range(levels):
+            columns[f"c{l}"] = [hierarchy.leaves[l][row[l]] for row in hierarchy.codes]
+        self._materialize(c.hier_table(j), pa.table({k: pa.array(v, pa.int32()) for k, v in columns.items()}))
+        labels = pa.table({
+            "level": pa.array([l for l in range(levels) for _ in hierarchy.labels[l]], pa.int32()),
+            "code": pa.array([code for l in range(levels) for code in range(len(hierarchy.labels[l]))], pa.int32()),
+            "label": pa.array([text for l in range(levels) for text in hierarchy.labels[l]], pa.string()),
+        })
+        self._materialize(c.label_table(j), labels)
+
+    def _materialize(self, name: str, data: pa.Table) -> None:
+        self.con.register("sqlanon_staging", data)
+        self.con.execute(f"CREATE TEMP TABLE {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
+        self.con.unregister("sqlanon_staging")
+
+    def _check_coverage(self, j: int, name: str) -> None:
+        missing = self.run(c.missing_values_query(j, name))
+        if not missing:
+            return
+        rows = sum(n for _, n in missing)
+        shown = ", ".join("NULL (empty)" if v is None else repr(v) for v, _ in missing[:_SHOW])
+        raise HierarchyError(
+            f"column '{name}' of {self._source.describe()} has {len(missing)} value(s) missing from its "
+            f"hierarchy ({rows} rows), e.g. {shown}. Add a row for each to the hierarchy file."
+        )
+
+    # -- checks ------------------------------------------------------------------------------
+    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
+        with_leaves = "leaves" in needs
+        query = c.stats_query(node, keep(c.col("n")), with_leaves, lookup=self.lookup)
+        row = self.run(query, params)[0]
+        self.rows_scanned += self._base_classes
+        classes, kept_classes, suppressed, min_kept, dm_kept, dm_all = (int(x) if x is not None else None for x in row[:6])
+        leaves = tuple(int(x) for x in row[6:]) if with_leaves else None
+        histograms = None
+        if "suppressed_histograms" in needs:
+            histograms = self._suppressed_histograms(node, keep, params) if suppressed else tuple(() for _ in node)
+        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms)
+
+    def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict):
+        rows = self.run(c.suppressed_histogram_query(node, keep(c.col("n")), lookup=self.lookup), params)
+        self.rows_scanned += self._base_classes
+        result: list[list[int]] = [[] for _ in node]
+        for j, _, count in rows:
+            result[j].append(int(count))
+        return tuple(tuple(h) for h in result)
+
+    # -- output ------------------------------------------------------------------------------
+    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
+              output: Output, target: str) -> None:
+        """Write the released table to ``target`` (a temporary name chosen by the caller)."""
+        query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
+                               drop_suppressed=output.suppressed == "drop")
+        params = {**params, "mask": "*"}
+        sql = query.sql(DIALECT)
+        try:
+            if output.kind == "parquet":
+                self.con.execute(f"COPY ({sql}) TO {literal(target)} (FORMAT parquet)", params).fetchall()
+            elif output.kind == "csv":
+                self.con.execute(
+                    f"COPY ({sql}) TO {literal(target)} (FORMAT csv, HEADER true, DELIMITER {literal(output.delimiter)})",
+                    params,
+                ).fetchall()
+            else:
+                self._write_duckdb(sql, params, output, target)
+        except duckdb.Error as error:
+            raise OutputError(f"cannot write output {output.path}: {_first_line(error)}") from None
+        self.rows_scanned += self.con.execute(f"SELECT COUNT(*) FROM {c.DATA}").fetchall()[0][0]
+
+    def _write_duckdb(self, sql: str, params: dict, output: Output, target: str) -> None:
+        """``target`` is a temporary table name in the output database; the caller renames."""
+        alias = c.ident("sqlanon_out").sql(DIALECT)
+        self.con.execute(f"ATTACH {literal(output.path)} AS {alias}").fetchall()
+        try:
+            name = exp.Table(this=c.ident(target), db=c.ident("main"), catalog=c.ident("sqlanon_out")).sql(DIALECT)
+            self.con.execute(f"CREATE TABLE {name} AS {sql}", params).fetchall()
+        finally:
+            self.con.execute(f"DETACH {alias}").fetchall()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0]

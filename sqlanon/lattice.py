@@ -1,0 +1,94 @@
+"""The generalization lattice, kept implicit: a node is a tuple of levels, one per QI.
+
+Nothing here allocates the whole lattice; successors, predecessors and the nodes of one
+level are computed on demand. The traversal order is Flash's stable order (Kohlmayer et al.
+2012): c(n) = (level, mean l_j/h_j, 1 - mean distinct_j(l_j)/distinct_j(0)), then the level
+vector itself, so every algorithm breaks ties the same way.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import lcm, prod
+from typing import Iterator, Sequence
+
+Node = tuple[int, ...]
+
+
+class Lattice:
+    """Full-domain generalization lattice over ``heights`` (top level of each QI)."""
+
+    def __init__(self, heights: Sequence[int], distinct: Sequence[Sequence[int]] | None = None):
+        self.heights: tuple[int, ...] = tuple(heights)
+        # distinct[j][l]: number of distinct values of QI j at level l (for the order only).
+        self.distinct = tuple(tuple(d) for d in distinct) if distinct else tuple((1,) * (h + 1) for h in self.heights)
+        # Exact integer form of the two means: scale by common denominators.
+        span = lcm(*(h for h in self.heights if h)) if any(self.heights) else 1
+        self._relative = tuple(span // h if h else 0 for h in self.heights)
+        base = lcm(*(d[0] for d in self.distinct))
+        self._kept = tuple(tuple(base // d[0] * x for x in d) for d in self.distinct)
+        self._kept_total = base * len(self.heights)
+        self.order_key = lru_cache(maxsize=None)(self._order_key)
+
+    @property
+    def dimensions(self) -> int:
+        return len(self.heights)
+
+    @property
+    def size(self) -> int:
+        return prod(h + 1 for h in self.heights)
+
+    @property
+    def height(self) -> int:
+        """The level of the top node (sum of all heights)."""
+        return sum(self.heights)
+
+    @property
+    def bottom(self) -> Node:
+        return (0,) * len(self.heights)
+
+    @property
+    def top(self) -> Node:
+        return self.heights
+
+    @staticmethod
+    def level(node: Node) -> int:
+        return sum(node)
+
+    def successors(self, node: Node) -> list[Node]:
+        """Direct generalizations: one QI one level up."""
+        return [node[:j] + (node[j] + 1,) + node[j + 1 :] for j in range(len(node)) if node[j] < self.heights[j]]
+
+    def predecessors(self, node: Node) -> list[Node]:
+        """Direct specializations: one QI one level down."""
+        return [node[:j] + (node[j] - 1,) + node[j + 1 :] for j in range(len(node)) if node[j] > 0]
+
+    def is_generalization(self, general: Node, special: Node) -> bool:
+        return all(g >= s for g, s in zip(general, special))
+
+    def nodes_on_level(self, level: int) -> Iterator[Node]:
+        """Every node whose levels sum to ``level``, in lexicographic order."""
+        heights = self.heights
+        rest = [sum(heights[j:]) for j in range(len(heights))] + [0]
+
+        def build(j: int, remaining: int, prefix: tuple[int, ...]) -> Iterator[Node]:
+            if j == len(heights):
+                if remaining == 0:
+                    yield prefix
+                return
+            low = max(0, remaining - rest[j + 1])
+            for value in range(low, min(heights[j], remaining) + 1):
+                yield from build(j + 1, remaining - value, prefix + (value,))
+
+        if 0 <= level <= self.height:
+            yield from build(0, level, ())
+
+    def nodes(self) -> Iterator[Node]:
+        """Every node, bottom-up, each level in traversal order."""
+        for level in range(self.height + 1):
+            yield from sorted(self.nodes_on_level(level), key=self.order_key)
+
+    def _order_key(self, node: Node) -> tuple:
+        relative = sum(l * r for l, r in zip(node, self._relative))
+        kept = sum(d[l] for l, d in zip(node, self._kept))
+        return (sum(node), relative, self._kept_total - kept, node)

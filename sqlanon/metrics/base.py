@@ -1,0 +1,66 @@
+"""The contract of an information-loss metric (lower is better for all of them).
+
+Every metric gives its value for a checked node and a *bound*: a number no greater than its
+value at that node and at every generalization of it, so a search may skip the generalizations
+of a node whose bound is already worse than the best solution. A *static* bound needs no check
+(it comes from the levels and per-attribute counts alone); metrics that have none return None.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from sqlanon.lattice import Node
+from sqlanon.stats import ClassStats
+
+
+@dataclass(frozen=True)
+class MetricContext:
+    """Per-job constants a metric may use (all computed once at preparation).
+
+    Attributes:
+        rows: N, the number of input rows.
+        heights: top level of each QI.
+        hierarchy_rows: |H_j|, number of rows of each QI's hierarchy.
+        leaves_by_level: per QI and level l, sum over all rows of the hierarchy rows under the
+            row's value at level l (the loss metric without suppression, times |H_j|).
+        entropy_by_level: per QI and level l, the non-uniform entropy G_j(l) over all rows.
+    """
+
+    rows: int
+    heights: tuple[int, ...]
+    hierarchy_rows: tuple[int, ...]
+    leaves_by_level: tuple[tuple[int, ...], ...]
+    entropy_by_level: tuple[tuple[float, ...], ...]
+
+
+class Metric:
+    name: str = ""
+    #: which optional figures the engine must compute: "leaves", "suppressed_histograms".
+    needs: frozenset[str] = frozenset()
+    #: True when the value never decreases under generalization, whatever the suppression.
+    always_monotonic: bool = False
+
+    def monotonic(self, suppression_limit: float) -> bool:
+        """Monotonic for this suppression limit (ARX: all are when nothing may be suppressed)."""
+        return self.always_monotonic or suppression_limit == 0
+
+    def value(self, stats: ClassStats, node: Node, ctx: MetricContext) -> float:
+        raise NotImplementedError
+
+    def bound(self, stats: ClassStats, node: Node, ctx: MetricContext) -> float:
+        """Lower bound for this node and all its generalizations, from this node's check."""
+        raise NotImplementedError
+
+    def static_bound(self, node: Node, ctx: MetricContext) -> float | None:
+        """Lower bound for this node and all its generalizations, without a check."""
+        return None
+
+
+def truncate(value: float | Fraction) -> float:
+    """ARX keeps 10 decimals, cutting (not rounding) the rest: floor(x * 1e10) / 1e10."""
+    if isinstance(value, Fraction):
+        return float(Fraction(math.floor(value * 10**10), 10**10))
+    return math.floor(value * 1e10) / 1e10

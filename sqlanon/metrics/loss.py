@@ -1,0 +1,38 @@
+"""Loss (Iyengar 2002), as ARX 3.9 defines it ("Loss" with equal weight on generalization
+and suppression, aggregated by geometric mean).
+
+Per QI j: share(v, l) = rows of H_j under v / |H_j|; raw_j = sum over kept rows of the share of
+their value + S (a suppressed row has share 1); L_j = max(0, (raw_j - N/|H_j|) / (N - N/|H_j|)),
+truncated to 10 decimals; Loss = prod_j (1 + L_j)^(1/d) - 1. The engine returns
+sum(kept rows * rows under the value) as an integer, so L_j is an exact fraction here.
+"""
+
+from fractions import Fraction
+
+from sqlanon.metrics.base import Metric, truncate
+
+
+def loss_of(leaves: tuple[int, ...], suppressed: int, ctx) -> float:
+    n = ctx.rows
+    result = 1.0
+    d = len(leaves)
+    for a, size in zip(leaves, ctx.hierarchy_rows):
+        # (a/|H| + S - N/|H|) / (N - N/|H|), multiplied through by |H|
+        share = Fraction(a + suppressed * size - n, n * (size - 1)) if size > 1 else Fraction(0)
+        result *= (1.0 + truncate(max(share, Fraction(0)))) ** (1.0 / d)
+    return result - 1.0
+
+
+class Loss(Metric):
+    name = "loss"
+    needs = frozenset({"leaves"})
+
+    def value(self, stats, node, ctx):
+        return loss_of(stats.kept_leaves, stats.suppressed, ctx)
+
+    def bound(self, stats, node, ctx):
+        return self.static_bound(node, ctx)
+
+    def static_bound(self, node, ctx):
+        # Without suppression every row keeps its generalized share; suppression only adds.
+        return loss_of(tuple(ctx.leaves_by_level[j][l] for j, l in enumerate(node)), 0, ctx)

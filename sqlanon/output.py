@@ -1,0 +1,120 @@
+"""Write the released table atomically: a temporary name, then a rename.
+
+Never over the input, never over an existing output without ``overwrite``, and on any
+failure nothing is left behind: no partial file, no temporary file or table.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterator
+
+import duckdb
+
+from sqlanon.compiler import ident
+from sqlanon.config import Output, Source
+from sqlanon.errors import OutputError
+
+
+def temporary_name(path: str) -> str:
+    p = Path(path)
+    return str(p.with_name(f".{p.name}.sqlanon-{os.getpid()}.tmp"))
+
+
+def check_target(output: Output, source: Source) -> None:
+    """Refuse to write over the input or (without overwrite) over an existing output."""
+    if source.path is not None and _same_file(output.path, source.path):
+        if output.kind != "duckdb":
+            raise OutputError(f"output {output.path} is the input file: choose another output path")
+        raise OutputError(
+            f"output database {output.path} is the input database: write the anonymized table to "
+            "another .duckdb file (the input is opened read-only and never modified)"
+        )
+    if output.overwrite:
+        return
+    if output.kind == "duckdb":
+        if os.path.exists(output.path) and output.table in _tables(output.path):
+            raise OutputError(f"table '{output.table}' already exists in {output.path}: use --overwrite to replace it")
+    elif os.path.exists(output.path):
+        raise OutputError(f"output {output.path} already exists: use --overwrite to replace it")
+
+
+@contextmanager
+def atomic_target(output: Output) -> Iterator[str]:
+    """Yield a temporary target for the writer; publish it only if the block succeeds."""
+    parent = Path(output.path).parent
+    if not parent.exists():
+        raise OutputError(f"output folder {parent} does not exist")
+    if output.kind == "duckdb":
+        temp = f"__sqlanon_tmp_{os.getpid()}"
+        try:
+            yield temp
+            _swap_table(output.path, temp, output.table)
+        except BaseException:
+            _drop_table(output.path, temp)
+            raise
+        return
+    temp = temporary_name(output.path)
+    try:
+        yield temp
+        os.replace(temp, output.path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise
+
+
+def write_text_atomically(path: str, text: str) -> None:
+    temp = temporary_name(path)
+    try:
+        with open(temp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except OSError as error:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def remove_output(output: Output) -> None:
+    """Take back a published output that failed verification."""
+    if output.kind == "duckdb":
+        _drop_table(output.path, output.table)
+    elif os.path.exists(output.path):
+        os.remove(output.path)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.exists(a) and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _with_db(path: str, action: Callable[[duckdb.DuckDBPyConnection], object]):
+    con = duckdb.connect(path)
+    try:
+        return action(con)
+    finally:
+        con.close()
+
+
+def _tables(path: str) -> set[str]:
+    return _with_db(path, lambda con: {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()})
+
+
+def _swap_table(path: str, temp: str, table: str) -> None:
+    def swap(con):
+        con.execute("BEGIN").fetchall()
+        con.execute(f"DROP TABLE IF EXISTS {ident(table).sql('duckdb')}").fetchall()
+        con.execute(f"ALTER TABLE {ident(temp).sql('duckdb')} RENAME TO {ident(table).sql('duckdb')}").fetchall()
+        con.execute("COMMIT").fetchall()
+
+    _with_db(path, swap)
+
+
+def _drop_table(path: str, table: str) -> None:
+    if os.path.exists(path):
+        _with_db(path, lambda con: con.execute(f"DROP TABLE IF EXISTS {ident(table).sql('duckdb')}").fetchall())

@@ -1,0 +1,9 @@
+"""Search algorithms, one per module, registered by name."""
+
+from sqlanon.search.base import SearchAlgorithm, SearchOutcome
+from sqlanon.search.exhaustive import Exhaustive
+from sqlanon.search.flash import Flash
+
+ALGORITHMS: dict[str, type[SearchAlgorithm]] = {a.name: a for a in (Flash, Exhaustive)}
+
+__all__ = ["ALGORITHMS", "SearchAlgorithm", "SearchOutcome"]

@@ -1,0 +1,60 @@
+"""What every search algorithm shares: the contract, the optimum and its tie order.
+
+An algorithm holds the lattice and the checker, nothing else, and implements ``traverse``.
+The optimum is the anonymous node with the lowest loss; ties go to the lowest sum of levels,
+then to the first node in the lattice's traversal order (Flash's stable order), so every
+algorithm returns the same node for the same job.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from sqlanon.checker import CheckResult, Checker
+from sqlanon.lattice import Lattice, Node
+
+
+class Optimum:
+    def __init__(self, lattice: Lattice):
+        self.lattice = lattice
+        self.best: CheckResult | None = None
+
+    def offer(self, result: CheckResult) -> None:
+        if result.anonymous and (self.best is None or self._key(result.loss, result.node) < self._key(self.best.loss, self.best.node)):
+            self.best = result
+
+    def can_improve(self, bound: float, node: Node) -> bool:
+        """Can a node whose loss is at least ``bound`` still become the optimum?"""
+        if self.best is None:
+            return True
+        return self._key(bound, node) < self._key(self.best.loss, self.best.node)
+
+    def _key(self, loss: float, node: Node) -> tuple:
+        return (loss, self.lattice.order_key(node))
+
+
+@dataclass
+class SearchOutcome:
+    optimum: CheckResult | None
+    counters: dict = field(default_factory=dict)
+
+
+class SearchAlgorithm:
+    name = ""
+    optimal = True
+
+    def __init__(self, lattice: Lattice, checker: Checker):
+        self.lattice = lattice
+        self.checker = checker
+        self.optimum = Optimum(lattice)
+        self.counters: dict[str, int] = {}
+
+    def traverse(self) -> None:
+        raise NotImplementedError
+
+    def run(self) -> SearchOutcome:
+        started = time.perf_counter()
+        self.traverse()
+        counters = {"checks": self.checker.checks, **self.counters, "seconds": time.perf_counter() - started}
+        return SearchOutcome(self.optimum.best, counters)

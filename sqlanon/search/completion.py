@@ -1,0 +1,44 @@
+"""Make an optimal search exact when the metric is not monotonic.
+
+With suppression, most metrics can improve under generalization (fewer rows suppressed), so
+the optimum need not be a minimal anonymous node. After the anonymity of every node is known
+(checked or tagged), this pass visits the anonymous nodes that were never checked, bottom-up
+in traversal order, and checks those that can still beat the optimum. A node is skipped when
+a lower bound on its loss already loses: the metric's static bound (from its levels alone) or
+the largest bound of any checked specialization (bounds only grow under generalization, e.g.
+the sum of squared class sizes for discernibility).
+"""
+
+from __future__ import annotations
+
+from sqlanon.search.base import Optimum
+from sqlanon.checker import Checker
+from sqlanon.lattice import Lattice
+from sqlanon.tagging import Tags
+
+
+def complete(lattice: Lattice, checker: Checker, tags: Tags, optimum: Optimum) -> int:
+    """Check every anonymous node that may beat the optimum; return how many were pruned."""
+    inherited: dict = {}
+    pruned = 0
+    for node in lattice.nodes():
+        bound = max(
+            (_known_bound(p, checker, inherited) for p in lattice.predecessors(node)),
+            default=float("-inf"),
+        )
+        static = checker.static_bound(node)
+        if static is not None:
+            bound = max(bound, static)
+        inherited[node] = bound
+        if not tags.is_anonymous(node) or checker.checked(node) is not None:
+            continue
+        if optimum.can_improve(bound, node):
+            optimum.offer(checker.check(node))
+        else:
+            pruned += 1
+    return pruned
+
+
+def _known_bound(node, checker: Checker, inherited: dict) -> float:
+    result = checker.checked(node)
+    return inherited[node] if result is None else max(inherited[node], result.bound)

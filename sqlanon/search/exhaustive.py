@@ -1,0 +1,12 @@
+"""Exhaustive search: check every node. The test oracle for the optimal algorithms."""
+
+from sqlanon.search.base import SearchAlgorithm
+
+
+class Exhaustive(SearchAlgorithm):
+    name = "exhaustive"
+
+    def traverse(self) -> None:
+        for node in self.lattice.nodes():
+            self.optimum.offer(self.checker.check(node))
+        self.counters["tagged"] = 0

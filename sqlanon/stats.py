@@ -1,0 +1,32 @@
+"""What one check of a node returns: class figures already reduced by the engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ClassStats:
+    """Figures of a node's equivalence classes, computed by the engine.
+
+    Attributes:
+        classes: number of classes, suppressed ones included.
+        kept_classes: classes that satisfy every privacy model.
+        suppressed: rows in classes that fail a model (suppressed whole).
+        min_kept: smallest kept class (None when every class is suppressed).
+        dm_kept: sum of squared sizes of kept classes.
+        dm_all: sum of squared sizes of all classes.
+        kept_leaves: per QI, sum over kept classes of size * hierarchy rows under the class's
+            value (ARX's domain share times the hierarchy size); only when a metric needs it.
+        suppressed_histograms: per QI, the number of suppressed rows per generalized value,
+            ordered by value code; only when a metric needs it.
+    """
+
+    classes: int
+    kept_classes: int
+    suppressed: int
+    min_kept: int | None
+    dm_kept: int
+    dm_all: int
+    kept_leaves: tuple[int, ...] | None = None
+    suppressed_histograms: tuple[tuple[int, ...], ...] | None = None

@@ -1,0 +1,100 @@
+"""Re-read a written output with a fresh DuckDB connection and re-check k-anonymity.
+
+Independent of the search: it sees only the file (or table) and the QI column names. Rows are
+grouped by their QI values as written; a group smaller than k may only consist of suppressed
+rows (every QI masked), and there may be at most floor(s * N) of those rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+from sqlglot import exp
+
+from sqlanon.compiler import col, ident, param
+from sqlanon.config import Output
+from sqlanon.errors import VerificationError
+
+MASK = "*"
+
+
+@dataclass(frozen=True)
+class Verification:
+    rows: int
+    groups: int
+    min_group: int | None
+    small_group_rows: int
+    masked_rows: int
+
+
+def _relation(output: Output) -> tuple[str, dict]:
+    if output.kind == "parquet":
+        return "read_parquet($path)", {"path": output.path}
+    if output.kind == "csv":
+        return "read_csv($path, delim = $delim, header = true, all_varchar = true)", {
+            "path": output.path,
+            "delim": output.delimiter,
+        }
+    return exp.Table(this=ident(output.table), db=ident("main"), catalog=ident("verify_db")).sql("duckdb"), {}
+
+
+def measure(output: Output, qis: list[str], k: int) -> Verification:
+    con = duckdb.connect()
+    try:
+        if output.kind == "duckdb":
+            con.execute(f"ATTACH {exp.Literal.string(output.path).sql('duckdb')} AS verify_db (READ_ONLY)").fetchall()
+        relation, params = _relation(output)
+        con.execute(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params).fetchall()
+        keys = [col(q) for q in qis]
+        masked = exp.and_(*(exp.EQ(this=col(q), expression=param("mask")) for q in qis))
+        groups = (
+            exp.select(*keys, exp.Count(this=exp.Star()).as_(ident("n")), exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))).as_(ident("masked")))
+            .from_(exp.Table(this=ident("released")))
+            .group_by(*keys)
+        )
+        n, small = col("n"), exp.LT(this=col("n"), expression=param("k"))
+        query = exp.select(
+            exp.Coalesce(this=exp.Sum(this=n), expressions=[exp.Literal.number(0)]),
+            exp.Count(this=exp.Star()),
+            exp.Min(this=exp.Case(ifs=[exp.If(this=exp.Not(this=small.copy()), true=n.copy())])),
+            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=small.copy(), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
+            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.EQ(this=col("masked"), expression=exp.Literal.number(1)), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
+            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.and_(small.copy(), exp.EQ(this=col("masked"), expression=exp.Literal.number(0))), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
+        ).from_(groups.subquery(ident("g")))
+        rows, count, min_group, small_rows, masked_rows, small_unmasked = con.execute(
+            query.sql("duckdb"), {"k": k, "mask": MASK}
+        ).fetchall()[0]
+    finally:
+        con.close()
+    if small_unmasked:
+        raise VerificationError(
+            f"output {output.path} is NOT {k}-anonymous: {small_unmasked} released rows are in "
+            f"groups smaller than k. The output was removed; this is a bug, please report it."
+        )
+    return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows))
+
+
+def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int) -> dict:
+    """Raise VerificationError unless the written output is what the search promised."""
+    v = measure(output, qis, k)
+    expected_rows = rows - suppressed if output.suppressed == "drop" else rows
+    problems = []
+    if v.rows != expected_rows:
+        problems.append(f"it has {v.rows} rows, expected {expected_rows}")
+    if v.small_group_rows > limit_rows:
+        problems.append(f"{v.small_group_rows} rows are suppressed, above the limit of {limit_rows}")
+    if output.suppressed == "drop" and v.small_group_rows:
+        problems.append(f"{v.small_group_rows} rows in groups smaller than k were not dropped")
+    if output.suppressed == "mask" and v.masked_rows < suppressed:
+        problems.append(f"only {v.masked_rows} rows are masked, but {suppressed} were suppressed")
+    if problems:
+        raise VerificationError(f"output {output.path} failed verification: " + "; ".join(problems) + ". This is a bug.")
+    return {
+        "verified": True,
+        "rows": v.rows,
+        "groups": v.groups,
+        "min_group_size": v.min_group,
+        "suppressed_rows_found": v.small_group_rows,
+        "masked_rows": v.masked_rows,
+    }
