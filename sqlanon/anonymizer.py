@@ -14,15 +14,8 @@ import sqlglot
 from sqlanon import __version__
 from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import Job
-from sqlanon.context import metric_context
-from sqlanon.criteria import KAnonymity
-from sqlanon.engines import create_engine
-from sqlanon.engines.base import OutputColumn
-from sqlanon.errors import ConfigError, DataError
-from sqlanon.lattice import Lattice
-from sqlanon.metrics import get_metric
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
-from sqlanon.search import ALGORITHMS
+from sqlanon.session import Session
 from sqlanon.verify import verify
 
 
@@ -43,38 +36,21 @@ class Result:
 def anonymize(job: Job) -> Result:
     """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input."""
     job.validate()
+    if job.output.path is not None:
+        check_target(job.output, job.input)
     seconds: dict[str, float] = {}
-    started = time.perf_counter()
-    hierarchies = {a.name: job.hierarchy_of(a) for a in job.quasi_identifiers}
-    engine = create_engine(job.engine, lookup=job.lookup)
-    try:
-        columns = engine.open(job.input)
-        plan = _plan_columns(job, columns)
-        if job.output.path is not None:
-            check_target(job.output, job.input)
-        qis = [a.name for a in job.quasi_identifiers]
-        encoded = [hierarchies[q].encoded for q in qis]
-        metric = get_metric(job.metric)
-        prepared = engine.prepare(list(zip(qis, encoded)), plan["passthrough"], metric.needs)
-        ctx = metric_context(prepared.rows, encoded, prepared.value_counts)
-        lattice = Lattice([len(e.labels) - 1 for e in encoded], [e.distinct for e in encoded])
-        limit_rows = job.limit_rows(prepared.rows)
-        checker = Checker(engine, [KAnonymity(job.k)], metric, ctx, limit_rows, job.suppression_limit)
-        seconds["prepare"] = time.perf_counter() - started
-
+    with Session(job) as session:
+        seconds["prepare"] = session.prepare_seconds
         started = time.perf_counter()
-        outcome = ALGORITHMS[job.algorithm](lattice, checker).run()
+        outcome, checker = session.search()
         seconds["search"] = time.perf_counter() - started
-
         best = outcome.optimum
         started = time.perf_counter()
         verification = None
         if best is not None and job.output.path is not None:
-            verification = _write_and_verify(job, engine, checker, best, plan, prepared.rows, limit_rows, qis)
+            verification = _write_and_verify(session, checker, best)
         seconds["output"] = time.perf_counter() - started
-        report = _report(job, qis, lattice, best, outcome.counters, prepared, limit_rows, seconds, engine, verification)
-    finally:
-        engine.close()
+        report = _report(session, checker, best, outcome.counters, seconds, verification)
     if job.output.report:
         write_text_atomically(job.output.report, json.dumps(report, indent=2) + "\n")
     return Result(
@@ -89,47 +65,20 @@ def anonymize(job: Job) -> Result:
     )
 
 
-def _plan_columns(job: Job, columns: list[str]) -> dict:
-    """Match roles to the input's columns: every column has a role or is dropped."""
-    roles = {a.name: a.role for a in job.attributes}
-    unknown = [name for name in list(roles) + list(job.input.drop) if name not in columns]
-    if unknown:
-        raise ConfigError(
-            f"column(s) {unknown} named in the job are not in the input {job.input.describe()}; "
-            f"its columns are: {columns}"
-        )
-    both = [name for name in job.input.drop if name in roles]
-    if both:
-        raise ConfigError(f"column(s) {both} have a role and are also listed in input.drop: pick one")
-    unassigned = [name for name in columns if name not in roles and name not in job.input.drop]
-    if unassigned:
-        raise ConfigError(
-            f"column(s) {unassigned} of {job.input.describe()} have no role: give each an "
-            f"[attributes.\"<name>\"] role (quasi, sensitive, insensitive, identifying) or list "
-            "it in input.drop"
-        )
-    passthrough = [name for name in columns if roles.get(name) in ("sensitive", "insensitive")]
-    qis = [a.name for a in job.quasi_identifiers]
-    output = []
-    for name in columns:
-        if roles.get(name) == "quasi":
-            output.append(OutputColumn(name, "qi", qis.index(name)))
-        elif name in passthrough:
-            output.append(OutputColumn(name, "pass", passthrough.index(name)))
-    return {"passthrough": passthrough, "output": output}
-
-
-def _write_and_verify(job, engine, checker: Checker, best: CheckResult, plan, rows, limit_rows, qis) -> dict:
+def _write_and_verify(session: Session, checker: Checker, best: CheckResult) -> dict:
+    job = session.job
     with atomic_target(job.output) as target:
-        engine.write(best.node, checker.keep, checker.params, plan["output"], job.output, target)
+        session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target)
     try:
-        return verify(job.output, qis, job.k, rows, best.stats.suppressed, limit_rows)
+        return verify(job.output, session.qis, job.k, session.rows, best.stats.suppressed, checker.limit_rows)
     except Exception:
         remove_output(job.output)
         raise
 
 
-def _report(job, qis, lattice, best, counters, prepared, limit_rows, seconds, engine, verification) -> dict:
+def _report(session: Session, checker: Checker, best, counters, seconds, verification) -> dict:
+    job, qis, prepared, engine = session.job, session.qis, session.prepared, session.engine
+    limit_rows = checker.limit_rows
     report = {
         "success": best is not None,
         "input": job.input.describe(),
@@ -140,8 +89,8 @@ def _report(job, qis, lattice, best, counters, prepared, limit_rows, seconds, en
                     "suppression_limit_rows": limit_rows},
         "algorithm": job.algorithm,
         "metric": job.metric,
-        "metric_monotonic": get_metric(job.metric).monotonic(job.suppression_limit),
-        "lattice_size": lattice.size,
+        "metric_monotonic": checker.monotonic_metric,
+        "lattice_size": session.lattice.size,
         "checks": counters["checks"],
         "tagged": counters.get("tagged", 0),
         "pruned_by_bound": counters.get("pruned_by_bound", 0),

@@ -274,3 +274,32 @@ def output_query(
     if drop_suppressed:
         query = query.where(kept.copy())
     return query.order_by(col(ROW, "o"))
+
+
+SLOT = "@"  # stands for a level inside a template identifier; never part of a real name
+
+
+class NodeTemplate:
+    """A per-node query in the wide layout, built and rendered once per job.
+
+    In the wide layout nodes differ only in which level column of each QI they read, so the
+    tree is built with slot identifiers (``q<j>_@``) and rendered once; per node the quoted
+    slot identifiers are replaced by the quoted real ones, both rendered by sqlglot. This saves
+    the ~3 ms of tree building and rendering that would otherwise dominate a 2 ms check.
+    """
+
+    def __init__(self, build, dimensions: int, dialect: str):
+        self.dialect = dialect
+        self.dimensions = dimensions
+        self.sql = build((SLOT,) * dimensions).sql(dialect)
+        self._tokens = [
+            (ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
+            for j in range(dimensions)
+        ]
+
+    def render(self, node: Node) -> str:
+        sql = self.sql
+        for j, (code, leaves) in enumerate(self._tokens):
+            sql = sql.replace(code, ident(wide_column(j, node[j])).sql(self.dialect))
+            sql = sql.replace(leaves, ident(wide_leaves(j, node[j])).sql(self.dialect))
+        return sql

@@ -37,6 +37,7 @@ class DuckDBEngine:
         self.queries = 0
         self._dimensions = 0
         self._base_classes = 0
+        self._templates: dict[tuple, c.NodeTemplate] = {}
 
     # -- execution -------------------------------------------------------------------------
     def run(self, query: exp.Expression | str, params: dict | None = None) -> list[tuple]:
@@ -158,7 +159,9 @@ class DuckDBEngine:
     # -- checks ------------------------------------------------------------------------------
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
         with_leaves = "leaves" in needs
-        query = c.stats_query(node, keep(c.col("n")), with_leaves, lookup=self.lookup)
+        query = self._node_query(
+            ("stats", with_leaves), node, lambda n: c.stats_query(n, keep(c.col("n")), with_leaves, lookup=self.lookup)
+        )
         row = self.run(query, params)[0]
         self.rows_scanned += self._base_classes
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all = (int(x) if x is not None else None for x in row[:6])
@@ -169,12 +172,24 @@ class DuckDBEngine:
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms)
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict):
-        rows = self.run(c.suppressed_histogram_query(node, keep(c.col("n")), lookup=self.lookup), params)
+        query = self._node_query(
+            ("histograms",), node, lambda n: c.suppressed_histogram_query(n, keep(c.col("n")), lookup=self.lookup)
+        )
+        rows = self.run(query, params)
         self.rows_scanned += self._base_classes
         result: list[list[int]] = [[] for _ in node]
         for j, _, count in rows:
             result[j].append(int(count))
         return tuple(tuple(h) for h in result)
+
+    def _node_query(self, shape: tuple, node: Node, build) -> str | exp.Expression:
+        """The SQL of a per-node query; in the wide layout from a template rendered once."""
+        if self.lookup != "wide":
+            return build(node)
+        template = self._templates.get(shape)
+        if template is None:
+            template = self._templates[shape] = c.NodeTemplate(build, len(node), DIALECT)
+        return template.render(node)
 
     # -- output ------------------------------------------------------------------------------
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],

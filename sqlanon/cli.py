@@ -1,0 +1,95 @@
+"""The command line: thin, it parses flags into a Job, calls the API, prints, exits.
+
+Exit codes: 0 solution written and verified, 1 no transformation satisfies the models,
+2 usage or configuration error, 3 data or I/O error, 4 output failed verification (a bug),
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from sqlanon.anonymizer import anonymize, summary
+from sqlanon.config import load_job
+from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, EXIT_USAGE, SqlanonError
+from sqlanon.metrics import METRICS
+from sqlanon.search import ALGORITHMS
+
+
+def _run(job, as_json: bool) -> int:
+    result = anonymize(job)
+    click.echo(summary(result.report), err=True)
+    if as_json:
+        click.echo(json.dumps(result.report, indent=2))
+    return EXIT_OK if result.success else EXIT_NO_SOLUTION
+
+
+def _guard(action) -> None:
+    """Turn sqlanon errors into one clear line and the documented exit code."""
+    try:
+        code = action()
+    except SqlanonError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted: no output was written", err=True)
+        sys.exit(130)
+    sys.exit(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sqlanon")
+def main() -> None:
+    """sqlanon: optimal k-anonymization of tables, pushed into DuckDB."""
+
+
+@main.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--k", "k", type=int, help="Override privacy.k (every class keeps at least k rows).")
+@click.option("--suppression-limit", type=float, help="Override privacy.suppression_limit (fraction of rows, 0..1).")
+@click.option("--metric", type=click.Choice(list(METRICS)), help="Override search.metric.")
+@click.option("--algorithm", type=click.Choice(list(ALGORITHMS)), help="Override search.algorithm.")
+@click.option("--output", type=click.Path(dir_okay=False), help="Override output.path (.parquet, .csv, .duckdb).")
+@click.option("--report", type=click.Path(dir_okay=False), help="Override output.report (JSON file).")
+@click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")
+@click.option("--json", "as_json", is_flag=True, help="Also print the report as JSON on stdout.")
+def anonymize_command(config, k, suppression_limit, metric, algorithm, output, report, overwrite, as_json):
+    """Anonymize the table described by the TOML job CONFIG."""
+    _guard(lambda: _run(
+        load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
+                 output=_absolute(output), report=_absolute(report), overwrite=overwrite),
+        as_json,
+    ))
+
+
+main.add_command(anonymize_command, name="anonymize")
+
+
+@main.command()
+@click.argument("config", type=click.Path(dir_okay=False), default="demo.toml")
+@click.option("--rows", type=int, default=4000, show_default=True, help="Rows of demo data to generate.")
+@click.option("--json", "as_json", is_flag=True, help="Also print the report as JSON on stdout.")
+def demo(config, rows, as_json):
+    """Generate the demo patient data and anonymize it with CONFIG (default demo.toml)."""
+    from sqlanon.demo import write_patients
+
+    def action() -> int:
+        job = load_job(config, overwrite=True)
+        write_patients(job.input.path, rows=rows)
+        click.echo(f"wrote {rows} demo rows to {job.input.path}", err=True)
+        return _run(job, as_json)
+
+    _guard(action)
+
+
+def _absolute(path: str | None) -> str | None:
+    """A path given on the command line is relative to the working directory."""
+    return str(Path(path).resolve()) if path else None
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

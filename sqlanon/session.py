@@ -1,0 +1,126 @@
+"""A session: one job's input opened and encoded once, ready for any number of searches.
+
+``anonymize`` uses one session per job; benchmarks and tests use one session for many
+(k, suppression limit, metric, algorithm) configurations, so preparation is paid once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from sqlanon.checker import Checker
+from sqlanon.config import Job
+from sqlanon.context import metric_context
+from sqlanon.criteria import KAnonymity
+from sqlanon.engines import create_engine
+from sqlanon.engines.base import OutputColumn
+from sqlanon.errors import ConfigError
+from sqlanon.lattice import Lattice
+from sqlanon.metrics import METRICS, get_metric
+from sqlanon.search import ALGORITHMS, SearchOutcome
+
+ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
+
+
+class Session:
+    """Open ``job.input`` in the job's engine, check the roles, encode and compress once."""
+
+    def __init__(self, job: Job, needs: frozenset[str] | None = None, share_stats: bool = False):
+        job.validate()
+        started = time.perf_counter()
+        self.job = job
+        self.qis = [a.name for a in job.quasi_identifiers]
+        self.hierarchies = [job.hierarchy_of(a).encoded for a in job.quasi_identifiers]
+        self.engine = create_engine(job.engine, lookup=job.lookup)
+        try:
+            columns = self.engine.open(job.input)
+            self.passthrough, self.output_columns = plan_columns(job, columns)
+            self.needs = get_metric(job.metric).needs if needs is None else needs
+            self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs)
+        except BaseException:
+            self.engine.close()
+            raise
+        self.ctx = metric_context(self.prepared.rows, self.hierarchies, self.prepared.value_counts)
+        self.lattice = Lattice([len(h.labels) - 1 for h in self.hierarchies], [h.distinct for h in self.hierarchies])
+        self.prepare_seconds = time.perf_counter() - started
+        # Tests compare many searches on one session: with share_stats, a node's class figures
+        # are computed once per k and reused (each checker still counts its own checks).
+        self._shared: dict | None = {} if share_stats else None
+
+    @property
+    def rows(self) -> int:
+        return self.prepared.rows
+
+    def checker(self, **overrides) -> Checker:
+        """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric overridden."""
+        job = replace(self.job, **overrides)
+        metric = get_metric(job.metric)
+        missing = metric.needs - self.needs
+        if missing:
+            raise ConfigError(f"metric '{job.metric}' needs {sorted(missing)}, which this session did not prepare")
+        engine = self.engine if self._shared is None else _SharedStats(self.engine, self._shared, self.needs)
+        return Checker(engine, [KAnonymity(job.k)], metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit)
+
+    def search(self, algorithm: str | None = None, **overrides) -> tuple[SearchOutcome, Checker]:
+        checker = self.checker(**overrides)
+        name = algorithm or self.job.algorithm
+        if name not in ALGORITHMS:
+            raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")
+        return ALGORITHMS[name](self.lattice, checker).run(), checker
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _SharedStats:
+    """Engine view that answers repeated class_stats calls from a session-wide memo."""
+
+    def __init__(self, engine, memo: dict, needs: frozenset[str]):
+        self.engine, self.memo, self.needs = engine, memo, needs
+
+    def class_stats(self, node, keep, params, needs):
+        key = (node, tuple(sorted(params.items())))
+        if key not in self.memo:
+            self.memo[key] = self.engine.class_stats(node, keep, params, self.needs)
+        return self.memo[key]
+
+
+def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputColumn]]:
+    """Match roles to the input's columns: every column has a role or is dropped.
+
+    Returns the passthrough columns (sensitive and insensitive, released unchanged) and the
+    output columns in input order (identifying and dropped columns are not released).
+    """
+    roles = {a.name: a.role for a in job.attributes}
+    unknown = [name for name in list(roles) + list(job.input.drop) if name not in columns]
+    if unknown:
+        raise ConfigError(
+            f"column(s) {unknown} named in the job are not in the input {job.input.describe()}; "
+            f"its columns are: {columns}"
+        )
+    both = [name for name in job.input.drop if name in roles]
+    if both:
+        raise ConfigError(f"column(s) {both} have a role and are also listed in input.drop: pick one")
+    unassigned = [name for name in columns if name not in roles and name not in job.input.drop]
+    if unassigned:
+        raise ConfigError(
+            f"column(s) {unassigned} of {job.input.describe()} have no role: give each an "
+            f"[attributes.\"<name>\"] role (quasi, sensitive, insensitive, identifying) or list "
+            "it in input.drop"
+        )
+    passthrough = [name for name in columns if roles.get(name) in ("sensitive", "insensitive")]
+    qis = [a.name for a in job.quasi_identifiers]
+    output = []
+    for name in columns:
+        if roles.get(name) == "quasi":
+            output.append(OutputColumn(name, "qi", qis.index(name)))
+        elif name in passthrough:
+            output.append(OutputColumn(name, "pass", passthrough.index(name)))
+    return passthrough, output
