@@ -1,0 +1,49 @@
+"""Shared fixtures: the real ADULT data from ../shared/data and small hand-made tables."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from sqlanon import Attribute, Hierarchy, Job, Output, Source
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+ADULT = SHARED / "adult"
+ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def adult_hierarchy(name: str) -> Path:
+    return ADULT / f"adult_hierarchy_{name}.csv"
+
+
+def adult_job(qis=ADULT_QIS, **kwargs) -> Job:
+    """ADULT with the given QIs; the other columns are released unchanged (insensitive)."""
+    attributes = [Attribute(q, "quasi", str(adult_hierarchy(q))) for q in qis]
+    attributes += [Attribute(c, "insensitive") for c in ADULT_QIS if c not in qis]
+    return Job(input=Source(path=str(ADULT / "adult.csv"), delimiter=";"), attributes=attributes, **kwargs)
+
+
+def table_job(columns: dict[str, list], hierarchies: dict[str, list[list[str]]], roles: dict[str, str] | None = None, **kwargs) -> Job:
+    """A job over an in-memory pyarrow table; ``hierarchies`` gives the QIs' rows."""
+    roles = roles or {}
+    attributes = []
+    for name in columns:
+        if name in hierarchies:
+            attributes.append(Attribute(name, "quasi", Hierarchy.from_rows(name, hierarchies[name])))
+        else:
+            attributes.append(Attribute(name, roles.get(name, "insensitive")))
+    kwargs.setdefault("output", Output())
+    return Job(input=Source(arrow=pa.table(columns)), attributes=attributes, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def adult_available():
+    if not (ADULT / "adult.csv").exists():
+        pytest.fail(f"ADULT not found at {ADULT}: the tests need ../shared/data beside the project")
+    return ADULT

@@ -1,0 +1,163 @@
+"""An independent brute-force oracle: reads the CSV with the csv module, groups with numpy,
+and computes every metric straight from the definitions in the README. It shares no code with
+sqlanon's engine, checker or metrics, so agreement means something."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+
+import numpy as np
+
+
+def _trunc(x: float) -> float:
+    return math.floor(x * 1e10) / 1e10
+
+
+class Oracle:
+    def __init__(self, data_path, delimiter, hierarchy_paths: dict[str, str]):
+        self.qis = list(hierarchy_paths)
+        with open(data_path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle, delimiter=delimiter)
+            records = [tuple(row[q] for q in self.qis) for row in reader]
+        self.maps, self.hrows, self.heights = [], [], []
+        for q in self.qis:
+            with open(hierarchy_paths[q], newline="", encoding="utf-8") as handle:
+                rows = [r for r in csv.reader(handle, delimiter=";") if r]
+            self.hrows.append(rows)
+            self.heights.append(len(rows[0]) - 1)
+        self.n = len(records)
+        # per QI and level: value text -> dense code; leaf -> code per level
+        self.levels = []  # levels[j][l] : np.array leaf index -> code at l
+        self.leafcount = []  # leafcount[j][l][code] rows of H under that code
+        leaf_index = []
+        for j, rows in enumerate(self.hrows):
+            index = {r[0]: i for i, r in enumerate(rows)}
+            leaf_index.append(index)
+            per_level, counts = [], []
+            for l in range(self.heights[j] + 1):
+                codes = {}
+                arr = np.array([codes.setdefault(r[l], len(codes)) for r in rows])
+                per_level.append(arr)
+                counts.append(np.bincount(arr, minlength=len(codes)))
+            self.levels.append(per_level)
+            self.leafcount.append(counts)
+        leaves = np.array([[leaf_index[j][rec[j]] for j in range(len(self.qis))] for rec in records])
+        self.base, self.weights = np.unique(leaves, axis=0, return_counts=True)
+        self._entropy_cache: dict = {}
+
+    def nodes(self):
+        return itertools.product(*(range(h + 1) for h in self.heights))
+
+    def classes(self, node):
+        """Per class: generalized codes (classes x d) and sizes."""
+        gen = np.stack([self.levels[j][l][self.base[:, j]] for j, l in enumerate(node)], axis=1)
+        packed = np.zeros(len(gen), dtype=np.int64)
+        for j, l in enumerate(node):  # mixed-radix key: one int per row
+            packed = packed * len(self.leafcount[j][l]) + gen[:, j]
+        _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
+        sizes = np.bincount(inverse.ravel(), weights=self.weights).astype(np.int64)
+        return gen[first], sizes
+
+    def evaluate(self, node, k: int, limit: float, metrics) -> tuple[bool, dict]:
+        keys, sizes = self.classes(node)
+        n, d = self.n, len(node)
+        kept = sizes >= k
+        s = int(sizes[~kept].sum())
+        anonymous = s <= math.floor(round(limit * n, 9))
+        values = {}
+        for m in metrics:
+            values[m] = getattr(self, "_" + m.replace("-", "_"))(node, keys, sizes, kept, s, n, d)
+        return anonymous, values
+
+    # -- metrics, from the definitions --------------------------------------------------
+    def _discernibility(self, node, keys, sizes, kept, s, n, d):
+        return int((sizes[kept] ** 2).sum()) + n * s
+
+    def _discernibility_star(self, node, keys, sizes, kept, s, n, d):
+        return int((sizes**2).sum())
+
+    def _aecs(self, node, keys, sizes, kept, s, n, d):
+        return n / (int(kept.sum()) + (1 if s else 0))
+
+    def _height(self, node, keys, sizes, kept, s, n, d):
+        return sum(node)
+
+    def _precision(self, node, keys, sizes, kept, s, n, d):
+        return sum(((n - s) * l / h + s) / n if h else s / n for l, h in zip(node, self.heights)) / d
+
+    def _precision_monotonic(self, node, keys, sizes, kept, s, n, d):
+        return sum(l / h if h else 0 for l, h in zip(node, self.heights)) / d
+
+    def _loss(self, node, keys, sizes, kept, s, n, d):
+        result = 1.0
+        for j, l in enumerate(node):
+            size = len(self.hrows[j])
+            share = self.leafcount[j][l][keys[kept, j]] / size
+            raw = float((sizes[kept] * share).sum()) + s
+            lo = n / size
+            value = max(0.0, (raw - lo) / (n - lo)) if size > 1 else 0.0
+            result *= (1 + _trunc(value)) ** (1 / d)
+        return result - 1
+
+    def _g(self, j, l):
+        if (j, l) not in self._entropy_cache:
+            self._entropy_cache[(j, l)] = self._g_uncached(j, l)
+        return self._entropy_cache[(j, l)]
+
+    def _g_uncached(self, j, l):
+        counts = np.bincount(self.base[:, j], weights=self.weights, minlength=len(self.hrows[j]))
+        gen = np.bincount(self.levels[j][l], weights=counts)
+        present = counts > 0
+        return float((counts[present] * np.log2(gen[self.levels[j][l][present]] / counts[present])).sum())
+
+    def _entropy(self, node, keys, sizes, kept, s, n, d):
+        total = 0.0
+        for j, l in enumerate(node):
+            t = 0.0
+            if s:
+                c = np.bincount(keys[~kept, j], weights=sizes[~kept])
+                c = c[c > 0]
+                t = float((c * np.log2(s / c)).sum())
+            total += _trunc(self._g(j, l) + t)
+        return total
+
+    def _entropy_monotonic(self, node, keys, sizes, kept, s, n, d):
+        return sum(_trunc(self._g(j, l)) for j, l in enumerate(node))
+
+    def optima(self, ks, limits, metrics) -> dict:
+        """{(k, limit, metric): (best value, nodes within 1e-9 of it)} in one pass."""
+        best: dict = {}
+        for node in self.nodes():
+            keys, sizes = self.classes(node)
+            for k in ks:
+                kept = sizes >= k
+                s = int(sizes[~kept].sum())
+                values = {m: getattr(self, "_" + m.replace("-", "_"))(node, keys, sizes, kept, s, self.n, len(node)) for m in metrics}
+                for limit in limits:
+                    if s > math.floor(round(limit * self.n, 9)):
+                        continue
+                    for m, v in values.items():
+                        current = best.get((k, limit, m))
+                        if current is None or (v < current[0] and not _close(v, current[0])):
+                            best[(k, limit, m)] = (v, {node})
+                        elif _close(v, current[0]):
+                            current[1].add(node)
+        return best
+
+    def optimum(self, k: int, limit: float, metric: str):
+        """(best value, set of nodes within 1e-9 of it) over every anonymous node."""
+        scored = []
+        for node in self.nodes():
+            anonymous, values = self.evaluate(node, k, limit, [metric])
+            if anonymous:
+                scored.append((values[metric], node))
+        if not scored:
+            return None, set()
+        best = min(v for v, _ in scored)
+        return best, {node for v, node in scored if _close(v, best)}
+
+
+def _close(a, b) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
