@@ -80,7 +80,7 @@ def test_flash_check_counts_on_adult(adult_available):
         assert outcome.counters["checks"] == 183
         assert outcome.counters["checks"] + outcome.counters["tagged"] == session.lattice.size
         outcome, _ = session.search("flash", k=5, suppression_limit=0.02)
-        assert outcome.counters["checks"] == 2355
+        assert outcome.counters["checks"] == 1897
 
 
 def test_no_solution_when_k_exceeds_rows():

@@ -31,7 +31,13 @@ class Entropy(Metric):
         return self.static_bound(node, ctx)
 
     def static_bound(self, node, ctx):
-        return sum(truncate(ctx.entropy_by_level[j][l]) for j, l in enumerate(node))
+        memo = self.__dict__.setdefault("_memo", {})
+        total = 0.0
+        for j, level in enumerate(node):
+            if (j, level) not in memo:
+                memo[(j, level)] = truncate(ctx.entropy_by_level[j][level])
+            total += memo[(j, level)]
+        return total
 
 
 class EntropyMonotonic(Entropy):

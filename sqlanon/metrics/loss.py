@@ -12,15 +12,22 @@ from fractions import Fraction
 from sqlanon.metrics.base import Metric, truncate
 
 
-def loss_of(leaves: tuple[int, ...], suppressed: int, ctx) -> float:
-    n = ctx.rows
+def attribute_loss(leaves: int, suppressed: int, size: int, n: int) -> float:
+    """L_j, truncated: (a/|H| + S - N/|H|) / (N - N/|H|), multiplied through by |H|."""
+    share = Fraction(leaves + suppressed * size - n, n * (size - 1)) if size > 1 else Fraction(0)
+    return truncate(max(share, Fraction(0)))
+
+
+def aggregate(losses) -> float:
+    """Geometric mean of (1 + L_j), minus one."""
     result = 1.0
-    d = len(leaves)
-    for a, size in zip(leaves, ctx.hierarchy_rows):
-        # (a/|H| + S - N/|H|) / (N - N/|H|), multiplied through by |H|
-        share = Fraction(a + suppressed * size - n, n * (size - 1)) if size > 1 else Fraction(0)
-        result *= (1.0 + truncate(max(share, Fraction(0)))) ** (1.0 / d)
+    for value in losses:
+        result *= (1.0 + value) ** (1.0 / len(losses))
     return result - 1.0
+
+
+def loss_of(leaves: tuple[int, ...], suppressed: int, ctx) -> float:
+    return aggregate([attribute_loss(a, suppressed, size, ctx.rows) for a, size in zip(leaves, ctx.hierarchy_rows)])
 
 
 class Loss(Metric):
@@ -35,4 +42,10 @@ class Loss(Metric):
 
     def static_bound(self, node, ctx):
         # Without suppression every row keeps its generalized share; suppression only adds.
-        return loss_of(tuple(ctx.leaves_by_level[j][l] for j, l in enumerate(node)), 0, ctx)
+        return aggregate([self._unsuppressed(ctx, j, l) for j, l in enumerate(node)])
+
+    def _unsuppressed(self, ctx, j, level):
+        memo = self.__dict__.setdefault("_memo", {})
+        if (j, level) not in memo:
+            memo[(j, level)] = attribute_loss(ctx.leaves_by_level[j][level], 0, ctx.hierarchy_rows[j], ctx.rows)
+        return memo[(j, level)]

@@ -53,6 +53,20 @@ class SearchAlgorithm:
     def traverse(self) -> None:
         raise NotImplementedError
 
+    def hopeless(self, node: Node) -> bool:
+        """True when a lower bound shows ``node`` (and so any generalization) cannot become
+        the optimum: the static bound, or the bound of a checked direct specialization."""
+        if self.optimum.best is None or self.checker.monotonic_metric:
+            # Monotonic: the optimum is a minimal anonymous node, and checking a node tags
+            # its specializations, which pruning it would not; ARX does the same.
+            return False
+        bound = self.checker.static_bound(node)
+        for below in self.lattice.predecessors(node):
+            result = self.checker.checked(below)
+            if result is not None and (bound is None or result.bound > bound):
+                bound = result.bound
+        return bound is not None and not self.optimum.can_improve(bound, node)
+
     def run(self) -> SearchOutcome:
         started = time.perf_counter()
         self.traverse()

@@ -18,9 +18,9 @@ from sqlanon.tagging import Tags
 
 
 def complete(lattice: Lattice, checker: Checker, tags: Tags, optimum: Optimum) -> int:
-    """Check every anonymous node that may beat the optimum; return how many were pruned."""
+    """Check every anonymous node that may beat the optimum; return how many were skipped."""
     inherited: dict = {}
-    pruned = 0
+    skipped = 0
     for node in lattice.nodes():
         bound = max(
             (_known_bound(p, checker, inherited) for p in lattice.predecessors(node)),
@@ -35,8 +35,8 @@ def complete(lattice: Lattice, checker: Checker, tags: Tags, optimum: Optimum) -
         if optimum.can_improve(bound, node):
             optimum.offer(checker.check(node))
         else:
-            pruned += 1
-    return pruned
+            skipped += 1
+    return skipped
 
 
 def _known_bound(node, checker: Checker, inherited: dict) -> float:

@@ -9,4 +9,4 @@ class Exhaustive(SearchAlgorithm):
     def traverse(self) -> None:
         for node in self.lattice.nodes():
             self.optimum.offer(self.checker.check(node))
-        self.counters["tagged"] = 0
+        self.counters.update(tagged=0, pruned=0, skipped_by_bound=0)

@@ -5,7 +5,9 @@ Bottom-up over the levels, in the stable order c(n); from each untagged node a g
 depth-first path to the top is built from untagged successors, and a binary search on it
 finds the lowest anonymous node. Every result is tagged predictively (anonymous upwards,
 non-anonymous downwards). The successors of non-anonymous nodes go into a min-heap (by c(n))
-and are expanded before the next node of the level. Once every node's anonymity is known,
+and are expanded before the next node of the level. As in ARX, a node whose lower bound
+already loses to the optimum found so far is tagged pruned (with its generalizations) instead
+of being checked. Once every node's anonymity is known or pruned,
 ``complete`` checks the anonymous nodes that could still beat the optimum: none when the
 metric is monotonic, those not excluded by lower bounds when it is not.
 """
@@ -31,13 +33,17 @@ class Flash(SearchAlgorithm):
             for node in sorted(lattice.nodes_on_level(level), key=lattice.order_key):
                 if self.tags.known(node):
                     continue
+                if self.hopeless(node):
+                    self.tags.prune(node)
+                    continue
                 self._push(node)
                 while self.heap:
                     _, head = heapq.heappop(self.heap)
                     if not self.tags.known(head):
                         self._check_path(self._find_path(head))
         self.counters["tagged"] = self.tags.predicted
-        self.counters["pruned_by_bound"] = complete(lattice, self.checker, self.tags, self.optimum)
+        self.counters["pruned"] = self.tags.pruned
+        self.counters["skipped_by_bound"] = complete(lattice, self.checker, self.tags, self.optimum)
 
     def _push(self, node: Node) -> None:
         heapq.heappush(self.heap, (self.lattice.order_key(node), node))
@@ -57,11 +63,13 @@ class Flash(SearchAlgorithm):
         while low <= high:
             mid = (low + high) // 2
             node = path[mid]
+            if not self.tags.known(node) and self.hopeless(node):
+                self.tags.prune(node)
             if not self.tags.known(node):
                 result = self.checker.check(node)
                 self.tags.record(node, result.anonymous)
                 self.optimum.offer(result)
-            if self.tags.is_anonymous(node):
+            if self.tags.state[node] is not False:  # anonymous or pruned: look lower
                 high = mid - 1
             else:
                 for up in self.lattice.successors(node):

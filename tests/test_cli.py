@@ -1,0 +1,83 @@
+"""The command line end to end, with click's CliRunner, and its exit codes."""
+
+import json
+
+import pyarrow.csv as pacsv
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from sqlanon.cli import main
+from sqlanon.demo import HIERARCHIES, write_hierarchies, write_patients
+
+
+@pytest.fixture
+def demo_job(tmp_path):
+    """demo.toml copied next to fresh demo data, so the test writes only under tmp_path."""
+    write_patients(tmp_path / "demo" / "patients.csv")
+    (tmp_path / "hierarchies").mkdir()
+    for name in HIERARCHIES:
+        (tmp_path / "hierarchies" / f"demo_{name}.csv").write_bytes((ROOT / "hierarchies" / f"demo_{name}.csv").read_bytes())
+    path = tmp_path / "demo.toml"
+    path.write_text((ROOT / "demo.toml").read_text())
+    return path
+
+
+def test_anonymize_end_to_end_with_json(demo_job, tmp_path):
+    result = CliRunner().invoke(main, ["anonymize", str(demo_job), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["success"] and report["verified"]
+    assert report["levels"] == {"age": 3, "zipcode": 2, "sex": 0}
+    assert report["suppressed"] == 31 and report["checks"] == 10 and report["lattice_size"] == 60
+    assert set(report["seconds"]) == {"prepare", "search", "output"}
+    assert "Optimal transformation" in result.stderr
+    on_disk = json.loads((tmp_path / "demo" / "report.json").read_text())
+    assert on_disk["transformation"] == report["transformation"]
+    out = pacsv.read_csv(tmp_path / "demo" / "patients_anonymized.csv")
+    assert out.column_names == ["age", "zipcode", "sex", "diagnosis", "visits"]
+    assert out.num_rows == 4000
+
+
+def test_flags_override_the_file(demo_job, tmp_path):
+    out = tmp_path / "k10.parquet"
+    result = CliRunner().invoke(main, ["anonymize", str(demo_job), "--k", "10", "--suppression-limit", "0",
+                                       "--metric", "height", "--algorithm", "exhaustive", "--output", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["privacy"]["models"] == [{"model": "k-anonymity", "k": 10}]
+    assert report["algorithm"] == "exhaustive" and report["checks"] == 60 and report["min_class_size"] >= 10
+    assert out.exists()
+
+
+def test_exit_codes(demo_job, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["anonymize", str(demo_job)]).exit_code == 0
+    existing = runner.invoke(main, ["anonymize", str(demo_job)])
+    assert existing.exit_code == 3 and "already exists: use --overwrite" in existing.stderr
+    none = runner.invoke(main, ["anonymize", str(demo_job), "--k", "5000", "--overwrite"])
+    assert none.exit_code == 1 and "No transformation satisfies k=5000" in none.stderr
+    bad = runner.invoke(main, ["anonymize", str(demo_job), "--suppression-limit", "2"])
+    assert bad.exit_code == 2 and "must be a number in [0, 1]" in bad.stderr
+    missing = runner.invoke(main, ["anonymize", str(tmp_path / "nope.toml")])
+    assert missing.exit_code == 2 and "cannot read job file" in missing.stderr
+    assert "Traceback" not in existing.output + none.output + bad.output + missing.output
+
+
+def test_every_command_is_documented():
+    runner = CliRunner()
+    for name, command in main.commands.items():
+        assert command.help, name
+        result = runner.invoke(main, [name, "--help"])
+        assert result.exit_code == 0 and "Usage" in result.output
+        for option in command.params:
+            if option.param_type_name == "option" and option.name not in ("help",):
+                assert option.help, f"{name} --{option.name} has no help"
+
+
+def test_demo_data_is_deterministic_and_hierarchies_are_current(tmp_path):
+    a, b = write_patients(tmp_path / "a.csv"), write_patients(tmp_path / "b.csv")
+    assert a.read_bytes() == b.read_bytes()
+    write_hierarchies(tmp_path / "h")
+    for name in HIERARCHIES:
+        assert (tmp_path / "h" / f"demo_{name}.csv").read_bytes() == (ROOT / "hierarchies" / f"demo_{name}.csv").read_bytes()
