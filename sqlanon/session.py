@@ -80,16 +80,19 @@ class Session:
 
 
 class _SharedStats:
-    """Engine view that answers repeated class_stats calls from a session-wide memo."""
+    """Engine view that answers repeated class_stats calls from a session-wide memo; the
+    optional figures are computed the first time a metric asks for them."""
 
     def __init__(self, engine, memo: dict, needs: frozenset[str]):
         self.engine, self.memo, self.needs = engine, memo, needs
 
     def class_stats(self, node, keep, params, needs):
         key = (node, tuple(sorted(params.items())))
-        if key not in self.memo:
-            self.memo[key] = self.engine.class_stats(node, keep, params, self.needs)
-        return self.memo[key]
+        known = self.memo.get(key)
+        if known is None or not needs <= known[0]:
+            have = known[0] if known else frozenset()
+            self.memo[key] = (have | needs, self.engine.class_stats(node, keep, params, have | needs))
+        return self.memo[key][1]
 
 
 def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputColumn]]:
