@@ -21,10 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from conftest import ADULT_QIS, adult_job  # noqa: E402
+from datasets import dataset_job  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
 
 ARX = {(5, 0.0): (0.043, 181), (5, 0.02): (1.0, 1895), (2, 0.0): (0.164, 217), (2, 0.02): (2.1, 3136)}
@@ -39,7 +38,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the rows as JSON to this file")
     args = parser.parse_args()
 
-    job = adult_job(ADULT_QIS, metric=args.metric)
+    job = dataset_job("adult", metric=args.metric)
     job.lookup = args.lookup
     rows = []
     with Session(job) as session:

@@ -86,6 +86,7 @@ class Job:
     metric: str = "discernibility"
     engine: str = "duckdb"
     lookup: str = "wide"  # "wide": levels joined once at preparation; "join": per check
+    stable: bool = False  # OLA only: visit nodes in Flash's stable order (StableOLA)
     output: Output = field(default_factory=Output)
 
     @property
@@ -111,6 +112,8 @@ class Job:
             raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {', '.join(ALGORITHMS)}")
         if self.engine != "duckdb":
             raise ConfigError(f"unknown engine '{self.engine}'; valid engines: duckdb")
+        if not isinstance(self.stable, bool):
+            raise ConfigError(f"search.stable must be true or false, got {self.stable!r}")
         if self.lookup not in ("wide", "join"):
             raise ConfigError(f"engine.lookup must be 'wide' or 'join', got '{self.lookup}'")
         seen = set()
@@ -142,7 +145,7 @@ class Job:
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
     "privacy": {"k", "suppression_limit"},
-    "search": {"algorithm", "metric"},
+    "search": {"algorithm", "metric", "stable"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
@@ -217,6 +220,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         metric=search.get("metric", "discernibility"),
         engine=doc.get("engine", {}).get("name", "duckdb"),
         lookup=doc.get("engine", {}).get("lookup", "wide"),
+        stable=search.get("stable", False),
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),

@@ -68,19 +68,24 @@ class Lattice:
 
     def nodes_on_level(self, level: int) -> Iterator[Node]:
         """Every node whose levels sum to ``level``, in lexicographic order."""
-        heights = self.heights
-        rest = [sum(heights[j:]) for j in range(len(heights))] + [0]
+        return self.nodes_between(self.bottom, self.top, level)
+
+    def nodes_between(self, low: Node, high: Node, level: int) -> Iterator[Node]:
+        """Nodes n with low <= n <= high (per QI) whose levels sum to ``level``, lexicographic."""
+        rest = [sum(high[j] for j in range(i, len(high))) for i in range(len(high))] + [0]
+        floor = [sum(low[j] for j in range(i, len(low))) for i in range(len(low))] + [0]
 
         def build(j: int, remaining: int, prefix: tuple[int, ...]) -> Iterator[Node]:
-            if j == len(heights):
+            if j == len(high):
                 if remaining == 0:
                     yield prefix
                 return
-            low = max(0, remaining - rest[j + 1])
-            for value in range(low, min(heights[j], remaining) + 1):
+            start = max(low[j], remaining - rest[j + 1])
+            stop = min(high[j], remaining - floor[j + 1])
+            for value in range(start, stop + 1):
                 yield from build(j + 1, remaining - value, prefix + (value,))
 
-        if 0 <= level <= self.height:
+        if sum(low) <= level <= sum(high):
             yield from build(0, level, ())
 
     def nodes(self) -> Iterator[Node]:

@@ -54,7 +54,7 @@ class Session:
 
     def checker(self, **overrides) -> Checker:
         """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric overridden."""
-        job = replace(self.job, **overrides)
+        job = replace(self.job, **{k: v for k, v in overrides.items() if k != "stable"})
         metric = get_metric(job.metric)
         missing = metric.needs - self.needs
         if missing:
@@ -67,7 +67,10 @@ class Session:
         name = algorithm or self.job.algorithm
         if name not in ALGORITHMS:
             raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")
-        return ALGORITHMS[name](self.lattice, checker).run(), checker
+        job = replace(self.job, **{k: v for k, v in overrides.items() if k == "stable"})
+        cls = ALGORITHMS[name]
+        options = {option: getattr(job, option) for option in cls.options}
+        return cls(self.lattice, checker, **options).run(), checker
 
     def close(self) -> None:
         self.engine.close()

@@ -96,3 +96,12 @@ def test_unknown_column_lists_the_real_ones(tmp_path):
     path = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[attributes.agee]\nrole = "insensitive"\n'))
     with pytest.raises(ConfigError, match=r"\['agee'\] named in the job are not in the input .*'sex', 'age'"):
         anonymize(load_job(path))
+
+
+def test_stable_option_reaches_ola(tmp_path):
+    path = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nalgorithm = "ola"\nstable = true\n'))
+    job = load_job(path)
+    assert job.algorithm == "ola" and job.stable is True
+    bad = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nstable = "yes"\n'))
+    with pytest.raises(ConfigError, match="search.stable must be true or false"):
+        anonymize(load_job(bad))

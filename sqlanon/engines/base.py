@@ -44,6 +44,7 @@ class Engine(Protocol):
     name: str
     version: str
     rows_scanned: int
+    rollups: int
 
     def open(self, source: Source) -> list[str]: ...
 

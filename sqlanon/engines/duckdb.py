@@ -35,6 +35,9 @@ class DuckDBEngine:
         self.lookup = lookup
         self.rows_scanned = 0
         self.queries = 0
+        # Checks answered from a snapshot of a more specialized node: this engine always reads
+        # the base class table (roll-up is the engines issue's work), so this stays 0.
+        self.rollups = 0
         self._dimensions = 0
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}

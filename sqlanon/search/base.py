@@ -43,6 +43,8 @@ class SearchOutcome:
 class SearchAlgorithm:
     name = ""
     optimal = True
+    #: job settings the algorithm takes as keyword arguments (e.g. OLA's ``stable``)
+    options: tuple[str, ...] = ()
 
     def __init__(self, lattice: Lattice, checker: Checker):
         self.lattice = lattice

@@ -1,8 +1,8 @@
 """Make an optimal search exact when the metric is not monotonic.
 
 With suppression, most metrics can improve under generalization (fewer rows suppressed), so
-the optimum need not be a minimal anonymous node. After the anonymity of every node is known
-(checked or tagged), this pass visits the anonymous nodes that were never checked, bottom-up
+the optimum need not be a minimal anonymous node. Once an algorithm knows the anonymity of
+every node that may matter (checked, tagged, or implied by its k-minimal nodes), this pass visits the anonymous nodes that were never checked, bottom-up
 in traversal order, and checks those that can still beat the optimum. A node is skipped when
 a lower bound on its loss already loses: the metric's static bound (from its levels alone) or
 the largest bound of any checked specialization (bounds only grow under generalization, e.g.
@@ -11,13 +11,14 @@ the sum of squared class sizes for discernibility).
 
 from __future__ import annotations
 
-from sqlanon.search.base import Optimum
+from typing import Callable
+
 from sqlanon.checker import Checker
-from sqlanon.lattice import Lattice
-from sqlanon.tagging import Tags
+from sqlanon.lattice import Lattice, Node
+from sqlanon.search.base import Optimum
 
 
-def complete(lattice: Lattice, checker: Checker, tags: Tags, optimum: Optimum) -> int:
+def complete(lattice: Lattice, checker: Checker, is_anonymous: Callable[[Node], bool], optimum: Optimum) -> int:
     """Check every anonymous node that may beat the optimum; return how many were skipped."""
     inherited: dict = {}
     skipped = 0
@@ -30,7 +31,7 @@ def complete(lattice: Lattice, checker: Checker, tags: Tags, optimum: Optimum) -
         if static is not None:
             bound = max(bound, static)
         inherited[node] = bound
-        if not tags.is_anonymous(node) or checker.checked(node) is not None:
+        if checker.checked(node) is not None or not is_anonymous(node):
             continue
         if optimum.can_improve(bound, node):
             optimum.offer(checker.check(node))

@@ -43,7 +43,7 @@ class Flash(SearchAlgorithm):
                         self._check_path(self._find_path(head))
         self.counters["tagged"] = self.tags.predicted
         self.counters["pruned"] = self.tags.pruned
-        self.counters["skipped_by_bound"] = complete(lattice, self.checker, self.tags, self.optimum)
+        self.counters["skipped_by_bound"] = complete(lattice, self.checker, self.tags.is_anonymous, self.optimum)
 
     def _push(self, node: Node) -> None:
         heapq.heappush(self.heap, (self.lattice.order_key(node), node))

@@ -1,0 +1,78 @@
+"""One contract for every optimal algorithm: the same optimum as exhaustive search, on ADULT
+and on random small tables, for every metric, k in {2, 5, 10} and s in {0, 0.02, 0.04}; and
+the returned node really meets the privacy model (re-checked by the independent oracle)."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from conftest import ADULT, adult_hierarchy, adult_job
+from oracle import Oracle
+from sqlanon.metrics import METRICS
+from sqlanon.search import ALGORITHMS
+from sqlanon.session import ALL_NEEDS, Session
+from test_random_tables import jobs
+
+OPTIMAL = [name for name, algorithm in ALGORITHMS.items() if algorithm.optimal]
+SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
+
+
+def test_every_optimal_algorithm_is_covered():
+    assert sorted(OPTIMAL) == ["exhaustive", "flash", "incognito", "ola"]
+
+
+@pytest.fixture(scope="module")
+def session(adult_available):
+    with Session(adult_job(SUBSET), needs=ALL_NEEDS, share_stats=True) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def oracle(adult_available):
+    return Oracle(ADULT / "adult.csv", ";", {q: adult_hierarchy(q) for q in SUBSET})
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+@pytest.mark.parametrize("limit", [0.0, 0.02, 0.04])
+@pytest.mark.parametrize("k", [2, 5, 10])
+def test_optimal_algorithms_agree_on_adult(session, oracle, k, limit, metric):
+    reference, _ = session.search("exhaustive", k=k, suppression_limit=limit, metric=metric)
+    for name in OPTIMAL:
+        outcome, checker = session.search(name, k=k, suppression_limit=limit, metric=metric)
+        best = outcome.optimum
+        assert (best.node, best.loss) == (reference.optimum.node, reference.optimum.loss), name
+        anonymous, values = oracle.evaluate(best.node, k, limit, [metric])
+        assert anonymous, name
+        assert values[metric] == pytest.approx(best.loss, rel=1e-9, abs=1e-9)
+        assert set(outcome.counters) >= {"checks", "tagged", "seconds"}
+
+
+@pytest.mark.parametrize("stable", [False, True])
+def test_ola_natural_and_stable_orders_agree(session, stable):
+    from sqlanon.search.ola import OLA
+
+    outcome = OLA(session.lattice, session.checker(k=5, suppression_limit=0.02, metric="loss"), stable=stable).run()
+    reference, _ = session.search("exhaustive", k=5, suppression_limit=0.02, metric="loss")
+    assert outcome.optimum.node == reference.optimum.node
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs())
+def test_optimal_algorithms_agree_on_random_tables(job):
+    with Session(job, share_stats=True) as session:
+        reference, _ = session.search("exhaustive")
+        for name in OPTIMAL:
+            outcome, _ = session.search(name)
+            if reference.optimum is None:
+                assert outcome.optimum is None, name
+            else:
+                assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), name
+
+
+@pytest.mark.parametrize("algorithm, checks", [("ola", 144), ("incognito", 162)])
+def test_check_counts_on_adult(adult_available, algorithm, checks):
+    from conftest import ADULT_QIS
+
+    with Session(adult_job(ADULT_QIS)) as s:
+        outcome, _ = s.search(algorithm, k=5, suppression_limit=0.0)
+        assert outcome.optimum.node == (1, 1, 1, 2, 3, 2, 2, 1, 1)
+        assert outcome.counters["checks"] == checks
