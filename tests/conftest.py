@@ -42,6 +42,18 @@ def table_job(columns: dict[str, list], hierarchies: dict[str, list[list[str]]],
     return Job(input=Source(arrow=pa.table(columns)), attributes=attributes, **kwargs)
 
 
+ADULT_SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
+
+
+@pytest.fixture(scope="session")
+def adult_subset_session(adult_available):
+    """ADULT with six QIs, every optional figure prepared, class figures shared across searches."""
+    from sqlanon.session import ALL_NEEDS, Session
+
+    with Session(adult_job(ADULT_SUBSET), needs=ALL_NEEDS, share_stats=True) as session:
+        yield session
+
+
 @pytest.fixture(scope="session")
 def adult_available():
     if not (ADULT / "adult.csv").exists():

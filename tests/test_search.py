@@ -9,14 +9,6 @@ from sqlanon.session import ALL_NEEDS, Session
 
 KS = (2, 5, 10)
 LIMITS = (0.0, 0.02, 0.1)
-SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
-
-
-@pytest.fixture(scope="module")
-def subset_session(adult_available):
-    with Session(adult_job(SUBSET), needs=ALL_NEEDS, share_stats=True) as s:
-        yield s
-
 
 @pytest.fixture(scope="module")
 def full_session(adult_available):
@@ -33,7 +25,8 @@ def full_oracle(adult_available):
 @pytest.mark.parametrize("metric", list(METRICS))
 @pytest.mark.parametrize("limit", LIMITS)
 @pytest.mark.parametrize("k", KS)
-def test_flash_equals_exhaustive_on_adult_subset(subset_session, k, limit, metric):
+def test_flash_equals_exhaustive_on_adult_subset(adult_subset_session, k, limit, metric):
+    subset_session = adult_subset_session
     exhaustive, ex_checker = subset_session.search("exhaustive", k=k, suppression_limit=limit, metric=metric)
     flash, _ = subset_session.search("flash", k=k, suppression_limit=limit, metric=metric)
     assert ex_checker.checks == subset_session.lattice.size == 720

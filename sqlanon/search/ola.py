@@ -5,7 +5,7 @@ Divide and conquer over sublattices (b, t): the nodes between b and t on the mid
 floor((level(b) + level(t)) / 2) are visited in turn; an untagged one is checked (and tagged
 predictively: anonymous up, non-anonymous down); the search recurses into the lower
 sublattice (b, m) when m is anonymous and into the upper one (m, t) otherwise. A sublattice of
-height one or zero contributes its lowest anonymous node to the k-minimal set. Nodes are taken
+height one or zero contributes its lowest anonymous node (b, else t) to the k-minimal set. Nodes are taken
 in natural (lexicographic) order, or with ``stable`` in Flash's order (the Flash paper's
 StableOLA). A sublattice already explored is not explored again.
 
@@ -75,6 +75,9 @@ class OLA(SearchAlgorithm):
                 else:
                     self._kmin(node, top)
         else:
-            node = top if (self.tags.known(bottom) and not self.tags.is_anonymous(bottom)) else bottom
-            if self._anonymous(node):
-                self.minimal.add(node)
+            # The published step takes t when b is tagged non-anonymous and b otherwise; b is
+            # untagged only as the bottom of the whole lattice, and then t must be tried too.
+            for node in dict.fromkeys((bottom, top)):
+                if self._anonymous(node):
+                    self.minimal.add(node)
+                    break
