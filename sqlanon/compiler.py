@@ -180,6 +180,14 @@ def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: boo
     )
 
 
+def create_temp_table(name: str, query: exp.Expression) -> exp.Create:
+    """CREATE TEMPORARY TABLE name AS query."""
+    return exp.Create(
+        this=table(name), kind="TABLE", expression=query,
+        properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
+    )
+
+
 def base_classes_query(dimensions: int) -> exp.Select:
     """Compress the encoded data once: distinct QI code combinations with their counts."""
     keys = [col(qi(j)) for j in range(dimensions)]

@@ -110,14 +110,14 @@ class DuckDBEngine:
         for j, (name, hierarchy) in enumerate(qis):
             self._store_hierarchy(j, hierarchy)
             self._check_coverage(j, name)
-        self.run(exp.Create(this=c.table(c.DATA), kind="TABLE", expression=c.encode_query([n for n, _ in qis], passthrough), properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
-        self.run(exp.Create(this=c.table(c.CLASSES), kind="TABLE", expression=c.base_classes_query(len(qis)), properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+        self.run(c.create_temp_table(c.DATA, c.encode_query([n for n, _ in qis], passthrough)))
+        self.run(c.create_temp_table(c.CLASSES, c.base_classes_query(len(qis))))
         self.rows_scanned += rows
         self._dimensions = len(qis)
         self._base_classes = self.run(f"SELECT COUNT(*) FROM {c.CLASSES}")[0][0]
         if self.lookup == "wide":
             wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs)
-            self.run(exp.Create(this=c.table(c.WIDE), kind="TABLE", expression=wide, properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+            self.run(c.create_temp_table(c.WIDE, wide))
         counts = []
         for j, (_, hierarchy) in enumerate(qis):
             column = [0] * len(hierarchy.codes)
