@@ -6,8 +6,10 @@ SELECT
   "s"."diagnosis" AS "p0"
 FROM "sqlanon_input" AS "s"
 JOIN "sqlanon_label_0" AS "d0"
-  ON "d0"."level" = 0 AND "d0"."label" = CAST("s"."age" AS TEXT)
+  ON "d0"."level" = 0 AND "d0"."label" = COALESCE(CAST("s"."age" AS TEXT), '')
 JOIN "sqlanon_label_1" AS "d1"
-  ON "d1"."level" = 0 AND "d1"."label" = CAST("s"."marital-status" AS TEXT)
+  ON "d1"."level" = 0
+  AND "d1"."label" = COALESCE(CAST("s"."marital-status" AS TEXT), '')
 JOIN "sqlanon_label_2" AS "d2"
-  ON "d2"."level" = 0 AND "d2"."label" = CAST("s"."""; drop table x; --" AS TEXT)
+  ON "d2"."level" = 0
+  AND "d2"."label" = COALESCE(CAST("s"."""; drop table x; --" AS TEXT), '')

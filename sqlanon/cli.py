@@ -8,6 +8,7 @@ Exit codes: 0 solution written and verified, 1 no transformation satisfies the m
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -30,6 +31,8 @@ def _run(job, as_json: bool) -> int:
 
 def _guard(action) -> None:
     """Turn sqlanon errors into one clear line and the documented exit code."""
+    # SIGTERM is handled like Ctrl-C, so temporary outputs are removed on the way out.
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = action()
     except SqlanonError as error:
@@ -84,6 +87,10 @@ def demo(config, rows, as_json):
         return _run(job, as_json)
 
     _guard(action)
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt
 
 
 def _absolute(path: str | None) -> str | None:

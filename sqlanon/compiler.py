@@ -199,7 +199,8 @@ def base_classes_query(dimensions: int) -> exp.Select:
 
 
 def as_text(e: exp.Expression) -> exp.Expression:
-    return exp.Cast(this=e, to=exp.DataType.build("VARCHAR"))
+    """A QI value as the text its hierarchy lists; NULL reads as '' (an empty first field)."""
+    return exp.Coalesce(this=exp.Cast(this=e, to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
 
 
 def encode_query(qis: Sequence[str], passthrough: Sequence[str]) -> exp.Select:

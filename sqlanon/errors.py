@@ -3,8 +3,8 @@
 Exit codes (documented in the README):
     0  a solution was written and verified
     1  no transformation satisfies the privacy models
-    2  usage or configuration error
-    3  data or I/O error (input, hierarchy, output)
+    2  usage, configuration or hierarchy error
+    3  data or I/O error (input, output)
     4  internal error: the written output failed its independent verification
 """
 
@@ -29,6 +29,8 @@ class ConfigError(SqlanonError):
 
 class HierarchyError(SqlanonError):
     """A generalization hierarchy is malformed or does not cover the data."""
+
+    exit_code = EXIT_USAGE
 
 
 class DataError(SqlanonError):

@@ -18,9 +18,42 @@ from sqlanon.config import Output, Source
 from sqlanon.errors import OutputError
 
 
-def temporary_name(path: str) -> str:
+TEMP_PREFIX = "sqlanon-"
+
+
+def temporary_name(path: str, pid: int | None = None) -> str:
     p = Path(path)
-    return str(p.with_name(f".{p.name}.sqlanon-{os.getpid()}.tmp"))
+    return str(p.with_name(f".{p.name}.{TEMP_PREFIX}{pid or os.getpid()}.tmp"))
+
+
+def sweep_stale(path: str) -> list[str]:
+    """Remove temporary files of ``path`` left by runs that were killed (their process is gone).
+
+    A run stopped by SIGINT or SIGTERM cleans up after itself; one killed outright (SIGKILL,
+    power loss) cannot, so the next run for the same output does it.
+    """
+    p = Path(path)
+    removed = []
+    for candidate in p.parent.glob(f".{glob_escape(p.name)}.{TEMP_PREFIX}*.tmp"):
+        pid = candidate.name[len(f".{p.name}.{TEMP_PREFIX}"):-len(".tmp")]
+        if pid.isdigit() and not _alive(int(pid)):
+            candidate.unlink(missing_ok=True)
+            removed.append(str(candidate))
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def check_target(output: Output, source: Source) -> None:
@@ -56,14 +89,26 @@ def atomic_target(output: Output) -> Iterator[str]:
             _drop_table(output.path, temp)
             raise
         return
+    sweep_stale(output.path)
     temp = temporary_name(output.path)
     try:
         yield temp
+        _pause_for_tests()
         os.replace(temp, output.path)
     except BaseException:
         if os.path.exists(temp):
             os.remove(temp)
         raise
+
+
+def _pause_for_tests() -> None:
+    """Test hook: SQLANON_TEST_PAUSE_BEFORE_PUBLISH=seconds holds a written temporary output
+    before its rename, so a test can kill the process in the middle of the output phase."""
+    pause = os.environ.get("SQLANON_TEST_PAUSE_BEFORE_PUBLISH")
+    if pause:
+        import time
+
+        time.sleep(float(pause))
 
 
 def write_text_atomically(path: str, text: str) -> None:

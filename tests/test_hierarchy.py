@@ -65,3 +65,14 @@ def test_data_values_missing_from_hierarchy_are_listed_with_counts():
     assert "column 'A'" in message
     assert "3 value(s) missing from its hierarchy (4 rows)" in message
     assert "'q'" in message and "'r'" in message and "NULL" in message
+
+
+def test_null_is_mapped_by_an_empty_first_field():
+    data = {"A": ["x", None, "", "y", None, "x"]}
+    job = table_job(data, {"A": [["x", "*"], ["y", "*"], ["", "*"]]}, k=2, suppression_limit=0.2)
+    result = anonymize(job)
+    # classes x: 2, y: 1 (suppressed, floor(0.2 * 6) = 1), NULL and '' together: 3
+    assert result.success and result.transformation == (0,)
+    assert result.suppressed == 1 and result.classes == 2
+    with pytest.raises(HierarchyError, match=r"NULL/empty.*first field is empty"):
+        anonymize(table_job(data, {"A": [["x", "*"], ["y", "*"]]}, k=2))

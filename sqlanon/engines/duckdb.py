@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Sequence
 
 import duckdb
@@ -47,7 +48,8 @@ class DuckDBEngine:
         """Execute and fetch everything (DuckDB 2 refuses new work while a result is open)."""
         sql = query if isinstance(query, str) else query.sql(DIALECT)
         self.queries += 1
-        return self.con.execute(sql, params or {}).fetchall()
+        with interruptible():
+            return self.con.execute(sql, params or {}).fetchall()
 
     # -- source ----------------------------------------------------------------------------
     def _source_relation(self, source: Source) -> tuple[str, dict]:
@@ -153,10 +155,11 @@ class DuckDBEngine:
         if not missing:
             return
         rows = sum(n for _, n in missing)
-        shown = ", ".join("NULL (empty)" if v is None else repr(v) for v, _ in missing[:_SHOW])
+        shown = ", ".join("NULL/empty" if v == "" else repr(v) for v, _ in missing[:_SHOW])
+        hint = " (map NULL and empty fields with a hierarchy row whose first field is empty, e.g. ';*')" if any(v == "" for v, _ in missing) else ""
         raise HierarchyError(
             f"column '{name}' of {self._source.describe()} has {len(missing)} value(s) missing from its "
-            f"hierarchy ({rows} rows), e.g. {shown}. Add a row for each to the hierarchy file."
+            f"hierarchy ({rows} rows), e.g. {shown}. Add a row for each to the hierarchy file{hint}."
         )
 
     # -- checks ------------------------------------------------------------------------------
@@ -202,6 +205,11 @@ class DuckDBEngine:
                                drop_suppressed=output.suppressed == "drop")
         params = {**params, "mask": "*"}
         sql = query.sql(DIALECT)
+        with interruptible():
+            self._write(sql, params, output, target)
+        self.rows_scanned += self.con.execute(f"SELECT COUNT(*) FROM {c.DATA}").fetchall()[0][0]
+
+    def _write(self, sql: str, params: dict, output: Output, target: str) -> None:
         try:
             if output.kind == "parquet":
                 self.con.execute(f"COPY ({sql}) TO {literal(target)} (FORMAT parquet)", params).fetchall()
@@ -212,9 +220,10 @@ class DuckDBEngine:
                 ).fetchall()
             else:
                 self._write_duckdb(sql, params, output, target)
+        except duckdb.InterruptException:
+            raise
         except duckdb.Error as error:
             raise OutputError(f"cannot write output {output.path}: {_first_line(error)}") from None
-        self.rows_scanned += self.con.execute(f"SELECT COUNT(*) FROM {c.DATA}").fetchall()[0][0]
 
     def _write_duckdb(self, sql: str, params: dict, output: Output, target: str) -> None:
         """``target`` is a temporary table name in the output database; the caller renames."""
@@ -234,6 +243,21 @@ class DuckDBEngine:
 
     def __exit__(self, *exc):
         self.close()
+
+
+@contextmanager
+def interruptible():
+    """DuckDB answers Ctrl-C by cancelling the query and raising InterruptException or, in
+    DuckDB 2, RuntimeError('Query interrupted'); either becomes KeyboardInterrupt here so the
+    caller's cleanup and exit code (130) apply."""
+    try:
+        yield
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except RuntimeError as error:
+        if "interrupted" in str(error).lower():
+            raise KeyboardInterrupt from None
+        raise
 
 
 def _first_line(error: Exception) -> str:
