@@ -130,8 +130,10 @@ def _report(session: Session, checker: Checker, best, counters, seconds, verific
 def summary(report: dict) -> str:
     """A short human summary (printed on stderr by the CLI)."""
     if not report["success"]:
-        return (f"No transformation satisfies k={report['privacy']['models'][0]['k']} with at most "
-                f"{report['privacy']['suppression_limit_rows']} suppressed rows "
+        k = report["privacy"]["models"][0]["k"]
+        reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
+        return (f"No transformation satisfies k={k} with at most "
+                f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} "
                 f"({report['checks']} checks of {report['lattice_size']} nodes).")
     levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
     lines = [

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import glob
+import os
 from contextlib import contextmanager
 from typing import Sequence
 
@@ -70,6 +73,10 @@ class DuckDBEngine:
     def open(self, source: Source) -> list[str]:
         """Attach or register the source and return its column names (reads no rows)."""
         kind = source.kind
+        if kind in ("csv", "duckdb") and not os.path.isfile(source.path):
+            raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
+        if kind == "parquet" and not glob.glob(source.path):
+            raise DataError(f"no Parquet file matches {source.path}")
         try:
             if kind == "duckdb":
                 if not source.table:
@@ -91,9 +98,22 @@ class DuckDBEngine:
             description = cursor.description
             cursor.fetchall()
         except duckdb.Error as error:
-            raise DataError(f"cannot read input {source.describe()}: {_first_line(error)}") from None
+            raise self._read_error(source, error) from None
         self._source = source
         return [d[0] for d in description]
+
+    @staticmethod
+    def _read_error(source: Source, error: Exception) -> DataError:
+        """Name the line of a ragged CSV row, which DuckDB's sniffer does not."""
+        if source.kind == "csv":
+            ragged = first_ragged_row(source.path, source.delimiter)
+            if ragged:
+                line, found, expected = ragged
+                return DataError(
+                    f"input {source.path}: line {line} has {found} fields, the header has {expected} "
+                    f"(delimiter {source.delimiter!r}). Fix the row or quote fields that contain the delimiter."
+                )
+        return DataError(f"cannot read input {source.describe()}: {_first_line(error)}")
 
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
@@ -104,7 +124,7 @@ class DuckDBEngine:
         try:
             self.con.execute(f"CREATE TEMP TABLE {c.INPUT} AS SELECT {select} FROM {relation}", params).fetchall()
         except duckdb.Error as error:
-            raise DataError(f"cannot read input {self._source.describe()}: {_first_line(error)}") from None
+            raise self._read_error(self._source, error) from None
         rows = self.con.execute(f"SELECT COUNT(*) FROM {c.INPUT}").fetchall()[0][0]
         if rows == 0:
             raise DataError(f"input {self._source.describe()} has no rows: there is nothing to anonymize")
@@ -258,6 +278,22 @@ def interruptible():
         if "interrupted" in str(error).lower():
             raise KeyboardInterrupt from None
         raise
+
+
+def first_ragged_row(path: str, delimiter: str) -> tuple[int, int, int] | None:
+    """(line number, fields, header fields) of the first row whose width differs, or None."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle, delimiter=delimiter)
+            header = next(reader, None)
+            if header is None:
+                return None
+            for row in reader:
+                if row and len(row) != len(header):
+                    return reader.line_num, len(row), len(header)
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return None
 
 
 def _first_line(error: Exception) -> str:

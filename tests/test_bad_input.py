@@ -1,0 +1,80 @@
+"""Bad input: each case gets a message naming the file, column or value, and its exit code."""
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ADULT
+from sqlanon.cli import main
+
+
+def job(tmp_path, body, data=None, name="data.csv"):
+    if data is not None:
+        (tmp_path / name).write_text(data)
+    (tmp_path / "h.csv").write_text("a;*\nb;*\n")
+    path = tmp_path / "job.toml"
+    path.write_text(body)
+    return path
+
+
+def run(path, *flags):
+    result = CliRunner().invoke(main, ["anonymize", str(path), *flags])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stderr
+
+
+SIMPLE = '[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+
+
+def test_missing_input_file(tmp_path):
+    code, err = run(job(tmp_path, SIMPLE))
+    assert code == 3 and "input file not found" in err and "data.csv" in err
+
+
+def test_missing_parquet_glob(tmp_path):
+    code, err = run(job(tmp_path, SIMPLE.replace("data.csv", "part-*.parquet")))
+    assert code == 3 and "no Parquet file matches" in err
+
+
+def test_unknown_table_lists_tables(tmp_path):
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "db.duckdb"))
+    con.execute("CREATE TABLE people (x VARCHAR)").fetchall()
+    con.close()
+    code, err = run(job(tmp_path, SIMPLE.replace('"data.csv"', '"db.duckdb"\ntable = "persons"')))
+    assert code == 3 and "has no table 'persons'; tables: people" in err
+
+
+def test_ragged_csv_row_names_the_line(tmp_path):
+    code, err = run(job(tmp_path, SIMPLE, "x,y\na,1\nb,2\na,3,oops\nb,4\n"))
+    assert code == 3 and "line 4 has 3 fields, the header has 2" in err
+
+
+def test_empty_table(tmp_path):
+    code, err = run(job(tmp_path, SIMPLE + '[attributes.y]\nrole = "insensitive"\n', "x,y\n"))
+    assert code == 3 and "has no rows" in err
+
+
+def test_qi_without_hierarchy(tmp_path):
+    code, err = run(job(tmp_path, '[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\n', "x\na\n"))
+    assert code == 2 and "quasi-identifier 'x' needs a hierarchy" in err
+
+
+def test_value_missing_from_hierarchy(tmp_path):
+    code, err = run(job(tmp_path, SIMPLE, "x\na\nc\nc\n"))
+    assert code == 2 and "column 'x'" in err and "'c'" in err and "1 value(s) missing" in err
+
+
+def test_k_larger_than_rows(tmp_path):
+    code, err = run(job(tmp_path, SIMPLE, "x\na\nb\n"), "--k", "5")
+    assert code == 1 and "No transformation satisfies k=5" in err and "2 rows" in err
+
+
+@pytest.mark.parametrize("flag, value, message", [
+    ("--metric", "nope", "Invalid value for '--metric'"),
+    ("--algorithm", "nope", "Invalid value for '--algorithm'"),
+    ("--k", "0", "'k' parameter must be an int >= 1, got 0"),
+])
+def test_bad_flags(tmp_path, flag, value, message):
+    code, err = run(job(tmp_path, SIMPLE, "x\na\nb\n"), flag, value)
+    assert code == 2 and message in err
