@@ -33,8 +33,11 @@ class Result:
     report: dict = field(default_factory=dict)
 
 
-def anonymize(job: Job) -> Result:
-    """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input."""
+def anonymize(job: Job, on_check=None) -> Result:
+    """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input.
+
+    ``on_check`` is called with every check's result (the CLI draws its progress line with it).
+    """
     job.validate()
     if job.output.path is not None:
         check_target(job.output, job.input)
@@ -42,7 +45,7 @@ def anonymize(job: Job) -> Result:
     with Session(job) as session:
         seconds["prepare"] = session.prepare_seconds
         started = time.perf_counter()
-        outcome, checker = session.search()
+        outcome, checker = session.search(on_check=on_check)
         seconds["search"] = time.perf_counter() - started
         best = outcome.optimum
         started = time.perf_counter()

@@ -39,6 +39,7 @@ class Checker:
         ctx: MetricContext,
         limit_rows: int,
         suppression_limit: float,
+        on_check=None,
     ):
         self.engine = engine
         self.models = list(models)
@@ -46,6 +47,7 @@ class Checker:
         self.ctx = ctx
         self.limit_rows = limit_rows
         self.monotonic_metric = metric.monotonic(suppression_limit)
+        self.on_check = on_check  # called with every new CheckResult (progress display)
         self.checks = 0
         self.seconds = 0.0
         self._results: dict[Node, CheckResult] = {}
@@ -73,6 +75,8 @@ class Checker:
             bound=self.metric.bound(stats, node, self.ctx),
         )
         self._results[node] = result
+        if self.on_check is not None:
+            self.on_check(result)
         return result
 
     def checked(self, node: Node) -> CheckResult | None:

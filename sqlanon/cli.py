@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -21,9 +22,43 @@ from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
 
 
-def _run(job, as_json: bool) -> int:
-    result = anonymize(job)
-    click.echo(summary(result.report), err=True)
+class Progress:
+    """One self-overwriting line on stderr: checks done and the best loss so far. Drawn only
+    when stderr is a terminal, at most ten times a second."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.active = self.stream.isatty()
+        self.checks = 0
+        self.best = None
+        self._drawn = 0.0
+
+    def __call__(self, result) -> None:
+        self.checks += 1
+        if result.anonymous and (self.best is None or result.loss < self.best):
+            self.best = result.loss
+        now = time.monotonic()
+        if self.active and now - self._drawn >= 0.1:
+            self._drawn = now
+            best = "none yet" if self.best is None else f"{self.best:g}"
+            self.stream.write(f"\rsearching: {self.checks} checks, best loss so far {best}   ")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.active and self.checks:
+            self.stream.write("\r" + " " * 70 + "\r")
+            self.stream.flush()
+
+
+def _run(job, as_json: bool, quiet: bool = False) -> int:
+    progress = Progress()
+    progress.active = progress.active and not quiet
+    try:
+        result = anonymize(job, on_check=progress)
+    finally:
+        progress.close()
+    if not quiet:
+        click.echo(summary(result.report), err=True)
     if as_json:
         click.echo(json.dumps(result.report, indent=2))
     return EXIT_OK if result.success else EXIT_NO_SOLUTION
@@ -59,13 +94,14 @@ def main() -> None:
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path (.parquet, .csv, .duckdb).")
 @click.option("--report", type=click.Path(dir_okay=False), help="Override output.report (JSON file).")
 @click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")
-@click.option("--json", "as_json", is_flag=True, help="Also print the report as JSON on stdout.")
-def anonymize_command(config, k, suppression_limit, metric, algorithm, output, report, overwrite, as_json):
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
+def anonymize_command(config, k, suppression_limit, metric, algorithm, output, report, overwrite, as_json, quiet):
     """Anonymize the table described by the TOML job CONFIG."""
     _guard(lambda: _run(
         load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
                  output=_absolute(output), report=_absolute(report), overwrite=overwrite),
-        as_json,
+        as_json, quiet,
     ))
 
 

@@ -52,7 +52,7 @@ class Session:
     def rows(self) -> int:
         return self.prepared.rows
 
-    def checker(self, **overrides) -> Checker:
+    def checker(self, on_check=None, **overrides) -> Checker:
         """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric overridden."""
         job = replace(self.job, **{k: v for k, v in overrides.items() if k != "stable"})
         metric = get_metric(job.metric)
@@ -60,10 +60,11 @@ class Session:
         if missing:
             raise ConfigError(f"metric '{job.metric}' needs {sorted(missing)}, which this session did not prepare")
         engine = self.engine if self._shared is None else _SharedStats(self.engine, self._shared, self.needs)
-        return Checker(engine, [KAnonymity(job.k)], metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit)
+        return Checker(engine, [KAnonymity(job.k)], metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
+                       on_check=on_check)
 
-    def search(self, algorithm: str | None = None, **overrides) -> tuple[SearchOutcome, Checker]:
-        checker = self.checker(**overrides)
+    def search(self, algorithm: str | None = None, on_check=None, **overrides) -> tuple[SearchOutcome, Checker]:
+        checker = self.checker(on_check=on_check, **overrides)
         name = algorithm or self.job.algorithm
         if name not in ALGORITHMS:
             raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")

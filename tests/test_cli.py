@@ -81,3 +81,27 @@ def test_demo_data_is_deterministic_and_hierarchies_are_current(tmp_path):
     write_hierarchies(tmp_path / "h")
     for name in HIERARCHIES:
         assert (tmp_path / "h" / f"demo_{name}.csv").read_bytes() == (ROOT / "hierarchies" / f"demo_{name}.csv").read_bytes()
+
+
+def test_quiet_prints_nothing_and_json_only_json(demo_job):
+    result = CliRunner().invoke(main, ["anonymize", str(demo_job), "--quiet", "--json"])
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert json.loads(result.stdout)["verified"]
+
+
+def test_progress_line_only_on_a_terminal():
+    import io
+
+    from sqlanon.checker import CheckResult
+    from sqlanon.cli import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for stream, drawn in ((Terminal(), True), (io.StringIO(), False)):
+        progress = Progress(stream)
+        progress(CheckResult((0,), True, None, 12.0, 0.0))
+        progress.close()
+        assert ("searching: 1 checks, best loss so far 12" in stream.getvalue()) == drawn
