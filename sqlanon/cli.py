@@ -125,6 +125,67 @@ def demo(config, rows, as_json):
     _guard(action)
 
 
+@main.group()
+def hierarchy() -> None:
+    """Build or preview a hierarchy given as a builder spec in a job."""
+
+
+@hierarchy.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--attribute", "-a", required=True, help="The attribute whose hierarchy to build.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the ARX CSV here (default: stdout).")
+@click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
+def build(config, attribute, output, overwrite):
+    """Build ATTRIBUTE's hierarchy over its data and write it as an ARX CSV (';', no header)."""
+    from sqlanon.errors import OutputError
+    from sqlanon.output import write_text_atomically
+    from sqlanon.session import hierarchy_for
+
+    def action() -> int:
+        text = _arx_csv(hierarchy_for(load_job(config), attribute))
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            if Path(output).exists() and not overwrite:
+                raise OutputError(f"{output} already exists: use --overwrite to replace it")
+            write_text_atomically(output, text)
+            click.echo(f"wrote {output}", err=True)
+        return EXIT_OK
+
+    _guard(action)
+
+
+@hierarchy.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--attribute", "-a", required=True, help="The attribute whose hierarchy to show.")
+@click.option("--rows", type=int, default=10, show_default=True, help="How many rows to show.")
+def preview(config, attribute, rows):
+    """Show the first rows of ATTRIBUTE's hierarchy and the number of values per level."""
+    from sqlanon.session import hierarchy_for
+
+    def action() -> int:
+        h = hierarchy_for(load_job(config), attribute)
+        widths = [max(len(r[l]) for r in h.rows) for l in range(h.height + 1)]
+        click.echo("  ".join(f"{'level ' + str(l):<{max(w, 7)}}" for l, w in enumerate(widths)))
+        for row in h.rows[:rows]:
+            click.echo("  ".join(f"{v:<{max(w, 7)}}" for v, w in zip(row, widths)))
+        if len(h.rows) > rows:
+            click.echo(f"... {len(h.rows) - rows} more rows")
+        click.echo("values per level: " + ", ".join(str(d) for d in h.encoded.distinct))
+        return EXIT_OK
+
+    _guard(action)
+
+
+def _arx_csv(h) -> str:
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=";", lineterminator="\n").writerows(h.rows)
+    return buffer.getvalue()
+
+
 def _terminate(signum, frame):
     raise KeyboardInterrupt
 

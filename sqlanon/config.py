@@ -53,7 +53,7 @@ class Source:
 class Attribute:
     name: str
     role: str
-    hierarchy: Hierarchy | str | Path | None = None
+    hierarchy: Hierarchy | str | Path | dict | None = None  # dict: a builder spec
 
 
 @dataclass
@@ -135,10 +135,16 @@ class Job:
             if self.output.kind == "duckdb" and not self.output.table:
                 raise ConfigError("output.table is required when the output is a .duckdb file")
 
-    def hierarchy_of(self, attribute: Attribute) -> Hierarchy:
+    def hierarchy_of(self, attribute: Attribute, values=None) -> Hierarchy:
+        """The attribute's hierarchy: given, read from its file, or built from its spec over
+        ``values`` (the attribute's distinct values, needed only by builders)."""
         h = attribute.hierarchy
         if isinstance(h, Hierarchy):
             return h
+        if isinstance(h, dict):
+            from sqlanon.hierarchy.builders import build_hierarchy
+
+            return build_hierarchy(attribute.name, h, values() if callable(values) else values)
         return read_hierarchy(h, attribute.name)
 
 
@@ -209,7 +215,15 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for attribute '{name}'; known: hierarchy, role")
         if "role" not in spec:
             raise ConfigError(f"{where}: attribute '{name}' has no role; give one of {', '.join(ROLES)}")
-        attributes.append(Attribute(name, spec["role"], resolve(spec.get("hierarchy"))))
+        hierarchy = spec.get("hierarchy")
+        if isinstance(hierarchy, dict):
+            if "type" not in hierarchy:
+                raise ConfigError(f"{where}: the hierarchy of '{name}' needs a type (intervals, mask, date, order)")
+        elif hierarchy is not None and not isinstance(hierarchy, str):
+            raise ConfigError(f"{where}: the hierarchy of '{name}' must be a file path or a builder table")
+        else:
+            hierarchy = resolve(hierarchy)
+        attributes.append(Attribute(name, spec["role"], hierarchy))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
     job = Job(
         input=source,

@@ -31,11 +31,17 @@ class Session:
         started = time.perf_counter()
         self.job = job
         self.qis = [a.name for a in job.quasi_identifiers]
-        self.hierarchies = [job.hierarchy_of(a).encoded for a in job.quasi_identifiers]
+        # Hierarchy files first (fail fast), builders once the data is open.
+        files = {a.name: job.hierarchy_of(a) for a in job.quasi_identifiers if not isinstance(a.hierarchy, dict)}
         self.engine = create_engine(job.engine, lookup=job.lookup)
         try:
             columns = self.engine.open(job.input)
             self.passthrough, self.output_columns = plan_columns(job, columns)
+            self.hierarchy_objects = [
+                files.get(a.name) or job.hierarchy_of(a, lambda a=a: self.engine.distinct_values(a.name))
+                for a in job.quasi_identifiers
+            ]
+            self.hierarchies = [h.encoded for h in self.hierarchy_objects]
             self.needs = get_metric(job.metric).needs if needs is None else needs
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs)
         except BaseException:
@@ -97,6 +103,22 @@ class _SharedStats:
             have = known[0] if known else frozenset()
             self.memo[key] = (have | needs, self.engine.class_stats(node, keep, params, have | needs))
         return self.memo[key][1]
+
+
+def hierarchy_for(job: Job, attribute: str):
+    """The hierarchy of one attribute of a job, built over its data if the job gives a spec."""
+    match = [a for a in job.attributes if a.name == attribute]
+    if not match or match[0].hierarchy is None:
+        named = [a.name for a in job.attributes if a.hierarchy is not None]
+        raise ConfigError(f"attribute '{attribute}' has no hierarchy in the job; attributes with one: {named}")
+    if not isinstance(match[0].hierarchy, dict):
+        return job.hierarchy_of(match[0])
+    engine = create_engine(job.engine, lookup=job.lookup)
+    try:
+        engine.open(job.input)
+        return job.hierarchy_of(match[0], engine.distinct_values(attribute))
+    finally:
+        engine.close()
 
 
 def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputColumn]]:

@@ -115,6 +115,14 @@ class DuckDBEngine:
                 )
         return DataError(f"cannot read input {source.describe()}: {_first_line(error)}")
 
+    def distinct_values(self, column: str) -> list[str]:
+        """The distinct values of a column as text (NULL as ''), for hierarchy builders."""
+        relation, params = self._source_relation(self._source)
+        value = c.as_text(c.col(column)).sql(DIALECT)
+        with interruptible():
+            rows = self.con.execute(f"SELECT DISTINCT {value} FROM {relation}", params).fetchall()
+        return sorted(r[0] for r in rows)
+
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
                 needs: frozenset[str] = frozenset()) -> PreparedData:

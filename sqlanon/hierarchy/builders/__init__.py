@@ -1,0 +1,49 @@
+"""Hierarchy builders: a spec in the job (``hierarchy = { type = "...", ... }``) plus the
+attribute's distinct values give the rows of an ARX-format hierarchy. The spec is the source of
+truth; the rows are validated like a hierarchy read from a file.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from sqlanon.errors import ConfigError
+from sqlanon.hierarchy.builders.dates import build_dates
+from sqlanon.hierarchy.builders.intervals import build_intervals
+from sqlanon.hierarchy.builders.mask import build_mask
+from sqlanon.hierarchy.builders.order import build_order
+from sqlanon.hierarchy.model import Hierarchy
+
+BUILDERS: dict[str, Callable[[str, dict, Sequence[str]], list[list[str]]]] = {
+    "intervals": build_intervals,
+    "mask": build_mask,
+    "date": build_dates,
+    "order": build_order,
+}
+
+
+def build_hierarchy(attribute: str, spec: dict, values: Sequence[str]) -> Hierarchy:
+    """Rows for every value in ``values`` (the attribute's distinct values), validated."""
+    kind = spec.get("type")
+    if kind not in BUILDERS:
+        raise ConfigError(
+            f"attribute '{attribute}': unknown hierarchy type {kind!r}; valid types: {', '.join(BUILDERS)}"
+        )
+    rows = BUILDERS[kind](attribute, spec, sorted(set(values)))
+    return Hierarchy.from_rows(attribute, rows, source=f"{kind} builder")
+
+
+def check_keys(attribute: str, spec: dict, allowed: set[str]) -> None:
+    extra = set(spec) - allowed - {"type"}
+    if extra:
+        raise ConfigError(
+            f"attribute '{attribute}': unknown key(s) {sorted(extra)} for a {spec['type']} hierarchy; "
+            f"known: {sorted(allowed)}"
+        )
+
+
+def with_top(rows: list[list[str]], top: str = "*") -> list[list[str]]:
+    """Append the top level unless the last level already has a single value."""
+    if len({row[-1] for row in rows}) > 1 or len(rows[0]) == 1:
+        rows = [row + [top] for row in rows]
+    return rows
