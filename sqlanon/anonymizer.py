@@ -14,7 +14,9 @@ import sqlglot
 from sqlanon import __version__
 from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import Job
+from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
+from sqlanon.search import SearchOutcome
 from sqlanon.session import Session
 from sqlanon.verify import verify
 
@@ -38,6 +40,17 @@ def anonymize(job: Job, on_check=None) -> Result:
 
     ``on_check`` is called with every check's result (the CLI draws its progress line with it).
     """
+    return _execute(job, on_check=on_check)
+
+
+def apply(job: Job, manifest: dict) -> Result:
+    """Apply a saved transformation (a report's manifest) to the job's data, re-checking the
+    models there; ``success`` is False, with a ``reason``, if they no longer hold."""
+    job, node = job_for_manifest(job, manifest)
+    return _execute(job, manifest=manifest, node=node)
+
+
+def _execute(job: Job, on_check=None, manifest: dict | None = None, node=None) -> Result:
     job.validate()
     if job.output.path is not None:
         check_target(job.output, job.input)
@@ -45,7 +58,18 @@ def anonymize(job: Job, on_check=None) -> Result:
     with Session(job) as session:
         seconds["prepare"] = session.prepare_seconds
         started = time.perf_counter()
-        outcome, checker = session.search(on_check=on_check)
+        reason = None
+        if node is None:
+            outcome, checker = session.search(on_check=on_check)
+        else:
+            check_hierarchies(job, manifest, session.hierarchy_objects)
+            session.explain(node, 0)  # validates the node against the lattice
+            checker = session.checker()
+            result = checker.check(node)
+            outcome = SearchOutcome(result if result.anonymous else None, {"checks": checker.checks, "tagged": 0})
+            if not result.anonymous:
+                reason = (f"the saved transformation no longer satisfies k={job.k} on this data: "
+                          f"{result.stats.suppressed} rows would be suppressed, the limit is {checker.limit_rows}")
         seconds["search"] = time.perf_counter() - started
         best = outcome.optimum
         started = time.perf_counter()
@@ -54,6 +78,12 @@ def anonymize(job: Job, on_check=None) -> Result:
             verification = _write_and_verify(session, checker, best)
         seconds["output"] = time.perf_counter() - started
         report = _report(session, checker, best, outcome.counters, seconds, verification)
+        if node is not None:
+            report["algorithm"] = "apply"
+        if reason:
+            report["reason"] = reason
+        if best is not None:
+            report["manifest"] = build_manifest(job, session.qis, best.node, session.hierarchy_objects)
     if job.output.report:
         write_text_atomically(job.output.report, json.dumps(report, indent=2) + "\n")
     return Result(
@@ -132,6 +162,8 @@ def _report(session: Session, checker: Checker, best, counters, seconds, verific
 
 def summary(report: dict) -> str:
     """A short human summary (printed on stderr by the CLI)."""
+    if not report["success"] and report.get("reason"):
+        return f"Not applied: {report['reason']}."
     if not report["success"]:
         k = report["privacy"]["models"][0]["k"]
         reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
@@ -139,8 +171,9 @@ def summary(report: dict) -> str:
                 f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} "
                 f"({report['checks']} checks of {report['lattice_size']} nodes).")
     levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
+    kind = "Saved transformation" if report["algorithm"] == "apply" else "Optimal transformation"
     lines = [
-        f"Optimal transformation ({report['algorithm']}, {report['metric']}): {levels}",
+        f"{kind} ({report['algorithm']}, {report['metric']}): {levels}",
         f"  loss {report['loss']}, {report['suppressed']} of {report['rows']} rows suppressed, "
         f"{report['classes']} classes (smallest {report['min_class_size']})",
         f"  {report['checks']} checks of {report['lattice_size']} nodes, "

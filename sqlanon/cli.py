@@ -15,9 +15,9 @@ from pathlib import Path
 
 import click
 
-from sqlanon.anonymizer import anonymize, summary
+from sqlanon.anonymizer import anonymize, apply as apply_manifest, summary
 from sqlanon.config import load_job
-from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, EXIT_USAGE, SqlanonError
+from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, EXIT_USAGE, ConfigError, SqlanonError
 from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
 
@@ -121,6 +121,67 @@ def demo(config, rows, as_json):
         write_patients(job.input.path, rows=rows)
         click.echo(f"wrote {rows} demo rows to {job.input.path}", err=True)
         return _run(job, as_json)
+
+    _guard(action)
+
+
+@main.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--manifest", "-m", required=True, type=click.Path(dir_okay=False), help="A report.json of an earlier anonymize run.")
+@click.option("--output", type=click.Path(dir_okay=False), help="Override output.path.")
+@click.option("--report", type=click.Path(dir_okay=False), help="Write this run's report here (output.report of the job is not used).")
+@click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
+@click.option("--quiet", "-q", is_flag=True, help="No summary on stderr (errors still).")
+def apply(config, manifest, output, report, overwrite, as_json, quiet):
+    """Apply a saved transformation to CONFIG's data and re-check the privacy models."""
+    from dataclasses import replace
+
+    from sqlanon.manifest import load_manifest
+
+    def action() -> int:
+        job = load_job(config, output=_absolute(output), overwrite=overwrite)
+        # The job's report path is usually the manifest itself: never write over it.
+        if report and Path(report).resolve() == Path(manifest).resolve():
+            raise ConfigError("--report names the manifest: choose another path")
+        job = replace(job, output=replace(job.output, report=_absolute(report)))
+        result = apply_manifest(job, load_manifest(manifest))
+        if not quiet:
+            click.echo(summary(result.report), err=True)
+        if as_json:
+            click.echo(json.dumps(result.report, indent=2))
+        return EXIT_OK if result.success else EXIT_NO_SOLUTION
+
+    _guard(action)
+
+
+@main.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--node", required=True, help="Levels in QI order, e.g. 1,2,0.")
+@click.option("--show", type=int, default=10, show_default=True, help="How many failing classes to list.")
+def explain(config, node, show):
+    """Print the SQL of a node's check, its figures, and the smallest classes that fail it."""
+    from sqlanon.session import Session
+
+    def action() -> int:
+        try:
+            levels = tuple(int(x) for x in node.split(","))
+        except ValueError:
+            raise ConfigError(f"--node must be levels separated by commas, e.g. 1,2,0; got {node!r}") from None
+        with Session(load_job(config)) as session:
+            e = session.explain(levels, show)
+        r = e["result"]
+        click.echo(f"-- check of node {','.join(map(str, levels))} ({', '.join(f'{q}={l}' for q, l in zip(session.qis, levels))})")
+        click.echo(f"-- parameters: {e['parameters']}")
+        click.echo(e["sql"] + ";")
+        verdict = "anonymous" if r.anonymous else "NOT anonymous"
+        click.echo(f"\n{verdict}: {r.stats.suppressed} rows in failing classes, limit {e['limit_rows']}; "
+                   f"{r.stats.classes} classes, {r.stats.kept_classes} kept; {session.job.metric} {r.loss}")
+        if e["failing"]:
+            click.echo(f"smallest failing classes (of {r.stats.classes - r.stats.kept_classes}):")
+            for labels, size in e["failing"]:
+                click.echo(f"  {size:>6}  " + ", ".join(f"{q}={v}" for q, v in labels.items()))
+        return EXIT_OK
 
     _guard(action)
 

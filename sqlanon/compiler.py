@@ -188,6 +188,30 @@ def create_temp_table(name: str, query: exp.Expression) -> exp.Create:
     )
 
 
+def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide") -> exp.Select:
+    """The classes that fail the models, smallest first, with their decoded QI values."""
+    query = (
+        exp.select()
+        .from_(class_query(node, False, True, lookup).subquery(ident("cls")))
+        .where(exp.Not(this=exp.Paren(this=keep)))
+    )
+    for j, level in enumerate(node):
+        alias = f"v{j}"
+        query = query.join(
+            table(label_table(j), alias),
+            on=exp.and_(
+                exp.EQ(this=col("level", alias), expression=exp.Literal.number(level)),
+                exp.EQ(this=col("code", alias), expression=col(f"g{j}", "cls")),
+            ),
+        )
+    labels = [col("label", f"v{j}").as_(ident(f"label{j}")) for j in range(len(node))]
+    return (
+        query.select(*labels, col("n", "cls"))
+        .order_by(col("n", "cls"), *(col(f"label{j}") for j in range(len(node))))
+        .limit(param("limit"))
+    )
+
+
 def base_classes_query(dimensions: int) -> exp.Select:
     """Compress the encoded data once: distinct QI code combinations with their counts."""
     keys = [col(qi(j)) for j in range(dimensions)]

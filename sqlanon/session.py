@@ -79,6 +79,24 @@ class Session:
         options = {option: getattr(job, option) for option in cls.options}
         return cls(self.lattice, checker, **options).run(), checker
 
+    def explain(self, node, show: int = 10) -> dict:
+        """A node's check SQL, its figures, and its smallest failing classes."""
+        if len(node) != len(self.qis) or any(not 0 <= l <= h for l, h in zip(node, self.lattice.heights)):
+            raise ConfigError(
+                f"node {','.join(map(str, node))} is not in the lattice: give {len(self.qis)} levels "
+                f"({', '.join(self.qis)}), each between 0 and {', '.join(map(str, self.lattice.heights))}"
+            )
+        checker = self.checker()
+        result = checker.check(tuple(node))
+        failing = self.engine.failing_classes(tuple(node), checker.keep, checker.params, show)
+        return {
+            "sql": self.engine.check_sql(tuple(node), checker.keep, checker.metric.needs),
+            "parameters": checker.params,
+            "result": result,
+            "limit_rows": checker.limit_rows,
+            "failing": [(dict(zip(self.qis, row[:-1])), int(row[-1])) for row in failing],
+        }
+
     def close(self) -> None:
         self.engine.close()
 

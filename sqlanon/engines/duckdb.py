@@ -216,6 +216,14 @@ class DuckDBEngine:
             result[j].append(int(count))
         return tuple(tuple(h) for h in result)
 
+    def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str:
+        """The SQL of a node's check, as sent to DuckDB (pretty-printed)."""
+        return c.stats_query(node, keep(c.col("n")), "leaves" in needs, lookup=self.lookup).sql(DIALECT, pretty=True)
+
+    def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
+        """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
+        return self.run(c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup), {**params, "limit": limit})
+
     def _node_query(self, shape: tuple, node: Node, build) -> str | exp.Expression:
         """The SQL of a per-node query; in the wide layout from a template rendered once."""
         if self.lookup != "wide":
