@@ -35,12 +35,14 @@ class Result:
     report: dict = field(default_factory=dict)
 
 
-def anonymize(job: Job, on_check=None) -> Result:
+def anonymize(job: Job, on_check=None, on_phase=None) -> Result:
     """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input.
 
-    ``on_check`` is called with every check's result (the CLI draws its progress line with it).
+    ``on_check`` is called with every check's result and ``on_phase`` with the name of each
+    phase as it starts (prepare, search, write, verify); the CLI draws its progress line
+    with them.
     """
-    return _execute(job, on_check=on_check)
+    return _execute(job, on_check=on_check, on_phase=on_phase)
 
 
 def apply(job: Job, manifest: dict) -> Result:
@@ -50,12 +52,15 @@ def apply(job: Job, manifest: dict) -> Result:
     return _execute(job, manifest=manifest, node=node)
 
 
-def _execute(job: Job, on_check=None, manifest: dict | None = None, node=None) -> Result:
+def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None) -> Result:
     job.validate()
     if job.output.path is not None:
         check_target(job.output, job.input)
     seconds: dict[str, float] = {}
+    phase = on_phase or (lambda name: None)
+    phase("prepare")
     with Session(job) as session:
+        phase("search")
         seconds["prepare"] = session.prepare_seconds
         started = time.perf_counter()
         reason = None
@@ -75,7 +80,7 @@ def _execute(job: Job, on_check=None, manifest: dict | None = None, node=None) -
         started = time.perf_counter()
         verification = None
         if best is not None and job.output.path is not None:
-            verification = _write_and_verify(session, checker, best)
+            verification = _write_and_verify(session, checker, best, phase)
         seconds["output"] = time.perf_counter() - started
         report = _report(session, checker, best, outcome.counters, seconds, verification)
         if node is not None:
@@ -98,10 +103,12 @@ def _execute(job: Job, on_check=None, manifest: dict | None = None, node=None) -
     )
 
 
-def _write_and_verify(session: Session, checker: Checker, best: CheckResult) -> dict:
+def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase) -> dict:
     job = session.job
+    phase("write")
     with atomic_target(job.output) as target:
         session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target)
+    phase("verify")
     try:
         return verify(job.output, session.qis, job.k, session.rows, best.stats.suppressed, checker.limit_rows)
     except Exception:

@@ -23,8 +23,11 @@ from sqlanon.search import ALGORITHMS
 
 
 class Progress:
-    """One self-overwriting line on stderr: checks done and the best loss so far. Drawn only
-    when stderr is a terminal, at most ten times a second."""
+    """One self-overwriting line on stderr: the phase, and while searching the checks done and
+    the best loss so far. Drawn only when stderr is a terminal, at most ten times a second."""
+
+    PHASES = {"prepare": "reading and encoding the input", "search": "searching", "write": "writing the output",
+              "verify": "verifying the output"}
 
     def __init__(self, stream=None):
         self.stream = stream or sys.stderr
@@ -33,19 +36,25 @@ class Progress:
         self.best = None
         self._drawn = 0.0
 
+    def phase(self, name: str) -> None:
+        self._draw(f"{self.PHASES.get(name, name)}...", force=True)
+
     def __call__(self, result) -> None:
         self.checks += 1
         if result.anonymous and (self.best is None or result.loss < self.best):
             self.best = result.loss
+        best = "none yet" if self.best is None else f"{self.best:g}"
+        self._draw(f"searching: {self.checks} checks, best loss so far {best}")
+
+    def _draw(self, text: str, force: bool = False) -> None:
         now = time.monotonic()
-        if self.active and now - self._drawn >= 0.1:
+        if self.active and (force or now - self._drawn >= 0.1):
             self._drawn = now
-            best = "none yet" if self.best is None else f"{self.best:g}"
-            self.stream.write(f"\rsearching: {self.checks} checks, best loss so far {best}   ")
+            self.stream.write(f"\r{text:<70}")
             self.stream.flush()
 
     def close(self) -> None:
-        if self.active and self.checks:
+        if self.active and self._drawn:
             self.stream.write("\r" + " " * 70 + "\r")
             self.stream.flush()
 
@@ -54,7 +63,7 @@ def _run(job, as_json: bool, quiet: bool = False) -> int:
     progress = Progress()
     progress.active = progress.active and not quiet
     try:
-        result = anonymize(job, on_check=progress)
+        result = anonymize(job, on_check=progress, on_phase=progress.phase)
     finally:
         progress.close()
     if not quiet:

@@ -102,6 +102,12 @@ def test_progress_line_only_on_a_terminal():
 
     for stream, drawn in ((Terminal(), True), (io.StringIO(), False)):
         progress = Progress(stream)
+        progress.phase("prepare")
+        progress._drawn = 0.0  # as if the last draw were long ago
         progress(CheckResult((0,), True, None, 12.0, 0.0))
+        progress.phase("write")
         progress.close()
-        assert ("searching: 1 checks, best loss so far 12" in stream.getvalue()) == drawn
+        text = stream.getvalue()
+        assert ("reading and encoding the input..." in text) == drawn
+        assert ("searching: 1 checks, best loss so far 12" in text) == drawn
+        assert ("writing the output..." in text) == drawn
