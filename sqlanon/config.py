@@ -150,7 +150,7 @@ class Job:
 
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
-    "privacy": {"k", "suppression_limit"},
+    "privacy": {"k", "suppression_limit", "models"},
     "search": {"algorithm", "metric", "stable"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
@@ -225,10 +225,13 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             hierarchy = resolve(hierarchy)
         attributes.append(Attribute(name, spec["role"], hierarchy))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
+    k = privacy.get("k")
+    for model in privacy.get("models", []):
+        k = _model_k(model, k, where)
     job = Job(
         input=source,
         attributes=attributes,
-        k=privacy.get("k", 2),
+        k=2 if k is None else k,
         suppression_limit=privacy.get("suppression_limit", 0.0),
         algorithm=search.get("algorithm", "flash"),
         metric=search.get("metric", "discernibility"),
@@ -244,6 +247,23 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         ),
     )
     return apply_overrides(job, **overrides)
+
+
+MODELS = ("k-anonymity",)  # the privacy models this version knows
+
+
+def _model_k(model: Any, k: Any, where: str) -> Any:
+    """Read one [[privacy.models]] entry; k-anonymity is the only model so far."""
+    if not isinstance(model, dict) or "type" not in model:
+        raise ConfigError(f"{where}: each [[privacy.models]] entry needs a type; valid types: {', '.join(MODELS)}")
+    if model["type"] not in MODELS:
+        raise ConfigError(f"{where}: unknown privacy model '{model['type']}'; valid models: {', '.join(MODELS)}")
+    extra = set(model) - {"type", "k"}
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for the k-anonymity model; known: k")
+    if k is not None and model.get("k") != k:
+        raise ConfigError(f"{where}: k is given twice with different values ({k} and {model.get('k')})")
+    return model.get("k")
 
 
 def apply_overrides(job: Job, **overrides: Any) -> Job:

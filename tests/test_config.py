@@ -105,3 +105,14 @@ def test_stable_option_reaches_ola(tmp_path):
     bad = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nstable = "yes"\n'))
     with pytest.raises(ConfigError, match="search.stable must be true or false"):
         anonymize(load_job(bad))
+
+
+def test_privacy_models_list(tmp_path):
+    ok = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[[privacy.models]]\ntype = "k-anonymity"\nk = 4\n'))
+    assert load_job(ok).k == 4
+    unknown = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[[privacy.models]]\ntype = "l-diversity"\nl = 2\n'))
+    with pytest.raises(ConfigError, match="unknown privacy model 'l-diversity'; valid models: k-anonymity"):
+        load_job(unknown)
+    twice = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[privacy]\nk = 3\n[[privacy.models]]\ntype = "k-anonymity"\nk = 4\n'))
+    with pytest.raises(ConfigError, match="k is given twice"):
+        load_job(twice)
