@@ -123,7 +123,7 @@ def plot(rows, path: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=list(QIS))
+    parser.add_argument("--datasets", nargs="*", default=list(QIS))
     parser.add_argument("--k", type=int, nargs="+", default=list(range(2, 11)))
     parser.add_argument("--limits", type=float, nargs="+", default=[0.0, 0.02, 0.04])
     parser.add_argument("--permutations", type=int, default=20)
@@ -133,9 +133,10 @@ def main() -> None:
     rows = []
     for name in args.datasets:
         rows += run_grid(name, args.k, args.limits)
-    factors(rows)
+    if rows:
+        factors(rows)
     stable = stability(args.permutations) if args.permutations else None
-    if args.plot:
+    if args.plot and rows:
         plot(rows, args.plot)
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "stability": stable}, indent=2))
