@@ -188,6 +188,20 @@ def create_temp_table(name: str, query: exp.Expression) -> exp.Create:
     )
 
 
+def join_labels(query: exp.Select, node: Node, source_alias: str) -> exp.Select:
+    """Join each QI's label table as ``v<j>`` to decode the generalized code ``g<j>``."""
+    for j, level in enumerate(node):
+        alias = f"v{j}"
+        query = query.join(
+            table(label_table(j), alias),
+            on=exp.and_(
+                exp.EQ(this=col("level", alias), expression=exp.Literal.number(level)),
+                exp.EQ(this=col("code", alias), expression=col(f"g{j}", source_alias)),
+            ),
+        )
+    return query
+
+
 def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide") -> exp.Select:
     """The classes that fail the models, smallest first, with their decoded QI values."""
     query = (
@@ -195,15 +209,7 @@ def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide"
         .from_(class_query(node, False, True, lookup).subquery(ident("cls")))
         .where(exp.Not(this=exp.Paren(this=keep)))
     )
-    for j, level in enumerate(node):
-        alias = f"v{j}"
-        query = query.join(
-            table(label_table(j), alias),
-            on=exp.and_(
-                exp.EQ(this=col("level", alias), expression=exp.Literal.number(level)),
-                exp.EQ(this=col("code", alias), expression=col(f"g{j}", "cls")),
-            ),
-        )
+    query = join_labels(query, node, "cls")
     labels = [col("label", f"v{j}").as_(ident(f"label{j}")) for j in range(len(node))]
     return (
         query.select(*labels, col("n", "cls"))
@@ -287,15 +293,7 @@ def output_query(
     gen = exp.select(exp.Star(), size.as_(ident("__n"))).from_(gen.subquery(ident("gen")))
     kept = keep_condition(col("__n", "o"))
     query = exp.select().from_(gen.subquery(ident("o")))
-    for j, level in enumerate(node):
-        alias = f"v{j}"
-        query = query.join(
-            table(label_table(j), alias),
-            on=exp.and_(
-                exp.EQ(this=col("level", alias), expression=exp.Literal.number(level)),
-                exp.EQ(this=col("code", alias), expression=col(f"g{j}", "o")),
-            ),
-        )
+    query = join_labels(query, node, "o")
     selected = []
     for name, kind, index in columns:
         if kind == "qi":
