@@ -3,7 +3,8 @@
 Nothing here allocates the whole lattice; successors, predecessors and the nodes of one
 level are computed on demand. The traversal order is Flash's stable order (Kohlmayer et al.
 2012): c(n) = (level, mean l_j/h_j, 1 - mean distinct_j(l_j)/distinct_j(0)), then the level
-vector itself, so every algorithm breaks ties the same way.
+vector read in the order of the QIs' names, so every algorithm breaks ties the same way and
+permuting the columns of a job changes nothing.
 """
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ Node = tuple[int, ...]
 class Lattice:
     """Full-domain generalization lattice over ``heights`` (top level of each QI)."""
 
-    def __init__(self, heights: Sequence[int], distinct: Sequence[Sequence[int]] | None = None):
+    def __init__(self, heights: Sequence[int], distinct: Sequence[Sequence[int]] | None = None,
+                 names: Sequence[str] | None = None):
         self.heights: tuple[int, ...] = tuple(heights)
+        # The last tie-break reads the levels in the order of the QIs' names, so the traversal
+        # (and Flash's checks) does not depend on the order of the columns in the job.
+        self._canonical = tuple(sorted(range(len(self.heights)), key=lambda j: names[j])) if names else tuple(range(len(self.heights)))
         # distinct[j][l]: number of distinct values of QI j at level l (for the order only).
         self.distinct = tuple(tuple(d) for d in distinct) if distinct else tuple((1,) * (h + 1) for h in self.heights)
         # Exact integer form of the two means: scale by common denominators.
@@ -96,4 +101,4 @@ class Lattice:
     def _order_key(self, node: Node) -> tuple:
         relative = sum(l * r for l, r in zip(node, self._relative))
         kept = sum(d[l] for l, d in zip(node, self._kept))
-        return (sum(node), relative, self._kept_total - kept, node)
+        return (sum(node), relative, self._kept_total - kept, tuple(node[j] for j in self._canonical))

@@ -48,7 +48,9 @@ class Session:
             self.engine.close()
             raise
         self.ctx = metric_context(self.prepared.rows, self.hierarchies, self.prepared.value_counts)
-        self.lattice = Lattice([len(h.labels) - 1 for h in self.hierarchies], [h.distinct for h in self.hierarchies])
+        self.lattice = Lattice(
+            [len(h.labels) - 1 for h in self.hierarchies], [h.distinct for h in self.hierarchies], self.qis
+        )
         self.prepare_seconds = time.perf_counter() - started
         # Tests compare many searches on one session: with share_stats, a node's class figures
         # are computed once per k and reused (each checker still counts its own checks).
