@@ -17,7 +17,7 @@ import click
 
 from sqlanon.anonymizer import anonymize, apply as apply_manifest, summary
 from sqlanon.config import load_job
-from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, EXIT_USAGE, ConfigError, SqlanonError
+from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError, SqlanonError
 from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
 

@@ -6,7 +6,6 @@ import json
 from click.testing import CliRunner
 
 from sqlanon.cli import main
-from test_cli import demo_job  # noqa: F401  (fixture)
 
 
 def rewrite(path, keep):

@@ -3,7 +3,6 @@
 import pytest
 from click.testing import CliRunner
 
-from conftest import ADULT
 from sqlanon.cli import main
 
 

@@ -3,24 +3,11 @@
 import json
 
 import pyarrow.csv as pacsv
-import pytest
 from click.testing import CliRunner
 
 from conftest import ROOT
 from sqlanon.cli import main
 from sqlanon.demo import HIERARCHIES, write_hierarchies, write_patients
-
-
-@pytest.fixture
-def demo_job(tmp_path):
-    """demo.toml copied next to fresh demo data, so the test writes only under tmp_path."""
-    write_patients(tmp_path / "demo" / "patients.csv")
-    (tmp_path / "hierarchies").mkdir()
-    for name in HIERARCHIES:
-        (tmp_path / "hierarchies" / f"demo_{name}.csv").write_bytes((ROOT / "hierarchies" / f"demo_{name}.csv").read_bytes())
-    path = tmp_path / "demo.toml"
-    path.write_text((ROOT / "demo.toml").read_text())
-    return path
 
 
 def test_anonymize_end_to_end_with_json(demo_job, tmp_path):

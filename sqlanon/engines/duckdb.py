@@ -42,7 +42,6 @@ class DuckDBEngine:
         # Checks answered from a snapshot of a more specialized node: this engine always reads
         # the base class table (roll-up is the engines issue's work), so this stays 0.
         self.rollups = 0
-        self._dimensions = 0
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}
 
@@ -143,7 +142,6 @@ class DuckDBEngine:
         self.run(c.create_temp_table(c.DATA, c.encode_query([n for n, _ in qis], passthrough)))
         self.run(c.create_temp_table(c.CLASSES, c.base_classes_query(len(qis))))
         self.rows_scanned += rows
-        self._dimensions = len(qis)
         self._base_classes = self.run(f"SELECT COUNT(*) FROM {c.CLASSES}")[0][0]
         if self.lookup == "wide":
             wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs)

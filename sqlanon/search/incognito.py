@@ -16,7 +16,6 @@ the projection's. ``complete`` then makes the optimum exact for non-monotonic me
 
 from __future__ import annotations
 
-from itertools import combinations
 
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
@@ -30,7 +29,6 @@ class Incognito(SearchAlgorithm):
 
     def traverse(self) -> None:
         lattice = self.lattice
-        heights = lattice.heights
         d = lattice.dimensions
         self.counters["tagged"] = 0
         self.counters["candidates"] = 0
