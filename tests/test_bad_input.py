@@ -77,3 +77,38 @@ def test_k_larger_than_rows(tmp_path):
 def test_bad_flags(tmp_path, flag, value, message):
     code, err = run(job(tmp_path, SIMPLE, "x\na\nb\n"), flag, value)
     assert code == 2 and message in err
+
+
+@pytest.mark.parametrize("hierarchy, message", [
+    ("a;*\nb;x;*\n", "line 2 has 3"),
+    ("a;*\nb;*\na;*\n", "duplicate original values 'a' (lines 1 and 3)"),
+    ("a;ab;*\nb;ab;top\n", "not functional: value 'ab' at level 1"),
+])
+def test_malformed_hierarchy_exits_2_and_names_file_and_lines(tmp_path, hierarchy, message):
+    path = job(tmp_path, SIMPLE, "x\na\nb\n")
+    (tmp_path / "h.csv").write_text(hierarchy)
+    code, err = run(path)
+    assert code == 2 and message in err and "h.csv" in err
+
+
+def test_malformed_toml_exits_2_with_line_and_column(tmp_path):
+    code, err = run(job(tmp_path, "[input]\npath = \n"))
+    assert code == 2 and "line 2, column 8" in err
+
+
+def test_hierarchy_build_and_preview(tmp_path):
+    body = ('[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\n'
+            'hierarchy = { type = "intervals", widths = [10, 20] }\n')
+    path = job(tmp_path, body, "x\n3\n17\n25\n")
+    runner = CliRunner()
+    built = runner.invoke(main, ["hierarchy", "build", str(path), "-a", "x", "-o", str(tmp_path / "x.csv")])
+    assert built.exit_code == 0, built.output
+    assert (tmp_path / "x.csv").read_text() == "3;0-9;0-19;*\n17;10-19;0-19;*\n25;20-29;20-39;*\n"
+    again = runner.invoke(main, ["hierarchy", "build", str(path), "-a", "x", "-o", str(tmp_path / "x.csv")])
+    assert again.exit_code == 3 and "use --overwrite" in again.stderr
+    shown = runner.invoke(main, ["hierarchy", "preview", str(path), "-a", "x", "--rows", "2"])
+    assert shown.exit_code == 0
+    assert "17       10-19    0-19     *" in shown.stdout and "... 1 more rows" in shown.stdout
+    assert "values per level: 3, 3, 2, 1" in shown.stdout
+    bad = runner.invoke(main, ["hierarchy", "preview", str(path), "-a", "y"])
+    assert bad.exit_code == 2 and "attribute 'y' has no hierarchy" in bad.stderr
