@@ -68,7 +68,7 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             outcome, checker = session.search(on_check=on_check)
         else:
             check_hierarchies(job, manifest, session.hierarchy_objects)
-            session.explain(node, 0)  # validates the node against the lattice
+            node = session.validate_node(node)
             checker = session.checker()
             result = checker.check(node)
             outcome = SearchOutcome(result if result.anonymous else None, {"checks": checker.checks, "tagged": 0})

@@ -81,13 +81,18 @@ class Session:
         options = {option: getattr(job, option) for option in cls.options}
         return cls(self.lattice, checker, **options).run(), checker
 
-    def explain(self, node, show: int = 10) -> dict:
-        """A node's check SQL, its figures, and its smallest failing classes."""
+    def validate_node(self, node) -> tuple[int, ...]:
+        """The node as a tuple, or a ConfigError naming the QIs and their heights."""
         if len(node) != len(self.qis) or any(not 0 <= l <= h for l, h in zip(node, self.lattice.heights)):
             raise ConfigError(
                 f"node {','.join(map(str, node))} is not in the lattice: give {len(self.qis)} levels "
                 f"({', '.join(self.qis)}), each between 0 and {', '.join(map(str, self.lattice.heights))}"
             )
+        return tuple(node)
+
+    def explain(self, node, show: int = 10) -> dict:
+        """A node's check SQL, its figures, and its smallest failing classes."""
+        node = self.validate_node(node)
         checker = self.checker()
         result = checker.check(tuple(node))
         failing = self.engine.failing_classes(tuple(node), checker.keep, checker.params, show)
