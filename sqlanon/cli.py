@@ -1,7 +1,7 @@
 """The command line: thin, it parses flags into a Job, calls the API, prints, exits.
 
 Exit codes: 0 solution written and verified, 1 no transformation satisfies the models,
-2 usage or configuration error, 3 data or I/O error, 4 output failed verification (a bug),
+2 usage, configuration or hierarchy error, 3 data or I/O error, 4 output failed verification (a bug),
 130 interrupted.
 """
 
