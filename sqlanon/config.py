@@ -87,6 +87,7 @@ class Job:
     engine: str = "duckdb"
     lookup: str = "wide"  # "wide": levels joined once at preparation; "join": per check
     stable: bool = False  # OLA only: visit nodes in Flash's stable order (StableOLA)
+    max_lattice_size: int = 100_000  # optimal algorithms refuse larger lattices
     output: Output = field(default_factory=Output)
 
     @property
@@ -112,6 +113,8 @@ class Job:
             raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {', '.join(ALGORITHMS)}")
         if self.engine != "duckdb":
             raise ConfigError(f"unknown engine '{self.engine}'; valid engines: duckdb")
+        if isinstance(self.max_lattice_size, bool) or not isinstance(self.max_lattice_size, int) or self.max_lattice_size < 1:
+            raise ConfigError(f"The 'max_lattice_size' parameter must be an int >= 1, got {self.max_lattice_size!r}.")
         if not isinstance(self.stable, bool):
             raise ConfigError(f"search.stable must be true or false, got {self.stable!r}")
         if self.lookup not in ("wide", "join"):
@@ -151,7 +154,7 @@ class Job:
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "stable"},
+    "search": {"algorithm", "metric", "stable", "max_lattice_size"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
@@ -238,6 +241,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         engine=doc.get("engine", {}).get("name", "duckdb"),
         lookup=doc.get("engine", {}).get("lookup", "wide"),
         stable=search.get("stable", False),
+        max_lattice_size=search.get("max_lattice_size", 100_000),
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),

@@ -62,7 +62,7 @@ class Session:
 
     def checker(self, on_check=None, **overrides) -> Checker:
         """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric overridden."""
-        job = replace(self.job, **{k: v for k, v in overrides.items() if k != "stable"})
+        job = replace(self.job, **{k: v for k, v in overrides.items() if k not in ("stable", "max_lattice_size")})
         metric = get_metric(job.metric)
         missing = metric.needs - self.needs
         if missing:
@@ -76,8 +76,15 @@ class Session:
         name = algorithm or self.job.algorithm
         if name not in ALGORITHMS:
             raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")
-        job = replace(self.job, **{k: v for k, v in overrides.items() if k == "stable"})
+        job = replace(self.job, **{k: v for k, v in overrides.items() if k in ("stable", "max_lattice_size")})
         cls = ALGORITHMS[name]
+        if cls.optimal and self.lattice.size > job.max_lattice_size:
+            raise ConfigError(
+                f"the generalization lattice has {self.lattice.size:,} nodes ({len(self.qis)} QIs), more than "
+                f"search.max_lattice_size = {job.max_lattice_size:,}: the optimal algorithm '{name}' cannot "
+                "finish on it. Use fewer quasi-identifiers or hierarchies with fewer levels, or raise "
+                "max_lattice_size if you can wait; heuristic search for wide tables is not available yet."
+            )
         options = {option: getattr(job, option) for option in cls.options}
         return cls(self.lattice, checker, **options).run(), checker
 

@@ -112,3 +112,19 @@ def test_hierarchy_build_and_preview(tmp_path):
     assert "values per level: 3, 3, 2, 1" in shown.stdout
     bad = runner.invoke(main, ["hierarchy", "preview", str(path), "-a", "y"])
     assert bad.exit_code == 2 and "attribute 'y' has no hierarchy" in bad.stderr
+
+
+def test_optimal_search_refuses_a_huge_lattice():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from datasets import dataset_job
+    from sqlanon import anonymize
+    from sqlanon.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"has 49,[0-9,]+ nodes \(24 QIs\), more than search.max_lattice_size = 100,000"):
+        anonymize(dataset_job("creditcard", None, k=5))
+    job = dataset_job("adult", None, k=5, max_lattice_size=10_000)  # ADULT: 12,960 nodes
+    with pytest.raises(ConfigError, match="12,960 nodes"):
+        anonymize(job)
