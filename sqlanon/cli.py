@@ -66,6 +66,11 @@ def _run(job, as_json: bool, quiet: bool = False) -> int:
         result = anonymize(job, on_check=progress, on_phase=progress.phase)
     finally:
         progress.close()
+    return _finish(result, as_json, quiet)
+
+
+def _finish(result, as_json: bool, quiet: bool) -> int:
+    """Summary on stderr (unless quiet), the report on stdout with --json, the exit code."""
     if not quiet:
         click.echo(summary(result.report), err=True)
     if as_json:
@@ -154,12 +159,7 @@ def apply(config, manifest, output, report, overwrite, as_json, quiet):
         if report and Path(report).resolve() == Path(manifest).resolve():
             raise ConfigError("--report names the manifest: choose another path")
         job = replace(job, output=replace(job.output, report=_absolute(report)))
-        result = apply_manifest(job, load_manifest(manifest))
-        if not quiet:
-            click.echo(summary(result.report), err=True)
-        if as_json:
-            click.echo(json.dumps(result.report, indent=2))
-        return EXIT_OK if result.success else EXIT_NO_SOLUTION
+        return _finish(apply_manifest(job, load_manifest(manifest)), as_json, quiet)
 
     _guard(action)
 

@@ -6,6 +6,7 @@ failure nothing is left behind: no partial file, no temporary file or table.
 
 from __future__ import annotations
 
+import glob
 import os
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,9 +22,9 @@ from sqlanon.errors import OutputError
 TEMP_PREFIX = "sqlanon-"
 
 
-def temporary_name(path: str, pid: int | None = None) -> str:
+def temporary_name(path: str) -> str:
     p = Path(path)
-    return str(p.with_name(f".{p.name}.{TEMP_PREFIX}{pid or os.getpid()}.tmp"))
+    return str(p.with_name(f".{p.name}.{TEMP_PREFIX}{os.getpid()}.tmp"))
 
 
 def sweep_stale(path: str) -> list[str]:
@@ -34,16 +35,12 @@ def sweep_stale(path: str) -> list[str]:
     """
     p = Path(path)
     removed = []
-    for candidate in p.parent.glob(f".{glob_escape(p.name)}.{TEMP_PREFIX}*.tmp"):
+    for candidate in p.parent.glob(f".{glob.escape(p.name)}.{TEMP_PREFIX}*.tmp"):
         pid = candidate.name[len(f".{p.name}.{TEMP_PREFIX}"):-len(".tmp")]
         if pid.isdigit() and not _alive(int(pid)):
             candidate.unlink(missing_ok=True)
             removed.append(str(candidate))
     return removed
-
-
-def glob_escape(name: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
 
 
 def _alive(pid: int) -> bool:

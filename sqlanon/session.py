@@ -62,7 +62,7 @@ class Session:
 
     def checker(self, on_check=None, **overrides) -> Checker:
         """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric overridden."""
-        job = replace(self.job, **{k: v for k, v in overrides.items() if k not in ("stable", "max_lattice_size")})
+        job = replace(self.job, **overrides)
         metric = get_metric(job.metric)
         missing = metric.needs - self.needs
         if missing:
@@ -76,7 +76,7 @@ class Session:
         name = algorithm or self.job.algorithm
         if name not in ALGORITHMS:
             raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")
-        job = replace(self.job, **{k: v for k, v in overrides.items() if k in ("stable", "max_lattice_size")})
+        job = replace(self.job, **overrides)
         cls = ALGORITHMS[name]
         if cls.optimal and self.lattice.size > job.max_lattice_size:
             raise ConfigError(
@@ -101,10 +101,10 @@ class Session:
         """A node's check SQL, its figures, and its smallest failing classes."""
         node = self.validate_node(node)
         checker = self.checker()
-        result = checker.check(tuple(node))
-        failing = self.engine.failing_classes(tuple(node), checker.keep, checker.params, show)
+        result = checker.check(node)
+        failing = self.engine.failing_classes(node, checker.keep, checker.params, show)
         return {
-            "sql": self.engine.check_sql(tuple(node), checker.keep, checker.metric.needs),
+            "sql": self.engine.check_sql(node, checker.keep, checker.metric.needs),
             "parameters": checker.params,
             "result": result,
             "limit_rows": checker.limit_rows,
