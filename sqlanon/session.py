@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from math import prod
 
 from sqlanon.checker import Checker
 from sqlanon.config import Job
@@ -42,6 +43,8 @@ class Session:
                 for a in job.quasi_identifiers
             ]
             self.hierarchies = [h.encoded for h in self.hierarchy_objects]
+            # Refuse an optimal search of a huge lattice before reading and encoding the data.
+            self._refuse_huge_lattice(job, job.algorithm, prod(len(h.labels) for h in self.hierarchies))
             self.needs = get_metric(job.metric).needs if needs is None else needs
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs)
         except BaseException:
@@ -78,15 +81,18 @@ class Session:
             raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")
         job = replace(self.job, **overrides)
         cls = ALGORITHMS[name]
-        if cls.optimal and self.lattice.size > job.max_lattice_size:
+        self._refuse_huge_lattice(job, name, self.lattice.size)
+        options = {option: getattr(job, option) for option in cls.options}
+        return cls(self.lattice, checker, **options).run(), checker
+
+    def _refuse_huge_lattice(self, job: Job, name: str, size: int) -> None:
+        if ALGORITHMS[name].optimal and size > job.max_lattice_size:
             raise ConfigError(
-                f"the generalization lattice has {self.lattice.size:,} nodes ({len(self.qis)} QIs), more than "
+                f"the generalization lattice has {size:,} nodes ({len(self.qis)} QIs), more than "
                 f"search.max_lattice_size = {job.max_lattice_size:,}: the optimal algorithm '{name}' cannot "
                 "finish on it. Use fewer quasi-identifiers or hierarchies with fewer levels, or raise "
                 "max_lattice_size if you can wait; heuristic search for wide tables is not available yet."
             )
-        options = {option: getattr(job, option) for option in cls.options}
-        return cls(self.lattice, checker, **options).run(), checker
 
     def validate_node(self, node) -> tuple[int, ...]:
         """The node as a tuple, or a ConfigError naming the QIs and their heights."""
