@@ -5,6 +5,7 @@ SELECT
   MIN(CASE WHEN "kept" THEN "n" ELSE NULL END) AS "min_kept",
   COALESCE(SUM(CASE WHEN "kept" THEN "n" * "n" ELSE 0 END), 0) AS "dm_kept",
   COALESCE(SUM("n" * "n"), 0) AS "dm_all",
+  MIN("n") AS "min_class",
   COALESCE(SUM(CASE WHEN "kept" THEN "n" * "leaves0" ELSE 0 END), 0) AS "leaves0",
   COALESCE(SUM(CASE WHEN "kept" THEN "n" * "leaves1" ELSE 0 END), 0) AS "leaves1",
   COALESCE(SUM(CASE WHEN "kept" THEN "n" * "leaves2" ELSE 0 END), 0) AS "leaves2"

@@ -16,7 +16,7 @@ from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import Job
 from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
-from sqlanon.search import SearchOutcome
+from sqlanon.search import HEURISTICS, SearchOutcome
 from sqlanon.session import Session
 from sqlanon.verify import verify
 
@@ -71,7 +71,7 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             node = session.validate_node(node)
             checker = session.checker()
             result = checker.check(node)
-            outcome = SearchOutcome(result if result.anonymous else None, {"checks": checker.checks, "tagged": 0})
+            outcome = SearchOutcome(result if result.anonymous else None, {"checks": checker.checks, "tagged": 0}, proven=False)
             if not result.anonymous:
                 reason = (f"the saved transformation no longer satisfies k={job.k} on this data: "
                           f"{result.stats.suppressed} rows would be suppressed, the limit is {checker.limit_rows}")
@@ -82,7 +82,7 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
         if best is not None and job.output.path is not None:
             verification = _write_and_verify(session, checker, best, phase)
         seconds["output"] = time.perf_counter() - started
-        report = _report(session, checker, best, outcome.counters, seconds, verification)
+        report = _report(session, checker, best, outcome, seconds, verification)
         if node is not None:
             report["algorithm"] = "apply"
         if reason:
@@ -116,8 +116,9 @@ def _write_and_verify(session: Session, checker: Checker, best: CheckResult, pha
         raise
 
 
-def _report(session: Session, checker: Checker, best, counters, seconds, verification) -> dict:
+def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, seconds, verification) -> dict:
     job, qis, prepared, engine = session.job, session.qis, session.prepared, session.engine
+    counters = outcome.counters
     limit_rows = checker.limit_rows
     report = {
         "success": best is not None,
@@ -129,6 +130,9 @@ def _report(session: Session, checker: Checker, best, counters, seconds, verific
                     "suppression_limit_rows": limit_rows},
         "algorithm": job.algorithm,
         "algorithm_counters": {k: v for k, v in counters.items() if k != "seconds"},
+        "optimal": outcome.proven,
+        "stopped": counters.get("stopped", "done"),
+        "trace": outcome.trace,
         "metric": job.metric,
         "metric_monotonic": checker.monotonic_metric,
         "lattice_size": session.lattice.size,
@@ -174,11 +178,15 @@ def summary(report: dict) -> str:
     if not report["success"]:
         k = report["privacy"]["models"][0]["k"]
         reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
+        if report["algorithm"] in HEURISTICS and not report["optimal"]:
+            return (f"No transformation satisfying k={k} found ({report['algorithm']} stopped by "
+                    f"{report['stopped']} after {report['checks']} checks of {report['lattice_size']} nodes).")
         return (f"No transformation satisfies k={k} with at most "
                 f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} "
                 f"({report['checks']} checks of {report['lattice_size']} nodes).")
     levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
-    kind = "Saved transformation" if report["algorithm"] == "apply" else "Optimal transformation"
+    kind = ("Saved transformation" if report["algorithm"] == "apply"
+            else "Optimal transformation" if report["optimal"] else "Best transformation found")
     lines = [
         f"{kind} ({report['algorithm']}, {report['metric']}): {levels}",
         f"  loss {report['loss']}, {report['suppressed']} of {report['rows']} rows suppressed, "
@@ -186,6 +194,10 @@ def summary(report: dict) -> str:
         f"  {report['checks']} checks of {report['lattice_size']} nodes, "
         + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
     ]
+    if report["algorithm"] in HEURISTICS:
+        lines.append(f"  heuristic search stopped by {report['stopped']}; "
+                     + ("the search covered the lattice, so this is the optimum" if report["optimal"]
+                        else "the optimum may be better"))
     if report["output"]:
         lines.append(f"  wrote {report['output']} ({'verified' if report['verified'] else 'NOT verified'})")
     return "\n".join(lines)

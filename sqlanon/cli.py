@@ -35,8 +35,11 @@ class Progress:
         self.checks = 0
         self.best = None
         self._drawn = 0.0
+        self._searching = time.monotonic()
 
     def phase(self, name: str) -> None:
+        if name == "search":
+            self._searching = time.monotonic()
         self._draw(f"{self.PHASES.get(name, name)}...", force=True)
 
     def __call__(self, result) -> None:
@@ -44,7 +47,8 @@ class Progress:
         if result.anonymous and (self.best is None or result.loss < self.best):
             self.best = result.loss
         best = "none yet" if self.best is None else f"{self.best:g}"
-        self._draw(f"searching: {self.checks} checks, best loss so far {best}")
+        elapsed = time.monotonic() - self._searching
+        self._draw(f"searching: {elapsed:.0f}s, {self.checks} checks, best loss so far {best}")
 
     def _draw(self, text: str, force: bool = False) -> None:
         now = time.monotonic()
@@ -105,15 +109,20 @@ def main() -> None:
 @click.option("--suppression-limit", type=float, help="Override privacy.suppression_limit (fraction of rows, 0..1).")
 @click.option("--metric", type=click.Choice(list(METRICS)), help="Override search.metric.")
 @click.option("--algorithm", type=click.Choice(list(ALGORITHMS)), help="Override search.algorithm.")
+@click.option("--time-limit", type=float, help="Override search.time_limit (seconds; heuristics only).")
+@click.option("--step-limit", type=int, help="Override search.step_limit (checks; heuristics only).")
+@click.option("--seed", type=int, help="Override search.seed (genetic, random).")
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path (.parquet, .csv, .duckdb).")
 @click.option("--report", type=click.Path(dir_okay=False), help="Override output.report (JSON file).")
 @click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
-def anonymize_command(config, k, suppression_limit, metric, algorithm, output, report, overwrite, as_json, quiet):
+def anonymize_command(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report,
+                      overwrite, as_json, quiet):
     """Anonymize the table described by the TOML job CONFIG."""
     _guard(lambda: _run(
         load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
+                 time_limit=time_limit, step_limit=step_limit, seed=seed,
                  output=_absolute(output), report=_absolute(report), overwrite=overwrite),
         as_json, quiet,
     ))

@@ -144,6 +144,7 @@ def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection:
         exp.Min(this=_case(kept, n, exp.Null())).as_(ident("min_kept")),
         _sum(_case(kept, exp.Mul(this=n, expression=n), zero)).as_(ident("dm_kept")),
         _sum(exp.Mul(this=n, expression=n)).as_(ident("dm_all")),
+        exp.Min(this=n).as_(ident("min_class")),
     ]
     if with_leaves:
         columns += [

@@ -74,6 +74,29 @@ class Output:
         raise ConfigError(f"cannot tell the format of output '{self.path}': use .csv, .parquet or .duckdb")
 
 
+@dataclass(frozen=True)
+class GeneticParams:
+    """The genetic algorithm's parameters (``[search.genetic]``), with the KGen paper's
+    defaults; random search gets the same ``max_evaluations``."""
+
+    max_evaluations: int = 5000
+    population: int = 100
+    crossover: float = 0.9
+    mutation: float = 0.2
+    horizontal_mutation: float = 0.4
+    tournament: int = 2
+
+    def validate(self) -> None:
+        for name in ("max_evaluations", "population", "tournament"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"search.genetic.{name} must be an int >= 1, got {value!r}")
+        for name in ("crossover", "mutation", "horizontal_mutation"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise ConfigError(f"search.genetic.{name} must be a probability in [0, 1], got {value!r}")
+
+
 @dataclass
 class Job:
     """An anonymization job. Every input column gets a role or is listed in ``input.drop``."""
@@ -88,11 +111,37 @@ class Job:
     lookup: str = "wide"  # "wide": levels joined once at preparation; "join": per check
     stable: bool = False  # OLA only: visit nodes in Flash's stable order (StableOLA)
     max_lattice_size: int = 100_000  # optimal algorithms refuse larger lattices
+    time_limit: float | None = None  # heuristics: stop after this many seconds
+    step_limit: int | None = None  # heuristics: stop after this many checks
+    seed: int | None = None  # genetic, random: None draws one (the report records it)
+    stop: str = "best"  # lightning: "best" (until a limit or the end) or "first" anonymous node
+    genetic: GeneticParams = field(default_factory=GeneticParams)
     output: Output = field(default_factory=Output)
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
         return [a for a in self.attributes if a.role == "quasi"]
+
+    def _validate_heuristic_settings(self, algorithm) -> None:
+        t = self.time_limit
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0):
+            raise ConfigError(f"search.time_limit must be a number of seconds > 0, got {t!r}")
+        for name in ("step_limit", "seed"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "step_limit" else 0)):
+                raise ConfigError(f"search.{name} must be an int >= {1 if name == 'step_limit' else 0}, got {value!r}")
+        if self.stop not in ("best", "first"):
+            raise ConfigError(f"search.stop must be 'best' or 'first', got {self.stop!r}")
+        self.genetic.validate()
+        given = [name for name, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
+                 if getattr(self, name) != default and name not in algorithm.options]
+        if given:
+            users = [a for a in _algorithms() if given[0] in _algorithms()[a].options]
+            raise ConfigError(
+                f"search.{given[0]} does not apply to the algorithm '{algorithm.name}'"
+                + (" (an optimal algorithm always runs to the proven optimum)" if algorithm.optimal else "")
+                + f"; it applies to: {', '.join(users)}"
+            )
 
     def limit_rows(self, rows: int) -> int:
         """floor(s * N) on the exact decimal given, so 0.29 of 100 rows is 29, not 28."""
@@ -117,6 +166,7 @@ class Job:
             raise ConfigError(f"The 'max_lattice_size' parameter must be an int >= 1, got {self.max_lattice_size!r}.")
         if not isinstance(self.stable, bool):
             raise ConfigError(f"search.stable must be true or false, got {self.stable!r}")
+        self._validate_heuristic_settings(ALGORITHMS[self.algorithm])
         if self.lookup not in ("wide", "join"):
             raise ConfigError(f"engine.lookup must be 'wide' or 'join', got '{self.lookup}'")
         seen = set()
@@ -154,7 +204,7 @@ class Job:
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "stable", "max_lattice_size"},
+    "search": {"algorithm", "metric", "stable", "max_lattice_size", "time_limit", "step_limit", "seed", "stop", "genetic"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
@@ -163,7 +213,7 @@ _SECTIONS = {
 def load_job(path: str | Path, **overrides: Any) -> Job:
     """Load a TOML job file; keyword overrides (CLI flags) win over the file.
 
-    Overrides: k, suppression_limit, metric, algorithm, output, report, overwrite.
+    Overrides: k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, overwrite.
     """
     path = Path(path)
     try:
@@ -242,6 +292,11 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         lookup=doc.get("engine", {}).get("lookup", "wide"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
+        time_limit=search.get("time_limit"),
+        step_limit=search.get("step_limit"),
+        seed=search.get("seed"),
+        stop=search.get("stop", "best"),
+        genetic=_genetic(search.get("genetic", {}), where),
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),
@@ -251,6 +306,22 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         ),
     )
     return apply_overrides(job, **overrides)
+
+
+def _genetic(table: Any, where: str) -> GeneticParams:
+    known = set(GeneticParams.__dataclass_fields__)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [search.genetic] must be a table with keys {sorted(known)}")
+    extra = set(table) - known
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.genetic]; known: {sorted(known)}")
+    return GeneticParams(**table)
+
+
+def _algorithms() -> dict:
+    from sqlanon.search import ALGORITHMS
+
+    return ALGORITHMS
 
 
 MODELS = ("k-anonymity",)  # the privacy models this version knows
@@ -279,7 +350,7 @@ def apply_overrides(job: Job, **overrides: Any) -> Job:
         report=o.pop("report", job.output.report),
         overwrite=o.pop("overwrite", job.output.overwrite),
     )
-    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm"}
+    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm", "time_limit", "step_limit", "seed"}
     if unknown:
         raise ConfigError(f"unknown override(s): {sorted(unknown)}")
     return replace(job, output=output, **o)

@@ -10,7 +10,7 @@ from sqlanon.metrics import MetricContext
 
 
 def metric_context(rows: int, hierarchies: Sequence[EncodedHierarchy], value_counts: Sequence[Sequence[int]]) -> MetricContext:
-    leaves_by_level, entropy_by_level = [], []
+    leaves_by_level, entropy_by_level, distinct_by_level = [], [], []
     for h, counts in zip(hierarchies, value_counts):
         levels = len(h.labels)
         leaves_by_level.append(tuple(
@@ -23,10 +23,12 @@ def metric_context(rows: int, hierarchies: Sequence[EncodedHierarchy], value_cou
                 generalized[h.codes[v][l]] += n
             entropy.append(sum(n * math.log2(generalized[h.codes[v][l]] / n) for v, n in enumerate(counts) if n))
         entropy_by_level.append(tuple(entropy))
+        distinct_by_level.append(tuple(len({h.codes[v][l] for v, n in enumerate(counts) if n}) for l in range(levels)))
     return MetricContext(
         rows=rows,
         heights=tuple(len(h.labels) - 1 for h in hierarchies),
         hierarchy_rows=tuple(len(h.codes) for h in hierarchies),
         leaves_by_level=tuple(leaves_by_level),
         entropy_by_level=tuple(entropy_by_level),
+        distinct_by_level=tuple(distinct_by_level),
     )

@@ -25,6 +25,8 @@ class Lattice:
         # The last tie-break reads the levels in the order of the QIs' names, so the traversal
         # (and Flash's checks) does not depend on the order of the columns in the job.
         self._canonical = tuple(sorted(range(len(self.heights)), key=lambda j: names[j])) if names else tuple(range(len(self.heights)))
+        #: names_rank[j]: position of QI j in name order (a column-order-free tie-break)
+        self.names_rank = tuple(self._canonical.index(j) for j in range(len(self.heights)))
         # distinct[j][l]: number of distinct values of QI j at level l (for the order only).
         self.distinct = tuple(tuple(d) for d in distinct) if distinct else tuple((1,) * (h + 1) for h in self.heights)
         # Exact integer form of the two means: scale by common denominators.

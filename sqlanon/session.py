@@ -19,7 +19,7 @@ from sqlanon.engines.base import OutputColumn
 from sqlanon.errors import ConfigError
 from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
-from sqlanon.search import ALGORITHMS, SearchOutcome
+from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
 
 ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
 
@@ -91,7 +91,8 @@ class Session:
                 f"the generalization lattice has {size:,} nodes ({len(self.qis)} QIs), more than "
                 f"search.max_lattice_size = {job.max_lattice_size:,}: the optimal algorithm '{name}' cannot "
                 "finish on it. Use fewer quasi-identifiers or hierarchies with fewer levels, or raise "
-                "max_lattice_size if you can wait; heuristic search for wide tables is not available yet."
+                f"max_lattice_size if you can wait, or use a heuristic: algorithm = {' | '.join(map(repr, HEURISTICS))} "
+                "(with time_limit = seconds)."
             )
 
     def validate_node(self, node) -> tuple[int, ...]:

@@ -96,5 +96,5 @@ def test_progress_line_only_on_a_terminal():
         progress.close()
         text = stream.getvalue()
         assert ("reading and encoding the input..." in text) == drawn
-        assert ("searching: 1 checks, best loss so far 12" in text) == drawn
+        assert ("searching: 0s, 1 checks, best loss so far 12" in text) == drawn
         assert ("writing the output..." in text) == drawn

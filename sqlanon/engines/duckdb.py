@@ -196,12 +196,14 @@ class DuckDBEngine:
         )
         row = self.run(query, params)[0]
         self.rows_scanned += self._base_classes
-        classes, kept_classes, suppressed, min_kept, dm_kept, dm_all = (int(x) if x is not None else None for x in row[:6])
-        leaves = tuple(int(x) for x in row[6:]) if with_leaves else None
+        classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
+            int(x) if x is not None else None for x in row[:7]
+        )
+        leaves = tuple(int(x) for x in row[7:]) if with_leaves else None
         histograms = None
         if "suppressed_histograms" in needs:
             histograms = self._suppressed_histograms(node, keep, params) if suppressed else tuple(() for _ in node)
-        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms)
+        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, min_class)
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict):
         query = self._node_query(

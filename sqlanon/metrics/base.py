@@ -27,6 +27,8 @@ class MetricContext:
         leaves_by_level: per QI and level l, sum over all rows of the hierarchy rows under the
             row's value at level l (the loss metric without suppression, times |H_j|).
         entropy_by_level: per QI and level l, the non-uniform entropy G_j(l) over all rows.
+        distinct_by_level: per QI and level l, the number of distinct values in the data
+            generalized to level l (DataFly's choice of the attribute to generalize).
     """
 
     rows: int
@@ -34,6 +36,7 @@ class MetricContext:
     hierarchy_rows: tuple[int, ...]
     leaves_by_level: tuple[tuple[int, ...], ...]
     entropy_by_level: tuple[tuple[float, ...], ...]
+    distinct_by_level: tuple[tuple[int, ...], ...] = ()
 
 
 class Metric:

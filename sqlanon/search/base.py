@@ -16,12 +16,24 @@ from sqlanon.lattice import Lattice, Node
 
 
 class Optimum:
-    def __init__(self, lattice: Lattice):
+    """The best anonymous node seen so far, and its history: ``trace`` holds one entry
+    (seconds since the search started, checks so far, loss) each time the best loss drops."""
+
+    def __init__(self, lattice: Lattice, checker: Checker | None = None):
         self.lattice = lattice
+        self.checker = checker
         self.best: CheckResult | None = None
+        self.started = time.perf_counter()
+        self.trace: list[dict] = []
 
     def offer(self, result: CheckResult) -> None:
         if result.anonymous and (self.best is None or self._key(result.loss, result.node) < self._key(self.best.loss, self.best.node)):
+            if self.best is None or result.loss < self.best.loss:
+                self.trace.append({
+                    "seconds": round(time.perf_counter() - self.started, 6),
+                    "checks": self.checker.checks if self.checker else None,
+                    "loss": result.loss,
+                })
             self.best = result
 
     def can_improve(self, bound: float, node: Node) -> bool:
@@ -36,8 +48,13 @@ class Optimum:
 
 @dataclass
 class SearchOutcome:
+    """``proven``: the optimum is the true optimum (always for optimal algorithms; for a
+    heuristic only when it explored everything that could beat it)."""
+
     optimum: CheckResult | None
     counters: dict = field(default_factory=dict)
+    trace: list = field(default_factory=list)
+    proven: bool = True
 
 
 class SearchAlgorithm:
@@ -49,7 +66,7 @@ class SearchAlgorithm:
     def __init__(self, lattice: Lattice, checker: Checker):
         self.lattice = lattice
         self.checker = checker
-        self.optimum = Optimum(lattice)
+        self.optimum = Optimum(lattice, checker)
         self.counters: dict[str, int] = {}
 
     def traverse(self) -> None:
@@ -70,7 +87,10 @@ class SearchAlgorithm:
         return bound is not None and not self.optimum.can_improve(bound, node)
 
     def run(self) -> SearchOutcome:
-        started = time.perf_counter()
+        started = self.optimum.started = time.perf_counter()
         self.traverse()
         counters = {"checks": self.checker.checks, **self.counters, "seconds": time.perf_counter() - started}
-        return SearchOutcome(self.optimum.best, counters)
+        return SearchOutcome(self.optimum.best, counters, self.optimum.trace, self.proven())
+
+    def proven(self) -> bool:
+        return self.optimal
