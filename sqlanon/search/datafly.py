@@ -23,7 +23,11 @@ class DataFly(HeuristicSearch):
             choices = [j for j in range(len(node)) if node[j] < self.lattice.heights[j]]
             if not choices:
                 return  # the top is not anonymous: nothing is
-            node = generalize(node, min(choices, key=lambda j: self.preference(node, j)))
+            node = generalize(node, self.choose(node, choices))
+
+    def choose(self, node: Node, choices: list[int]) -> int:
+        """The QI to generalize next."""
+        return min(choices, key=lambda j: self.preference(node, j))
 
     def preference(self, node: Node, j: int) -> tuple:
         """Sort key of QI j as the next to generalize (smallest first): most distinct values,

@@ -9,17 +9,13 @@ It stops at the first anonymous node, as published.
 
 from __future__ import annotations
 
+from sqlanon.lattice import Node
 from sqlanon.search.datafly import DataFly, generalize
 
 
 class IGreedy(DataFly):
     name = "igreedy"
 
-    def explore(self) -> None:
-        node = self.lattice.bottom
-        while not self.evaluate(node).anonymous:
-            choices = [j for j in range(len(node)) if node[j] < self.lattice.heights[j]]
-            if not choices:
-                return
-            smallest = {j: self.evaluate(generalize(node, j)).stats.min_class or 0 for j in choices}
-            node = generalize(node, min(choices, key=lambda j: (-smallest[j], self.preference(node, j))))
+    def choose(self, node: Node, choices: list[int]) -> int:
+        smallest = {j: self.evaluate(generalize(node, j)).stats.min_class or 0 for j in choices}
+        return min(choices, key=lambda j: (-smallest[j], self.preference(node, j)))

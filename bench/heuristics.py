@@ -1,0 +1,150 @@
+"""The Lightning paper's experiments on the heuristics, reproduced on the data we have
+(Prasser et al. 2016, Appendix B tables and Figure 7).
+
+1. ADULT (9 QIs), k = 5 and each further privacy model this version has, s in {0, 0.1},
+   metrics aecs and loss: the relative utility loss of each heuristic against the optimum
+   (Flash), (L - L_opt) / L_opt in percent (0 % = optimal). Lightning runs in its
+   minimal-anonymization variant (stop = "first"), as in the paper's comparison with DataFly
+   and IGreedy, and once more to the end ("lightning*") with the same budget as the others.
+2. creditcard (15, 20, 24 QIs) and mach2019 (15, 16 QIs), k = 5, s in {0, 1.0}, loss: the best
+   loss each heuristic has found over a time budget (default 60 s), as a table at the budget
+   and as curves over time (the paper's Figure 7) in a PNG.
+
+    python bench/heuristics.py [--budget 60] [--part adult wide] [--plot bench/heuristics.png] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from datasets import dataset_job  # noqa: E402
+from sqlanon.session import ALL_NEEDS, Session  # noqa: E402
+
+HEURISTICS = ("lightning", "datafly", "igreedy", "genetic", "random")
+SEED = 2016
+WIDE = [("creditcard", 15), ("creditcard", 20), ("creditcard", None), ("mach2019", 15), ("mach2019", None)]
+
+
+def adult_tables(budget: float) -> list[dict]:
+    rows = []
+    print("\nADULT, 9 QIs, k = 5: relative utility loss against the optimum, (L - L_opt) / L_opt in %")
+    columns = ["lightning(first)", "lightning*", "datafly", "igreedy", "genetic", "random"]
+    print(f"{'metric':<8} {'s':>4} {'optimum':>14} " + " ".join(f"{c:>16}" for c in columns))
+    with Session(dataset_job("adult", None, k=5), needs=ALL_NEEDS, share_stats=False) as session:
+        for metric in ("aecs", "loss"):
+            for limit in (0.0, 0.1):
+                flash, _ = session.search("flash", suppression_limit=limit, metric=metric)
+                best = flash.optimum.loss
+                row = {"metric": metric, "s": limit, "optimum": best, "node": list(flash.optimum.node),
+                       "flash_checks": flash.counters["checks"]}
+                for column in columns:
+                    name, options = column.rstrip("*").replace("(first)", ""), {}
+                    if column == "lightning(first)":
+                        options["stop"] = "first"
+                    if name in ("lightning", "genetic", "random"):
+                        options["time_limit"] = budget
+                    if name in ("genetic", "random"):
+                        options["seed"] = SEED
+                    started = time.perf_counter()
+                    outcome, checker = session.search(name, suppression_limit=limit, metric=metric, **options)
+                    found = outcome.optimum
+                    row[column] = {
+                        "loss": None if found is None else found.loss,
+                        "relative": None if found is None else (found.loss - best) / best * 100 if best else 0.0,
+                        "checks": checker.checks, "seconds": time.perf_counter() - started,
+                        "optimal": outcome.proven,
+                    }
+                rows.append(row)
+                print(f"{metric:<8} {limit:>4} {best:>14.6g} " + " ".join(
+                    f"{_pct(row[c]['relative']):>16}" for c in columns))
+    return rows
+
+
+def _pct(value) -> str:
+    return "none" if value is None else f"{value:.1f} %"
+
+
+def wide_curves(budget: float, limits=(0.0, 1.0)) -> list[dict]:
+    runs = []
+    print(f"\nWide data, k = 5, loss: best loss after {budget:g} s (checks; loss relative to the best of the row)")
+    print(f"{'dataset':<11} {'QIs':>3} {'s':>4} " + " ".join(f"{h:>24}" for h in HEURISTICS))
+    for name, qis in WIDE:
+        with Session(dataset_job(name, qis, k=5, metric="loss")) as session:
+            for limit in limits:
+                row = {"dataset": name, "qis": len(session.qis), "s": limit, "lattice": session.lattice.size}
+                for heuristic in HEURISTICS:
+                    options = {"time_limit": budget}
+                    if heuristic in ("genetic", "random"):
+                        options["seed"] = SEED
+                    outcome, checker = session.search(heuristic, suppression_limit=limit, **options)
+                    row[heuristic] = {
+                        "loss": None if outcome.optimum is None else outcome.optimum.loss,
+                        "checks": checker.checks, "trace": outcome.trace, "stopped": outcome.counters["stopped"],
+                    }
+                runs.append(row)
+                found = [row[h]["loss"] for h in HEURISTICS if row[h]["loss"] is not None]
+                least = min(found) if found else None
+
+                def cell(h):
+                    loss = row[h]["loss"]
+                    rel = "none" if loss is None else f"{loss:.4f} (+{(loss - least) / least * 100:.0f}%)" if least else f"{loss:.4f}"
+                    return f"{rel} {row[h]['checks']}"
+
+                print(f"{name:<11} {row['qis']:>3} {limit:>4} " + " ".join(f"{cell(h):>24}" for h in HEURISTICS))
+    return runs
+
+
+def plot(runs, budget: float, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, len(WIDE), figsize=(3.4 * len(WIDE), 6), squeeze=False)
+    for i, limit in enumerate(dict.fromkeys(r["s"] for r in runs)):
+        for j, (name, _) in enumerate(WIDE):
+            ax = axes[i][j]
+            run = [r for r in runs if r["s"] == limit][j]
+            for heuristic in HEURISTICS:
+                trace = run[heuristic]["trace"]
+                if trace:
+                    xs = [t["seconds"] for t in trace] + [budget]
+                    ys = [t["loss"] for t in trace] + [trace[-1]["loss"]]
+                    ax.step(xs, ys, where="post", label=heuristic)
+            ax.set_title(f"{name} {run['qis']} QIs, s={limit:g}", fontsize=9)
+            ax.set_xlabel("seconds")
+            ax.set_ylabel("loss (best so far)")
+            ax.set_xlim(0, budget)
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"\nwrote {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds per heuristic run (default 60)")
+    parser.add_argument("--adult-budget", type=float, default=60.0, help="seconds per run on ADULT")
+    parser.add_argument("--part", nargs="+", default=["adult", "wide"], choices=["adult", "wide"])
+    parser.add_argument("--plot", default=None, help="PNG path for the anytime curves")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    result = {}
+    if "adult" in args.part:
+        result["adult"] = adult_tables(args.adult_budget)
+    if "wide" in args.part:
+        result["wide"] = wide_curves(args.budget)
+        if args.plot:
+            plot(result["wide"], args.budget, args.plot)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
