@@ -75,7 +75,7 @@ def wide_curves(budget: float, limits=(0.0, 1.0)) -> list[dict]:
     print(f"\nWide data, k = 5, loss: best loss after {budget:g} s (checks; loss relative to the best of the row)")
     print(f"{'dataset':<11} {'QIs':>3} {'s':>4} " + " ".join(f"{h:>24}" for h in HEURISTICS))
     for name, qis in WIDE:
-        with Session(dataset_job(name, qis, k=5, metric="loss")) as session:
+        with Session(dataset_job(name, qis, k=5, metric="loss", algorithm="lightning")) as session:
             for limit in limits:
                 row = {"dataset": name, "qis": len(session.qis), "s": limit, "lattice": session.lattice.size}
                 for heuristic in HEURISTICS:

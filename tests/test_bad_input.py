@@ -123,8 +123,9 @@ def test_optimal_search_refuses_a_huge_lattice():
     from sqlanon import anonymize
     from sqlanon.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=r"has 49,[0-9,]+ nodes \(24 QIs\), more than search.max_lattice_size = 100,000"):
+    with pytest.raises(ConfigError, match=r"has 49,[0-9,]+ nodes \(24 QIs\), more than search.max_lattice_size = 100,000") as error:
         anonymize(dataset_job("creditcard", None, k=5))
+    assert "'lightning' | 'datafly' | 'igreedy' | 'genetic' | 'random'" in str(error.value)
     job = dataset_job("adult", None, k=5, max_lattice_size=10_000)  # ADULT: 12,960 nodes
     with pytest.raises(ConfigError, match="12,960 nodes"):
         anonymize(job)
