@@ -106,6 +106,7 @@ def plot(runs, budget: float, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    colors = dict(zip(HEURISTICS, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     fig, axes = plt.subplots(2, len(WIDE), figsize=(3.4 * len(WIDE), 6), squeeze=False)
     for i, limit in enumerate(dict.fromkeys(r["s"] for r in runs)):
         for j, (name, _) in enumerate(WIDE):
@@ -116,13 +117,14 @@ def plot(runs, budget: float, path: str) -> None:
                 if trace:
                     xs = [t["seconds"] for t in trace] + [budget]
                     ys = [t["loss"] for t in trace] + [trace[-1]["loss"]]
-                    ax.step(xs, ys, where="post", label=heuristic)
+                    ax.step(xs, ys, where="post", color=colors[heuristic])
             ax.set_title(f"{name} {run['qis']} QIs, s={limit:g}", fontsize=9)
             ax.set_xlabel("seconds")
             ax.set_ylabel("loss (best so far)")
             ax.set_xlim(0, budget)
-    axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
+    fig.legend([plt.Line2D([], [], color=colors[h]) for h in HEURISTICS], HEURISTICS, loc="upper center",
+               ncol=len(HEURISTICS), fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=110)
     print(f"\nwrote {path}")
 
@@ -134,7 +136,11 @@ def main() -> None:
     parser.add_argument("--part", nargs="+", default=["adult", "wide"], choices=["adult", "wide"])
     parser.add_argument("--plot", default=None, help="PNG path for the anytime curves")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--replot", default=None, help="draw --plot from a JSON file of an earlier run, run nothing")
     args = parser.parse_args()
+    if args.replot:
+        plot(json.loads(Path(args.replot).read_text())["wide"], args.budget, args.plot)
+        return
     result = {}
     if "adult" in args.part:
         result["adult"] = adult_tables(args.adult_budget)
