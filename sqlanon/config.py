@@ -89,6 +89,8 @@ class Job:
     stable: bool = False  # OLA only: visit nodes in Flash's stable order (StableOLA)
     max_lattice_size: int = 100_000  # optimal algorithms refuse larger lattices
     output: Output = field(default_factory=Output)
+    #: privacy models besides k-anonymity, as [[privacy.models]] entries (dicts with a type)
+    models: tuple[dict, ...] = ()
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
@@ -128,6 +130,7 @@ class Job:
             seen.add(a.name)
             if a.role == "quasi" and a.hierarchy is None:
                 raise ConfigError(f"quasi-identifier '{a.name}' needs a hierarchy (hierarchy = \"file.csv\")")
+        self._validate_models()
         if not self.quasi_identifiers:
             raise ConfigError("the job has no quasi-identifier: give at least one attribute role = \"quasi\"")
         if self.output.suppressed not in SUPPRESSED_MODES:
@@ -137,6 +140,26 @@ class Job:
         if self.output.path is not None:
             if self.output.kind == "duckdb" and not self.output.table:
                 raise ConfigError("output.table is required when the output is a .duckdb file")
+
+    def _validate_models(self) -> None:
+        from sqlanon.criteria import build_model
+
+        roles = {a.name: a.role for a in self.attributes}
+        for spec in self.models:
+            model = build_model(spec)
+            if model.attribute is not None and roles.get(model.attribute) != "sensitive":
+                raise ConfigError(
+                    f"the {model.name} model names attribute '{model.attribute}', which is "
+                    + (f"'{roles[model.attribute]}'" if model.attribute in roles else "not in the job")
+                    + f": give it role = \"sensitive\" ([attributes.\"{model.attribute}\"])"
+                )
+
+    @property
+    def sensitive_attributes(self) -> list[str]:
+        """The attributes whose per-class histograms the models read, in first-use order."""
+        from sqlanon.criteria import build_model
+
+        return list(dict.fromkeys(a for a in (build_model(s).attribute for s in self.models) if a))
 
     def hierarchy_of(self, attribute: Attribute, values=None) -> Hierarchy:
         """The attribute's hierarchy: given, read from its file, or built from its spec over
@@ -229,12 +252,22 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         attributes.append(Attribute(name, spec["role"], hierarchy))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
     k = privacy.get("k")
-    for model in privacy.get("models", []):
-        k = _model_k(model, k, where)
+    models = privacy.get("models", [])
+    if not isinstance(models, list):
+        raise ConfigError(f"{where}: privacy.models must be an array of tables ([[privacy.models]])")
+    others = []
+    for model in models:
+        if isinstance(model, dict) and model.get("type") != "k-anonymity":
+            others.append(_model_spec(model, resolve, where))
+        else:
+            k = _model_k(model, k, where)
+    if k is None:
+        k = 1 if others else 2  # without k-anonymity asked for, every class size is allowed
     job = Job(
         input=source,
         attributes=attributes,
-        k=2 if k is None else k,
+        k=k,
+        models=tuple(others),
         suppression_limit=privacy.get("suppression_limit", 0.0),
         algorithm=search.get("algorithm", "flash"),
         metric=search.get("metric", "discernibility"),
@@ -253,15 +286,26 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
     return apply_overrides(job, **overrides)
 
 
-MODELS = ("k-anonymity",)  # the privacy models this version knows
+def _model_spec(model: dict, resolve, where: str) -> dict:
+    """Check one [[privacy.models]] entry (other than k-anonymity); resolve its hierarchy path."""
+    from sqlanon.criteria import build_model
+
+    spec = dict(model)
+    if isinstance(spec.get("hierarchy"), str):
+        spec["hierarchy"] = resolve(spec["hierarchy"])
+    try:
+        build_model(spec)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: [[privacy.models]]: {error}") from None
+    return spec
 
 
 def _model_k(model: Any, k: Any, where: str) -> Any:
-    """Read one [[privacy.models]] entry; k-anonymity is the only model so far."""
+    """Read a k-anonymity [[privacy.models]] entry."""
+    from sqlanon.criteria import MODEL_NAMES
+
     if not isinstance(model, dict) or "type" not in model:
-        raise ConfigError(f"{where}: each [[privacy.models]] entry needs a type; valid types: {', '.join(MODELS)}")
-    if model["type"] not in MODELS:
-        raise ConfigError(f"{where}: unknown privacy model '{model['type']}'; valid models: {', '.join(MODELS)}")
+        raise ConfigError(f"{where}: each [[privacy.models]] entry needs a type; valid types: {', '.join(MODEL_NAMES)}")
     extra = set(model) - {"type", "k"}
     if extra:
         raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for the k-anonymity model; known: k")

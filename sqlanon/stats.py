@@ -20,6 +20,7 @@ class ClassStats:
             value (ARX's domain share times the hierarchy size); only when a metric needs it.
         suppressed_histograms: per QI, the number of suppressed rows per generalized value,
             ordered by value code; only when a metric needs it.
+        kept_uniques: kept classes of one row; only when a model needs it (sample uniqueness).
     """
 
     classes: int
@@ -30,3 +31,4 @@ class ClassStats:
     dm_all: int
     kept_leaves: tuple[int, ...] | None = None
     suppressed_histograms: tuple[tuple[int, ...], ...] | None = None
+    kept_uniques: int | None = None
