@@ -190,13 +190,17 @@ class ModelOracle:
         return itertools.product(*(range(h + 1) for h in self.heights))
 
     def histograms(self, node):
-        """(classes x values) counts."""
-        keys = np.stack([self.codes[j][l] for j, l in enumerate(node)], axis=1)
-        _, inverse = np.unique(keys, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        hist = np.zeros((inverse.max() + 1, len(self.values)), dtype=np.int64)
-        np.add.at(hist, (inverse, self.s), 1)
-        return hist
+        """(classes x values) counts, remembered per node."""
+        cache = self.__dict__.setdefault("_cache", {})
+        if node not in cache:
+            packed = np.zeros(self.n, dtype=np.int64)
+            for j, l in enumerate(node):  # mixed-radix key: one int per record
+                codes = self.codes[j][l]
+                packed = packed * (int(codes.max()) + 1) + codes
+            _, inverse = np.unique(packed, return_inverse=True)
+            m = len(self.values)
+            cache[node] = np.bincount(inverse.ravel() * m + self.s, minlength=(inverse.max() + 1) * m).reshape(-1, m)
+        return cache[node]
 
     # per-class verdicts, one boolean per class ------------------------------------------
     def passes(self, hist, model: dict):
@@ -236,8 +240,6 @@ class ModelOracle:
         # hierarchical (Li et al. 2007): walk the tree level by level
         rows = {r[0]: r for r in model["tree"]}
         height = len(model["tree"][0]) - 1
-        extra = diff
-        labels = list(self.values)
         cost = np.zeros(len(p))
         for level in range(1, height + 1):
             parents = sorted({rows[v][level] for v in self.values})
@@ -253,7 +255,6 @@ class ModelOracle:
                 pos = np.where(members > 0, members, 0).sum(axis=1)
                 neg = -np.where(members < 0, members, 0).sum(axis=1)
                 cost += level / height * np.minimum(pos, neg)
-        del extra, labels
         return cost
 
     def evaluate(self, node, models, limit_rows):

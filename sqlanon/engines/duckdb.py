@@ -268,6 +268,14 @@ class DuckDBEngine:
         query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup, self._figures(node, keep))
         return self.run(query, {**params, "limit": limit})
 
+    def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
+        """Every class of a node with its size, the models' figures and its verdict, in code order."""
+        cls = c.class_query(node, False, True, self.lookup, self._figures(node, keep)).subquery(c.ident("cls"))
+        query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))
+        cursor = self.con.execute(query.sql(DIALECT), params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
     def _node_query(self, shape: tuple, node: Node, build) -> str | exp.Expression:
         """The SQL of a per-node query; in the wide layout from a template rendered once."""
         if self.lookup != "wide":
