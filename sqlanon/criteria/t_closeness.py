@@ -182,8 +182,11 @@ class TCloseness(PrivacyModel):
 
     def describe(self):
         d = {"model": self.name, "attribute": self.attribute, "t": self.t, "distance": self.distance}
-        if self.distance == "hierarchical" and not hasattr(self.hierarchy, "rows"):
-            d["hierarchy"] = str(self.hierarchy)
+        if self.distance == "hierarchical":
+            h = self.hierarchy
+            if hasattr(h, "rows"):  # given in code: named by its rows' digest
+                h = f"{h.source} sha1:" + hashlib.sha1(json.dumps(h.rows).encode()).hexdigest()[:12]
+            d["hierarchy"] = str(h)
         if self.order is not None:
             d["order"] = self.order
         return d
