@@ -38,12 +38,20 @@ class Conditions:
     figure queries of the models that read a sensitive histogram; ``signature`` names the
     combination (queries are cached per shape)."""
 
-    def __init__(self, models: Sequence[PrivacyModel]):
+    def __init__(self, models: Sequence[PrivacyModel], metric: Metric | None = None):
         self.models = list(models)
-        self.histogram_models = [m for m in self.models if m.attribute is not None]
-        self.signature = json.dumps([m.describe() for m in self.models], sort_keys=True, default=str)
+        # the metric reads a histogram too (classification) and may add sums of its own
+        self.histogram_models = [m for m in [*self.models, metric] if m is not None and m.attribute is not None]
+        self.metric = metric
+        described = [m.describe() for m in self.models]
+        if metric is not None and metric.stats_columns(1):
+            described.append({"metric": metric.name, "label": metric.attribute})
+        self.signature = json.dumps(described, sort_keys=True, default=str)
         if not self.histogram_models:
             self.figures = None
+
+    def stats_columns(self, d: int) -> dict:
+        return self.metric.stats_columns(d) if self.metric is not None else {}
 
     def __call__(self, size: exp.Expression) -> exp.Expression:
         conditions = [m.class_condition(size.copy()) for m in self.models]
@@ -75,7 +83,7 @@ class Checker:
         self.monotonic_models = all(m.monotonic(suppression_limit) for m in self.models)
         self.table_models = [m for m in self.models if m.whole_table]
         self.needs = metric.needs.union(*(m.needs for m in self.models))
-        self.keep = Conditions(self.models)
+        self.keep = Conditions(self.models, metric)
         self.on_check = on_check  # called with every new CheckResult (progress display)
         self.checks = 0
         self.seconds = 0.0

@@ -113,7 +113,7 @@ def sensitive(i: int) -> str:
     return f"s{i}"
 
 
-def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0) -> exp.Select:
+def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, lnx: bool = False) -> exp.Select:
     """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level."""
     query = exp.select().from_(table(CLASSES, "c"), copy=False)
     columns = []
@@ -123,6 +123,8 @@ def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0) ->
         if with_leaves:
             columns += [col(f"c{l}", f"h{j}").as_(ident(wide_leaves(j, l))) for l in range(top + 1)]
     columns += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
+    if lnx:
+        columns.append(col("lnx", "c").as_(ident("lnx")))
     return query.select(*columns, col("n", "c").as_(ident("n")), copy=False)
 
 
@@ -142,7 +144,7 @@ def class_keys(node: Node) -> list[str]:
 
 
 def class_query(node: Node, with_leaves: bool = False, projection: bool = True, lookup: str = "wide",
-                figures: Sequence[exp.Select] = ()) -> exp.Select:
+                figures: Sequence[exp.Select] = (), lnx: bool = False) -> exp.Select:
     """The node's class table: generalized codes ``g<j>``, size ``n`` (and ``leaves<j>``), and
     the columns of every per-class ``figures`` query (keyed by ``g<j>``) joined to it."""
     query, codes, leaves = _node_source(node, projection, lookup)
@@ -151,6 +153,8 @@ def class_query(node: Node, with_leaves: bool = False, projection: bool = True, 
     if with_leaves:
         # Functionally dependent on the group key; MAX just carries it through the GROUP BY.
         columns += [exp.Max(this=e).as_(ident(f"leaves{j}")) for j, e in enumerate(leaves)]
+    if lnx:  # sum over the class of c_x ln c_x
+        columns.append(exp.Sum(this=exp.Mul(this=col("n", "c"), expression=col("lnx", "c"))).as_(ident("lnx")))
     query = query.select(*columns, copy=False).group_by(*(x.copy() for x in codes), copy=False)
     if not figures:
         return query
@@ -188,12 +192,13 @@ def histogram_query(node: Node, i: int, projection: bool = True, lookup: str = "
 
 
 def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide",
-                figures: Sequence[exp.Select] = (), uniques: bool = False) -> exp.Select:
+                figures: Sequence[exp.Select] = (), uniques: bool = False, sums: dict | None = None,
+                lnx: bool = False) -> exp.Select:
     """One row of reduced figures for a node (see ``ClassStats``)."""
     n = col("n")
     kept = col("kept")
     flagged = exp.select(exp.Star(), keep.as_(ident("kept"), copy=False)).from_(
-        class_query(node, with_leaves, projection, lookup, figures).subquery(ident("cls"), copy=False), copy=False
+        class_query(node, with_leaves, projection, lookup, figures, lnx).subquery(ident("cls"), copy=False), copy=False
     )
     zero = exp.Literal.number(0)
     columns = [
@@ -212,6 +217,7 @@ def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection:
     if uniques:
         unique = exp.and_(kept.copy(), exp.EQ(this=n.copy(), expression=exp.Literal.number(1)))
         columns.append(_sum(_case(unique, exp.Literal.number(1), zero)).as_(ident("uniques")))
+    columns += [e.as_(ident(name)) for name, e in (sums or {}).items()]
     return exp.select(*columns).from_(flagged.subquery(ident("f"), copy=False), copy=False)
 
 
@@ -282,15 +288,21 @@ def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide"
     )
 
 
-def base_classes_query(dimensions: int, sensitives: int = 0) -> exp.Select:
+def base_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) -> exp.Select:
     """Compress the encoded data once: distinct QI code combinations (and sensitive codes,
-    when models read them) with their counts."""
+    when models read them) with their counts. With ``lnx`` each row also carries ln c_x, c_x
+    the rows of its QI combination (for the KL-divergence)."""
     keys = [col(qi(j)) for j in range(dimensions)] + [col(sensitive(i)) for i in range(sensitives)]
-    return (
+    query = (
         exp.select(*keys, exp.Count(this=exp.Star()).as_(ident("n")))
         .from_(table(DATA))
         .group_by(*keys)
     )
+    if not lnx:
+        return query
+    combination = exp.Window(this=exp.Sum(this=col("n")), partition_by=[col(qi(j)) for j in range(dimensions)])
+    ln = exp.Ln(this=exp.Cast(this=combination, to=exp.DataType.build("DOUBLE")))
+    return exp.select(exp.Star(), ln.as_(ident("lnx"))).from_(query.subquery(ident("b")))
 
 
 def as_text(e: exp.Expression) -> exp.Expression:

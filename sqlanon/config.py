@@ -91,6 +91,10 @@ class Job:
     output: Output = field(default_factory=Output)
     #: privacy models besides k-anonymity, as [[privacy.models]] entries (dicts with a type)
     models: tuple[dict, ...] = ()
+    #: per-QI weights for loss, precision and entropy (QI name -> weight, default 1)
+    weights: dict | None = None
+    #: the class label column of the classification metric
+    label: str | None = None
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
@@ -131,6 +135,11 @@ class Job:
             if a.role == "quasi" and a.hierarchy is None:
                 raise ConfigError(f"quasi-identifier '{a.name}' needs a hierarchy (hierarchy = \"file.csv\")")
         self._validate_models()
+        self._validate_metric_options()
+        from sqlanon.metrics import get_metric
+
+        # refuses classification without a label, and weights for a metric that takes none
+        get_metric(self.metric, (1.0,) if self.weights else None, self.label)
         if not self.quasi_identifiers:
             raise ConfigError("the job has no quasi-identifier: give at least one attribute role = \"quasi\"")
         if self.output.suppressed not in SUPPRESSED_MODES:
@@ -156,10 +165,29 @@ class Job:
 
     @property
     def sensitive_attributes(self) -> list[str]:
-        """The attributes whose per-class histograms the models read, in first-use order."""
+        """The attributes whose per-class histograms the models (and the classification
+        metric's label) read, in first-use order."""
         from sqlanon.criteria import build_model
 
-        return list(dict.fromkeys(a for a in (build_model(s).attribute for s in self.models) if a))
+        names = [build_model(s).attribute for s in self.models] + [self.label]
+        return list(dict.fromkeys(a for a in names if a))
+
+    def _validate_metric_options(self) -> None:
+        roles = {a.name: a.role for a in self.attributes}
+        if self.weights is not None:
+            if not isinstance(self.weights, dict):
+                raise ConfigError("search.weights must be a table of QI name = weight, e.g. weights = { age = 2 }")
+            for name, w in self.weights.items():
+                if roles.get(name) != "quasi":
+                    raise ConfigError(f"search.weights names '{name}', which is not a quasi-identifier; QIs: "
+                                      f"{[a.name for a in self.quasi_identifiers]}")
+                if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
+                    raise ConfigError(f"search.weights: the weight of '{name}' must be a number >= 0, got {w!r}")
+            if self.weights and max(float(self.weights.get(a.name, 1.0)) for a in self.quasi_identifiers) <= 0:
+                raise ConfigError("search.weights: at least one weight must be above 0")
+        if self.label is not None and roles.get(self.label) not in ("sensitive", "insensitive"):
+            raise ConfigError(f"search.label names '{self.label}', which must be a released column with role "
+                              "\"sensitive\" or \"insensitive\"")
 
     def hierarchy_of(self, attribute: Attribute, values=None) -> Hierarchy:
         """The attribute's hierarchy: given, read from its file, or built from its spec over
@@ -177,7 +205,7 @@ class Job:
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "stable", "max_lattice_size"},
+    "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
@@ -275,6 +303,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         lookup=doc.get("engine", {}).get("lookup", "wide"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
+        weights=search.get("weights"),
+        label=search.get("label"),
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),

@@ -68,7 +68,9 @@ class Session:
     def checker(self, on_check=None, **overrides) -> Checker:
         """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric/models overridden."""
         job = replace(self.job, **overrides)
-        metric = get_metric(job.metric)
+        metric = get_metric(job.metric, self._weights(job), job.label)
+        if metric.attribute is not None and metric.attribute not in self.sensitives:
+            raise ConfigError(f"metric '{job.metric}' reads '{metric.attribute}', which this session did not prepare")
         missing = metric.needs - self.needs
         if missing:
             raise ConfigError(f"metric '{job.metric}' needs {sorted(missing)}, which this session did not prepare")
@@ -78,6 +80,14 @@ class Session:
         engine = self.engine if self._shared is None else _SharedStats(self.engine, self._shared, self.needs)
         return Checker(engine, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
                        on_check=on_check)
+
+    def _weights(self, job: Job) -> tuple[float, ...] | None:
+        """search.weights in QI order, divided by the largest (ARX); None when not given."""
+        if not job.weights:
+            return None
+        raw = [float(job.weights.get(q, 1.0)) for q in self.qis]
+        top = max(raw)
+        return tuple(w / top for w in raw)
 
     def models(self, job: Job):
         """The job's privacy models, their auxiliary tables stored in the engine."""

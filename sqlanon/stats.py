@@ -21,6 +21,7 @@ class ClassStats:
         suppressed_histograms: per QI, the number of suppressed rows per generalized value,
             ordered by value code; only when a metric needs it.
         kept_uniques: kept classes of one row; only when a model needs it (sample uniqueness).
+        figures: sums a metric asked for by name (``Metric.stats_columns``).
     """
 
     classes: int
@@ -32,3 +33,4 @@ class ClassStats:
     kept_leaves: tuple[int, ...] | None = None
     suppressed_histograms: tuple[tuple[int, ...], ...] | None = None
     kept_uniques: int | None = None
+    figures: dict | None = None

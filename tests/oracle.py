@@ -101,6 +101,32 @@ class Oracle:
             result *= (1 + _trunc(value)) ** (1 / d)
         return result - 1
 
+    def _ambiguity(self, node, keys, sizes, kept, s, n, d):
+        product = np.ones(int(kept.sum()))
+        domain = 1.0
+        for j, l in enumerate(node):
+            product = product * self.leafcount[j][l][keys[kept, j]]
+            domain *= len(self.hrows[j])
+        return (float((sizes[kept] * product).sum()) + s * domain) / n
+
+    def _kl_divergence(self, node, keys, sizes, kept, s, n, d):
+        gen = np.stack([self.levels[j][l][self.base[:, j]] for j, l in enumerate(node)], axis=1)
+        packed = np.zeros(len(gen), dtype=np.int64)
+        for j, l in enumerate(node):
+            packed = packed * len(self.leafcount[j][l]) + gen[:, j]
+        _, inverse = np.unique(packed, return_inverse=True)
+        inverse = inverse.ravel()
+        c = self.weights.astype(float)
+        size = sizes[inverse].astype(float)
+        box = np.ones(len(c))
+        for j, l in enumerate(node):
+            box *= self.leafcount[j][l][gen[:, j]]
+        released = kept[inverse]
+        domain = float(np.prod([len(h) for h in self.hrows]))
+        size = np.where(released, size, s if s else 1)
+        box = np.where(released, box, domain)
+        return max(float((c * np.log(c * box / size)).sum()) / n, 0.0)
+
     def _g(self, j, l):
         if (j, l) not in self._entropy_cache:
             self._entropy_cache[(j, l)] = self._g_uncached(j, l)

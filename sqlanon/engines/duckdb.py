@@ -146,11 +146,11 @@ class DuckDBEngine:
         for i, name in enumerate(self._sensitives):
             self._store_sensitive(i, name, rows)
         self.run(c.create_temp_table(c.DATA, c.encode_query([n for n, _ in qis], passthrough, self._sensitives)))
-        self.run(c.create_temp_table(c.CLASSES, c.base_classes_query(len(qis), len(self._sensitives))))
+        self.run(c.create_temp_table(c.CLASSES, c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)))
         self.rows_scanned += rows
         self._base_classes = self.run(f"SELECT COUNT(*) FROM {c.CLASSES}")[0][0]
         if self.lookup == "wide":
-            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives))
+            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs)
             self.run(c.create_temp_table(c.WIDE, wide))
         counts = []
         for j, (_, hierarchy) in enumerate(qis):
@@ -229,22 +229,25 @@ class DuckDBEngine:
                      c.class_keys(node))
 
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
-        with_leaves, uniques = "leaves" in needs, "uniques" in needs
+        with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
+        sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         query = self._node_query(
-            ("stats", with_leaves, uniques, getattr(keep, "signature", "")), node,
+            ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
             lambda n: c.stats_query(n, keep(c.col("n")), with_leaves, lookup=self.lookup,
-                                    figures=self._figures(n, keep), uniques=uniques),
+                                    figures=self._figures(n, keep), uniques=uniques, sums=sums, lnx=lnx),
         )
         row = self.run(query, params)[0]
         self.rows_scanned += self._base_classes
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all = (int(x) if x is not None else None for x in row[:6])
         rest = list(row[6:])
         leaves = tuple(int(x) for x in rest[:len(node)]) if with_leaves else None
-        unique_count = int(rest[-1]) if uniques else None
+        rest = rest[len(node):] if with_leaves else rest
+        unique_count = int(rest.pop(0)) if uniques else None
+        figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
         histograms = None
         if "suppressed_histograms" in needs:
             histograms = self._suppressed_histograms(node, keep, params) if suppressed else tuple(() for _ in node)
-        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count)
+        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count, figures)
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict):
         query = self._node_query(
