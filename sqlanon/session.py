@@ -45,7 +45,7 @@ class Session:
             self.hierarchies = [h.encoded for h in self.hierarchy_objects]
             # Refuse an optimal search of a huge lattice before reading and encoding the data.
             self._refuse_huge_lattice(job, job.algorithm, prod(len(h.labels) for h in self.hierarchies))
-            self.needs = get_metric(job.metric).needs if needs is None else needs
+            self.needs = METRICS[job.metric].needs if needs is None else needs
             self.sensitives = job.sensitive_attributes
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
                                                 self.sensitives)

@@ -58,12 +58,17 @@ def test_ola_natural_and_stable_orders_agree(session, stable):
 def test_optimal_algorithms_agree_on_random_tables(job):
     with Session(job, share_stats=True) as session:
         reference, _ = session.search("exhaustive")
-        for name in OPTIMAL:
-            outcome, _ = session.search(name)
-            if reference.optimum is None:
-                assert outcome.optimum is None, name
-            else:
-                assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), name
+        assert_optimal_algorithms_agree(session, reference)
+
+
+def assert_optimal_algorithms_agree(session, reference, **overrides):
+    """Every optimal algorithm returns exhaustive search's optimum (node and loss) or none."""
+    for name in OPTIMAL:
+        outcome, _ = session.search(name, **overrides)
+        if reference.optimum is None:
+            assert outcome.optimum is None, name
+        else:
+            assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), name
 
 
 @pytest.mark.parametrize("algorithm, checks", [("ola", 144), ("incognito", 162)])

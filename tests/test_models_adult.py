@@ -15,8 +15,8 @@ import pytest
 from conftest import ADULT, adult_hierarchy, adult_job
 from oracle import ModelOracle
 from sqlanon import Attribute
-from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
+from test_contract import assert_optimal_algorithms_agree
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
 TREE = str(adult_hierarchy("occupation"))
@@ -34,7 +34,6 @@ MODELS = {
 }
 COMBINED = ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},
             MODELS["t-hierarchical"] | {"t": 0.25}, {"type": "average-risk", "threshold": 0.05})
-OPTIMAL = [name for name, algorithm in ALGORITHMS.items() if algorithm.optimal]
 
 
 def occupation_job(qis=QIS, **kwargs):
@@ -80,9 +79,7 @@ def test_models_against_exhaustive_search_and_oracle(session, oracle, name, limi
         anonymous += ok
     assert 0 < anonymous < session.lattice.size  # the thresholds leave something to decide
     assert checker.monotonic_models == all(m.monotonic(limit) for m in checker.models)
-    for algorithm in OPTIMAL:
-        outcome, _ = session.search(algorithm, models=models, k=k, suppression_limit=limit, metric=metric)
-        assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), algorithm
+    assert_optimal_algorithms_agree(session, reference, models=models, k=k, suppression_limit=limit, metric=metric)
 
 
 def test_monotonic_models_keep_predictive_tagging(session):
@@ -98,3 +95,21 @@ def test_entropy_threshold_uses_natural_logarithm(session):
     # l = e: H >= 1 exactly; the same verdicts as the oracle are checked above for l = 5.
     checker = session.checker(models=({"type": "entropy-l-diversity", "attribute": "occupation", "l": math.e},), k=1)
     assert checker.params["m1_entropy"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.1])
+def test_classification_metric_against_exhaustive_search_and_oracle(adult_available, limit):
+    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in QIS}
+    labels = ModelOracle([tuple(r[q] for q in QIS) for r in rows], [r["salary-class"] for r in rows], hierarchies)
+    with Session(occupation_job(label="salary-class", metric="classification", k=5, suppression_limit=limit),
+                 share_stats=True) as session:
+        reference, checker = session.search("exhaustive")
+        for node in [reference.optimum.node, (0,) * len(QIS), session.lattice.top]:
+            hist = labels.histograms(node)
+            n = hist.sum(axis=1)
+            kept = n >= 5
+            expected = (int((n - hist.max(axis=1))[kept].sum()) + int(n[~kept].sum())) / labels.n
+            assert checker.checked(node).loss == pytest.approx(expected, abs=1e-12), node
+        assert_optimal_algorithms_agree(session, reference)

@@ -7,11 +7,9 @@ from hypothesis import strategies as st
 from conftest import table_job
 from oracle import ModelOracle
 from sqlanon import Hierarchy
-from sqlanon.search import ALGORITHMS
 from sqlanon.session import Session
+from test_contract import assert_optimal_algorithms_agree
 from test_random_tables import hierarchy
-
-OPTIMAL = [name for name, algorithm in ALGORITHMS.items() if algorithm.optimal]
 
 
 @st.composite
@@ -69,9 +67,4 @@ def test_models_on_random_tables(case):
             result = checker.checked(node)
             ok, suppressed, _ = oracle.evaluate(node, [spec, {"type": "k-anonymity", "k": job.k}], checker.limit_rows)
             assert (result.anonymous, result.stats.suppressed) == (ok, suppressed), node
-        for name in OPTIMAL:
-            outcome, _ = session.search(name)
-            if reference.optimum is None:
-                assert outcome.optimum is None, name
-            else:
-                assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), name
+        assert_optimal_algorithms_agree(session, reference)

@@ -10,8 +10,11 @@ cover; the suppressed rows spread their S / N over every combination, prod_j |H_
 with |E(x)| = S and the leaves = |H_j| for a suppressed x. Per class the engine sums
 c_x ln c_x (a column of the base class table, ``lnx`` = ln c_x, multiplied by the rows), so
 the value is exact up to floating point. By Gibbs' inequality every class contributes >= 0.
-Monotonic without suppression (merging classes spreads mass over a larger box); with
-suppression not, and the only bound is 0.
+Monotonic without suppression (merging classes spreads mass over a larger box). Suppressing
+classes never lowers it either: for the suppressed classes E (sizes summing to S, disjoint
+boxes inside the domain) the change is S * KL((|E|/S)_E || (box_E / prod |H_j|)_E) >= 0. So the
+value with every class kept is a lower bound for the node and all its generalizations,
+whatever they suppress; with suppression the metric is not monotonic.
 """
 
 import math
@@ -40,6 +43,7 @@ class KLDivergence(Metric):
                        expression=exp.Mul(this=n.copy(), expression=exp.Ln(this=n.copy())))
         return {
             "kl_kept": exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=col("kept"), true=kept)], default=zero)), expressions=[zero.copy()]),
+            "kl_all": exp.Coalesce(this=exp.Sum(this=kept.copy()), expressions=[zero.copy()]),
             "kl_suppressed": exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=col("kept"), true=zero.copy())], default=col("lnx"))), expressions=[zero.copy()]),
         }
 
@@ -52,4 +56,4 @@ class KLDivergence(Metric):
         return max(total / ctx.rows, 0.0)  # >= 0 in exact arithmetic; no rounding below it
 
     def bound(self, stats, node, ctx):
-        return 0.0
+        return max(stats.figures["kl_all"] / ctx.rows, 0.0)
