@@ -73,7 +73,8 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             result = checker.check(node)
             outcome = SearchOutcome(result if result.anonymous else None, {"checks": checker.checks, "tagged": 0}, proven=False)
             if not result.anonymous:
-                reason = (f"the saved transformation no longer satisfies k={job.k} on this data: "
+                reason = (f"the saved transformation no longer satisfies "
+                          f"{', '.join(_model_text(m.describe()) for m in checker.models)} on this data: "
                           f"{result.stats.suppressed} rows would be suppressed, the limit is {checker.limit_rows}")
         seconds["search"] = time.perf_counter() - started
         best = outcome.optimum
@@ -110,7 +111,8 @@ def _write_and_verify(session: Session, checker: Checker, best: CheckResult, pha
         session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target)
     phase("verify")
     try:
-        return verify(job.output, session.qis, job.k, session.rows, best.stats.suppressed, checker.limit_rows)
+        return verify(job.output, session.qis, job.k, session.rows, best.stats.suppressed, checker.limit_rows,
+                      checker.models, session.overall())
     except Exception:
         remove_output(job.output)
         raise
@@ -126,8 +128,9 @@ def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, se
         "rows": prepared.rows,
         "base_classes": prepared.base_classes,
         "quasi_identifiers": qis,
-        "privacy": {"models": [{"model": "k-anonymity", "k": job.k}], "suppression_limit": job.suppression_limit,
-                    "suppression_limit_rows": limit_rows},
+        "privacy": {"models": _models_report(checker, best, verification, prepared.rows),
+                    "suppression_limit": job.suppression_limit, "suppression_limit_rows": limit_rows,
+                    "monotonic": checker.monotonic_models},
         "algorithm": job.algorithm,
         "algorithm_counters": {k: v for k, v in counters.items() if k != "seconds"},
         "optimal": outcome.proven,
@@ -171,17 +174,40 @@ def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, se
     return report
 
 
+def _model_text(model: dict) -> str:
+    parameters = ", ".join(f"{k}={v}" for k, v in model.items() if k not in ("model", "achieved", "hierarchy", "order"))
+    return "k=" + str(model["k"]) if model["model"] == "k-anonymity" else f"{model['model']}({parameters})"
+
+
+def _models_report(checker: Checker, best, verification, rows: int) -> list[dict]:
+    """Every model with the value achieved on the output: re-measured on the written output
+    by the verification, else (no output written) the checker's figures where it has them."""
+    if verification and verification.get("models"):
+        return verification["models"]
+    models = []
+    for model in checker.models:
+        entry = model.describe()
+        if best is not None and model.whole_table:
+            entry["achieved"] = model.stats_value(best.stats, rows)
+        elif best is not None and model.attribute is None:
+            entry["achieved"] = best.stats.min_kept
+        models.append(entry)
+    return models
+
+
 def summary(report: dict) -> str:
     """A short human summary (printed on stderr by the CLI)."""
     if not report["success"] and report.get("reason"):
         return f"Not applied: {report['reason']}."
     if not report["success"]:
-        k = report["privacy"]["models"][0]["k"]
+        models = report["privacy"]["models"]
+        k = next((m["k"] for m in models if m["model"] == "k-anonymity"), 1)
         reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
+        named = ", ".join(_model_text(m) for m in models)
         if report["algorithm"] in HEURISTICS and not report["optimal"]:
-            return (f"No transformation satisfying k={k} found ({report['algorithm']} stopped by "
+            return (f"No transformation satisfying {named} found ({report['algorithm']} stopped by "
                     f"{report['stopped']} after {report['checks']} checks of {report['lattice_size']} nodes).")
-        return (f"No transformation satisfies k={k} with at most "
+        return (f"No transformation satisfies {named} with at most "
                 f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} "
                 f"({report['checks']} checks of {report['lattice_size']} nodes).")
     levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())

@@ -1,13 +1,15 @@
 """check(node) -> CheckResult: the only door from the search to the data.
 
 The checker turns a node into an engine query, decides anonymity (ARX semantics: a class
-failing any model is suppressed whole; the node is anonymous iff the suppressed rows are at
-most floor(s * N)), evaluates the metric and counts what it did. It caches results, so a node
-is never checked twice in one search.
+failing any per-class model is suppressed whole; the node is anonymous iff the suppressed rows
+are at most floor(s * N) and every whole-table model holds on the kept classes), evaluates the
+metric and counts what it did. It caches results, so a node is never checked twice in one
+search.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from typing import Sequence
@@ -30,6 +32,36 @@ class CheckResult:
     bound: float
 
 
+class Conditions:
+    """What the engine needs to tell kept classes from suppressed ones: called with a class's
+    size column it returns the combined per-class predicate; ``figures`` builds the per-class
+    figure queries of the models that read a sensitive histogram; ``signature`` names the
+    combination (queries are cached per shape)."""
+
+    def __init__(self, models: Sequence[PrivacyModel], metric: Metric | None = None):
+        self.models = list(models)
+        # the metric reads a histogram too (classification) and may add sums of its own
+        self.histogram_models = [m for m in [*self.models, metric] if m is not None and m.attribute is not None]
+        self.metric = metric
+        described = [m.describe() for m in self.models]
+        if metric is not None and metric.stats_columns(1):
+            described.append({"metric": metric.name, "label": metric.attribute})
+        self.signature = json.dumps(described, sort_keys=True, default=str)
+        if not self.histogram_models:
+            self.figures = None
+
+    def stats_columns(self, d: int) -> dict:
+        return self.metric.stats_columns(d) if self.metric is not None else {}
+
+    def __call__(self, size: exp.Expression) -> exp.Expression:
+        conditions = [m.class_condition(size.copy()) for m in self.models]
+        conditions = [c for c in conditions if c != exp.true()] or [exp.true()]
+        return exp.and_(*conditions)
+
+    def figures(self, histogram_for, keys) -> list[exp.Select]:
+        return [m.class_columns(histogram_for(m.attribute), keys) for m in self.histogram_models]
+
+
 class Checker:
     def __init__(
         self,
@@ -47,6 +79,11 @@ class Checker:
         self.ctx = ctx
         self.limit_rows = limit_rows
         self.monotonic_metric = metric.monotonic(suppression_limit)
+        # Predictive tagging needs every model monotonic for this limit (ARX's flags).
+        self.monotonic_models = all(m.monotonic(suppression_limit) for m in self.models)
+        self.table_models = [m for m in self.models if m.whole_table]
+        self.needs = metric.needs.union(*(m.needs for m in self.models))
+        self.keep = Conditions(self.models, metric)
         self.on_check = on_check  # called with every new CheckResult (progress display)
         self.checks = 0
         self.seconds = 0.0
@@ -55,21 +92,17 @@ class Checker:
         for model in self.models:
             self.params.update(model.parameters())
 
-    def keep(self, size: exp.Expression) -> exp.Expression:
-        """Predicate over a class of ``size`` rows: it satisfies every model."""
-        return exp.and_(*(m.class_condition(size.copy()) for m in self.models))
-
     def check(self, node: Node) -> CheckResult:
         cached = self._results.get(node)
         if cached is not None:
             return cached
         started = time.perf_counter()
-        stats = self.engine.class_stats(node, self.keep, self.params, self.metric.needs)
+        stats = self.engine.class_stats(node, self.keep, self.params, self.needs)
         self.seconds += time.perf_counter() - started
         self.checks += 1
         result = CheckResult(
             node=node,
-            anonymous=stats.suppressed <= self.limit_rows,
+            anonymous=stats.suppressed <= self.limit_rows and self.table_models_hold(stats),
             stats=stats,
             loss=self.metric.value(stats, node, self.ctx),
             bound=self.metric.bound(stats, node, self.ctx),
@@ -78,6 +111,9 @@ class Checker:
         if self.on_check is not None:
             self.on_check(result)
         return result
+
+    def table_models_hold(self, stats: ClassStats) -> bool:
+        return all(m.table_holds(m.stats_value(stats, self.ctx.rows)) for m in self.table_models)
 
     def checked(self, node: Node) -> CheckResult | None:
         return self._results.get(node)

@@ -10,9 +10,14 @@ Internal tables (names owned by sqlanon, so they never collide with user columns
 * ``sqlanon_label_<j>(level, code, label)``: the text of every code, for encoding and decoding.
 * ``sqlanon_data(__row, q0.., p0..)``: the input, QIs as leaf codes, other kept columns as-is.
 * ``sqlanon_classes(q0.., n)``: the base class table, one row per distinct QI combination.
-* ``sqlanon_wide(q<j>_<l>.., [c<j>_<l>..], n)``: the base class table with every QI's code at
-  every level (and its leaf count) joined once, so a check is a plain GROUP BY without joins.
-  This is the default layout ("wide"); ``lookup = "join"`` joins the lookup tables per check.
+* ``sqlanon_wide(q<j>_<l>.., [c<j>_<l>..], [s<i>..], n)``: the base class table with every QI's
+  code at every level (and its leaf count) joined once, so a check is a plain GROUP BY without
+  joins. This is the default layout ("wide"); ``lookup = "join"`` joins the lookup tables per check.
+* ``sqlanon_sval_<i>(code, label, n, q)``: the distinct values of the i-th sensitive attribute
+  (text, sorted), their rows and their frequency in the input. Only when a model reads a
+  sensitive attribute do ``sqlanon_data``, ``sqlanon_classes`` and ``sqlanon_wide`` carry its
+  code ``s<i>``; the class tables are then keyed by the QI codes and the sensitive codes, so a
+  node's per-class histogram is a GROUP BY over the same table (roll-up stays possible).
 """
 
 from __future__ import annotations
@@ -100,7 +105,15 @@ def wide_leaves(j: int, level: int) -> str:
     return f"c{j}_{level}"
 
 
-def wide_query(levels: Sequence[int], with_leaves: bool) -> exp.Select:
+def sval_table(i: int) -> str:
+    return f"sqlanon_sval_{i}"
+
+
+def sensitive(i: int) -> str:
+    return f"s{i}"
+
+
+def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, lnx: bool = False) -> exp.Select:
     """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level."""
     query = exp.select().from_(table(CLASSES, "c"), copy=False)
     columns = []
@@ -109,32 +122,83 @@ def wide_query(levels: Sequence[int], with_leaves: bool) -> exp.Select:
         columns += [col(f"l{l}", f"h{j}").as_(ident(wide_column(j, l))) for l in range(top + 1)]
         if with_leaves:
             columns += [col(f"c{l}", f"h{j}").as_(ident(wide_leaves(j, l))) for l in range(top + 1)]
+    columns += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
+    if lnx:
+        columns.append(col("lnx", "c").as_(ident("lnx")))
     return query.select(*columns, col("n", "c").as_(ident("n")), copy=False)
 
 
-def class_query(node: Node, with_leaves: bool = False, projection: bool = True, lookup: str = "wide") -> exp.Select:
-    """The node's class table: generalized codes ``g<j>``, size ``n`` (and ``leaves<j>``)."""
+def _node_source(node: Node, projection: bool, lookup: str) -> tuple[exp.Select, list[exp.Expression], list[exp.Expression]]:
+    """FROM the class table (alias ``c``) with each QI's generalized code and leaf count."""
     if lookup == "wide":
         query = exp.select().from_(table(WIDE, "c"), copy=False)
         codes = [col(wide_column(j, l), "c") for j, l in enumerate(node)]
         leaves = [col(wide_leaves(j, l), "c") for j, l in enumerate(node)]
-    else:
-        query = exp.select().from_(table(CLASSES, "c"), copy=False)
-        query, codes, leaves = generalized(query, node, "c", projection)
+        return query, codes, leaves
+    query = exp.select().from_(table(CLASSES, "c"), copy=False)
+    return generalized(query, node, "c", projection)
+
+
+def class_keys(node: Node) -> list[str]:
+    return [f"g{j}" for j in range(len(node))]
+
+
+def class_query(node: Node, with_leaves: bool = False, projection: bool = True, lookup: str = "wide",
+                figures: Sequence[exp.Select] = (), lnx: bool = False) -> exp.Select:
+    """The node's class table: generalized codes ``g<j>``, size ``n`` (and ``leaves<j>``), and
+    the columns of every per-class ``figures`` query (keyed by ``g<j>``) joined to it."""
+    query, codes, leaves = _node_source(node, projection, lookup)
     columns = [code.as_(ident(f"g{j}")) for j, code in enumerate(codes)]
     columns.append(exp.Sum(this=col("n", "c")).as_(ident("n")))
     if with_leaves:
         # Functionally dependent on the group key; MAX just carries it through the GROUP BY.
         columns += [exp.Max(this=e).as_(ident(f"leaves{j}")) for j, e in enumerate(leaves)]
-    return query.select(*columns, copy=False).group_by(*(x.copy() for x in codes), copy=False)
+    if lnx:  # sum over the class of c_x ln c_x
+        columns.append(exp.Sum(this=exp.Mul(this=col("n", "c"), expression=col("lnx", "c"))).as_(ident("lnx")))
+    query = query.select(*columns, copy=False).group_by(*(x.copy() for x in codes), copy=False)
+    if not figures:
+        return query
+    joined = exp.select(exp.Star()).from_(query.subquery(ident("base")), copy=False)
+    for i, figure in enumerate(figures):
+        alias = f"f{i}"
+        using = [ident(k) for k in class_keys(node)]
+        joined = joined.join(figure.subquery(ident(alias)), using=using, copy=False)
+    return joined
 
 
-def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide") -> exp.Select:
+def histogram_query(node: Node, i: int, projection: bool = True, lookup: str = "wide") -> exp.Select:
+    """Per class and value of sensitive attribute ``i``: ``(g<j>.., v, f, cn, r, q)`` = the
+    value's code and count in the class, the class size, the value's rank in the class by
+    count (1 = most frequent) and its frequency in the whole input."""
+    query, codes, _ = _node_source(node, projection, lookup)
+    value = col(sensitive(i), "c")
+    counts = query.select(
+        *(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)),
+        value.as_(ident("v")),
+        exp.Sum(this=col("n", "c")).as_(ident("f")),
+        copy=False,
+    ).group_by(*(x.copy() for x in codes), value.copy(), copy=False)
+    keys = [col(k, "x") for k in class_keys(node)]
+    size = exp.Window(this=exp.Sum(this=col("f", "x")), partition_by=keys)
+    rank = exp.Window(
+        this=exp.RowNumber(), partition_by=[k.copy() for k in keys],
+        order=exp.Order(expressions=[exp.Ordered(this=col("f", "x"), desc=True), exp.Ordered(this=col("v", "x"))]),
+    )
+    return (
+        exp.select(exp.Column(this=exp.Star(), table=ident("x")), size.as_(ident("cn")), rank.as_(ident("r")), col("q", "sv").as_(ident("q")))
+        .from_(counts.subquery(ident("x")))
+        .join(table(sval_table(i), "sv"), on=exp.EQ(this=col("code", "sv"), expression=col("v", "x")))
+    )
+
+
+def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide",
+                figures: Sequence[exp.Select] = (), uniques: bool = False, sums: dict | None = None,
+                lnx: bool = False) -> exp.Select:
     """One row of reduced figures for a node (see ``ClassStats``)."""
     n = col("n")
     kept = col("kept")
     flagged = exp.select(exp.Star(), keep.as_(ident("kept"), copy=False)).from_(
-        class_query(node, with_leaves, projection, lookup).subquery(ident("cls"), copy=False), copy=False
+        class_query(node, with_leaves, projection, lookup, figures, lnx).subquery(ident("cls"), copy=False), copy=False
     )
     zero = exp.Literal.number(0)
     columns = [
@@ -151,14 +215,19 @@ def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection:
             _sum(_case(kept, exp.Mul(this=n, expression=col(f"leaves{j}")), zero)).as_(ident(f"leaves{j}"))
             for j in range(len(node))
         ]
+    if uniques:
+        unique = exp.and_(kept.copy(), exp.EQ(this=n.copy(), expression=exp.Literal.number(1)))
+        columns.append(_sum(_case(unique, exp.Literal.number(1), zero)).as_(ident("uniques")))
+    columns += [e.as_(ident(name)) for name, e in (sums or {}).items()]
     return exp.select(*columns).from_(flagged.subquery(ident("f"), copy=False), copy=False)
 
 
-def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: bool = True, lookup: str = "wide") -> exp.Expression:
+def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: bool = True, lookup: str = "wide",
+                               figures: Sequence[exp.Select] = ()) -> exp.Expression:
     """Rows ``(j, code, c)``: suppressed rows per generalized value of every QI."""
     suppressed = (
         exp.select(exp.Star())
-        .from_(class_query(node, False, projection, lookup).subquery(ident("cls")))
+        .from_(class_query(node, False, projection, lookup, figures).subquery(ident("cls")))
         .where(exp.Not(this=exp.Paren(this=keep)))
     )
     union = None
@@ -203,11 +272,12 @@ def join_labels(query: exp.Select, node: Node, source_alias: str) -> exp.Select:
     return query
 
 
-def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide") -> exp.Select:
+def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide",
+                          figures: Sequence[exp.Select] = ()) -> exp.Select:
     """The classes that fail the models, smallest first, with their decoded QI values."""
     query = (
         exp.select()
-        .from_(class_query(node, False, True, lookup).subquery(ident("cls")))
+        .from_(class_query(node, False, True, lookup, figures).subquery(ident("cls")))
         .where(exp.Not(this=exp.Paren(this=keep)))
     )
     query = join_labels(query, node, "cls")
@@ -219,14 +289,21 @@ def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide"
     )
 
 
-def base_classes_query(dimensions: int) -> exp.Select:
-    """Compress the encoded data once: distinct QI code combinations with their counts."""
-    keys = [col(qi(j)) for j in range(dimensions)]
-    return (
+def base_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) -> exp.Select:
+    """Compress the encoded data once: distinct QI code combinations (and sensitive codes,
+    when models read them) with their counts. With ``lnx`` each row also carries ln c_x, c_x
+    the rows of its QI combination (for the KL-divergence)."""
+    keys = [col(qi(j)) for j in range(dimensions)] + [col(sensitive(i)) for i in range(sensitives)]
+    query = (
         exp.select(*keys, exp.Count(this=exp.Star()).as_(ident("n")))
         .from_(table(DATA))
         .group_by(*keys)
     )
+    if not lnx:
+        return query
+    combination = exp.Window(this=exp.Sum(this=col("n")), partition_by=[col(qi(j)) for j in range(dimensions)])
+    ln = exp.Ln(this=exp.Cast(this=combination, to=exp.DataType.build("DOUBLE")))
+    return exp.select(exp.Star(), ln.as_(ident("lnx"))).from_(query.subquery(ident("b")))
 
 
 def as_text(e: exp.Expression) -> exp.Expression:
@@ -234,8 +311,9 @@ def as_text(e: exp.Expression) -> exp.Expression:
     return exp.Coalesce(this=exp.Cast(this=e, to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
 
 
-def encode_query(qis: Sequence[str], passthrough: Sequence[str]) -> exp.Select:
-    """``sqlanon_data``: every input row with its QIs replaced by leaf codes, in input order."""
+def encode_query(qis: Sequence[str], passthrough: Sequence[str], sensitives: Sequence[str] = ()) -> exp.Select:
+    """``sqlanon_data``: every input row with its QIs replaced by leaf codes, in input order
+    (and the code ``s<i>`` of each sensitive attribute a model reads)."""
     query = exp.select(col("rowid", "s").as_(ident(ROW))).from_(table(INPUT, "s"))
     for j, name in enumerate(qis):
         alias = f"d{j}"
@@ -248,6 +326,12 @@ def encode_query(qis: Sequence[str], passthrough: Sequence[str]) -> exp.Select:
         ).select(col("code", alias).as_(ident(qi(j))))
     for i, name in enumerate(passthrough):
         query = query.select(col(name, "s").as_(ident(f"p{i}")))
+    for i, name in enumerate(sensitives):
+        alias = f"e{i}"
+        query = query.join(
+            table(sval_table(i), alias),
+            on=exp.EQ(this=col("label", alias), expression=as_text(col(name, "s"))),
+        ).select(col("code", alias).as_(ident(sensitive(i))))
     return query
 
 
@@ -276,12 +360,14 @@ def output_query(
     keep_condition,
     columns: Sequence[tuple[str, str, int | None]],
     drop_suppressed: bool,
+    verdicts: exp.Select | None = None,
 ) -> exp.Select:
     """The released table, in input order.
 
     ``columns``: (output name, kind, index) with kind ``"qi"`` (index = QI position) or
     ``"pass"`` (index = passthrough position). ``keep_condition(size)`` returns the predicate
-    for a class of ``size`` rows; suppressed rows get the bound ``$mask`` in every QI.
+    for a class of ``size`` rows; suppressed rows get the bound ``$mask`` in every QI. When
+    the models read more than the size, ``verdicts`` (``verdict_query``) decides per class.
     """
     gen = exp.select(col(ROW, "d")).from_(table(DATA, "d"))
     gen, codes, _ = generalized(gen, node, "d", projection=True)
@@ -292,8 +378,15 @@ def output_query(
         partition_by=[col(f"g{j}") for j in range(len(node))],
     )
     gen = exp.select(exp.Star(), size.as_(ident("__n"))).from_(gen.subquery(ident("gen")))
-    kept = keep_condition(col("__n", "o"))
     query = exp.select().from_(gen.subquery(ident("o")))
+    if verdicts is None:
+        kept = keep_condition(col("__n", "o"))
+    else:
+        kept = col("__kept", "vd")
+        query = query.join(
+            verdicts.subquery(ident("vd")),
+            on=exp.and_(*(exp.EQ(this=col(k, "o"), expression=col(k, "vd")) for k in class_keys(node))),
+        )
     query = join_labels(query, node, "o")
     selected = []
     for name, kind, index in columns:
@@ -306,6 +399,12 @@ def output_query(
     if drop_suppressed:
         query = query.where(kept.copy())
     return query.order_by(col(ROW, "o"))
+
+
+def verdict_query(node: Node, keep: exp.Expression, lookup: str, figures: Sequence[exp.Select]) -> exp.Select:
+    """Per class of the node: its codes ``g<j>`` and whether it is kept (``__kept``)."""
+    cls = class_query(node, False, True, lookup, figures).subquery(ident("cls"))
+    return exp.select(*(col(k) for k in class_keys(node)), keep.as_(ident("__kept"))).from_(cls)
 
 
 SLOT = "@"  # stands for a level inside a template identifier; never part of a real name

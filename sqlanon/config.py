@@ -117,6 +117,12 @@ class Job:
     stop: str = "best"  # lightning: "best" (until a limit or the end) or "first" anonymous node
     genetic: GeneticParams = field(default_factory=GeneticParams)
     output: Output = field(default_factory=Output)
+    #: privacy models besides k-anonymity, as [[privacy.models]] entries (dicts with a type)
+    models: tuple[dict, ...] = ()
+    #: per-QI weights for loss, precision and entropy (QI name -> weight, default 1)
+    weights: dict | None = None
+    #: the class label column of the classification metric
+    label: str | None = None
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
@@ -178,6 +184,12 @@ class Job:
             seen.add(a.name)
             if a.role == "quasi" and a.hierarchy is None:
                 raise ConfigError(f"quasi-identifier '{a.name}' needs a hierarchy (hierarchy = \"file.csv\")")
+        self._validate_models()
+        self._validate_metric_options()
+        from sqlanon.metrics import get_metric
+
+        # refuses classification without a label, and weights for a metric that takes none
+        get_metric(self.metric, (1.0,) if self.weights else None, self.label)
         if not self.quasi_identifiers:
             raise ConfigError("the job has no quasi-identifier: give at least one attribute role = \"quasi\"")
         if self.output.suppressed not in SUPPRESSED_MODES:
@@ -187,6 +199,45 @@ class Job:
         if self.output.path is not None:
             if self.output.kind == "duckdb" and not self.output.table:
                 raise ConfigError("output.table is required when the output is a .duckdb file")
+
+    def _validate_models(self) -> None:
+        from sqlanon.criteria import build_model
+
+        roles = {a.name: a.role for a in self.attributes}
+        for spec in self.models:
+            model = build_model(spec)
+            if model.attribute is not None and roles.get(model.attribute) != "sensitive":
+                raise ConfigError(
+                    f"the {model.name} model names attribute '{model.attribute}', which is "
+                    + (f"'{roles[model.attribute]}'" if model.attribute in roles else "not in the job")
+                    + f": give it role = \"sensitive\" ([attributes.\"{model.attribute}\"])"
+                )
+
+    @property
+    def sensitive_attributes(self) -> list[str]:
+        """The attributes whose per-class histograms the models (and the classification
+        metric's label) read, in first-use order."""
+        from sqlanon.criteria import build_model
+
+        names = [build_model(s).attribute for s in self.models] + [self.label]
+        return list(dict.fromkeys(a for a in names if a))
+
+    def _validate_metric_options(self) -> None:
+        roles = {a.name: a.role for a in self.attributes}
+        if self.weights is not None:
+            if not isinstance(self.weights, dict):
+                raise ConfigError("search.weights must be a table of QI name = weight, e.g. weights = { age = 2 }")
+            for name, w in self.weights.items():
+                if roles.get(name) != "quasi":
+                    raise ConfigError(f"search.weights names '{name}', which is not a quasi-identifier; QIs: "
+                                      f"{[a.name for a in self.quasi_identifiers]}")
+                if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
+                    raise ConfigError(f"search.weights: the weight of '{name}' must be a number >= 0, got {w!r}")
+            if self.weights and max(float(self.weights.get(a.name, 1.0)) for a in self.quasi_identifiers) <= 0:
+                raise ConfigError("search.weights: at least one weight must be above 0")
+        if self.label is not None and roles.get(self.label) not in ("sensitive", "insensitive"):
+            raise ConfigError(f"search.label names '{self.label}', which must be a released column with role "
+                              "\"sensitive\" or \"insensitive\"")
 
     def hierarchy_of(self, attribute: Attribute, values=None) -> Hierarchy:
         """The attribute's hierarchy: given, read from its file, or built from its spec over
@@ -204,7 +255,8 @@ class Job:
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "stable", "max_lattice_size", "time_limit", "step_limit", "seed", "stop", "genetic"},
+    "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
+               "seed", "stop", "genetic"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
@@ -279,12 +331,22 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         attributes.append(Attribute(name, spec["role"], hierarchy))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
     k = privacy.get("k")
-    for model in privacy.get("models", []):
-        k = _model_k(model, k, where)
+    models = privacy.get("models", [])
+    if not isinstance(models, list):
+        raise ConfigError(f"{where}: privacy.models must be an array of tables ([[privacy.models]])")
+    others = []
+    for model in models:
+        if isinstance(model, dict) and model.get("type") != "k-anonymity":
+            others.append(_model_spec(model, resolve, where))
+        else:
+            k = _model_k(model, k, where)
+    if k is None:
+        k = 1 if others else 2  # without k-anonymity asked for, every class size is allowed
     job = Job(
         input=source,
         attributes=attributes,
-        k=2 if k is None else k,
+        k=k,
+        models=tuple(others),
         suppression_limit=privacy.get("suppression_limit", 0.0),
         algorithm=search.get("algorithm", "flash"),
         metric=search.get("metric", "discernibility"),
@@ -297,6 +359,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         seed=search.get("seed"),
         stop=search.get("stop", "best"),
         genetic=_genetic(search.get("genetic", {}), where),
+        weights=search.get("weights"),
+        label=search.get("label"),
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),
@@ -324,15 +388,26 @@ def _algorithms() -> dict:
     return ALGORITHMS
 
 
-MODELS = ("k-anonymity",)  # the privacy models this version knows
+def _model_spec(model: dict, resolve, where: str) -> dict:
+    """Check one [[privacy.models]] entry (other than k-anonymity); resolve its hierarchy path."""
+    from sqlanon.criteria import build_model
+
+    spec = dict(model)
+    if isinstance(spec.get("hierarchy"), str):
+        spec["hierarchy"] = resolve(spec["hierarchy"])
+    try:
+        build_model(spec)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: [[privacy.models]]: {error}") from None
+    return spec
 
 
 def _model_k(model: Any, k: Any, where: str) -> Any:
-    """Read one [[privacy.models]] entry; k-anonymity is the only model so far."""
+    """Read a k-anonymity [[privacy.models]] entry."""
+    from sqlanon.criteria import MODEL_NAMES
+
     if not isinstance(model, dict) or "type" not in model:
-        raise ConfigError(f"{where}: each [[privacy.models]] entry needs a type; valid types: {', '.join(MODELS)}")
-    if model["type"] not in MODELS:
-        raise ConfigError(f"{where}: unknown privacy model '{model['type']}'; valid models: {', '.join(MODELS)}")
+        raise ConfigError(f"{where}: each [[privacy.models]] entry needs a type; valid types: {', '.join(MODEL_NAMES)}")
     extra = set(model) - {"type", "k"}
     if extra:
         raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for the k-anonymity model; known: k")

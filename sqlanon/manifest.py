@@ -32,10 +32,16 @@ def build_manifest(job: Job, qis: list[str], node, hierarchies) -> dict:
         "quasi_identifiers": qis,
         "levels": dict(zip(qis, node)),
         "hierarchies": {a.name: hierarchy_digest(a, h) for a, h in zip(job.quasi_identifiers, hierarchies)},
-        "models": [{"model": "k-anonymity", "k": job.k}],
+        "models": [{"model": "k-anonymity", "k": job.k}]
+        + [{"model": spec["type"], **{k: _plain(v) for k, v in spec.items() if k != "type"}} for spec in job.models],
         "suppression_limit": job.suppression_limit,
         "suppressed": job.output.suppressed,
     }
+
+
+def _plain(value):
+    """A model setting as JSON can hold it (a hierarchy given in code is named by its source)."""
+    return getattr(value, "source", value) if hasattr(value, "rows") else value
 
 
 def load_manifest(path: str) -> dict:
@@ -59,8 +65,10 @@ def job_for_manifest(job: Job, manifest: dict) -> tuple[Job, tuple[int, ...]]:
         raise ConfigError(
             f"the job's quasi-identifiers {qis} differ from the manifest's {manifest['quasi_identifiers']}"
         )
-    model = manifest["models"][0]
-    job = replace(job, k=model["k"], suppression_limit=manifest["suppression_limit"],
+    k = next(m["k"] for m in manifest["models"] if m["model"] == "k-anonymity")
+    others = tuple({"type": m["model"], **{key: v for key, v in m.items() if key != "model"}}
+                   for m in manifest["models"] if m["model"] != "k-anonymity")
+    job = replace(job, k=k, models=others, suppression_limit=manifest["suppression_limit"],
                   output=replace(job.output, suppressed=manifest.get("suppressed", job.output.suppressed)))
     return job, tuple(manifest["levels"][q] for q in qis)
 

@@ -13,7 +13,7 @@ from math import prod
 from sqlanon.checker import Checker
 from sqlanon.config import Job
 from sqlanon.context import metric_context
-from sqlanon.criteria import KAnonymity
+from sqlanon.criteria import build_models
 from sqlanon.engines import create_engine
 from sqlanon.engines.base import OutputColumn
 from sqlanon.errors import ConfigError
@@ -45,8 +45,10 @@ class Session:
             self.hierarchies = [h.encoded for h in self.hierarchy_objects]
             # Refuse an optimal search of a huge lattice before reading and encoding the data.
             self._refuse_huge_lattice(job, job.algorithm, prod(len(h.labels) for h in self.hierarchies))
-            self.needs = get_metric(job.metric).needs if needs is None else needs
-            self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs)
+            self.needs = METRICS[job.metric].needs if needs is None else needs
+            self.sensitives = job.sensitive_attributes
+            self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
+                                                self.sensitives)
         except BaseException:
             self.engine.close()
             raise
@@ -64,15 +66,47 @@ class Session:
         return self.prepared.rows
 
     def checker(self, on_check=None, **overrides) -> Checker:
-        """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric overridden."""
+        """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric/models overridden."""
         job = replace(self.job, **overrides)
-        metric = get_metric(job.metric)
+        metric = get_metric(job.metric, self._weights(job), job.label)
+        if metric.attribute is not None and metric.attribute not in self.sensitives:
+            raise ConfigError(f"metric '{job.metric}' reads '{metric.attribute}', which this session did not prepare")
         missing = metric.needs - self.needs
         if missing:
             raise ConfigError(f"metric '{job.metric}' needs {sorted(missing)}, which this session did not prepare")
+        if "models" in overrides:
+            job._validate_models()
+        models = self.models(job)
         engine = self.engine if self._shared is None else _SharedStats(self.engine, self._shared, self.needs)
-        return Checker(engine, [KAnonymity(job.k)], metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
+        return Checker(engine, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
                        on_check=on_check)
+
+    def _weights(self, job: Job) -> tuple[float, ...] | None:
+        """search.weights in QI order, divided by the largest (ARX); None when not given."""
+        if not job.weights:
+            return None
+        raw = [float(job.weights.get(q, 1.0)) for q in self.qis]
+        top = max(raw)
+        return tuple(w / top for w in raw)
+
+    def models(self, job: Job):
+        """The job's privacy models, their auxiliary tables stored in the engine."""
+        models = build_models(job.k, job.models)
+        for model in models:
+            if model.attribute is None:
+                continue
+            if model.attribute not in self.sensitives:
+                raise ConfigError(f"the {model.name} model reads '{model.attribute}', which this session did not prepare")
+            self.engine.store_tables(model.prepare(*self.engine.sensitive_values(model.attribute)))
+        return models
+
+    def overall(self) -> dict[str, dict[str, float]]:
+        """Per sensitive attribute a model reads: each value's frequency in the input."""
+        result = {}
+        for name in self.sensitives:
+            values, counts = self.engine.sensitive_values(name)
+            result[name] = {v: c / self.rows for v, c in zip(values, counts)}
+        return result
 
     def search(self, algorithm: str | None = None, on_check=None, **overrides) -> tuple[SearchOutcome, Checker]:
         checker = self.checker(on_check=on_check, **overrides)
@@ -111,7 +145,7 @@ class Session:
         result = checker.check(node)
         failing = self.engine.failing_classes(node, checker.keep, checker.params, show)
         return {
-            "sql": self.engine.check_sql(node, checker.keep, checker.metric.needs),
+            "sql": self.engine.check_sql(node, checker.keep, checker.needs),
             "parameters": checker.params,
             "result": result,
             "limit_rows": checker.limit_rows,
@@ -136,7 +170,7 @@ class _SharedStats:
         self.engine, self.memo, self.needs = engine, memo, needs
 
     def class_stats(self, node, keep, params, needs):
-        key = (node, tuple(sorted(params.items())))
+        key = (node, getattr(keep, "signature", ""), tuple(sorted(params.items())))
         known = self.memo.get(key)
         if known is None or not needs <= known[0]:
             have = known[0] if known else frozenset()

@@ -20,6 +20,8 @@ class ClassStats:
             value (ARX's domain share times the hierarchy size); only when a metric needs it.
         suppressed_histograms: per QI, the number of suppressed rows per generalized value,
             ordered by value code; only when a metric needs it.
+        kept_uniques: kept classes of one row; only when a model needs it (sample uniqueness).
+        figures: sums a metric asked for by name (``Metric.stats_columns``).
         min_class: smallest class, suppressed ones included (IGreedy's criterion).
     """
 
@@ -31,4 +33,6 @@ class ClassStats:
     dm_all: int
     kept_leaves: tuple[int, ...] | None = None
     suppressed_histograms: tuple[tuple[int, ...], ...] | None = None
+    kept_uniques: int | None = None
+    figures: dict | None = None
     min_class: int | None = None

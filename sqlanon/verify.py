@@ -1,12 +1,18 @@
-"""Re-read a written output with a fresh DuckDB connection and re-check k-anonymity.
+"""Re-read a written output with a fresh DuckDB connection and re-check every privacy model.
 
-Independent of the search: it sees only the file (or table) and the QI column names. Rows are
-grouped by their QI values as written; a group smaller than k may only consist of suppressed
-rows (every QI masked), and there may be at most floor(s * N) of those rows.
+Independent of the search: it sees only the file (or table), the QI column names and the
+models. Rows are grouped by their QI values as written; a group smaller than k may only
+consist of suppressed rows (every QI masked), and there may be at most floor(s * N) of those
+rows. Then every group is evaluated again in plain Python (the models' ``class_value``, not
+the SQL): a group failing a per-class model must be fully masked, the whole-table models must
+hold on the released groups, and the worst value of each model over the released groups is
+what the report states as achieved.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import duckdb
@@ -75,7 +81,70 @@ def measure(output: Output, qis: list[str], k: int) -> Verification:
     return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows))
 
 
-def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int) -> dict:
+def _released_groups(output: Output, qis: list[str], attributes: list[str]) -> dict[tuple, list[tuple]]:
+    """QI values as written -> the sensitive values (as text) of the group's rows."""
+    con = duckdb.connect()
+    try:
+        if output.kind == "duckdb":
+            con.execute(f"ATTACH {exp.Literal.string(output.path).sql('duckdb')} AS verify_db (READ_ONLY)").fetchall()
+        relation, params = _relation(output)
+        text = [exp.Coalesce(this=exp.Cast(this=col(a), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
+                for a in [*qis, *attributes]]
+        rows = con.execute(f"SELECT {', '.join(t.sql('duckdb') for t in text)} FROM {relation}", params).fetchall()
+    finally:
+        con.close()
+    groups: dict[tuple, list[tuple]] = defaultdict(list)
+    for row in rows:
+        groups[row[:len(qis)]].append(row[len(qis):])
+    return groups
+
+
+def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int) -> list[dict]:
+    """Re-evaluate every model on the released groups; return each with its achieved value.
+
+    ``overall``: per sensitive attribute, each value's frequency in the input (with
+    ``suppressed = "mask"`` every row is in the output, and it must match).
+    """
+    attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
+    groups = _released_groups(output, qis, attributes)
+    if output.suppressed == "mask" and groups:
+        total = sum(len(g) for g in groups.values())
+        for i, a in enumerate(attributes):
+            counts = Counter(r[i] for g in groups.values() for r in g)
+            if any(not math.isclose(counts.get(v, 0) / total, q, abs_tol=1e-12) for v, q in overall[a].items()):
+                raise VerificationError(f"output {output.path}: the distribution of '{a}' differs from the input's. This is a bug.")
+    masked = tuple(MASK for _ in qis)
+    released = {key: g for key, g in groups.items() if key != masked or not suppressed}
+    values: dict[int, list[float]] = defaultdict(list)
+    for key, group in released.items():
+        for index, model in enumerate(models):
+            if model.attribute is None:  # a condition on the size (k, max_risk) or none
+                value = len(group)
+            else:
+                value = model.class_value(Counter(r[attributes.index(model.attribute)] for r in group), overall[model.attribute])
+            if not model.class_holds(value):
+                raise VerificationError(
+                    f"output {output.path}: the released class {dict(zip(qis, key))} fails {model.describe()} "
+                    f"({value}). The output was removed; this is a bug, please report it."
+                )
+            values[index].append(value)
+    sizes = [len(g) for g in released.values()]
+    achieved = []
+    for index, model in enumerate(models):
+        if model.whole_table:
+            value = model.table_value(sizes)
+            if not model.table_holds(value):
+                raise VerificationError(f"output {output.path}: {model.describe()} fails on the released table ({value}). This is a bug.")
+        elif values[index]:
+            value = (min if model.worst == "min" else max)(values[index])
+        else:
+            value = None
+        achieved.append({**model.describe(), "achieved": value})
+    return achieved
+
+
+def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
+           models=(), overall: dict | None = None) -> dict:
     """Raise VerificationError unless the written output is what the search promised."""
     v = measure(output, qis, k)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
@@ -90,8 +159,10 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
         problems.append(f"only {v.masked_rows} rows are masked, but {suppressed} were suppressed")
     if problems:
         raise VerificationError(f"output {output.path} failed verification: " + "; ".join(problems) + ". This is a bug.")
+    achieved = check_models(output, qis, list(models), overall or {}, suppressed) if models else []
     return {
         "verified": True,
+        "models": achieved,
         "rows": v.rows,
         "groups": v.groups,
         "min_group_size": v.min_group,

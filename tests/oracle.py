@@ -101,6 +101,32 @@ class Oracle:
             result *= (1 + _trunc(value)) ** (1 / d)
         return result - 1
 
+    def _ambiguity(self, node, keys, sizes, kept, s, n, d):
+        product = np.ones(int(kept.sum()))
+        domain = 1.0
+        for j, l in enumerate(node):
+            product = product * self.leafcount[j][l][keys[kept, j]]
+            domain *= len(self.hrows[j])
+        return (float((sizes[kept] * product).sum()) + s * domain) / n
+
+    def _kl_divergence(self, node, keys, sizes, kept, s, n, d):
+        gen = np.stack([self.levels[j][l][self.base[:, j]] for j, l in enumerate(node)], axis=1)
+        packed = np.zeros(len(gen), dtype=np.int64)
+        for j, l in enumerate(node):
+            packed = packed * len(self.leafcount[j][l]) + gen[:, j]
+        _, inverse = np.unique(packed, return_inverse=True)
+        inverse = inverse.ravel()
+        c = self.weights.astype(float)
+        size = sizes[inverse].astype(float)
+        box = np.ones(len(c))
+        for j, l in enumerate(node):
+            box *= self.leafcount[j][l][gen[:, j]]
+        released = kept[inverse]
+        domain = float(np.prod([len(h) for h in self.hrows]))
+        size = np.where(released, size, s if s else 1)
+        box = np.where(released, box, domain)
+        return max(float((c * np.log(c * box / size)).sum()) / n, 0.0)
+
     def _g(self, j, l):
         if (j, l) not in self._entropy_cache:
             self._entropy_cache[(j, l)] = self._g_uncached(j, l)
@@ -161,3 +187,116 @@ class Oracle:
 
 def _close(a, b) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+class ModelOracle:
+    """Privacy models from their definitions (README and issue), over per-class histograms of
+    one sensitive attribute computed with numpy; shares nothing with sqlanon's SQL or its
+    Python twins. ``records``: QI value tuples; ``sensitive``: the attribute's values."""
+
+    def __init__(self, records, sensitive, hierarchies: dict[str, list[list[str]]]):
+        self.qis = list(hierarchies)
+        self.heights = [len(hierarchies[q][0]) - 1 for q in self.qis]
+        self.values = sorted(set(sensitive))
+        s_index = {v: i for i, v in enumerate(self.values)}
+        self.s = np.array([s_index[v] for v in sensitive])
+        self.n = len(sensitive)
+        self.q = np.bincount(self.s, minlength=len(self.values)) / self.n
+        self.codes = []  # per QI and level: code of every record
+        for j, q in enumerate(self.qis):
+            rows = {r[0]: r for r in hierarchies[q]}
+            per_level = []
+            for l in range(self.heights[j] + 1):
+                labels = [rows[rec[j]][l] for rec in records]
+                index = {v: i for i, v in enumerate(sorted(set(labels)))}
+                per_level.append(np.array([index[v] for v in labels]))
+            self.codes.append(per_level)
+
+    def nodes(self):
+        return itertools.product(*(range(h + 1) for h in self.heights))
+
+    def histograms(self, node):
+        """(classes x values) counts, remembered per node."""
+        cache = self.__dict__.setdefault("_cache", {})
+        if node not in cache:
+            packed = np.zeros(self.n, dtype=np.int64)
+            for j, l in enumerate(node):  # mixed-radix key: one int per record
+                codes = self.codes[j][l]
+                packed = packed * (int(codes.max()) + 1) + codes
+            _, inverse = np.unique(packed, return_inverse=True)
+            m = len(self.values)
+            cache[node] = np.bincount(inverse.ravel() * m + self.s, minlength=(inverse.max() + 1) * m).reshape(-1, m)
+        return cache[node]
+
+    # per-class verdicts, one boolean per class ------------------------------------------
+    def passes(self, hist, model: dict):
+        n = hist.sum(axis=1)
+        p = hist / n[:, None]
+        kind = model["type"]
+        if kind == "k-anonymity":
+            return n >= model["k"]
+        if kind == "distinct-l-diversity":
+            return (hist > 0).sum(axis=1) >= model["l"]
+        if kind == "entropy-l-diversity":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                h = -np.where(p > 0, p * np.log(p), 0).sum(axis=1)
+            return (h >= math.log(model["l"]) - 1e-10) & ((hist > 0).sum(axis=1) >= math.ceil(model["l"]))
+        if kind == "recursive-cl-diversity":
+            r = -np.sort(-hist, axis=1)
+            return (r[:, 0] < model["c"] * r[:, model["l"] - 1:].sum(axis=1)) & ((hist > 0).sum(axis=1) >= model["l"])
+        if kind == "t-closeness":
+            return self.distance(p, model) <= model["t"] + 1e-10
+        if kind == "delta-disclosure":
+            with np.errstate(divide="ignore"):
+                ratio = np.where(hist > 0, np.abs(np.log(p / self.q)), 0)
+            return ratio.max(axis=1) < model["delta"]
+        if kind == "average-risk":
+            return n >= math.ceil(1 / model["max_risk"] - 1e-10) if "max_risk" in model else n >= 0
+        return n >= 0  # sample-uniqueness: no per-class condition
+
+    def distance(self, p, model):
+        diff = p - self.q
+        m = len(self.values)
+        if model.get("distance", "equal") == "equal":
+            return 0.5 * np.abs(diff).sum(axis=1)
+        if model["distance"] == "ordered":
+            order = model.get("order") or sorted(self.values, key=float)
+            perm = [self.values.index(v) for v in order if v in self.values]
+            return np.abs(np.cumsum(diff[:, perm], axis=1)).sum(axis=1) / max(m - 1, 1)
+        # hierarchical (Li et al. 2007): walk the tree level by level
+        rows = {r[0]: r for r in model["tree"]}
+        height = len(model["tree"][0]) - 1
+        cost = np.zeros(len(p))
+        for level in range(1, height + 1):
+            parents = sorted({rows[v][level] for v in self.values})
+            children = sorted({rows[v][level - 1] for v in self.values})
+            child_of = [children.index(rows[v][level - 1]) for v in self.values]
+            # extras of the level-(l-1) nodes, from the leaves
+            child_extra = np.zeros((len(p), len(children)))
+            for i, c in enumerate(child_of):
+                child_extra[:, c] += diff[:, i]
+            parent_of = [parents.index(rows[next(v for v in self.values if rows[v][level - 1] == ch)][level]) for ch in children]
+            for a in range(len(parents)):
+                members = child_extra[:, [c for c in range(len(children)) if parent_of[c] == a]]
+                pos = np.where(members > 0, members, 0).sum(axis=1)
+                neg = -np.where(members < 0, members, 0).sum(axis=1)
+                cost += level / height * np.minimum(pos, neg)
+        return cost
+
+    def evaluate(self, node, models, limit_rows):
+        """(anonymous, suppressed rows, kept class sizes)."""
+        hist = self.histograms(node)
+        n = hist.sum(axis=1)
+        kept = np.ones(len(n), dtype=bool)
+        for model in models:
+            kept &= self.passes(hist, model)
+        suppressed = int(n[~kept].sum())
+        sizes = n[kept]
+        rows = int(sizes.sum())
+        anonymous = suppressed <= limit_rows
+        for model in models:
+            if model["type"] == "average-risk":
+                anonymous &= (len(sizes) / rows if rows else 0.0) <= model["threshold"] + 1e-10
+            if model["type"] == "sample-uniqueness":
+                anonymous &= (int((sizes == 1).sum()) / rows if rows else 0.0) <= model["threshold"] + 1e-10
+        return bool(anonymous), suppressed, sizes

@@ -32,7 +32,8 @@ def test_flags_override_the_file(demo_job, tmp_path):
                                        "--metric", "height", "--algorithm", "exhaustive", "--output", str(out), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["privacy"]["models"] == [{"model": "k-anonymity", "k": 10}]
+    assert report["privacy"]["models"] == [{"model": "k-anonymity", "k": 10, "achieved": report["min_class_size"]}]
+    assert report["min_class_size"] >= 10
     assert report["algorithm"] == "exhaustive" and report["checks"] == 60 and report["min_class_size"] >= 10
     assert out.exists()
 

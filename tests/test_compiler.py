@@ -12,6 +12,21 @@ from sqlanon.criteria import KAnonymity
 from sqlanon.session import ALL_NEEDS, Session
 
 KEEP = KAnonymity(5).class_condition(c.col("n"))
+
+
+def _models_check():
+    from sqlanon.checker import Conditions
+    from sqlanon.criteria import build_models
+
+    node = (0, 2, 1)
+    conditions = Conditions(build_models(5, [
+        {"type": "recursive-cl-diversity", "attribute": "diagnosis", "c": 3, "l": 2},
+        {"type": "t-closeness", "attribute": "diagnosis", "t": 0.2},
+    ]))
+    figures = conditions.figures(lambda name: c.histogram_query(node, 0), c.class_keys(node))
+    return c.stats_query(node, conditions(c.col("n")), with_leaves=False, lookup="wide", figures=figures)
+
+
 CASES = {
     "stats_wide.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="wide"),
     "stats_join.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="join"),
@@ -19,6 +34,7 @@ CASES = {
     "output.sql": lambda: c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size),
                                          [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
                                          drop_suppressed=False),
+    "stats_models.sql": _models_check,
     "encode.sql": lambda: c.encode_query(["age", "marital-status", '"; drop table x; --'], ["diagnosis"]),
 }
 

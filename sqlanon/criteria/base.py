@@ -2,26 +2,120 @@
 
 A model contributes a per-class condition (a sqlglot predicate over the class's aggregates,
 with its values as named parameters); a class failing any model's condition is suppressed
-whole. A transformation is anonymous when the suppressed rows stay within the limit.
+whole. A transformation is anonymous when the suppressed rows stay within the limit and every
+whole-table model holds on the classes that are kept.
+
+Models over a sensitive attribute read a per-class histogram the engine computes in SQL: rows
+``(g0.., v, f, cn, r, q)`` = the class's generalized QI codes, a sensitive value code, its
+count in the class, the class size, its rank by count (1 = most frequent) and its frequency in
+the whole input. ``class_columns`` reduces those rows to one row of figures per class; the
+figures are named ``<key>_<name>`` and the parameters ``<key>_<name>`` too, so any number of
+models combine in one query. The same figures are defined again in Python (``class_value``),
+over a class's histogram of labels, for the independent re-check of the written output.
 """
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from sqlglot import exp
+
+from sqlanon.compiler import col, ident, param
+
+#: float comparisons of entropies and distances allow this much rounding error
+EPSILON = 1e-10
 
 
 class PrivacyModel:
     name: str = ""
-    #: anonymity of a node implies anonymity of its generalizations (with suppression).
-    monotonic: bool = True
+    #: the sensitive attribute whose per-class histogram the model reads (None: sizes only)
+    attribute: str | None = None
+    monotonic_with_generalization: bool = True
+    monotonic_with_suppression: bool = True
+    #: evaluated over all kept classes together rather than class by class
+    whole_table: bool = False
+    #: optional figures the engine must add to ClassStats (e.g. "uniques")
+    needs: frozenset[str] = frozenset()
+    #: the figure reported on the output: the worst class is its min ("min") or max ("max")
+    worst: str = "min"
+    key: str = "m"
+
+    def bind(self, key: str) -> "PrivacyModel":
+        """Give the model its prefix for column and parameter names in a combined query."""
+        self.key = key
+        return self
+
+    def name_of(self, figure: str) -> str:
+        return f"{self.key}_{figure}"
+
+    def column(self, figure: str) -> exp.Column:
+        return col(self.name_of(figure))
+
+    def param(self, figure: str) -> exp.Placeholder:
+        return param(self.name_of(figure))
+
+    def monotonic(self, suppression_limit: float) -> bool:
+        """Anonymity of a node implies anonymity of its generalizations (ARX's flags: with
+        suppression allowed, the model must be monotonic with suppression)."""
+        if suppression_limit == 0:
+            return self.monotonic_with_generalization
+        return self.monotonic_with_suppression
 
     def class_condition(self, size: exp.Expression) -> exp.Expression:
         """Predicate a class must satisfy to be kept; ``size`` is the class's row count."""
-        raise NotImplementedError
+        return exp.true()
+
+    def class_columns(self, histogram: exp.Expression, keys: Sequence[str]) -> exp.Select | None:
+        """One row per class (``keys`` and the model's figures) from the histogram query."""
+        return None
+
+    def prepare(self, values: Sequence[str], counts: Sequence[int]) -> dict[str, object]:
+        """Auxiliary tables (name -> pyarrow Table) over the sensitive values, coded by their
+        position in ``values`` (the attribute's distinct values as text, sorted; ``counts``
+        their rows in the input)."""
+        return {}
 
     def parameters(self) -> dict[str, object]:
         """Values bound to the placeholders of ``class_condition``."""
         return {}
 
     def describe(self) -> dict[str, object]:
-        return {"model": self.name, **self.parameters()}
+        return {"model": self.name}
+
+    # -- Python twins, for the re-check of the output and the report -------------------------
+    def class_value(self, histogram: dict[str, int], overall: dict[str, float]) -> float:
+        """The class's figure from its sensitive histogram (label -> count)."""
+        return float(sum(histogram.values()))
+
+    def class_holds(self, value: float) -> bool:
+        return True
+
+    def stats_value(self, stats, rows: int) -> float:
+        """Whole-table figure of a checked node, from its ClassStats (``rows`` = N)."""
+        return 0.0
+
+    def table_value(self, kept_sizes: Sequence[int]) -> float:
+        """Whole-table figure over the kept classes' sizes."""
+        return 0.0
+
+    def table_holds(self, value: float) -> bool:
+        return True
+
+
+def aggregate(histogram: exp.Expression, keys: Sequence[str], figures: dict[str, exp.Expression]) -> exp.Select:
+    """``SELECT keys, figure AS name .. FROM histogram GROUP BY keys``."""
+    columns = [col(k) for k in keys] + [e.as_(ident(name)) for name, e in figures.items()]
+    return exp.select(*columns).from_(histogram.subquery(ident("h"))).group_by(*(col(k) for k in keys))
+
+
+def number(value) -> exp.Literal:
+    return exp.Literal.number(value)
+
+
+def as_double(e: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=e, to=exp.DataType.build("DOUBLE"))
+
+
+def share() -> exp.Expression:
+    """p(E, s) = f / |E| as a double."""
+    return exp.Div(this=as_double(col("f")), expression=as_double(col("cn")))

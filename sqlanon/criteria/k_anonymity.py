@@ -21,3 +21,9 @@ class KAnonymity(PrivacyModel):
 
     def parameters(self) -> dict[str, object]:
         return {"k": self.k}
+
+    def describe(self) -> dict[str, object]:
+        return {"model": self.name, "k": self.k}
+
+    def class_holds(self, value: float) -> bool:
+        return value >= self.k

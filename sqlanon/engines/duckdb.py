@@ -44,6 +44,7 @@ class DuckDBEngine:
         self.rollups = 0
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}
+        self._sensitives: list[str] = []
 
     # -- execution -------------------------------------------------------------------------
     def run(self, query: exp.Expression | str, params: dict | None = None) -> list[tuple]:
@@ -124,8 +125,11 @@ class DuckDBEngine:
 
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: frozenset[str] = frozenset()) -> PreparedData:
-        names = [name for name, _ in qis] + list(passthrough)
+                needs: frozenset[str] = frozenset(), sensitives: Sequence[str] = ()) -> PreparedData:
+        """``sensitives``: attributes whose per-class histograms the models read; only then
+        do the class tables carry their codes."""
+        self._sensitives = list(sensitives)
+        names = list(dict.fromkeys([name for name, _ in qis] + list(passthrough) + self._sensitives))
         relation, params = self._source_relation(self._source)
         select = ", ".join(c.ident(n).sql(DIALECT) for n in names)
         try:
@@ -139,12 +143,14 @@ class DuckDBEngine:
         for j, (name, hierarchy) in enumerate(qis):
             self._store_hierarchy(j, hierarchy)
             self._check_coverage(j, name)
-        self.run(c.create_temp_table(c.DATA, c.encode_query([n for n, _ in qis], passthrough)))
-        self.run(c.create_temp_table(c.CLASSES, c.base_classes_query(len(qis))))
+        for i, name in enumerate(self._sensitives):
+            self._store_sensitive(i, name, rows)
+        self.run(c.create_temp_table(c.DATA, c.encode_query([n for n, _ in qis], passthrough, self._sensitives)))
+        self.run(c.create_temp_table(c.CLASSES, c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)))
         self.rows_scanned += rows
         self._base_classes = self.run(f"SELECT COUNT(*) FROM {c.CLASSES}")[0][0]
         if self.lookup == "wide":
-            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs)
+            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs)
             self.run(c.create_temp_table(c.WIDE, wide))
         counts = []
         for j, (_, hierarchy) in enumerate(qis):
@@ -171,9 +177,34 @@ class DuckDBEngine:
         })
         self._materialize(c.label_table(j), labels)
 
-    def _materialize(self, name: str, data: pa.Table) -> None:
+    def _store_sensitive(self, i: int, name: str, rows: int) -> None:
+        """``sqlanon_sval_<i>``: the attribute's distinct values as text, sorted, with counts."""
+        value = c.as_text(c.col(name))
+        query = exp.select(value.as_(c.ident("label")), exp.Count(this=exp.Star())).from_(c.table(c.INPUT)).group_by(value.copy()).order_by(c.col("label"))
+        found = self.run(query)
+        self.rows_scanned += rows
+        self._materialize(c.sval_table(i), pa.table({
+            "code": pa.array(range(len(found)), pa.int32()),
+            "label": pa.array([r[0] for r in found], pa.string()),
+            "n": pa.array([int(r[1]) for r in found], pa.int64()),
+            "q": pa.array([int(r[1]) / rows for r in found], pa.float64()),
+        }))
+
+    def sensitive_values(self, name: str) -> tuple[list[str], list[int]]:
+        """The attribute's distinct values (text, sorted; their codes are the positions) and rows."""
+        i = self._sensitives.index(name)
+        found = self.run(exp.select(c.col("label"), c.col("n")).from_(c.table(c.sval_table(i))).order_by(c.col("code")))
+        return [r[0] for r in found], [int(r[1]) for r in found]
+
+    def store_tables(self, tables: dict[str, pa.Table]) -> None:
+        """Auxiliary tables of the privacy models (replaced when a new checker brings its own)."""
+        for name, data in tables.items():
+            self._materialize(name, data, replace=True)
+
+    def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
         self.con.register("sqlanon_staging", data)
-        self.con.execute(f"CREATE TEMP TABLE {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
+        create = "CREATE OR REPLACE TEMP TABLE" if replace else "CREATE TEMP TABLE"
+        self.con.execute(f"{create} {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
         self.con.unregister("sqlanon_staging")
 
     def _check_coverage(self, j: int, name: str) -> None:
@@ -189,25 +220,42 @@ class DuckDBEngine:
         )
 
     # -- checks ------------------------------------------------------------------------------
+    def _figures(self, node: Node, keep: KeepCondition, projection: bool = True) -> list[exp.Select]:
+        """The per-class figure queries of the models that read a sensitive histogram."""
+        build = getattr(keep, "figures", None)
+        if build is None:
+            return []
+        return build(lambda name: c.histogram_query(node, self._sensitives.index(name), projection, self.lookup),
+                     c.class_keys(node))
+
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
-        with_leaves = "leaves" in needs
+        with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
+        sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         query = self._node_query(
-            ("stats", with_leaves), node, lambda n: c.stats_query(n, keep(c.col("n")), with_leaves, lookup=self.lookup)
+            ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
+            lambda n: c.stats_query(n, keep(c.col("n")), with_leaves, lookup=self.lookup,
+                                    figures=self._figures(n, keep), uniques=uniques, sums=sums, lnx=lnx),
         )
         row = self.run(query, params)[0]
         self.rows_scanned += self._base_classes
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
             int(x) if x is not None else None for x in row[:7]
         )
-        leaves = tuple(int(x) for x in row[7:]) if with_leaves else None
+        rest = list(row[7:])
+        leaves = tuple(int(x) for x in rest[:len(node)]) if with_leaves else None
+        rest = rest[len(node):] if with_leaves else rest
+        unique_count = int(rest.pop(0)) if uniques else None
+        figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
         histograms = None
         if "suppressed_histograms" in needs:
             histograms = self._suppressed_histograms(node, keep, params) if suppressed else tuple(() for _ in node)
-        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, min_class)
+        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
+                          figures, min_class)
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict):
         query = self._node_query(
-            ("histograms",), node, lambda n: c.suppressed_histogram_query(n, keep(c.col("n")), lookup=self.lookup)
+            ("histograms", getattr(keep, "signature", "")), node,
+            lambda n: c.suppressed_histogram_query(n, keep(c.col("n")), lookup=self.lookup, figures=self._figures(n, keep)),
         )
         rows = self.run(query, params)
         self.rows_scanned += self._base_classes
@@ -218,11 +266,21 @@ class DuckDBEngine:
 
     def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str:
         """The SQL of a node's check, as sent to DuckDB (pretty-printed)."""
-        return c.stats_query(node, keep(c.col("n")), "leaves" in needs, lookup=self.lookup).sql(DIALECT, pretty=True)
+        return c.stats_query(node, keep(c.col("n")), "leaves" in needs, lookup=self.lookup, figures=self._figures(node, keep),
+                             uniques="uniques" in needs).sql(DIALECT, pretty=True)
 
     def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
-        return self.run(c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup), {**params, "limit": limit})
+        query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup, self._figures(node, keep))
+        return self.run(query, {**params, "limit": limit})
+
+    def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
+        """Every class of a node with its size, the models' figures and its verdict, in code order."""
+        cls = c.class_query(node, False, True, self.lookup, self._figures(node, keep)).subquery(c.ident("cls"))
+        query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))
+        cursor = self.con.execute(query.sql(DIALECT), params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
 
     def _node_query(self, shape: tuple, node: Node, build) -> str | exp.Expression:
         """The SQL of a per-node query; in the wide layout from a template rendered once."""
@@ -237,8 +295,10 @@ class DuckDBEngine:
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
               output: Output, target: str) -> None:
         """Write the released table to ``target`` (a temporary name chosen by the caller)."""
+        figures = self._figures(node, keep)
+        verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
-                               drop_suppressed=output.suppressed == "drop")
+                               drop_suppressed=output.suppressed == "drop", verdicts=verdicts)
         params = {**params, "mask": "*"}
         sql = query.sql(DIALECT)
         with interruptible():

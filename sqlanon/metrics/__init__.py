@@ -2,10 +2,13 @@
 
 from sqlanon.errors import ConfigError
 from sqlanon.metrics.aecs import AECS
+from sqlanon.metrics.ambiguity import Ambiguity
+from sqlanon.metrics.classification import Classification
 from sqlanon.metrics.base import Metric, MetricContext
 from sqlanon.metrics.discernibility import Discernibility, DiscernibilityStar
 from sqlanon.metrics.entropy import Entropy, EntropyMonotonic
 from sqlanon.metrics.height import Height
+from sqlanon.metrics.kl_divergence import KLDivergence
 from sqlanon.metrics.loss import Loss
 from sqlanon.metrics.precision import Precision, PrecisionMonotonic
 
@@ -21,15 +24,25 @@ METRICS: dict[str, type[Metric]] = {
         Loss,
         Entropy,
         EntropyMonotonic,
+        Ambiguity,
+        Classification,
+        KLDivergence,
     )
 }
 
 
-def get_metric(name: str) -> Metric:
-    try:
-        return METRICS[name]()
-    except KeyError:
-        raise ConfigError(f"unknown metric '{name}'; valid metrics: {', '.join(METRICS)}") from None
+def get_metric(name: str, weights=None, label=None) -> Metric:
+    """The metric by name; ``weights`` (per QI, largest 1) for the weighted ones, ``label``
+    (a column) for classification."""
+    if name not in METRICS:
+        raise ConfigError(f"unknown metric '{name}'; valid metrics: {', '.join(METRICS)}")
+    cls = METRICS[name]
+    if cls.needs_label and not label:
+        raise ConfigError(f"metric '{name}' needs search.label, the column holding the class label (e.g. label = \"salary-class\")")
+    if weights is not None and not cls.weighted:
+        weighted = ", ".join(n for n, m in METRICS.items() if m.weighted)
+        raise ConfigError(f"search.weights apply to the metrics {weighted}, not to '{name}'")
+    return cls(weights=weights, label=label)
 
 
 __all__ = ["METRICS", "Metric", "MetricContext", "get_metric"]

@@ -45,6 +45,25 @@ class Metric:
     needs: frozenset[str] = frozenset()
     #: True when the value never decreases under generalization, whatever the suppression.
     always_monotonic: bool = False
+    #: metrics over the QIs one by one take per-attribute weights (ARX: divided by their maximum)
+    weighted: bool = False
+    #: metrics that read a label column per class (classification)
+    needs_label: bool = False
+
+    def __init__(self, weights: tuple[float, ...] | None = None, label: str | None = None):
+        self.weights = weights
+        self.label = label
+
+    #: the column whose per-class histogram the metric reads (classification's label)
+    attribute: str | None = None
+
+    def stats_columns(self, d: int) -> dict:
+        """Sums the engine adds to a check's figures (sqlglot expressions over the flagged
+        class table: ``kept``, ``n``, ``leaves<j>`` and the per-class figures)."""
+        return {}
+
+    def weight(self, j: int) -> float:
+        return 1.0 if self.weights is None else self.weights[j]
 
     def monotonic(self, suppression_limit: float) -> bool:
         """Monotonic for this suppression limit (ARX: all are when nothing may be suppressed)."""

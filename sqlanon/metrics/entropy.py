@@ -15,8 +15,11 @@ def suppression_entropy(histogram: tuple[int, ...], suppressed: int) -> float:
 
 
 class Entropy(Metric):
+    """With weights w_j (largest 1): sum_j w_j * truncate(G_j + T_j)."""
+
     name = "entropy"
     needs = frozenset({"suppressed_histograms"})
+    weighted = True
 
     def value(self, stats, node, ctx):
         total = 0.0
@@ -24,7 +27,7 @@ class Entropy(Metric):
             extra = 0.0
             if stats.suppressed:
                 extra = suppression_entropy(stats.suppressed_histograms[j], stats.suppressed)
-            total += truncate(ctx.entropy_by_level[j][level] + extra)
+            total += self.weight(j) * truncate(ctx.entropy_by_level[j][level] + extra)
         return total
 
     def bound(self, stats, node, ctx):
@@ -36,7 +39,7 @@ class Entropy(Metric):
         for j, level in enumerate(node):
             if (j, level) not in memo:
                 memo[(j, level)] = truncate(ctx.entropy_by_level[j][level])
-            total += memo[(j, level)]
+            total += self.weight(j) * memo[(j, level)]
         return total
 
 

@@ -31,18 +31,24 @@ def loss_of(leaves: tuple[int, ...], suppressed: int, ctx) -> float:
 
 
 class Loss(Metric):
+    """With weights, each L_j is multiplied by its weight (largest weight 1) before aggregating."""
+
     name = "loss"
     needs = frozenset({"leaves"})
+    weighted = True
 
     def value(self, stats, node, ctx):
-        return loss_of(stats.kept_leaves, stats.suppressed, ctx)
+        if self.weights is None:
+            return loss_of(stats.kept_leaves, stats.suppressed, ctx)
+        return aggregate([self.weight(j) * attribute_loss(a, stats.suppressed, size, ctx.rows)
+                          for j, (a, size) in enumerate(zip(stats.kept_leaves, ctx.hierarchy_rows))])
 
     def bound(self, stats, node, ctx):
         return self.static_bound(node, ctx)
 
     def static_bound(self, node, ctx):
         # Without suppression every row keeps its generalized share; suppression only adds.
-        return aggregate([self._unsuppressed(ctx, j, l) for j, l in enumerate(node)])
+        return aggregate([self.weight(j) * self._unsuppressed(ctx, j, l) for j, l in enumerate(node)])
 
     def _unsuppressed(self, ctx, j, level):
         memo = self.__dict__.setdefault("_memo", {})

@@ -8,25 +8,32 @@ from math import lcm
 from sqlanon.metrics.base import Metric
 
 
-def _relative_sum(node, heights) -> Fraction:
-    """sum_j l_j / h_j, exactly (integers over a common denominator)."""
+def _relative_sum(node, heights, weights=None) -> Fraction:
+    """sum_j w_j l_j / h_j, exactly (integers over a common denominator; float weights are
+    exact binary fractions)."""
     span = lcm(*(h for h in heights if h)) if any(heights) else 1
-    return Fraction(sum(l * (span // h) for l, h in zip(node, heights) if h), span)
+    if weights is None:
+        return Fraction(sum(l * (span // h) for l, h in zip(node, heights) if h), span)
+    return sum((Fraction(w) * l * (span // h) for l, h, w in zip(node, heights, weights) if h), Fraction(0)) / span
 
 
 class Precision(Metric):
+    """With weights w_j (largest 1): (1/d) sum_j w_j * precision_j."""
+
     name = "precision"
+    weighted = True
 
     def value(self, stats, node, ctx):
         n, s, d = ctx.rows, stats.suppressed, len(node)
-        # mean_j ((N - S) * l_j/h_j + S) / N = ((N - S) * sum_j l_j/h_j + d*S) / (N*d)
-        return float(((n - s) * _relative_sum(node, ctx.heights) + d * s) / (n * d))
+        total_weight = d if self.weights is None else sum(Fraction(w) for w in self.weights)
+        # mean_j w_j ((N - S) * l_j/h_j + S) / N = ((N - S) * sum_j w_j l_j/h_j + S sum_j w_j) / (N*d)
+        return float(((n - s) * _relative_sum(node, ctx.heights, self.weights) + total_weight * s) / (n * d))
 
     def bound(self, stats, node, ctx):
         return self.static_bound(node, ctx)
 
     def static_bound(self, node, ctx):
-        return float(_relative_sum(node, ctx.heights) / len(node))
+        return float(_relative_sum(node, ctx.heights, self.weights) / len(node))
 
 
 class PrecisionMonotonic(Precision):

@@ -72,6 +72,17 @@ class SearchAlgorithm:
     def traverse(self) -> None:
         raise NotImplementedError
 
+    def traverse_without_tags(self) -> None:
+        """The search when a privacy model is not monotonic for this suppression limit: a
+        node's anonymity then says nothing about its neighbours, so no algorithm may tag
+        (ARX disables predictive tagging likewise). Every node is visited bottom-up and
+        checked unless the metric's lower bounds (static, or of a checked specialization,
+        which hold whatever the models decide) show it cannot beat the optimum."""
+        from sqlanon.search.completion import complete
+
+        self.counters.update(tagged=0, pruned=0)
+        self.counters["skipped_by_bound"] = complete(self.lattice, self.checker, lambda node: True, self.optimum)
+
     def hopeless(self, node: Node) -> bool:
         """True when a lower bound shows ``node`` (and so any generalization) cannot become
         the optimum: the static bound, or the bound of a checked direct specialization."""
@@ -88,7 +99,11 @@ class SearchAlgorithm:
 
     def run(self) -> SearchOutcome:
         started = self.optimum.started = time.perf_counter()
-        self.traverse()
+        # Predictive tags need monotonic models; heuristics use none and always traverse.
+        if self.checker.monotonic_models or not self.optimal:
+            self.traverse()
+        else:
+            self.traverse_without_tags()
         counters = {"checks": self.checker.checks, **self.counters, "seconds": time.perf_counter() - started}
         return SearchOutcome(self.optimum.best, counters, self.optimum.trace, self.proven())
 

@@ -10,3 +10,6 @@ class Exhaustive(SearchAlgorithm):
         for node in self.lattice.nodes():
             self.optimum.offer(self.checker.check(node))
         self.counters.update(tagged=0, pruned=0, skipped_by_bound=0)
+
+    # Checks every node whether or not the models are monotonic.
+    traverse_without_tags = traverse

@@ -5,10 +5,11 @@ Transactions", Information Systems 2023).
 An individual is a node (one level per QI). The steps, with the choices we made where the
 paper leaves room:
 
-* **Preprocessing** (only when no row may be suppressed): each QI's minimum level is raised
-  to the lowest level at which that column alone is anonymous, found by binary search on the
-  nodes that keep every other QI at its top level. With suppression this is unsound (a
-  column that fails alone may pass together with suppression elsewhere), so it is skipped.
+* **Preprocessing** (only when no row may be suppressed and the models are monotonic): each
+  QI's minimum level is raised to the lowest level at which that column alone is anonymous,
+  found by binary search on the nodes that keep every other QI at its top level. With
+  suppression, or a model that is not monotonic, this is unsound (a column that fails alone
+  may pass together with the others), so it is skipped.
 * **Fitness** with the *survival penalty*: anonymous individuals rank by loss; every
   non-anonymous one ranks behind all of them, by how many rows it suppresses beyond the limit,
   then by loss. The population is the ``population`` best distinct individuals of parents and
@@ -108,7 +109,7 @@ class Genetic(RandomizedSearch):
 
     def _minimum_levels(self) -> Node | None:
         top = self.lattice.top
-        if self.checker.limit_rows > 0:
+        if self.checker.limit_rows > 0 or not self.checker.monotonic_models:
             return self.lattice.bottom
         if not self.fitness(top).anonymous:
             return None
