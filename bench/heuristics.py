@@ -1,8 +1,8 @@
 """The Lightning paper's experiments on the heuristics, reproduced on the data we have
 (Prasser et al. 2016, Appendix B tables and Figure 7).
 
-1. ADULT (9 QIs), k = 5 and each further privacy model this version has, s in {0, 0.1},
-   metrics aecs and loss: the relative utility loss of each heuristic against the optimum
+1. ADULT, 5-anonymity (9 QIs), recursive-(4,3)-diversity and 0.2-closeness (hierarchical
+   distance) with occupation sensitive (8 QIs), s in {0, 0.1}, metrics aecs and loss: the relative utility loss of each heuristic against the optimum
    (Flash), (L - L_opt) / L_opt in percent (0 % = optimal). Lightning runs in its
    minimal-anonymization variant (stop = "first"), as in the paper's comparison with DataFly
    and IGreedy, and once more to the end ("lightning*") with the same budget as the others.
@@ -31,38 +31,68 @@ SEED = 2016
 WIDE = [("creditcard", 15), ("creditcard", 20), ("creditcard", None), ("mach2019", 15), ("mach2019", None)]
 
 
-def adult_tables(budget: float) -> list[dict]:
+OCCUPATION = str(Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult_hierarchy_occupation.csv")
+PRIVACY = {
+    "5-anonymity": (5, ()),
+    "recursive-(4,3)-diversity": (1, ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},)),
+    "0.2-closeness": (1, ({"type": "t-closeness", "attribute": "occupation", "t": 0.2, "distance": "hierarchical",
+                           "hierarchy": OCCUPATION},)),
+}
+
+
+def adult_session(privacy: str) -> Session:
+    """ADULT with all 9 QIs for k-anonymity; with occupation sensitive (8 QIs) for the others."""
+    if privacy == "5-anonymity":
+        return Session(dataset_job("adult", None), needs=ALL_NEEDS)
+    from dataclasses import replace
+
+    from datasets import columns
+
+    job = dataset_job("adult", [c for c in columns("adult") if c != "occupation"])
+    job.attributes = [replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes]
+    k, models = PRIVACY[privacy]
+    job.models = models
+    return Session(job, needs=ALL_NEEDS)
+
+
+def adult_tables(budget: float, privacy_models) -> list[dict]:
     rows = []
-    print("\nADULT, 9 QIs, k = 5: relative utility loss against the optimum, (L - L_opt) / L_opt in %")
+    print("\nADULT: relative utility loss against the optimum, (L - L_opt) / L_opt in %")
     columns = ["lightning(first)", "lightning*", "datafly", "igreedy", "genetic", "random"]
-    print(f"{'metric':<8} {'s':>4} {'optimum':>14} " + " ".join(f"{c:>16}" for c in columns))
-    with Session(dataset_job("adult", None, k=5), needs=ALL_NEEDS, share_stats=False) as session:
-        for metric in ("aecs", "loss"):
-            for limit in (0.0, 0.1):
-                flash, _ = session.search("flash", suppression_limit=limit, metric=metric)
-                best = flash.optimum.loss
-                row = {"metric": metric, "s": limit, "optimum": best, "node": list(flash.optimum.node),
-                       "flash_checks": flash.counters["checks"]}
-                for column in columns:
-                    name, options = column.rstrip("*").replace("(first)", ""), {}
-                    if column == "lightning(first)":
-                        options["stop"] = "first"
-                    if name in ("lightning", "genetic", "random"):
-                        options["time_limit"] = budget
-                    if name in ("genetic", "random"):
-                        options["seed"] = SEED
-                    started = time.perf_counter()
-                    outcome, checker = session.search(name, suppression_limit=limit, metric=metric, **options)
-                    found = outcome.optimum
-                    row[column] = {
-                        "loss": None if found is None else found.loss,
-                        "relative": None if found is None else (found.loss - best) / best * 100 if best else 0.0,
-                        "checks": checker.checks, "seconds": time.perf_counter() - started,
-                        "optimal": outcome.proven,
-                    }
-                rows.append(row)
-                print(f"{metric:<8} {limit:>4} {best:>14.6g} " + " ".join(
-                    f"{_pct(row[c]['relative']):>16}" for c in columns))
+    print(f"{'model':<26} {'metric':<8} {'s':>4} {'optimum':>14} " + " ".join(f"{c:>16}" for c in columns))
+    for privacy in privacy_models:
+        k, models = PRIVACY[privacy]
+        with adult_session(privacy) as session:
+            for metric in ("aecs", "loss"):
+                for limit in (0.0, 0.1):
+                    flash, _ = session.search("flash", k=k, models=models, suppression_limit=limit, metric=metric)
+                    if flash.optimum is None:
+                        print(f"{privacy:<26} {metric:<8} {limit:>4} no anonymous node")
+                        continue
+                    best = flash.optimum.loss
+                    row = {"model": privacy, "metric": metric, "s": limit, "optimum": best, "node": list(flash.optimum.node),
+                           "flash_checks": flash.counters["checks"], "flash_seconds": flash.counters["seconds"]}
+                    for column in columns:
+                        name, options = column.rstrip("*").replace("(first)", ""), {}
+                        if column == "lightning(first)":
+                            options["stop"] = "first"
+                        if name in ("lightning", "genetic", "random"):
+                            options["time_limit"] = budget
+                        if name in ("genetic", "random"):
+                            options["seed"] = SEED
+                        started = time.perf_counter()
+                        outcome, checker = session.search(name, k=k, models=models, suppression_limit=limit, metric=metric,
+                                                          **options)
+                        found = outcome.optimum
+                        row[column] = {
+                            "loss": None if found is None else found.loss,
+                            "relative": None if found is None else (found.loss - best) / best * 100 if best else 0.0,
+                            "checks": checker.checks, "seconds": time.perf_counter() - started,
+                            "optimal": outcome.proven,
+                        }
+                    rows.append(row)
+                    print(f"{privacy:<26} {metric:<8} {limit:>4} {best:>14.6g} " + " ".join(
+                        f"{_pct(row[c]['relative']):>16}" for c in columns))
     return rows
 
 
@@ -134,6 +164,8 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=60.0, help="seconds per heuristic run (default 60)")
     parser.add_argument("--adult-budget", type=float, default=60.0, help="seconds per run on ADULT")
     parser.add_argument("--part", nargs="+", default=["adult", "wide"], choices=["adult", "wide"])
+    parser.add_argument("--models", nargs="+", default=list(PRIVACY), choices=list(PRIVACY),
+                        help="privacy models of the ADULT part")
     parser.add_argument("--plot", default=None, help="PNG path for the anytime curves")
     parser.add_argument("--json", default=None)
     parser.add_argument("--replot", default=None, help="draw --plot from a JSON file of an earlier run, run nothing")
@@ -143,7 +175,7 @@ def main() -> None:
         return
     result = {}
     if "adult" in args.part:
-        result["adult"] = adult_tables(args.adult_budget)
+        result["adult"] = adult_tables(args.adult_budget, args.models)
     if "wide" in args.part:
         result["wide"] = wide_curves(args.budget)
         if args.plot:

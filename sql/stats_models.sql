@@ -4,7 +4,8 @@ SELECT
   COALESCE(SUM(CASE WHEN "kept" THEN 0 ELSE "n" END), 0) AS "suppressed",
   MIN(CASE WHEN "kept" THEN "n" ELSE NULL END) AS "min_kept",
   COALESCE(SUM(CASE WHEN "kept" THEN "n" * "n" ELSE 0 END), 0) AS "dm_kept",
-  COALESCE(SUM("n" * "n"), 0) AS "dm_all"
+  COALESCE(SUM("n" * "n"), 0) AS "dm_all",
+  MIN("n") AS "min_class"
 FROM (
   SELECT
     *,

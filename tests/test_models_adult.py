@@ -113,3 +113,24 @@ def test_classification_metric_against_exhaustive_search_and_oracle(adult_availa
             expected = (int((n - hist.max(axis=1))[kept].sum()) + int(n[~kept].sum())) / labels.n
             assert checker.checked(node).loss == pytest.approx(expected, abs=1e-12), node
         assert_optimal_algorithms_agree(session, reference)
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.1])
+@pytest.mark.parametrize("name", ["recursive", "t-hierarchical", "combined"])
+def test_heuristics_with_privacy_models(session, oracle, name, limit):
+    """Every heuristic honours the models (the oracle agrees the node passes them all) and
+    is no better than the optimum; Lightning run to the end finds it."""
+    from sqlanon.search import HEURISTICS
+
+    models = COMBINED if name == "combined" else (MODELS[name],)
+    k = 5 if name == "combined" else 1
+    expected = [oracle_spec(m) for m in models] + [{"type": "k-anonymity", "k": k}]
+    reference, checker = session.search("flash", models=models, k=k, suppression_limit=limit, metric="loss")
+    for heuristic in HEURISTICS:
+        outcome, checker = session.search(heuristic, models=models, k=k, suppression_limit=limit, metric="loss", seed=3)
+        found = outcome.optimum
+        assert found is not None, heuristic
+        assert oracle.evaluate(found.node, expected, checker.limit_rows)[0], (heuristic, found.node)
+        assert found.loss >= reference.optimum.loss, heuristic
+        if heuristic == "lightning":
+            assert outcome.proven and found.node == reference.optimum.node
