@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Sequence
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
@@ -125,6 +126,7 @@ class DuckDBEngine:
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
                 needs: frozenset[str] = frozenset()) -> PreparedData:
+        self._qi_names = [name for name, _ in qis]
         names = [name for name, _ in qis] + list(passthrough)
         relation, params = self._source_relation(self._source)
         select = ", ".join(c.ident(n).sql(DIALECT) for n in names)
@@ -230,6 +232,29 @@ class DuckDBEngine:
         if template is None:
             template = self._templates[shape] = c.NodeTemplate(build, len(node), DIALECT)
         return template.render(node)
+
+    def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
+        """The class table for an in-memory search, read once: leaf codes of each distinct QI
+        combination (m, d), its rows (m,), and with ``label`` the label values and the rows of
+        each combination per label value (m, L)."""
+        dimensions = len(self._qi_names)
+        query = c.labelled_classes_query(dimensions, label)
+        with interruptible():
+            result = self.con.execute(query.sql(DIALECT)).to_arrow_table()
+        self.queries += 1
+        self.rows_scanned += self.con.execute(f"SELECT COUNT(*) FROM {c.DATA}").fetchall()[0][0]
+        codes = np.stack([result.column(j).to_numpy() for j in range(dimensions)], axis=1).astype(np.int64)
+        counts = result.column("n").to_numpy().astype(np.int64)
+        if label is None:
+            return codes, counts, [], None
+        texts = result.column("label").to_pylist()
+        values = sorted(set(texts))
+        combos, inverse = np.unique(codes, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        per_label = np.zeros((len(combos), len(values)), dtype=np.int64)
+        position = {value: i for i, value in enumerate(values)}
+        np.add.at(per_label, (inverse, np.array([position[t] for t in texts], dtype=np.int64)), counts)
+        return combos, per_label.sum(axis=1), values, per_label
 
     # -- output ------------------------------------------------------------------------------
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],

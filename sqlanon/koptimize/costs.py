@@ -45,12 +45,12 @@ class Cost:
         classes are unions of the given (allset) classes, if they are not suppressed by the head."""
         raise NotImplementedError
 
-    def total(self, sizes: np.ndarray, labels: np.ndarray | None) -> tuple[float, int]:
+    def total(self, sizes: np.ndarray, labels: np.ndarray | None, enforce: bool = True) -> tuple[float, int]:
         """(cost, suppressed rows) of a partition given by class sizes (and label counts);
-        the cost is INFEASIBLE above the suppression limit."""
+        the cost is INFEASIBLE above the suppression limit unless ``enforce`` is False."""
         kept = sizes >= self.k
         suppressed = int(sizes[~kept].sum())
-        if suppressed > self.limit:
+        if enforce and suppressed > self.limit:
             return INFEASIBLE, suppressed
         kept_labels = None if labels is None else labels[kept]
         return int(self.kept_cost(sizes[kept], kept_labels).sum()) + self.suppressed_cost(suppressed), suppressed
@@ -113,20 +113,32 @@ def make_cost(name: str, model: IntervalModel, k: int, limit: int) -> Cost:
 
 
 def partition(model: IntervalModel, cut_ranks: Sequence[Sequence[int]]) -> tuple[np.ndarray, int]:
-    """Class id of every distinct row under per-attribute cut ranks, and the number of classes."""
-    key = np.zeros(model.ranks.shape[1], dtype=np.int64)
+    """Class id of every distinct row under per-attribute cut ranks, and the id range.
+
+    The ids are a mixed-radix number of the interval indices; while that range is small they
+    are used as they are (classes may have no rows), which spares a sort.
+    """
+    m = model.ranks.shape[1]
+    key = np.zeros(m, dtype=np.int64)
     radix = 1
     for j, cuts in enumerate(cut_ranks):
-        index = np.searchsorted(np.asarray(cuts, dtype=np.int64), model.ranks[j], side="right")
+        if not len(cuts):
+            continue
+        marks = np.zeros(model.domains[j].size, dtype=np.int64)
+        marks[np.asarray(cuts, dtype=np.int64)] = 1
+        index = np.cumsum(marks)[model.ranks[j]]
         width = len(cuts) + 1
-        if radix * width >= 2**62:  # keep the mixed-radix key in int64: re-densify first
+        if radix * width >= 2**62:  # keep the key in int64: re-densify first
             _, key = np.unique(key, return_inverse=True)
+            key = key.ravel()
             radix = int(key.max()) + 1
         key = key * width + index
         radix *= width
+    if radix <= max(4 * m, 1 << 16):
+        return key, radix
     _, inverse = np.unique(key, return_inverse=True)
     inverse = inverse.ravel()
-    return inverse, int(inverse.max()) + 1 if len(inverse) else 0
+    return inverse, int(inverse.max()) + 1
 
 
 def class_figures(model: IntervalModel, class_of_row: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -141,7 +153,7 @@ def class_figures(model: IntervalModel, class_of_row: np.ndarray, count: int) ->
     return sizes, labels
 
 
-def evaluate(cost: Cost, cuts: Sequence[int]) -> tuple[float, int]:
+def evaluate(cost: Cost, cuts: Sequence[int], enforce: bool = True) -> tuple[float, int]:
     """(cost, suppressed rows) of a cut set, computed from scratch."""
     class_of_row, count = partition(cost.model, cost.model.cuts_by_attribute(cuts))
-    return cost.total(*class_figures(cost.model, class_of_row, count))
+    return cost.total(*class_figures(cost.model, class_of_row, count), enforce=enforce)

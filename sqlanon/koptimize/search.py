@@ -92,80 +92,118 @@ class KOptimize:
         value, _ = self.cost.total(heads.sizes(), heads.labels())
         if value < self.best:
             self._improve(value, list(heads.head), "search")
-        tail, order = self._prune(tail)
+        # Useless and infeasible values depend on the head alone: decided once per node.
+        tail, order = self._filter(tail)
+        tail = self._prune(tail)
         tail.sort(key=order.__getitem__)
         while tail:
             v = tail.pop(0)
             heads.push(v)
             self._node(list(tail))
             heads.pop()
-            tail, _ = self._prune(tail)
+            tail = self._prune(tail)
 
-    def _prune(self, tail: list[int]) -> tuple[list[int], dict]:
-        """The paper's PRUNE, repeated until the tail stops shrinking; also returns each kept
-        value's sort key for the tail reordering."""
-        while True:
-            if not tail:
-                return [], {}
-            node_bound, values = self._examine(tail)
-            if node_bound >= self.best:
-                self.counters["pruned_nodes"] += 1
-                return [], {}
-            kept = [v for v in tail if values[v][0]]
-            if len(kept) == len(tail):
-                return kept, {v: values[v][1] for v in kept}
-            tail = kept
+    def _head(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Head classes of at least k rows (the only ones a child can change): their ids'
+        dense index per row of such a class, those rows, their sizes, and the suppressed rows."""
+        heads, k = self.heads, self.cost.k
+        sizes = heads.sizes()
+        kept_ids = np.flatnonzero(sizes >= k)
+        dense = np.full(heads.count, -1, dtype=np.int64)
+        dense[kept_ids] = np.arange(len(kept_ids))
+        per_row = dense[heads.cls]
+        rows = np.flatnonzero(per_row >= 0)
+        return per_row[rows], rows, sizes[kept_ids][:, None], int(sizes[sizes < k].sum())
 
-    def _examine(self, tail: list[int]) -> tuple[float, dict]:
-        """LB(H, H ∪ T), and per tail value whether it stays and its reordering key."""
-        heads, cost, model = self.heads, self.cost, self.model
-        k, sizes = cost.k, heads.sizes()
-        allset = [sorted(c) for c in heads.cuts]
-        for v in tail:
-            j, r = model.alphabet[v]
-            allset[j].append(r)
-        class_of_row, count = partition(model, [sorted(c) for c in allset])
-        row_bound = cost.row_bound(class_of_row, *class_figures(model, class_of_row, count))
-        head_suppressed = sizes[heads.cls] < k
-        suppressed_rows = int(sizes[sizes < k].sum())
-        bound = float(self.row_suppressed[head_suppressed].sum() + row_bound[~head_suppressed].sum())
-        row_delta = self.row_suppressed - row_bound  # what a row adds to the bound once suppressed
-        class_delta = np.bincount(heads.cls, weights=row_delta, minlength=heads.count)
-        sumsq = float((sizes.astype(np.float64) ** 2).sum())
-        values = {}
+    def _splits(self, tail: list[int], cls, rows, weights):
+        """Per attribute with tail values: the values (rank, value, position) and a matrix
+        (kept head classes × those values) of the weight each value moves out of each class:
+        the rows at or above its rank (a class lies inside one head interval of the attribute)."""
+        model = self.model
+        by_attribute: dict[int, list[tuple[int, int, int]]] = {}
         for position, v in enumerate(tail):
-            p = heads.preview(v, row_delta)
-            kept_before = p.sizes >= k
-            low = p.sizes - p.moved
-            up_out = kept_before & (p.moved < k)
-            low_out = kept_before & (low < k)
-            if self._useless(p.sizes):
-                self.counters["useless_values"] += 1
-                values[v] = (False, None)
-                continue
-            if suppressed_rows + int(p.moved[up_out].sum() + low[low_out].sum()) > cost.limit:
-                self.counters["infeasible_values"] += 1
-                values[v] = (False, None)
-                continue
-            child_bound = bound + float(p.moved_delta[up_out].sum() + (class_delta[p.split] - p.moved_delta)[low_out].sum())
-            if child_bound >= self.best:
-                self.counters["pruned_values"] += 1
-                values[v] = (False, None)
-                continue
-            child_sumsq = sumsq - float((p.sizes.astype(np.float64) ** 2 - p.moved.astype(np.float64) ** 2 - low.astype(np.float64) ** 2).sum())
-            values[v] = (True, (-len(p.split), child_sumsq, position))
-        return bound, values
+            j, r = model.alphabet[v]
+            by_attribute.setdefault(j, []).append((r, v, position))
+        classes = int(cls.max()) + 1 if len(cls) else 0
+        for j, items in by_attribute.items():
+            items.sort()
+            ranks = np.array([r for r, _, _ in items], dtype=np.int64)
+            width = len(ranks) + 1
+            key = cls * width + np.searchsorted(ranks, model.ranks[j][rows], side="right")
+            yield items, [_suffix(np.bincount(key, weights=w, minlength=classes * width), width) for w in weights]
 
-    def _useless(self, split_sizes: np.ndarray) -> bool:
-        """Adding the value can never lower the cost (see the module docstring)."""
+    def _filter(self, tail: list[int]) -> tuple[list[int], dict]:
+        """Drop useless values and values whose addition suppresses more rows than the limit
+        (suppression only grows down the tree); the reordering key of the others."""
+        k, limit = self.cost.k, self.cost.limit
+        cls, rows, size, suppressed = self._head()
+        big = self._splits_matter(size)
+        keep, order = [], {}
+        for items, (moved,) in self._splits(tail, cls, rows, [self.model.weights[rows]]):
+            low = size - moved
+            split = (moved > 0) & (low > 0)
+            useless = ~(split & big).any(axis=0)
+            new_rows = (moved * (split & (moved < k))).sum(axis=0) + (low * (split & (low < k))).sum(axis=0)
+            splits = split.sum(axis=0)
+            sizef = size.astype(np.float64)
+            change = ((sizef ** 2 - moved.astype(np.float64) ** 2 - low.astype(np.float64) ** 2) * split).sum(axis=0)
+            for i, (_, v, position) in enumerate(items):
+                if useless[i]:
+                    self.counters["useless_values"] += 1
+                elif suppressed + int(new_rows[i]) > limit:
+                    self.counters["infeasible_values"] += 1
+                else:
+                    keep.append((position, v))
+                    order[v] = (-int(splits[i]), -float(change[i]), position)
+        return [v for _, v in sorted(keep)], order
+
+    def _prune(self, tail: list[int]) -> list[int]:
+        """The paper's PRUNE, repeated until the tail stops shrinking: the node goes when
+        LB(H, H ∪ T) >= c, a tail value v when LB(H ∪ {v}, H ∪ T) >= c."""
+        heads, cost, model = self.heads, self.cost, self.model
+        k = cost.k
+        while tail:
+            allset = [list(c) for c in heads.cuts]
+            for v in tail:
+                j, r = model.alphabet[v]
+                allset[j].append(r)
+            class_of_row, count = partition(model, [sorted(c) for c in allset])
+            row_bound = cost.row_bound(class_of_row, *class_figures(model, class_of_row, count))
+            sizes = heads.sizes()
+            head_suppressed = sizes[heads.cls] < k
+            bound = float(self.row_suppressed[head_suppressed].sum() + row_bound[~head_suppressed].sum())
+            if bound >= self.best:
+                self.counters["pruned_nodes"] += 1
+                return []
+            cls, rows, size, suppressed = self._head()
+            if suppressed >= cost.limit:
+                return tail  # no child may suppress more: a child's bound equals the node's
+            # A child adds, for each record it newly suppresses, its suppression cost minus
+            # its share of the bound.
+            row_delta = (self.row_suppressed - row_bound)[rows]
+            class_delta = np.bincount(cls, weights=row_delta, minlength=len(size))[:, None]
+            pruned = set()
+            for items, (moved, moved_delta) in self._splits(tail, cls, rows, [model.weights[rows], row_delta]):
+                low = size - moved
+                split = (moved > 0) & (low > 0)
+                child = (bound + (moved_delta * (split & (moved < k))).sum(axis=0)
+                         + ((class_delta - moved_delta) * (split & (low < k))).sum(axis=0))
+                pruned.update(v for i, (_, v, _) in enumerate(items) if child[i] >= self.best)
+            if not pruned:
+                return tail
+            self.counters["pruned_values"] += len(pruned)
+            tail = [v for v in tail if v not in pruned]
+        return tail
+
+    def _splits_matter(self, size: np.ndarray) -> np.ndarray:
+        """Per head class of at least k rows: can splitting it lower the cost? A value that
+        splits no such class is useless (see the module docstring)."""
         k = self.cost.k
-        if (split_sizes < k).all():
-            return True
         if not self.broad_useless:
-            return False
+            return np.ones_like(size, dtype=bool)
         if self.cost.name == "discernibility":
-            return bool(((split_sizes < k) | ((split_sizes < 2 * k) & (2 * split_sizes <= self.cost.n))).all())
-        return bool((split_sizes < 2 * k).all())
+            return (size >= 2 * k) | (2 * size > self.cost.n)
+        return size >= 2 * k
 
     # -- bookkeeping -----------------------------------------------------------------------
     def _improve(self, value: float, cuts: list[int], source: str) -> None:
@@ -179,3 +217,9 @@ class KOptimize:
         if self.time_limit is not None and time.perf_counter() - self.started > self.time_limit:
             raise _Stop
 
+
+
+def _suffix(flat: np.ndarray, width: int) -> np.ndarray:
+    """Per class, the sums of buckets 1.., 2.., …: rows at or above each tail rank."""
+    matrix = flat.reshape(-1, width)
+    return np.cumsum(matrix[:, ::-1], axis=1)[:, ::-1][:, 1:]
