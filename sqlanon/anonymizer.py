@@ -13,7 +13,7 @@ import sqlglot
 
 from sqlanon import __version__
 from sqlanon.checker import CheckResult, Checker
-from sqlanon.config import Job
+from sqlanon.config import INTERVAL_ALGORITHMS, Job
 from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
 from sqlanon.search import SearchOutcome
@@ -56,6 +56,8 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
     job.validate()
     if job.output.path is not None:
         check_target(job.output, job.input)
+    if job.algorithm in INTERVAL_ALGORITHMS and node is None:
+        return _execute_intervals(job, on_phase)
     seconds: dict[str, float] = {}
     phase = on_phase or (lambda name: None)
     phase("prepare")
@@ -103,40 +105,80 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
     )
 
 
+def _execute_intervals(job: Job, on_phase=None) -> Result:
+    """k-optimize and hill-climb: the class table from the engine, the search in memory, the
+    cuts written through SQL and verified like every output."""
+    from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
+
+    seconds: dict[str, float] = {}
+    phase = on_phase or (lambda name: None)
+    phase("prepare")
+    with Session(job) as session:
+        phase("search")
+        seconds["prepare"] = session.prepare_seconds
+        started = time.perf_counter()
+        outcome = search_intervals(session)
+        seconds["search"] = time.perf_counter() - started
+        started = time.perf_counter()
+        verification = None
+        solution = outcome.solution
+        if outcome.found and job.output.path is not None:
+            verification = _publish(session, phase, lambda target: write_intervals(session, outcome, target),
+                                    solution.suppressed, outcome.cost.limit)
+        seconds["output"] = time.perf_counter() - started
+        report = _common_report(session, outcome.found, outcome.cost.limit, seconds, verification)
+        report.update(interval_report(outcome))
+        report["checks"] = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
+    if job.output.report:
+        write_text_atomically(job.output.report, json.dumps(report, indent=2) + "\n")
+    return Result(
+        success=outcome.found,
+        transformation=None,
+        levels=None,
+        loss=solution.cost if outcome.found else None,
+        suppressed=solution.suppressed,
+        classes=report.get("classes"),
+        checks=report["checks"],
+        report=report,
+    )
+
+
 def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase) -> dict:
+    job = session.job
+    return _publish(
+        session, phase,
+        lambda target: session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target),
+        best.stats.suppressed, checker.limit_rows,
+    )
+
+
+def _publish(session: Session, phase, write, suppressed: int, limit_rows: int) -> dict:
+    """Write the output atomically, then verify it independently (removing it if that fails)."""
     job = session.job
     phase("write")
     with atomic_target(job.output) as target:
-        session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target)
+        write(target)
     phase("verify")
     try:
-        return verify(job.output, session.qis, job.k, session.rows, best.stats.suppressed, checker.limit_rows)
+        return verify(job.output, session.qis, job.k, session.rows, suppressed, limit_rows)
     except Exception:
         remove_output(job.output)
         raise
 
 
-def _report(session: Session, checker: Checker, best, counters, seconds, verification) -> dict:
-    job, qis, prepared, engine = session.job, session.qis, session.prepared, session.engine
-    limit_rows = checker.limit_rows
+def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:
+    """The report fields every algorithm shares."""
+    job, prepared, engine = session.job, session.prepared, session.engine
     report = {
-        "success": best is not None,
+        "success": success,
         "input": job.input.describe(),
         "rows": prepared.rows,
         "base_classes": prepared.base_classes,
-        "quasi_identifiers": qis,
+        "quasi_identifiers": session.qis,
         "privacy": {"models": [{"model": "k-anonymity", "k": job.k}], "suppression_limit": job.suppression_limit,
                     "suppression_limit_rows": limit_rows},
         "algorithm": job.algorithm,
-        "algorithm_counters": {k: v for k, v in counters.items() if k != "seconds"},
         "metric": job.metric,
-        "metric_monotonic": checker.monotonic_metric,
-        "lattice_size": session.lattice.size,
-        "checks": counters["checks"],
-        "tagged": counters.get("tagged", 0),
-        "rollups": engine.rollups,
-        "pruned": counters.get("pruned", 0),
-        "skipped_by_bound": counters.get("skipped_by_bound", 0),
         "rows_scanned": engine.rows_scanned,
         "queries": getattr(engine, "queries", None),
         "seconds": {k: round(v, 6) for k, v in seconds.items()},
@@ -149,7 +191,27 @@ def _report(session: Session, checker: Checker, best, counters, seconds, verific
             "sqlglot": sqlglot.__version__,
             "pyarrow": pyarrow.__version__,
         },
+        "output": job.output.path if (success and job.output.path) else None,
+        "verified": bool(verification and verification["verified"]),
     }
+    if verification:
+        report["verification"] = verification
+    return report
+
+
+def _report(session: Session, checker: Checker, best, counters, seconds, verification) -> dict:
+    qis, engine = session.qis, session.engine
+    report = _common_report(session, best is not None, checker.limit_rows, seconds, verification)
+    report.update({
+        "algorithm_counters": {k: v for k, v in counters.items() if k != "seconds"},
+        "metric_monotonic": checker.monotonic_metric,
+        "lattice_size": session.lattice.size,
+        "checks": counters["checks"],
+        "tagged": counters.get("tagged", 0),
+        "rollups": engine.rollups,
+        "pruned": counters.get("pruned", 0),
+        "skipped_by_bound": counters.get("skipped_by_bound", 0),
+    })
     if best is not None:
         s = best.stats
         report.update({
@@ -160,10 +222,6 @@ def _report(session: Session, checker: Checker, best, counters, seconds, verific
             "classes": s.kept_classes,
             "min_class_size": s.min_kept,
         })
-    report["output"] = job.output.path if (best is not None and job.output.path) else None
-    report["verified"] = bool(verification and verification["verified"])
-    if verification:
-        report["verification"] = verification
     return report
 
 
@@ -171,20 +229,27 @@ def summary(report: dict) -> str:
     """A short human summary (printed on stderr by the CLI)."""
     if not report["success"] and report.get("reason"):
         return f"Not applied: {report['reason']}."
+    intervals = "interval_model" in report
     if not report["success"]:
         k = report["privacy"]["models"][0]["k"]
         reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
+        searched = (f"{report['checks']} nodes searched" if intervals
+                    else f"{report['checks']} checks of {report['lattice_size']} nodes")
         return (f"No transformation satisfies k={k} with at most "
-                f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} "
-                f"({report['checks']} checks of {report['lattice_size']} nodes).")
-    levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
-    kind = "Saved transformation" if report["algorithm"] == "apply" else "Optimal transformation"
-    lines = [
-        f"{kind} ({report['algorithm']}, {report['metric']}): {levels}",
+                f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} ({searched}).")
+    if intervals:
+        proof = "proven optimal" if report["proven_optimal"] else "best found, not proven optimal"
+        cuts = "; ".join(f"{q}: {len(v)} interval(s)" for q, v in report["cuts"].items())
+        lines = [f"Cut set ({report['algorithm']}, {report['metric']}, {proof}): {cuts}"]
+    else:
+        levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
+        kind = "Saved transformation" if report["algorithm"] == "apply" else "Optimal transformation"
+        lines = [f"{kind} ({report['algorithm']}, {report['metric']}): {levels}"]
+    lines += [
         f"  loss {report['loss']}, {report['suppressed']} of {report['rows']} rows suppressed, "
         f"{report['classes']} classes (smallest {report['min_class_size']})",
-        f"  {report['checks']} checks of {report['lattice_size']} nodes, "
-        + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
+        (f"  {report['checks']} nodes" if intervals else f"  {report['checks']} checks of {report['lattice_size']} nodes")
+        + ", " + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
     ]
     if report["output"]:
         lines.append(f"  wrote {report['output']} ({'verified' if report['verified'] else 'NOT verified'})")

@@ -75,6 +75,28 @@ class Output:
 
 
 @dataclass
+class KOptimizeOptions:
+    """``[search.koptimize]``: settings of the ordered-interval algorithms (k-optimize, hill-climb).
+
+    ``label``: the class label column of the classification metric. ``suppression_rows``: the
+    suppression limit as a number of rows (an int >= 0 or "unlimited"); when absent the limit is
+    floor(privacy.suppression_limit * N). ``upper_bound``: "flash" seeds K-Optimize with Flash's
+    optimum mapped to cuts, "none" starts without one. ``order``: per attribute, its values in
+    the order to use instead of the natural or the hierarchy's order.
+    """
+
+    label: str | None = None
+    suppression_rows: int | str | None = None
+    upper_bound: str = "none"
+    order: dict[str, list[str]] = field(default_factory=dict)
+
+
+INTERVAL_ALGORITHMS = ("k-optimize", "hill-climb")
+INTERVAL_METRICS = ("discernibility", "classification")
+UPPER_BOUNDS = ("none", "flash")
+
+
+@dataclass
 class Job:
     """An anonymization job. Every input column gets a role or is listed in ``input.drop``."""
 
@@ -89,6 +111,10 @@ class Job:
     stable: bool = False  # OLA only: visit nodes in Flash's stable order (StableOLA)
     max_lattice_size: int = 100_000  # optimal algorithms refuse larger lattices
     output: Output = field(default_factory=Output)
+    time_limit: float | None = None  # seconds; heuristic and anytime searches stop there
+    step_limit: int | None = None  # K-Optimize: nodes; hill-climb: cut sets evaluated
+    seed: int | None = None  # random algorithms
+    koptimize: KOptimizeOptions = field(default_factory=KOptimizeOptions)
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
@@ -97,6 +123,13 @@ class Job:
     def limit_rows(self, rows: int) -> int:
         """floor(s * N) on the exact decimal given, so 0.29 of 100 rows is 29, not 28."""
         return int(Fraction(str(self.suppression_limit)) * rows)
+
+    def interval_limit_rows(self, rows: int) -> int:
+        """The suppression limit of the ordered-interval algorithms, in rows."""
+        given = self.koptimize.suppression_rows
+        if given is None:
+            return self.limit_rows(rows)
+        return rows if given == "unlimited" else given
 
     def validate(self) -> None:
         from sqlanon.metrics import METRICS
@@ -107,10 +140,14 @@ class Job:
         s = self.suppression_limit
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s <= 1:
             raise ConfigError(f"The 'suppression_limit' parameter must be a number in [0, 1], got {s!r}.")
-        if self.metric not in METRICS:
+        if self.algorithm in INTERVAL_ALGORITHMS:
+            self._validate_intervals()
+        elif self.metric not in METRICS:
             raise ConfigError(f"unknown metric '{self.metric}'; valid metrics: {', '.join(METRICS)}")
-        if self.algorithm not in ALGORITHMS:
-            raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {', '.join(ALGORITHMS)}")
+        elif self.algorithm not in ALGORITHMS:
+            valid = ", ".join([*ALGORITHMS, *INTERVAL_ALGORITHMS])
+            raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {valid}")
+        self._validate_limits()
         if self.engine != "duckdb":
             raise ConfigError(f"unknown engine '{self.engine}'; valid engines: duckdb")
         if isinstance(self.max_lattice_size, bool) or not isinstance(self.max_lattice_size, int) or self.max_lattice_size < 1:
@@ -138,6 +175,52 @@ class Job:
             if self.output.kind == "duckdb" and not self.output.table:
                 raise ConfigError("output.table is required when the output is a .duckdb file")
 
+    def _validate_limits(self) -> None:
+        t = self.time_limit
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0):
+            raise ConfigError(f"The 'time_limit' parameter must be a number of seconds > 0, got {t!r}.")
+        for key in ("step_limit", "seed"):
+            value = getattr(self, key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if key == "step_limit" else 0)):
+                least = 1 if key == "step_limit" else 0
+                raise ConfigError(f"The '{key}' parameter must be an int >= {least}, got {value!r}.")
+
+    def _validate_intervals(self) -> None:
+        """Settings of k-optimize and hill-climb (``[search.koptimize]``)."""
+        options = self.koptimize
+        if self.metric not in INTERVAL_METRICS:
+            raise ConfigError(
+                f"metric '{self.metric}' is not available for {self.algorithm}; valid metrics: {', '.join(INTERVAL_METRICS)}"
+            )
+        if self.metric == "classification" and not options.label:
+            raise ConfigError(
+                "the classification metric needs the label column: set search.koptimize.label "
+                "(e.g. label = \"salary-class\")"
+            )
+        if options.label is not None and not isinstance(options.label, str):
+            raise ConfigError(f"search.koptimize.label must be a column name, got {options.label!r}")
+        rows = options.suppression_rows
+        if rows is not None:
+            if rows != "unlimited" and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
+                raise ConfigError(
+                    f"search.koptimize.suppression_rows must be an int >= 0 or \"unlimited\", got {rows!r}"
+                )
+            if self.suppression_limit:
+                raise ConfigError(
+                    "give the suppression limit once: privacy.suppression_limit (a fraction) or "
+                    "search.koptimize.suppression_rows (rows), not both"
+                )
+        if options.upper_bound not in UPPER_BOUNDS:
+            raise ConfigError(
+                f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}"
+            )
+        if options.upper_bound != "none" and self.algorithm != "k-optimize":
+            raise ConfigError("search.koptimize.upper_bound seeds k-optimize only; remove it for hill-climb")
+        if not isinstance(options.order, dict):
+            raise ConfigError("search.koptimize.order must be a table: attribute = [values in order]")
+        if self.algorithm == "hill-climb" and self.time_limit is None and self.step_limit is None:
+            raise ConfigError("hill-climb runs until a limit: set search.time_limit (seconds) or search.step_limit")
+
     def hierarchy_of(self, attribute: Attribute, values=None) -> Hierarchy:
         """The attribute's hierarchy: given, read from its file, or built from its spec over
         ``values`` (the attribute's distinct values, needed only by builders)."""
@@ -154,10 +237,12 @@ class Job:
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "stable", "max_lattice_size"},
+    "search": {"algorithm", "metric", "stable", "max_lattice_size", "time_limit", "step_limit", "seed", "koptimize"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
+
+_KOPTIMIZE = {"label", "suppression_rows", "upper_bound", "order"}
 
 
 def load_job(path: str | Path, **overrides: Any) -> Job:
@@ -228,6 +313,12 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             hierarchy = resolve(hierarchy)
         attributes.append(Attribute(name, spec["role"], hierarchy))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
+    koptimize = search.get("koptimize", {})
+    if not isinstance(koptimize, dict):
+        raise ConfigError(f"{where}: [search.koptimize] must be a table")
+    extra = set(koptimize) - _KOPTIMIZE
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.koptimize]; known: {sorted(_KOPTIMIZE)}")
     k = privacy.get("k")
     for model in privacy.get("models", []):
         k = _model_k(model, k, where)
@@ -242,6 +333,10 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         lookup=doc.get("engine", {}).get("lookup", "wide"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
+        time_limit=search.get("time_limit"),
+        step_limit=search.get("step_limit"),
+        seed=search.get("seed"),
+        koptimize=KOptimizeOptions(**koptimize),
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),

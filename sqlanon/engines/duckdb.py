@@ -173,9 +173,10 @@ class DuckDBEngine:
         })
         self._materialize(c.label_table(j), labels)
 
-    def _materialize(self, name: str, data: pa.Table) -> None:
+    def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
         self.con.register("sqlanon_staging", data)
-        self.con.execute(f"CREATE TEMP TABLE {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
+        verb = "CREATE OR REPLACE TEMP TABLE" if replace else "CREATE TEMP TABLE"
+        self.con.execute(f"{verb} {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
         self.con.unregister("sqlanon_staging")
 
     def _check_coverage(self, j: int, name: str) -> None:
@@ -240,7 +241,7 @@ class DuckDBEngine:
         dimensions = len(self._qi_names)
         query = c.labelled_classes_query(dimensions, label)
         with interruptible():
-            result = self.con.execute(query.sql(DIALECT)).to_arrow_table()
+            result = self.con.sql(query.sql(DIALECT)).to_arrow_table()
         self.queries += 1
         self.rows_scanned += self.con.execute(f"SELECT COUNT(*) FROM {c.DATA}").fetchall()[0][0]
         codes = np.stack([result.column(j).to_numpy() for j in range(dimensions)], axis=1).astype(np.int64)
@@ -262,6 +263,29 @@ class DuckDBEngine:
         """Write the released table to ``target`` (a temporary name chosen by the caller)."""
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
                                drop_suppressed=output.suppressed == "drop")
+        self._write_query(query, params, output, target)
+
+    def write_intervals(self, ranks: Sequence[np.ndarray], intervals: Sequence[Sequence[tuple[int, int, str]]],
+                        keep: KeepCondition, params: dict, columns: Sequence[OutputColumn], output: Output,
+                        target: str) -> None:
+        """Write the released table of an ordered-interval anonymization: ``ranks[j][code]`` is
+        the rank of leaf code ``code`` of QI j in its order (-1: absent from the data) and
+        ``intervals[j]`` its (first rank, last rank, label) intervals. Both become tables (the
+        labels are data, never SQL) and a range join buckets every row."""
+        for j, (rank, spans) in enumerate(zip(ranks, intervals)):
+            codes = np.flatnonzero(rank >= 0)
+            self._materialize(c.rank_table(j), pa.table({
+                "code": pa.array(codes, pa.int32()), "rank": pa.array(rank[codes], pa.int32())}), replace=True)
+            self._materialize(c.cut_table(j), pa.table({
+                "lo": pa.array([a for a, _, _ in spans], pa.int32()),
+                "hi": pa.array([b for _, b, _ in spans], pa.int32()),
+                "label": pa.array([text for _, _, text in spans], pa.string()),
+            }), replace=True)
+        query = c.interval_output_query(len(ranks), keep, [(x.name, x.kind, x.index) for x in columns],
+                                        drop_suppressed=output.suppressed == "drop")
+        self._write_query(query, params, output, target)
+
+    def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str) -> None:
         params = {**params, "mask": "*"}
         sql = query.sql(DIALECT)
         with interruptible():
