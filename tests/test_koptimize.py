@@ -310,3 +310,104 @@ def test_hostile_names_through_the_range_join(tmp_path_factory, names, k, kind):
                     output=Output(path=str(path)))
     result = anonymize(job)
     assert result.success and result.report["verified"]
+
+
+# -- configuration ------------------------------------------------------------------------
+def _doc(search: dict, privacy: dict | None = None) -> dict:
+    return {
+        "input": {"path": str(ADULT / "adult.csv"), "delimiter": ";"},
+        "attributes": {"age": {"role": "quasi", "hierarchy": str(ADULT / "adult_hierarchy_age.csv")}},
+        "privacy": {"k": 5, **(privacy or {})},
+        "search": search,
+    }
+
+
+@pytest.mark.parametrize("search, privacy, message", [
+    ({"algorithm": "k-optimize", "metric": "loss"}, None, "metric 'loss' is not available for k-optimize"),
+    ({"algorithm": "k-optimize", "metric": "classification"}, None, "set search.koptimize.label"),
+    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": -1}}, None, "suppression_rows must be an int >= 0"),
+    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": "all"}}, None, 'or "unlimited", got \'all\''),
+    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": 10}}, {"suppression_limit": 0.1}, "not both"),
+    ({"algorithm": "k-optimize", "koptimize": {"upper_bound": "ola"}}, None, "upper_bound must be one of none, flash"),
+    ({"algorithm": "hill-climb"}, None, "set search.time_limit"),
+    ({"algorithm": "hill-climb", "time_limit": 5, "koptimize": {"upper_bound": "flash"}}, None, "seeds k-optimize only"),
+    ({"algorithm": "k-optimize", "time_limit": 0}, None, "'time_limit' parameter must be a number of seconds > 0"),
+    ({"algorithm": "k-optimize", "step_limit": 0}, None, "'step_limit' parameter must be an int >= 1"),
+    ({"algorithm": "hill-climb", "time_limit": 1, "seed": "x"}, None, "'seed' parameter must be an int >= 0"),
+    ({"algorithm": "k-optimize", "koptimize": {"labels": "x"}}, None, "unknown key(s) ['labels'] in [search.koptimize]"),
+    ({"algorithm": "k-optimise"}, None, "valid algorithms: flash, exhaustive, ola, incognito, k-optimize, hill-climb"),
+])
+def test_bad_settings_are_refused_with_the_key_and_the_fix(search, privacy, message):
+    from sqlanon.config import job_from_dict
+    from sqlanon.errors import ConfigError
+
+    with pytest.raises(ConfigError) as error:
+        job_from_dict(_doc(search, privacy)).validate()
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize("koptimize, message", [
+    ({"label": "salary"}, "search.koptimize.label 'salary' must be a released column"),
+    ({"order": {"sex": ["Male"]}}, "leaves out 1 value(s) present in the data, e.g. ['Female']"),
+    ({"order": {"sex": ["Male", "Female", "Other"]}}, "lists ['Other'], which are not values of the hierarchy"),
+    ({"order": {"age": ["1"]}}, "search.koptimize.order names ['age'], which are not quasi-identifiers"),
+])
+def test_bad_label_and_order_are_refused(adult_available, koptimize, message):
+    from sqlanon.errors import ConfigError
+
+    job = adult_job(["sex"], algorithm="k-optimize", metric="classification",
+                    koptimize=KOptimizeOptions(**{"label": "salary-class", **koptimize}))
+    with Session(job) as session, pytest.raises(ConfigError) as error:
+        interval_model(session)
+    assert message in str(error.value)
+
+
+def test_a_listed_order_is_used(adult_available):
+    order = ["Female", "Male"]
+    job = adult_job(["sex", "race"], algorithm="k-optimize", koptimize=KOptimizeOptions(order={"sex": order}))
+    with Session(job) as session:
+        model = interval_model(session)
+    assert list(model.domains[0].values) == order and model.domains[0].order == "listed"
+    assert model.domains[1].order == "hierarchy"
+
+
+def test_job_file_with_koptimize_keys(tmp_path, adult_available):
+    from sqlanon.config import load_job
+
+    path = tmp_path / "job.toml"
+    path.write_text(f"""
+[input]
+path = "{ADULT / 'adult.csv'}"
+delimiter = ";"
+drop = ["native-country", "workclass", "occupation", "education", "age"]
+[attributes.sex]
+role = "quasi"
+hierarchy = "{ADULT / 'adult_hierarchy_sex.csv'}"
+[attributes.race]
+role = "quasi"
+hierarchy = "{ADULT / 'adult_hierarchy_race.csv'}"
+[attributes.marital-status]
+role = "quasi"
+hierarchy = "{ADULT / 'adult_hierarchy_marital-status.csv'}"
+[attributes.salary-class]
+role = "sensitive"
+[privacy]
+k = 20
+[search]
+algorithm = "k-optimize"
+metric = "classification"
+time_limit = 30
+[search.koptimize]
+label = "salary-class"
+suppression_rows = 50
+upper_bound = "flash"
+[output]
+path = "out.csv"
+report = "report.json"
+""")
+    job = load_job(path)
+    assert job.koptimize.suppression_rows == 50 and job.time_limit == 30
+    result = anonymize(job)
+    assert result.success and result.report["verified"] and result.report["proven_optimal"]
+    assert result.report["interval_model"]["label"] == "salary-class"
+    assert result.report["suppressed"] <= 50
