@@ -127,9 +127,10 @@ class KOptimize:
         classes = int(cls.max()) + 1 if len(cls) else 0
         for j, items in by_attribute.items():
             items.sort()
-            ranks = np.array([r for r, _, _ in items], dtype=np.int64)
-            width = len(ranks) + 1
-            key = cls * width + np.searchsorted(ranks, model.ranks[j][rows], side="right")
+            marks = np.zeros(model.domains[j].size, dtype=np.int64)
+            marks[[r for r, _, _ in items]] = 1
+            width = len(items) + 1
+            key = cls * width + np.cumsum(marks)[model.ranks[j][rows]]  # tail ranks at or below
             yield items, [_suffix(np.bincount(key, weights=w, minlength=classes * width), width) for w in weights]
 
     def _filter(self, tail: list[int]) -> tuple[list[int], dict]:
