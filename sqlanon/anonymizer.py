@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -58,12 +59,7 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
         check_target(job.output, job.input)
     if job.algorithm in INTERVAL_ALGORITHMS and node is None:
         return _execute_intervals(job, on_phase)
-    seconds: dict[str, float] = {}
-    phase = on_phase or (lambda name: None)
-    phase("prepare")
-    with Session(job) as session:
-        phase("search")
-        seconds["prepare"] = session.prepare_seconds
+    with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None
         if node is None:
@@ -105,17 +101,23 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
     )
 
 
+@contextmanager
+def _opened(job: Job, on_phase):
+    """The job's session, opened with the prepare and search phases announced; yields it, the
+    phase callback and the seconds per phase (prepare filled in)."""
+    phase = on_phase or (lambda name: None)
+    phase("prepare")
+    with Session(job) as session:
+        phase("search")
+        yield session, phase, {"prepare": session.prepare_seconds}
+
+
 def _execute_intervals(job: Job, on_phase=None) -> Result:
     """k-optimize and hill-climb: the class table from the engine, the search in memory, the
     cuts written through SQL and verified like every output."""
     from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
 
-    seconds: dict[str, float] = {}
-    phase = on_phase or (lambda name: None)
-    phase("prepare")
-    with Session(job) as session:
-        phase("search")
-        seconds["prepare"] = session.prepare_seconds
+    with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         outcome = search_intervals(session)
         seconds["search"] = time.perf_counter() - started
