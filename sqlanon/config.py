@@ -214,8 +214,6 @@ class Job:
             raise ConfigError(
                 f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}"
             )
-        if options.upper_bound != "none" and self.algorithm != "k-optimize":
-            raise ConfigError("search.koptimize.upper_bound seeds k-optimize only; remove it for hill-climb")
         if not isinstance(options.order, dict):
             raise ConfigError("search.koptimize.order must be a table: attribute = [values in order]")
         if self.algorithm == "hill-climb" and self.time_limit is None and self.step_limit is None:
