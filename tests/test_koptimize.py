@@ -437,3 +437,39 @@ def test_cli_runs_k_optimize_and_hill_climb(tmp_path, adult_available):
     assert "Cut set (k-optimize, discernibility, proven optimal)" in stderr["k-optimize"]
     assert runs["k-optimize"]["loss"] <= min(runs["hill-climb"]["loss"], runs["flash"]["loss"])
     assert runs["hill-climb"]["proven_optimal"] is False
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_head_classes_split_and_undo_match_a_partition_from_scratch(data):
+    """Pushing cut values splits exactly the classes a from-scratch partition has; popping
+    restores every earlier state."""
+    import numpy as np
+
+    from sqlanon.koptimize.costs import partition
+    from sqlanon.koptimize.heads import HeadClasses
+    from sqlanon.koptimize.model import Domain, IntervalModel
+
+    sizes = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))
+    rows = data.draw(st.lists(st.tuples(*(st.integers(0, s - 1) for s in sizes)), min_size=1, max_size=40, unique=True))
+    ranks = np.array(rows, dtype=np.int64).T
+    weights = np.array(data.draw(st.lists(st.integers(1, 4), min_size=len(rows), max_size=len(rows))), dtype=np.int64)
+    domains = [Domain(f"a{j}", tuple(map(str, range(s))), np.arange(s), "numeric") for j, s in enumerate(sizes)]
+    model = IntervalModel(domains, ranks, weights, None)
+    heads = HeadClasses(model)
+    order = data.draw(st.permutations(range(len(model.alphabet))))
+    states = []
+
+    def same_partition(a, b) -> bool:
+        return len({(x, y) for x, y in zip(a, b)}) == len(set(a)) == len(set(b))
+
+    for v in order:
+        states.append(heads.cls.copy())
+        heads.push(v)
+        expected, _ = partition(model, model.cuts_by_attribute(heads.head))
+        assert same_partition(heads.cls, expected)
+        assert all(heads.size[c] == weights[heads.cls == c].sum() for c in set(heads.cls.tolist()))
+    for state in reversed(states):
+        heads.pop()
+        assert (heads.cls == state).all()
+    assert heads.count == 1 and heads.size[0] == weights.sum()

@@ -10,22 +10,10 @@ stack — the data is never re-sorted per node.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 
 import numpy as np
 
 from sqlanon.koptimize.model import IntervalModel
-
-
-@dataclass
-class Preview:
-    """What adding one value to the head would do: the classes it truly splits (ids), their
-    sizes, and the part of each that moves to the new class (rows, and for a bound, cost)."""
-
-    split: np.ndarray
-    sizes: np.ndarray
-    moved: np.ndarray
-    moved_delta: np.ndarray
 
 
 class HeadClasses:
@@ -63,17 +51,6 @@ class HeadClasses:
         i = bisect.bisect_right(cuts, r)
         hi = cuts[i] if i < len(cuts) else self.model.domains[j].size
         return j, self.by_rank[j][self.starts[j][r]: self.starts[j][hi]]
-
-    def preview(self, v: int, row_delta: np.ndarray | None = None) -> Preview:
-        _, rows = self.region(v)
-        ids = self.cls[rows]
-        moved = np.bincount(ids, weights=self.model.weights[rows], minlength=self.count).astype(np.int64)
-        size = self.size[: self.count]
-        split = np.flatnonzero((moved > 0) & (moved < size))
-        delta = None
-        if row_delta is not None:
-            delta = np.bincount(ids, weights=row_delta[rows], minlength=self.count)[split]
-        return Preview(split, size[split], moved[split], delta)
 
     def push(self, v: int) -> None:
         """Add v to the head: give the moving rows of every truly split class a new class."""
