@@ -111,6 +111,8 @@ def interval_report(outcome: IntervalOutcome) -> dict:
             "alphabet_size": len(model.alphabet),
             "domains": {d.name: {"values": d.size, "order": d.order} for d in model.domains},
             "label": job.koptimize.label if job.metric == "classification" else None,
+            # as given: rows, "unlimited", or None (then floor(suppression_limit * N))
+            "suppression_rows": job.koptimize.suppression_rows,
             "search_in_memory": True,
             "class_table_rows": int(model.ranks.shape[1]),
         },
