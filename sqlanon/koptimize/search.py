@@ -93,15 +93,16 @@ class KOptimize:
         if value < self.best:
             self._improve(value, list(heads.head), "search")
         # Useless and infeasible values depend on the head alone: decided once per node.
-        tail, order = self._filter(tail)
-        tail = self._prune(tail)
+        head = self._head()
+        tail, order = self._filter(tail, head)
+        tail = self._prune(tail, head)
         tail.sort(key=order.__getitem__)
         while tail:
             v = tail.pop(0)
             heads.push(v)
             self._node(list(tail))
             heads.pop()
-            tail = self._prune(tail)
+            tail = self._prune(tail, head)
 
     def _head(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """Head classes of at least k rows (the only ones a child can change): their ids'
@@ -133,11 +134,11 @@ class KOptimize:
             key = cls * width + np.cumsum(marks)[model.ranks[j][rows]]  # tail ranks at or below
             yield items, [_suffix(np.bincount(key, weights=w, minlength=classes * width), width) for w in weights]
 
-    def _filter(self, tail: list[int]) -> tuple[list[int], dict]:
+    def _filter(self, tail: list[int], head: tuple) -> tuple[list[int], dict]:
         """Drop useless values and values whose addition suppresses more rows than the limit
         (suppression only grows down the tree); the reordering key of the others."""
         k, limit = self.cost.k, self.cost.limit
-        cls, rows, size, suppressed = self._head()
+        cls, rows, size, suppressed = head
         big = self._splits_matter(size)
         keep, order = [], {}
         for items, (moved,) in self._splits(tail, cls, rows, [self.model.weights[rows]]):
@@ -158,7 +159,7 @@ class KOptimize:
                     order[v] = (-int(splits[i]), -float(change[i]), position)
         return [v for _, v in sorted(keep)], order
 
-    def _prune(self, tail: list[int]) -> list[int]:
+    def _prune(self, tail: list[int], head: tuple) -> list[int]:
         """The paper's PRUNE, repeated until the tail stops shrinking: the node goes when
         LB(H, H ∪ T) >= c, a tail value v when LB(H ∪ {v}, H ∪ T) >= c."""
         heads, cost, model = self.heads, self.cost, self.model
@@ -176,7 +177,7 @@ class KOptimize:
             if bound >= self.best:
                 self.counters["pruned_nodes"] += 1
                 return []
-            cls, rows, size, suppressed = self._head()
+            cls, rows, size, suppressed = head
             if suppressed >= cost.limit:
                 return tail  # no child may suppress more: a child's bound equals the node's
             # A child adds, for each record it newly suppresses, its suppression cost minus
