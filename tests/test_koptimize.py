@@ -12,7 +12,6 @@ import itertools
 from collections import Counter
 from dataclasses import replace
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +21,6 @@ from conftest import ADULT, adult_job, table_job
 from sqlanon import Output, anonymize
 from sqlanon.config import KOptimizeOptions
 from sqlanon.koptimize.costs import evaluate, make_cost
-from sqlanon.koptimize.hillclimb import HillClimb
 from sqlanon.koptimize.model import cuts_of_levels
 from sqlanon.koptimize.runner import interval_model, search_intervals
 from sqlanon.koptimize.search import KOptimize
