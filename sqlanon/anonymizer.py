@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import platform
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
@@ -13,7 +14,7 @@ import sqlglot
 
 from sqlanon import __version__
 from sqlanon.checker import CheckResult, Checker
-from sqlanon.config import Job
+from sqlanon.config import INTERVAL_ALGORITHMS, Job
 from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
 from sqlanon.search import HEURISTICS, SearchOutcome
@@ -56,12 +57,9 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
     job.validate()
     if job.output.path is not None:
         check_target(job.output, job.input)
-    seconds: dict[str, float] = {}
-    phase = on_phase or (lambda name: None)
-    phase("prepare")
-    with Session(job) as session:
-        phase("search")
-        seconds["prepare"] = session.prepare_seconds
+    if job.algorithm in INTERVAL_ALGORITHMS and node is None:
+        return _execute_intervals(job, on_phase)
+    with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None
         if node is None:
@@ -104,46 +102,86 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
     )
 
 
+@contextmanager
+def _opened(job: Job, on_phase):
+    """The job's session, opened with the prepare and search phases announced; yields it, the
+    phase callback and the seconds per phase (prepare filled in)."""
+    phase = on_phase or (lambda name: None)
+    phase("prepare")
+    with Session(job) as session:
+        phase("search")
+        yield session, phase, {"prepare": session.prepare_seconds}
+
+
+def _execute_intervals(job: Job, on_phase=None) -> Result:
+    """k-optimize and hill-climb: the class table from the engine, the search in memory, the
+    cuts written through SQL and verified like every output."""
+    from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
+
+    with _opened(job, on_phase) as (session, phase, seconds):
+        started = time.perf_counter()
+        outcome = search_intervals(session)
+        seconds["search"] = time.perf_counter() - started
+        started = time.perf_counter()
+        verification = None
+        solution = outcome.solution
+        if outcome.found and job.output.path is not None:
+            verification = _publish(session, phase, lambda target: write_intervals(session, outcome, target),
+                                    solution.suppressed, outcome.cost.limit)
+        seconds["output"] = time.perf_counter() - started
+        report = _common_report(session, outcome.found, outcome.cost.limit, seconds, verification)
+        report.update(interval_report(outcome))
+        report["checks"] = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
+    if job.output.report:
+        write_text_atomically(job.output.report, json.dumps(report, indent=2) + "\n")
+    return Result(
+        success=outcome.found,
+        transformation=None,
+        levels=None,
+        loss=solution.cost if outcome.found else None,
+        suppressed=solution.suppressed,
+        classes=report.get("classes"),
+        checks=report["checks"],
+        report=report,
+    )
+
+
 def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase) -> dict:
+    job = session.job
+    return _publish(
+        session, phase,
+        lambda target: session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target),
+        best.stats.suppressed, checker.limit_rows, checker.models, session.overall(),
+    )
+
+
+def _publish(session: Session, phase, write, suppressed: int, limit_rows: int, models=(), overall=None) -> dict:
+    """Write the output atomically, then verify it independently (removing it if that fails)."""
     job = session.job
     phase("write")
     with atomic_target(job.output) as target:
-        session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target)
+        write(target)
     phase("verify")
     try:
-        return verify(job.output, session.qis, job.k, session.rows, best.stats.suppressed, checker.limit_rows,
-                      checker.models, session.overall())
+        return verify(job.output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall)
     except Exception:
         remove_output(job.output)
         raise
 
 
-def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, seconds, verification) -> dict:
-    job, qis, prepared, engine = session.job, session.qis, session.prepared, session.engine
-    counters = outcome.counters
-    limit_rows = checker.limit_rows
+def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:
+    """The report fields every algorithm shares."""
+    job, prepared, engine = session.job, session.prepared, session.engine
     report = {
-        "success": best is not None,
+        "success": success,
         "input": job.input.describe(),
         "rows": prepared.rows,
         "base_classes": prepared.base_classes,
-        "quasi_identifiers": qis,
-        "privacy": {"models": _models_report(checker, best, verification, prepared.rows),
-                    "suppression_limit": job.suppression_limit, "suppression_limit_rows": limit_rows,
-                    "monotonic": checker.monotonic_models},
+        "quasi_identifiers": session.qis,
+        "privacy": {"models": [{"model": "k-anonymity", "k": job.k}], "suppression_limit": job.suppression_limit,
+                    "suppression_limit_rows": limit_rows},
         "algorithm": job.algorithm,
-        "algorithm_counters": {k: v for k, v in counters.items() if k != "seconds"},
-        "optimal": outcome.proven,
-        "stopped": counters.get("stopped", "done"),
-        "trace": outcome.trace,
         "metric": job.metric,
-        "metric_monotonic": checker.monotonic_metric,
-        "lattice_size": session.lattice.size,
-        "checks": counters["checks"],
-        "tagged": counters.get("tagged", 0),
-        "rollups": engine.rollups,
-        "pruned": counters.get("pruned", 0),
-        "skipped_by_bound": counters.get("skipped_by_bound", 0),
         "rows_scanned": engine.rows_scanned,
         "queries": getattr(engine, "queries", None),
         "seconds": {k: round(v, 6) for k, v in seconds.items()},
@@ -156,7 +194,32 @@ def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, se
             "sqlglot": sqlglot.__version__,
             "pyarrow": pyarrow.__version__,
         },
+        "output": job.output.path if (success and job.output.path) else None,
+        "verified": bool(verification and verification["verified"]),
     }
+    if verification:
+        report["verification"] = verification
+    return report
+
+
+def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, seconds, verification) -> dict:
+    qis, engine, counters = session.qis, session.engine, outcome.counters
+    report = _common_report(session, best is not None, checker.limit_rows, seconds, verification)
+    report["privacy"].update(models=_models_report(checker, best, verification, session.rows),
+                             monotonic=checker.monotonic_models)
+    report.update({
+        "algorithm_counters": {k: v for k, v in counters.items() if k != "seconds"},
+        "optimal": outcome.proven,
+        "stopped": counters.get("stopped", "done"),
+        "trace": outcome.trace,
+        "metric_monotonic": checker.monotonic_metric,
+        "lattice_size": session.lattice.size,
+        "checks": counters["checks"],
+        "tagged": counters.get("tagged", 0),
+        "rollups": engine.rollups,
+        "pruned": counters.get("pruned", 0),
+        "skipped_by_bound": counters.get("skipped_by_bound", 0),
+    })
     if best is not None:
         s = best.stats
         report.update({
@@ -167,10 +230,6 @@ def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, se
             "classes": s.kept_classes,
             "min_class_size": s.min_kept,
         })
-    report["output"] = job.output.path if (best is not None and job.output.path) else None
-    report["verified"] = bool(verification and verification["verified"])
-    if verification:
-        report["verification"] = verification
     return report
 
 
@@ -199,26 +258,33 @@ def summary(report: dict) -> str:
     """A short human summary (printed on stderr by the CLI)."""
     if not report["success"] and report.get("reason"):
         return f"Not applied: {report['reason']}."
+    intervals = "interval_model" in report
     if not report["success"]:
         models = report["privacy"]["models"]
         k = next((m["k"] for m in models if m["model"] == "k-anonymity"), 1)
         reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
         named = ", ".join(_model_text(m) for m in models)
+        searched = (f"{report['checks']} nodes searched" if intervals
+                    else f"{report['checks']} checks of {report['lattice_size']} nodes")
         if report["algorithm"] in HEURISTICS and not report["optimal"]:
             return (f"No transformation satisfying {named} found ({report['algorithm']} stopped by "
-                    f"{report['stopped']} after {report['checks']} checks of {report['lattice_size']} nodes).")
+                    f"{report['stopped']} after {searched}).")
         return (f"No transformation satisfies {named} with at most "
-                f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} "
-                f"({report['checks']} checks of {report['lattice_size']} nodes).")
-    levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
-    kind = ("Saved transformation" if report["algorithm"] == "apply"
-            else "Optimal transformation" if report["optimal"] else "Best transformation found")
-    lines = [
-        f"{kind} ({report['algorithm']}, {report['metric']}): {levels}",
+                f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} ({searched}).")
+    if intervals:
+        proof = "proven optimal" if report["proven_optimal"] else "best found, not proven optimal"
+        cuts = "; ".join(f"{q}: {len(v)} interval(s)" for q, v in report["cuts"].items())
+        lines = [f"Cut set ({report['algorithm']}, {report['metric']}, {proof}): {cuts}"]
+    else:
+        levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
+        kind = ("Saved transformation" if report["algorithm"] == "apply"
+                else "Optimal transformation" if report["optimal"] else "Best transformation found")
+        lines = [f"{kind} ({report['algorithm']}, {report['metric']}): {levels}"]
+    lines += [
         f"  loss {report['loss']}, {report['suppressed']} of {report['rows']} rows suppressed, "
         f"{report['classes']} classes (smallest {report['min_class_size']})",
-        f"  {report['checks']} checks of {report['lattice_size']} nodes, "
-        + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
+        (f"  {report['checks']} nodes" if intervals else f"  {report['checks']} checks of {report['lattice_size']} nodes")
+        + ", " + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
     ]
     if report["algorithm"] in HEURISTICS:
         lines.append(f"  heuristic search stopped by {report['stopped']}; "

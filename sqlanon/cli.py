@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from sqlanon.anonymizer import anonymize, apply as apply_manifest, summary
-from sqlanon.config import load_job
+from sqlanon.config import INTERVAL_ALGORITHMS, INTERVAL_METRICS, load_job
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError, SqlanonError
 from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
@@ -107,11 +107,11 @@ def main() -> None:
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--k", "k", type=int, help="Override privacy.k (every class keeps at least k rows).")
 @click.option("--suppression-limit", type=float, help="Override privacy.suppression_limit (fraction of rows, 0..1).")
-@click.option("--metric", type=click.Choice(list(METRICS)), help="Override search.metric.")
-@click.option("--algorithm", type=click.Choice(list(ALGORITHMS)), help="Override search.algorithm.")
-@click.option("--time-limit", type=float, help="Override search.time_limit (seconds; heuristics only).")
-@click.option("--step-limit", type=int, help="Override search.step_limit (checks; heuristics only).")
-@click.option("--seed", type=int, help="Override search.seed (genetic, random).")
+@click.option("--metric", type=click.Choice(sorted({*METRICS, *INTERVAL_METRICS})), help="Override search.metric.")
+@click.option("--algorithm", type=click.Choice([*ALGORITHMS, *INTERVAL_ALGORITHMS]), help="Override search.algorithm.")
+@click.option("--time-limit", type=float, help="Override search.time_limit (seconds; heuristics, k-optimize, hill-climb).")
+@click.option("--step-limit", type=int, help="Override search.step_limit (checks; heuristics, k-optimize, hill-climb).")
+@click.option("--seed", type=int, help="Override search.seed (genetic, random, hill-climb).")
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path (.parquet, .csv, .duckdb).")
 @click.option("--report", type=click.Path(dir_okay=False), help="Override output.report (JSON file).")
 @click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")

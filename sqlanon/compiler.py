@@ -306,6 +306,19 @@ def base_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) 
     return exp.select(exp.Star(), ln.as_(ident("lnx"))).from_(query.subquery(ident("b")))
 
 
+def labelled_classes_query(dimensions: int, label: str | None) -> exp.Select:
+    """Distinct QI code combinations with their counts, split by the text of the ``label``
+    column of the input when one is given (the class table K-Optimize searches in memory)."""
+    keys = [col(qi(j), "d") for j in range(dimensions)]
+    query = exp.select(*keys).from_(table(DATA, "d"))
+    if label is not None:
+        text = as_text(col(label, "i"))
+        query = query.join(table(INPUT, "i"), on=exp.EQ(this=col(ROW, "d"), expression=col("rowid", "i")))
+        query = query.select(text.as_(ident("label")))
+        keys = [*keys, text.copy()]
+    return query.select(exp.Count(this=exp.Star()).as_(ident("n"))).group_by(*(key.copy() for key in keys))
+
+
 def as_text(e: exp.Expression) -> exp.Expression:
     """A QI value as the text its hierarchy lists; NULL reads as '' (an empty first field)."""
     return exp.Coalesce(this=exp.Cast(this=e, to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
@@ -372,10 +385,49 @@ def output_query(
     gen = exp.select(col(ROW, "d")).from_(table(DATA, "d"))
     gen, codes, _ = generalized(gen, node, "d", projection=True)
     gen = gen.select(*(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)))
+    return _release(gen, len(node), keep_condition, columns, drop_suppressed,
+                    lambda query: join_labels(query, node, "o"), lambda j: col("label", f"v{j}"), verdicts)
+
+
+def rank_table(j: int) -> str:
+    return f"sqlanon_rank_{j}"
+
+
+def cut_table(j: int) -> str:
+    return f"sqlanon_cut_{j}"
+
+
+def interval_output_query(
+    dimensions: int,
+    keep_condition,
+    columns: Sequence[tuple[str, str, int | None]],
+    drop_suppressed: bool,
+) -> exp.Select:
+    """The released table of an ordered-interval anonymization (K-Optimize), in input order.
+
+    ``sqlanon_rank_<j>(code, rank)`` gives each leaf code its rank in QI j's order and
+    ``sqlanon_cut_<j>(lo, hi, label)`` the intervals of the cut set (ranks lo..hi). A range
+    join puts every row in its interval; ``g<j>`` (the interval's first rank) is the GROUP BY-able
+    bucket and ``t<j>`` its label. Otherwise as ``output_query``.
+    """
+    gen = exp.select(col(ROW, "d")).from_(table(DATA, "d"))
+    for j in range(dimensions):
+        rank, cut = f"r{j}", f"b{j}"
+        gen = gen.join(table(rank_table(j), rank), on=exp.EQ(this=col(qi(j), "d"), expression=col("code", rank)))
+        gen = gen.join(table(cut_table(j), cut), on=exp.Between(this=col("rank", rank), low=col("lo", cut), high=col("hi", cut)))
+        gen = gen.select(col("lo", cut).as_(ident(f"g{j}")), col("label", cut).as_(ident(f"t{j}")))
+    return _release(gen, dimensions, keep_condition, columns, drop_suppressed, lambda query: query, lambda j: col(f"t{j}", "o"))
+
+
+def _release(gen: exp.Select, dimensions: int, keep_condition, columns, drop_suppressed: bool, decode, label,
+             verdicts: exp.Select | None = None) -> exp.Select:
+    """Count each row's class (``g<j>`` columns) with a window, mask the QIs of rows in classes
+    that fail ``keep_condition`` or, when given, the per-class ``verdicts`` (or drop them), and
+    select the output columns in input order."""
     gen = gen.select(*(col(f"p{i}", "d").as_(ident(f"p{i}")) for _, kind, i in columns if kind == "pass"))
     size = exp.Window(
         this=exp.Count(this=exp.Star()),
-        partition_by=[col(f"g{j}") for j in range(len(node))],
+        partition_by=[col(f"g{j}") for j in range(dimensions)],
     )
     gen = exp.select(exp.Star(), size.as_(ident("__n"))).from_(gen.subquery(ident("gen")))
     query = exp.select().from_(gen.subquery(ident("o")))
@@ -385,13 +437,13 @@ def output_query(
         kept = col("__kept", "vd")
         query = query.join(
             verdicts.subquery(ident("vd")),
-            on=exp.and_(*(exp.EQ(this=col(k, "o"), expression=col(k, "vd")) for k in class_keys(node))),
+            on=exp.and_(*(exp.EQ(this=col(f"g{j}", "o"), expression=col(f"g{j}", "vd")) for j in range(dimensions))),
         )
-    query = join_labels(query, node, "o")
+    query = decode(query)
     selected = []
     for name, kind, index in columns:
         if kind == "qi":
-            value = _case(kept.copy(), col("label", f"v{index}"), param("mask"))
+            value = _case(kept.copy(), label(index), param("mask"))
         else:
             value = col(f"p{index}", "o")
         selected.append(value.as_(ident(name)))

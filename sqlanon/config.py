@@ -98,6 +98,29 @@ class GeneticParams:
 
 
 @dataclass
+class KOptimizeOptions:
+    """``[search.koptimize]``: settings of the ordered-interval algorithms (k-optimize, hill-climb).
+
+    The classification metric's label column is ``[search] label``, as for the lattice
+    algorithms. ``suppression_rows``: the
+    suppression limit as a number of rows (an int >= 0 or "unlimited"); when absent the limit is
+    floor(privacy.suppression_limit * N). ``upper_bound``: "flash" seeds K-Optimize with Flash's
+    optimum mapped to cuts, "none" starts without one. ``order``: per attribute, its values in
+    the order to use instead of the natural or the hierarchy's order.
+    """
+
+    suppression_rows: int | str | None = None
+    upper_bound: str = "none"
+    order: dict[str, list[str]] = field(default_factory=dict)
+
+
+INTERVAL_ALGORITHMS = ("k-optimize", "hill-climb")
+INTERVAL_OPTIONS = ("time_limit", "step_limit", "seed")  # the [search] keys they take
+INTERVAL_METRICS = ("discernibility", "classification")
+UPPER_BOUNDS = ("none", "flash")
+
+
+@dataclass
 class Job:
     """An anonymization job. Every input column gets a role or is listed in ``input.drop``."""
 
@@ -123,35 +146,45 @@ class Job:
     weights: dict | None = None
     #: the class label column of the classification metric
     label: str | None = None
+    koptimize: KOptimizeOptions = field(default_factory=KOptimizeOptions)
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
         return [a for a in self.attributes if a.role == "quasi"]
 
-    def _validate_heuristic_settings(self, algorithm) -> None:
+    def _validate_heuristic_settings(self, name: str, options: tuple[str, ...], optimal: bool) -> None:
         t = self.time_limit
         if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0):
             raise ConfigError(f"search.time_limit must be a number of seconds > 0, got {t!r}")
-        for name in ("step_limit", "seed"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "step_limit" else 0)):
-                raise ConfigError(f"search.{name} must be an int >= {1 if name == 'step_limit' else 0}, got {value!r}")
+        for key in ("step_limit", "seed"):
+            value = getattr(self, key)
+            least = 1 if key == "step_limit" else 0
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                raise ConfigError(f"search.{key} must be an int >= {least}, got {value!r}")
         if self.stop not in ("best", "first"):
             raise ConfigError(f"search.stop must be 'best' or 'first', got {self.stop!r}")
         self.genetic.validate()
-        given = [name for name, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
-                 if getattr(self, name) != default and name not in algorithm.options]
+        given = [key for key, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
+                 if getattr(self, key) != default and key not in options]
         if given:
             users = [a for a in _algorithms() if given[0] in _algorithms()[a].options]
+            users += [a for a in INTERVAL_ALGORITHMS if given[0] in INTERVAL_OPTIONS]
             raise ConfigError(
-                f"search.{given[0]} does not apply to the algorithm '{algorithm.name}'"
-                + (" (an optimal algorithm always runs to the proven optimum)" if algorithm.optimal else "")
+                f"search.{given[0]} does not apply to the algorithm '{name}'"
+                + (" (an optimal algorithm always runs to the proven optimum)" if optimal else "")
                 + f"; it applies to: {', '.join(users)}"
             )
 
     def limit_rows(self, rows: int) -> int:
         """floor(s * N) on the exact decimal given, so 0.29 of 100 rows is 29, not 28."""
         return int(Fraction(str(self.suppression_limit)) * rows)
+
+    def interval_limit_rows(self, rows: int) -> int:
+        """The suppression limit of the ordered-interval algorithms, in rows."""
+        given = self.koptimize.suppression_rows
+        if given is None:
+            return self.limit_rows(rows)
+        return rows if given == "unlimited" else given
 
     def validate(self) -> None:
         from sqlanon.metrics import METRICS
@@ -162,17 +195,24 @@ class Job:
         s = self.suppression_limit
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s <= 1:
             raise ConfigError(f"The 'suppression_limit' parameter must be a number in [0, 1], got {s!r}.")
-        if self.metric not in METRICS:
+        if self.algorithm in INTERVAL_ALGORITHMS:
+            self._validate_intervals()
+        elif self.metric not in METRICS:
             raise ConfigError(f"unknown metric '{self.metric}'; valid metrics: {', '.join(METRICS)}")
-        if self.algorithm not in ALGORITHMS:
-            raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {', '.join(ALGORITHMS)}")
+        elif self.algorithm not in ALGORITHMS:
+            valid = ", ".join([*ALGORITHMS, *INTERVAL_ALGORITHMS])
+            raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {valid}")
         if self.engine != "duckdb":
             raise ConfigError(f"unknown engine '{self.engine}'; valid engines: duckdb")
         if isinstance(self.max_lattice_size, bool) or not isinstance(self.max_lattice_size, int) or self.max_lattice_size < 1:
             raise ConfigError(f"The 'max_lattice_size' parameter must be an int >= 1, got {self.max_lattice_size!r}.")
         if not isinstance(self.stable, bool):
             raise ConfigError(f"search.stable must be true or false, got {self.stable!r}")
-        self._validate_heuristic_settings(ALGORITHMS[self.algorithm])
+        if self.algorithm in INTERVAL_ALGORITHMS:
+            self._validate_heuristic_settings(self.algorithm, INTERVAL_OPTIONS, optimal=False)
+        else:
+            algorithm = ALGORITHMS[self.algorithm]
+            self._validate_heuristic_settings(self.algorithm, algorithm.options, algorithm.optimal)
         if self.lookup not in ("wide", "join"):
             raise ConfigError(f"engine.lookup must be 'wide' or 'join', got '{self.lookup}'")
         seen = set()
@@ -239,6 +279,40 @@ class Job:
             raise ConfigError(f"search.label names '{self.label}', which must be a released column with role "
                               "\"sensitive\" or \"insensitive\"")
 
+    def _validate_intervals(self) -> None:
+        """Settings of k-optimize and hill-climb (``[search.koptimize]``)."""
+        options = self.koptimize
+        if self.metric not in INTERVAL_METRICS:
+            raise ConfigError(
+                f"metric '{self.metric}' is not available for {self.algorithm}; valid metrics: {', '.join(INTERVAL_METRICS)}"
+            )
+        if self.metric == "classification" and not self.label:
+            raise ConfigError(
+                "the classification metric needs the label column: set search.label "
+                "(e.g. label = \"salary-class\")"
+            )
+        if self.label is not None and not isinstance(self.label, str):
+            raise ConfigError(f"search.label must be a column name, got {self.label!r}")
+        rows = options.suppression_rows
+        if rows is not None:
+            if rows != "unlimited" and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
+                raise ConfigError(
+                    f"search.koptimize.suppression_rows must be an int >= 0 or \"unlimited\", got {rows!r}"
+                )
+            if self.suppression_limit:
+                raise ConfigError(
+                    "give the suppression limit once: privacy.suppression_limit (a fraction) or "
+                    "search.koptimize.suppression_rows (rows), not both"
+                )
+        if options.upper_bound not in UPPER_BOUNDS:
+            raise ConfigError(
+                f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}"
+            )
+        if not isinstance(options.order, dict):
+            raise ConfigError("search.koptimize.order must be a table: attribute = [values in order]")
+        if self.algorithm == "hill-climb" and self.time_limit is None and self.step_limit is None:
+            raise ConfigError("hill-climb runs until a limit: set search.time_limit (seconds) or search.step_limit")
+
     def hierarchy_of(self, attribute: Attribute, values=None) -> Hierarchy:
         """The attribute's hierarchy: given, read from its file, or built from its spec over
         ``values`` (the attribute's distinct values, needed only by builders)."""
@@ -256,10 +330,12 @@ _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop"},
     "privacy": {"k", "suppression_limit", "models"},
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
-               "seed", "stop", "genetic"},
+               "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
+
+_KOPTIMIZE = {"suppression_rows", "upper_bound", "order"}
 
 
 def load_job(path: str | Path, **overrides: Any) -> Job:
@@ -330,6 +406,12 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             hierarchy = resolve(hierarchy)
         attributes.append(Attribute(name, spec["role"], hierarchy))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
+    koptimize = search.get("koptimize", {})
+    if not isinstance(koptimize, dict):
+        raise ConfigError(f"{where}: [search.koptimize] must be a table")
+    extra = set(koptimize) - _KOPTIMIZE
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.koptimize]; known: {sorted(_KOPTIMIZE)}")
     k = privacy.get("k")
     models = privacy.get("models", [])
     if not isinstance(models, list):
@@ -361,6 +443,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         genetic=_genetic(search.get("genetic", {}), where),
         weights=search.get("weights"),
         label=search.get("label"),
+        koptimize=KOptimizeOptions(**koptimize),
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),

@@ -11,7 +11,7 @@ from dataclasses import replace
 from math import prod
 
 from sqlanon.checker import Checker
-from sqlanon.config import Job
+from sqlanon.config import INTERVAL_ALGORITHMS, Job
 from sqlanon.context import metric_context
 from sqlanon.criteria import build_models
 from sqlanon.engines import create_engine
@@ -45,8 +45,10 @@ class Session:
             self.hierarchies = [h.encoded for h in self.hierarchy_objects]
             # Refuse an optimal search of a huge lattice before reading and encoding the data.
             self._refuse_huge_lattice(job, job.algorithm, prod(len(h.labels) for h in self.hierarchies))
-            self.needs = METRICS[job.metric].needs if needs is None else needs
-            self.sensitives = job.sensitive_attributes
+            # k-optimize and hill-climb read the class table, not per-node figures.
+            lattice_metric = job.algorithm not in INTERVAL_ALGORITHMS
+            self.needs = (METRICS[job.metric].needs if lattice_metric else frozenset()) if needs is None else needs
+            self.sensitives = job.sensitive_attributes if lattice_metric else []
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
                                                 self.sensitives)
         except BaseException:
@@ -120,7 +122,7 @@ class Session:
         return cls(self.lattice, checker, **options).run(), checker
 
     def _refuse_huge_lattice(self, job: Job, name: str, size: int) -> None:
-        if ALGORITHMS[name].optimal and size > job.max_lattice_size:
+        if name in ALGORITHMS and ALGORITHMS[name].optimal and size > job.max_lattice_size:
             raise ConfigError(
                 f"the generalization lattice has {size:,} nodes ({len(self.qis)} QIs), more than "
                 f"search.max_lattice_size = {job.max_lattice_size:,}: the optimal algorithm '{name}' cannot "

@@ -3,7 +3,9 @@
 An engine owns a connection and the prepared data. ``open`` reads the source where it is and
 returns its column names; ``prepare`` encodes the QIs, stores the hierarchies as lookup tables
 and compresses the data once into the base class table; ``class_stats`` answers one check;
-``write`` produces the released table for a node into a file or table.
+``write`` produces the released table for a node into a file or table. For the ordered-interval
+algorithms (K-Optimize, hill climbing), ``class_table`` returns the class table once for an
+in-memory search and ``write_intervals`` writes the released table of a cut set.
 """
 
 from __future__ import annotations
@@ -59,6 +61,13 @@ class Engine(Protocol):
     def write(
         self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
         output: Output, target: str,
+    ) -> None: ...
+
+    def class_table(self, label: str | None = None) -> tuple: ...
+
+    def write_intervals(
+        self, ranks: Sequence, intervals: Sequence, keep: KeepCondition, params: dict,
+        columns: Sequence[OutputColumn], output: Output, target: str,
     ) -> None: ...
 
     def close(self) -> None: ...

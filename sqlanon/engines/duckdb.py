@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Sequence
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
@@ -130,6 +131,7 @@ class DuckDBEngine:
         do the class tables carry their codes."""
         self._sensitives = list(sensitives)
         names = list(dict.fromkeys([name for name, _ in qis] + list(passthrough) + self._sensitives))
+        self._qi_names = [name for name, _ in qis]
         relation, params = self._source_relation(self._source)
         select = ", ".join(c.ident(n).sql(DIALECT) for n in names)
         try:
@@ -291,6 +293,29 @@ class DuckDBEngine:
             template = self._templates[shape] = c.NodeTemplate(build, len(node), DIALECT)
         return template.render(node)
 
+    def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
+        """The class table for an in-memory search, read once: leaf codes of each distinct QI
+        combination (m, d), its rows (m,), and with ``label`` the label values and the rows of
+        each combination per label value (m, L)."""
+        dimensions = len(self._qi_names)
+        query = c.labelled_classes_query(dimensions, label)
+        with interruptible():
+            result = self.con.sql(query.sql(DIALECT)).to_arrow_table()
+        self.queries += 1
+        self.rows_scanned += self.con.execute(f"SELECT COUNT(*) FROM {c.DATA}").fetchall()[0][0]
+        codes = np.stack([result.column(j).to_numpy() for j in range(dimensions)], axis=1).astype(np.int64)
+        counts = result.column("n").to_numpy().astype(np.int64)
+        if label is None:
+            return codes, counts, [], None
+        texts = result.column("label").to_pylist()
+        values = sorted(set(texts))
+        combos, inverse = np.unique(codes, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        per_label = np.zeros((len(combos), len(values)), dtype=np.int64)
+        position = {value: i for i, value in enumerate(values)}
+        np.add.at(per_label, (inverse, np.array([position[t] for t in texts], dtype=np.int64)), counts)
+        return combos, per_label.sum(axis=1), values, per_label
+
     # -- output ------------------------------------------------------------------------------
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
               output: Output, target: str) -> None:
@@ -299,6 +324,29 @@ class DuckDBEngine:
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
                                drop_suppressed=output.suppressed == "drop", verdicts=verdicts)
+        self._write_query(query, params, output, target)
+
+    def write_intervals(self, ranks: Sequence[np.ndarray], intervals: Sequence[Sequence[tuple[int, int, str]]],
+                        keep: KeepCondition, params: dict, columns: Sequence[OutputColumn], output: Output,
+                        target: str) -> None:
+        """Write the released table of an ordered-interval anonymization: ``ranks[j][code]`` is
+        the rank of leaf code ``code`` of QI j in its order (-1: absent from the data) and
+        ``intervals[j]`` its (first rank, last rank, label) intervals. Both become tables (the
+        labels are data, never SQL) and a range join buckets every row."""
+        for j, (rank, spans) in enumerate(zip(ranks, intervals)):
+            codes = np.flatnonzero(rank >= 0)
+            self._materialize(c.rank_table(j), pa.table({
+                "code": pa.array(codes, pa.int32()), "rank": pa.array(rank[codes], pa.int32())}), replace=True)
+            self._materialize(c.cut_table(j), pa.table({
+                "lo": pa.array([a for a, _, _ in spans], pa.int32()),
+                "hi": pa.array([b for _, b, _ in spans], pa.int32()),
+                "label": pa.array([text for _, _, text in spans], pa.string()),
+            }), replace=True)
+        query = c.interval_output_query(len(ranks), keep, [(x.name, x.kind, x.index) for x in columns],
+                                        drop_suppressed=output.suppressed == "drop")
+        self._write_query(query, params, output, target)
+
+    def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str) -> None:
         params = {**params, "mask": "*"}
         sql = query.sql(DIALECT)
         with interruptible():

@@ -1,0 +1,1 @@
+"""Ordered-interval anonymization (Bayardo & Agrawal 2005): K-Optimize and hill climbing; see docs/koptimize.md."""

@@ -1,0 +1,478 @@
+"""K-Optimize and hill climbing over ordered intervals (Bayardo & Agrawal 2005).
+
+The oracle here is independent of sqlanon's model and costs: it orders values itself (numbers
+naturally, categories by a preorder walk of the hierarchy rows), enumerates every cut set in
+plain Python, and groups the raw records with dicts.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from collections import Counter
+from dataclasses import replace
+
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import ADULT, adult_job, table_job
+from sqlanon import Output, anonymize
+from sqlanon.config import KOptimizeOptions
+from sqlanon.koptimize.costs import evaluate, make_cost
+from sqlanon.koptimize.model import cuts_of_levels
+from sqlanon.koptimize.runner import interval_model, search_intervals
+from sqlanon.koptimize.search import KOptimize
+from sqlanon.session import Session
+
+
+# -- the independent oracle ------------------------------------------------------------------
+def preorder(rows: list[list[str]]) -> list[str]:
+    """Leaves of a hierarchy in preorder, siblings in order of first appearance."""
+    def walk(level: int, members: list[list[str]]) -> list[str]:
+        if level < 0:
+            return [members[0][0]]
+        groups: dict[str, list] = {}
+        for row in members:
+            groups.setdefault(row[level], []).append(row)
+        return [leaf for group in groups.values() for leaf in walk(level - 1, group)]
+    return walk(len(rows[0]) - 1, rows)
+
+
+def order_of(values: list[str], rows: list[list[str]]) -> list[str]:
+    present = set(values)
+    try:
+        return sorted(present, key=float)
+    except ValueError:
+        return [v for v in preorder(rows) if v in present]
+
+
+def oracle(records, labels, orders, k, limit, metric):
+    """The least cost over every cut set (None if no cut set is feasible)."""
+    n = len(records)
+    alphabet = [(j, r) for j, order in enumerate(orders) for r in range(1, len(order))]
+    rank = [{v: i for i, v in enumerate(order)} for order in orders]
+    distinct = Counter(zip(records, labels))  # (record, label) -> rows: the data, compressed
+    best = None
+    for size in range(len(alphabet) + 1):
+        for cuts in itertools.combinations(alphabet, size):
+            classes: dict = {}
+            for (record, label), rows in distinct.items():
+                key = tuple(sum(1 for (a, r) in cuts if a == j and r <= rank[j][value]) for j, value in enumerate(record))
+                per_label = classes.setdefault(key, Counter())
+                per_label[label] += rows
+            sizes = [(sum(c.values()), max(c.values())) for c in classes.values()]
+            suppressed = sum(size for size, _ in sizes if size < k)
+            if suppressed > limit:
+                continue
+            kept = [(size, majority) for size, majority in sizes if size >= k]
+            if metric == "discernibility":
+                cost = sum(size ** 2 for size, _ in kept) + n * suppressed
+            else:
+                cost = sum(size - majority for size, majority in kept) + suppressed
+            best = cost if best is None else min(best, cost)
+    return best
+
+
+# -- random tables -----------------------------------------------------------------------
+@st.composite
+def tables(draw):
+    """A numeric QI and a categorical QI with a two-level hierarchy listed in a drawn order."""
+    rows = draw(st.integers(1, 24))
+    numbers = draw(st.lists(st.integers(-3, 40), min_size=1, max_size=4, unique=True))
+    names = draw(st.permutations(["red", "green", "blue", "grey"]))[: draw(st.integers(1, 4))]
+    groups = {name: draw(st.sampled_from(["warm", "cold"])) for name in names}
+    data = {
+        "n-um": [str(draw(st.sampled_from(numbers))) for _ in range(rows)],
+        "colour": [draw(st.sampled_from(names)) for _ in range(rows)],
+        "label": [draw(st.sampled_from(["yes", "no"])) for _ in range(rows)],
+    }
+    hierarchies = {
+        "n-um": [[str(v), "*"] for v in numbers],
+        "colour": [[name, groups[name], "*"] for name in names],
+    }
+    k = draw(st.integers(1, 6))
+    limit = draw(st.sampled_from([0, 2, 5, "unlimited"]))
+    metric = draw(st.sampled_from(["discernibility", "classification"]))
+    return data, hierarchies, k, limit, metric
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables())
+def test_k_optimize_equals_brute_force_on_random_tables(table):
+    data, hierarchies, k, limit, metric = table
+    job = table_job(data, hierarchies, roles={"label": "sensitive"}, k=k, algorithm="k-optimize", metric=metric,
+                    label="label", koptimize=KOptimizeOptions(suppression_rows=limit))
+    rows = len(data["label"])
+    records = list(zip(data["n-um"], data["colour"]))
+    orders = [order_of(data[q], hierarchies[q]) for q in ("n-um", "colour")]
+    expected = oracle(records, data["label"], orders, k, rows if limit == "unlimited" else limit, metric)
+    with Session(job) as session:
+        model = interval_model(session)
+        assert [list(d.values) for d in model.domains] == orders
+        for bound in ("none", "flash"):
+            outcome = search_intervals(session, model=model, koptimize=replace(job.koptimize, upper_bound=bound))
+            assert outcome.solution.proven
+            if expected is None:
+                assert outcome.solution.cuts is None
+            else:
+                assert outcome.solution.cost == expected
+                assert evaluate(outcome.cost, outcome.solution.cuts)[0] == expected
+        climb = search_intervals(session, model=model, algorithm="hill-climb", step_limit=200, seed=7)
+        if climb.solution.cuts is not None:
+            assert expected is not None and climb.solution.cost >= expected
+            assert evaluate(climb.cost, climb.solution.cuts)[0] == climb.solution.cost
+
+
+def test_without_the_broad_useless_rule_the_optimum_is_the_same(adult_available):
+    with Session(adult_job(["sex", "race", "marital-status"], algorithm="k-optimize", k=400)) as session:
+        model = interval_model(session)
+        cost = make_cost("discernibility", model, 400, 50)
+        broad, basic = KOptimize(cost).run(), KOptimize(cost, broad_useless=False).run()
+    assert broad.cost == basic.cost and broad.proven and basic.proven
+    assert broad.counters["nodes"] <= basic.counters["nodes"]
+
+
+# -- ADULT -------------------------------------------------------------------------------
+def read_adult(qis, label=None):
+    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    return [tuple(r[q] for q in qis) for r in rows], [r[label] for r in rows] if label else None
+
+
+def adult_orders(qis):
+    records, _ = read_adult(qis)
+    orders = []
+    for j, q in enumerate(qis):
+        with open(ADULT / f"adult_hierarchy_{q}.csv", newline="", encoding="utf-8") as handle:
+            hierarchy = [r for r in csv.reader(handle, delimiter=";") if r]
+        orders.append(order_of([r[j] for r in records], hierarchy))
+    return orders
+
+
+QIS_DM = ["sex", "age", "race"]  # 77 alphabet values; k = 50 is proven in a few seconds
+
+
+def test_adult_discernibility_optimum_is_at_most_flash(adult_available):
+    """s = 0, k = 50, QIs sex, age, race: K-Optimize proves its optimum, which is no worse than
+    Flash's (whose node maps to a cut set of the same cost), and strictly better here."""
+    job = adult_job(QIS_DM, algorithm="k-optimize", k=50, koptimize=KOptimizeOptions(upper_bound="flash"))
+    with Session(job) as session:
+        outcome = search_intervals(session)
+        flash, _ = session.search("flash", k=50, suppression_limit=0.0, metric="discernibility")
+    assert outcome.solution.proven
+    assert outcome.upper_bound["mapped"] and outcome.upper_bound["cost"] == flash.optimum.loss
+    assert outcome.solution.cost <= flash.optimum.loss
+    assert outcome.solution.cost < flash.optimum.loss  # finer age intervals pay off
+    assert outcome.solution.history[0]["source"] == "seed"
+    # The cost of the cuts, recomputed from the raw records.
+    records, _ = read_adult(QIS_DM)
+    orders = adult_orders(QIS_DM)
+    groups = outcome.model.intervals(outcome.solution.cuts)
+    rank = [{v: i for i, v in enumerate(o)} for o in orders]
+    sizes: dict = {}
+    for record in records:
+        key = tuple(next(g for g, (a, b) in enumerate(groups[j]) if a <= rank[j][v] <= b) for j, v in enumerate(record))
+        sizes[key] = sizes.get(key, 0) + 1
+    assert min(sizes.values()) >= 50
+    assert sum(n * n for n in sizes.values()) == outcome.solution.cost
+
+
+def test_adult_classification_with_salary_class(adult_available):
+    """CM with the salary-class label, QIs sex, race, marital-status (11 alphabet values):
+    K-Optimize equals the brute force over all 2,048 cut sets, with and without suppression."""
+    qis = ["sex", "race", "marital-status"]
+    records, labels = read_adult(qis, "salary-class")
+    orders = adult_orders(qis)
+    job = adult_job(qis, algorithm="k-optimize", metric="classification", k=25, label="salary-class")
+    with Session(job) as session:
+        model = interval_model(session)
+        for limit in (0, 100):
+            outcome = search_intervals(session, model=model, koptimize=replace(job.koptimize, suppression_rows=limit))
+            assert outcome.solution.proven
+            assert outcome.solution.cost == oracle(records, labels, orders, 25, limit, "classification")
+
+
+def test_flash_nodes_map_to_cut_sets_of_the_same_cost(adult_subset_session):
+    """Every node of the six-QI ADULT lattice is a cut set (ADULT's hierarchies group
+    intervals of the order) whose in-memory DM equals the checker's, with suppression too."""
+    session = adult_subset_session
+    from sqlanon.koptimize.model import build_model
+
+    model = build_model(session.qis, session.hierarchies, *session.engine.class_table(None)[:2])
+    checker = session.checker(k=5, suppression_limit=0.02, metric="discernibility")
+    cost = make_cost("discernibility", model, 5, checker.limit_rows)
+    for node in list(session.lattice.nodes_on_level(3)) + [tuple(session.lattice.heights), (0,) * len(session.qis)]:
+        cuts = cuts_of_levels(model, session.hierarchies, node)
+        assert cuts is not None
+        result = checker.check(node)
+        value, suppressed = evaluate(cost, cuts)
+        assert suppressed == result.stats.suppressed
+        assert value == (result.loss if result.anonymous else float("inf"))
+
+
+def test_a_hierarchy_that_is_not_intervals_does_not_map():
+    data = {"n": ["1", "2", "3", "4"]}
+    hierarchy = {"n": [["1", "odd", "*"], ["2", "even", "*"], ["3", "odd", "*"], ["4", "even", "*"]]}
+    with Session(table_job(data, hierarchy, algorithm="k-optimize")) as session:
+        model = interval_model(session)
+        assert cuts_of_levels(model, session.hierarchies, (1,)) is None
+        assert cuts_of_levels(model, session.hierarchies, (2,)) == []
+        assert cuts_of_levels(model, session.hierarchies, (0,)) == [0, 1, 2]
+
+
+def test_time_limit_returns_the_best_so_far_unproven(adult_available):
+    job = adult_job(["sex", "age", "race", "marital-status", "education", "native-country"], algorithm="k-optimize",
+                    k=5, time_limit=1.0, koptimize=KOptimizeOptions(upper_bound="flash"))
+    with Session(job) as session:
+        outcome = search_intervals(session)
+    assert not outcome.solution.proven
+    assert outcome.solution.cuts is not None
+    assert outcome.solution.cost <= outcome.upper_bound["cost"]
+    assert outcome.solution.seconds < 3
+
+
+def test_hill_climb_is_seeded():
+    data = {"a": [str(i % 7) for i in range(60)], "b": [str(i % 5) for i in range(60)]}
+    hierarchies = {q: [[str(i), "*"] for i in range(8)] for q in data}
+    job = table_job(data, hierarchies, algorithm="hill-climb", k=4, step_limit=300, seed=3)
+    with Session(job) as session:
+        model = interval_model(session)
+        runs = [search_intervals(session, model=model).solution for _ in range(2)]
+        other = search_intervals(session, model=model, seed=4).solution
+    assert runs[0].history == [dict(h, seconds=runs[0].history[i]["seconds"]) for i, h in enumerate(runs[1].history)]
+    assert runs[0].cuts == runs[1].cuts
+    assert other.counters["evaluations"] == 300 and not other.proven
+
+
+# -- output through SQL ------------------------------------------------------------------
+@pytest.mark.parametrize("suppressed", ["mask", "drop"])
+def test_written_output_is_rechecked_in_python(tmp_path, adult_available, suppressed):
+    qis = ["sex", "age", "race", "marital-status"]
+    out = tmp_path / "out.parquet"
+    job = adult_job(qis, algorithm="k-optimize", k=40, time_limit=3,
+                    koptimize=KOptimizeOptions(suppression_rows=300, upper_bound="flash"),
+                    output=Output(path=str(out), report=str(tmp_path / "report.json"), suppressed=suppressed))
+    result = anonymize(job)
+    report = result.report
+    assert result.success and report["verified"]
+    assert report["privacy"]["suppression_limit_rows"] == 300
+    released = pq.read_table(out).to_pylist()
+    original, _ = read_adult(qis)
+    orders = adult_orders(qis)
+    assert len(released) == len(original) - (result.suppressed if suppressed == "drop" else 0)
+    sizes: dict = {}
+    masked = 0
+    kept_original = iter(original)
+    for row in released:
+        values = tuple(row[q] for q in qis)
+        if all(v == "*" for v in values):
+            masked += 1
+            next(kept_original)
+            continue
+        source = next(kept_original)
+        while suppressed == "drop" and not _inside(source, values, orders):
+            source = next(kept_original)
+        assert _inside(source, values, orders), (source, values)
+        sizes[values] = sizes.get(values, 0) + 1
+    assert min(sizes.values()) >= 40
+    assert len(sizes) == report["classes"]
+    assert masked == (result.suppressed if suppressed == "mask" else 0) and result.suppressed <= 300
+    assert {row["age"] for row in released} - {"*"} <= set(report["cuts"]["age"])
+
+
+def _inside(source, labels, orders) -> bool:
+    """Is each original value inside the interval its label names ('v' or '[first-last]')?"""
+    for value, label, order in zip(source, labels, orders):
+        if label.startswith("[") and label.endswith("]"):
+            first, last = next((a, b) for a in order for b in order if f"[{a}-{b}]" == label)
+            if not order.index(first) <= order.index(value) <= order.index(last):
+                return False
+        elif label != value:
+            return False
+    return True
+
+
+NAMES = ["b-c", "select", "it's", '"; drop table x; --']
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.permutations(NAMES), st.integers(1, 4), st.sampled_from(["csv", "parquet"]))
+def test_hostile_names_through_the_range_join(tmp_path_factory, names, k, kind):
+    path = tmp_path_factory.mktemp("out") / f"o.{kind}"
+    data = {names[0]: [str(i % 9) for i in range(30)], names[1]: ["x", "y", "z"] * 10, names[2]: ["p"] * 30}
+    hierarchies = {names[0]: [[str(i), "*"] for i in range(9)], names[1]: [["x", "a", "*"], ["y", "a", "*"], ["z", "b", "*"]]}
+    job = table_job(data, hierarchies, k=k, algorithm="k-optimize", koptimize=KOptimizeOptions(suppression_rows=3),
+                    output=Output(path=str(path)))
+    result = anonymize(job)
+    assert result.success and result.report["verified"]
+
+
+# -- configuration ------------------------------------------------------------------------
+def _doc(search: dict, privacy: dict | None = None) -> dict:
+    return {
+        "input": {"path": str(ADULT / "adult.csv"), "delimiter": ";"},
+        "attributes": {"age": {"role": "quasi", "hierarchy": str(ADULT / "adult_hierarchy_age.csv")}},
+        "privacy": {"k": 5, **(privacy or {})},
+        "search": search,
+    }
+
+
+@pytest.mark.parametrize("search, privacy, message", [
+    ({"algorithm": "k-optimize", "metric": "loss"}, None, "metric 'loss' is not available for k-optimize"),
+    ({"algorithm": "k-optimize", "metric": "classification"}, None, "set search.label"),
+    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": -1}}, None, "suppression_rows must be an int >= 0"),
+    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": "all"}}, None, 'or "unlimited", got \'all\''),
+    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": 10}}, {"suppression_limit": 0.1}, "not both"),
+    ({"algorithm": "k-optimize", "koptimize": {"upper_bound": "ola"}}, None, "upper_bound must be one of none, flash"),
+    ({"algorithm": "hill-climb"}, None, "set search.time_limit"),
+    ({"algorithm": "k-optimize", "time_limit": 0}, None, "search.time_limit must be a number of seconds > 0"),
+    ({"algorithm": "k-optimize", "step_limit": 0}, None, "search.step_limit must be an int >= 1"),
+    ({"algorithm": "hill-climb", "time_limit": 1, "seed": "x"}, None, "search.seed must be an int >= 0"),
+    ({"algorithm": "k-optimize", "koptimize": {"labels": "x"}}, None, "unknown key(s) ['labels'] in [search.koptimize]"),
+    ({"algorithm": "k-optimise"}, None, "valid algorithms: flash, exhaustive, ola, incognito, lightning, datafly, igreedy, genetic, random, k-optimize, hill-climb"),
+])
+def test_bad_settings_are_refused_with_the_key_and_the_fix(search, privacy, message):
+    from sqlanon.config import job_from_dict
+    from sqlanon.errors import ConfigError
+
+    with pytest.raises(ConfigError) as error:
+        job_from_dict(_doc(search, privacy)).validate()
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize("koptimize, message", [
+    ({"label": "salary"}, "search.label names 'salary', which must be a released column"),
+    ({"order": {"sex": ["Male"]}}, "leaves out 1 value(s) present in the data, e.g. ['Female']"),
+    ({"order": {"sex": ["Male", "Female", "Other"]}}, "lists ['Other'], which are not values of the hierarchy"),
+    ({"order": {"age": ["1"]}}, "search.koptimize.order names ['age'], which are not quasi-identifiers"),
+])
+def test_bad_label_and_order_are_refused(adult_available, koptimize, message):
+    from sqlanon.errors import ConfigError
+
+    label = koptimize.pop("label", "salary-class")
+    job = adult_job(["sex"], algorithm="k-optimize", metric="classification", label=label,
+                    koptimize=KOptimizeOptions(**koptimize))
+    with pytest.raises(ConfigError) as error:  # the label is refused when the job is validated
+        with Session(job) as session:
+            interval_model(session)
+    assert message in str(error.value)
+
+
+def test_a_listed_order_is_used(adult_available):
+    order = ["Female", "Male"]
+    job = adult_job(["sex", "race"], algorithm="k-optimize", koptimize=KOptimizeOptions(order={"sex": order}))
+    with Session(job) as session:
+        model = interval_model(session)
+    assert list(model.domains[0].values) == order and model.domains[0].order == "listed"
+    assert model.domains[1].order == "hierarchy"
+
+
+JOB = """
+[input]
+path = "{adult}/adult.csv"
+delimiter = ";"
+drop = ["native-country", "workclass", "occupation", "education", "age"]
+[attributes.sex]
+role = "quasi"
+hierarchy = "{adult}/adult_hierarchy_sex.csv"
+[attributes.race]
+role = "quasi"
+hierarchy = "{adult}/adult_hierarchy_race.csv"
+[attributes.marital-status]
+role = "quasi"
+hierarchy = "{adult}/adult_hierarchy_marital-status.csv"
+[attributes.salary-class]
+role = "sensitive"
+[privacy]
+k = 20
+[search]
+algorithm = "k-optimize"
+metric = "classification"
+time_limit = 30
+step_limit = 3000
+label = "salary-class"
+[search.koptimize]
+suppression_rows = 50
+upper_bound = "flash"
+[output]
+path = "out.csv"
+report = "report.json"
+"""
+
+
+def test_job_file_with_koptimize_keys(tmp_path, adult_available):
+    from sqlanon.config import load_job
+
+    path = tmp_path / "job.toml"
+    path.write_text(JOB.format(adult=ADULT))
+    job = load_job(path)
+    assert job.koptimize.suppression_rows == 50 and job.time_limit == 30
+    result = anonymize(job)
+    assert result.success and result.report["verified"] and result.report["proven_optimal"]
+    assert result.report["interval_model"]["label"] == "salary-class"
+    assert result.report["suppressed"] <= 50
+
+
+def test_cli_runs_k_optimize_and_hill_climb(tmp_path, adult_available):
+    """The CLI prints the cut-set summary and the JSON report; with --metric discernibility the
+    proven optimum is no worse than Flash's (same k; the flash seed uses the same limit)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from sqlanon.cli import main
+
+    path = tmp_path / "job.toml"
+    path.write_text(JOB.format(adult=ADULT))
+    # Flash takes no time or step limit (it always runs to the proven optimum): its own job file.
+    optimal = tmp_path / "flash.toml"
+    optimal.write_text(JOB.format(adult=ADULT).replace("time_limit = 30\n", "").replace("step_limit = 3000\n", ""))
+    runs, stderr = {}, {}
+    for algorithm in ("k-optimize", "hill-climb", "flash"):
+        job = optimal if algorithm == "flash" else path
+        result = CliRunner().invoke(main, ["anonymize", str(job), "--algorithm", algorithm, "--metric", "discernibility",
+                                           "--output", str(tmp_path / f"{algorithm}.csv"), "--json", "--overwrite"])
+        assert result.exit_code == 0, result.output
+        runs[algorithm], stderr[algorithm] = json.loads(result.stdout), result.stderr
+        assert runs[algorithm]["verified"]
+    assert "Cut set (k-optimize, discernibility, proven optimal)" in stderr["k-optimize"]
+    assert runs["k-optimize"]["loss"] <= min(runs["hill-climb"]["loss"], runs["flash"]["loss"])
+    assert runs["hill-climb"]["proven_optimal"] is False
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_head_classes_split_and_undo_match_a_partition_from_scratch(data):
+    """Pushing cut values splits exactly the classes a from-scratch partition has; popping
+    restores every earlier state."""
+    import numpy as np
+
+    from sqlanon.koptimize.costs import partition
+    from sqlanon.koptimize.heads import HeadClasses
+    from sqlanon.koptimize.model import Domain, IntervalModel
+
+    sizes = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))
+    rows = data.draw(st.lists(st.tuples(*(st.integers(0, s - 1) for s in sizes)), min_size=1, max_size=40, unique=True))
+    ranks = np.array(rows, dtype=np.int64).T
+    weights = np.array(data.draw(st.lists(st.integers(1, 4), min_size=len(rows), max_size=len(rows))), dtype=np.int64)
+    domains = [Domain(f"a{j}", tuple(map(str, range(s))), np.arange(s), "numeric") for j, s in enumerate(sizes)]
+    model = IntervalModel(domains, ranks, weights, None)
+    heads = HeadClasses(model)
+    order = data.draw(st.permutations(range(len(model.alphabet))))
+    states = []
+
+    def same_partition(a, b) -> bool:
+        return len({(x, y) for x, y in zip(a, b)}) == len(set(a)) == len(set(b))
+
+    for v in order:
+        states.append(heads.cls.copy())
+        heads.push(v)
+        expected, _ = partition(model, model.cuts_by_attribute(heads.head))
+        assert same_partition(heads.cls, expected)
+        assert all(heads.size[c] == weights[heads.cls == c].sum() for c in set(heads.cls.tolist()))
+    for state in reversed(states):
+        heads.pop()
+        assert (heads.cls == state).all()
+    assert heads.count == 1 and heads.size[0] == weights.sum()
