@@ -13,6 +13,7 @@ infeasible start first moves towards feasibility. It runs until the time or step
 from __future__ import annotations
 
 import random
+import secrets
 import time
 
 from sqlanon.koptimize.costs import INFEASIBLE, Cost, evaluate
@@ -25,12 +26,12 @@ class HillClimb:
     def __init__(self, cost: Cost, seed: int | None = None, time_limit: float | None = None,
                  step_limit: int | None = None):
         self.cost = cost
-        self.seed = seed
+        self.seed = secrets.randbits(32) if seed is None else seed  # drawn, and reported
         self.time_limit, self.step_limit = time_limit, step_limit
         self.best = INFEASIBLE
         self.best_cuts: list[int] | None = None
         self.history: list[dict] = []
-        self.counters = {"evaluations": 0, "restarts": 0, "moves": 0}
+        self.counters = {"evaluations": 0, "restarts": 0, "moves": 0, "seed": self.seed}
 
     def run(self) -> Solution:
         self.started = time.perf_counter()

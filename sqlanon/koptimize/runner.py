@@ -123,7 +123,7 @@ def interval_report(outcome: IntervalOutcome) -> dict:
         "algorithm_counters": solution.counters,
     }
     if job.algorithm == "hill-climb":
-        report["seed"] = job.seed
+        report["seed"] = solution.counters["seed"]
     if outcome.upper_bound is not None:
         report["upper_bound"] = outcome.upper_bound
     if outcome.found:
