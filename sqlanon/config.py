@@ -167,7 +167,9 @@ class Job:
         given = [key for key, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
                  if getattr(self, key) != default and key not in options]
         if given:
-            users = [a for a in _algorithms() if given[0] in _algorithms()[a].options]
+            from sqlanon.search import ALGORITHMS
+
+            users = [a for a, cls in ALGORITHMS.items() if given[0] in cls.options]
             users += [a for a in INTERVAL_ALGORITHMS if given[0] in INTERVAL_OPTIONS]
             raise ConfigError(
                 f"search.{given[0]} does not apply to the algorithm '{name}'"
@@ -463,12 +465,6 @@ def _genetic(table: Any, where: str) -> GeneticParams:
     if extra:
         raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.genetic]; known: {sorted(known)}")
     return GeneticParams(**table)
-
-
-def _algorithms() -> dict:
-    from sqlanon.search import ALGORITHMS
-
-    return ALGORITHMS
 
 
 def _model_spec(model: dict, resolve, where: str) -> dict:

@@ -23,15 +23,13 @@ class RandomizedSearch(HeuristicSearch):
         self.seed = secrets.randbits(32) if seed is None else seed
         self.params = genetic or GeneticParams()
         self.rng = random.Random(self.seed)
-        self.evaluations = 0
-        self.counters["seed"] = self.seed
+        self.counters.update(seed=self.seed, evaluations=0)
 
     def fitness(self, node: Node):
         """One evaluation: the node's check result (checked once, looked up after that)."""
-        if self.evaluations >= self.params.max_evaluations:
+        if self.counters["evaluations"] >= self.params.max_evaluations:
             raise BudgetExhausted("max_evaluations")
-        self.evaluations += 1
-        self.counters["evaluations"] = self.evaluations
+        self.counters["evaluations"] += 1
         return self.evaluate(node)
 
     def random_node(self, low: Node | None = None) -> Node:
