@@ -102,3 +102,18 @@ def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, s
     assert all(set(g) == {"*"} for g in small)
     assert sum(small.values()) <= job.limit_rows(n)
     assert len(rows) == (n - result.suppressed if suppressed == "drop" else n)
+
+
+def test_equal_losses_reached_in_different_orders_tie_by_the_lattice_order():
+    """KL-divergence of (0,1) and (1,1) is the same number computed along different sums; the
+    optimum must be the lower node, not whichever sum rounded lower (hypothesis found this)."""
+    job = table_job(
+        {"A": ["v0"] * 5 + ["v1"] * 5, "b-c": ["v0"] * 9 + ["v1"]},
+        {"A": [["v0", "*"], ["v1", "*"]], "b-c": [["v0", "*"], ["v1", "*"]]},
+        k=2, suppression_limit=0.0, metric="kl-divergence",
+    )
+    with Session(job) as session:
+        flash, _ = session.search("flash")
+        exhaustive, _ = session.search("exhaustive")
+        lightning, _ = session.search("lightning")
+    assert flash.optimum.node == exhaustive.optimum.node == lightning.optimum.node == (0, 1)

@@ -8,6 +8,7 @@ algorithm returns the same node for the same job.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -27,8 +28,8 @@ class Optimum:
         self.trace: list[dict] = []
 
     def offer(self, result: CheckResult) -> None:
-        if result.anonymous and (self.best is None or self._key(result.loss, result.node) < self._key(self.best.loss, self.best.node)):
-            if self.best is None or result.loss < self.best.loss:
+        if result.anonymous and (self.best is None or self.precedes(result.loss, result.node, self.best.loss, self.best.node)):
+            if self.best is None or not same_loss(result.loss, self.best.loss):
                 self.trace.append({
                     "seconds": round(time.perf_counter() - self.started, 6),
                     "checks": self.checker.checks if self.checker else None,
@@ -40,10 +41,20 @@ class Optimum:
         """Can a node whose loss is at least ``bound`` still become the optimum?"""
         if self.best is None:
             return True
-        return self._key(bound, node) < self._key(self.best.loss, self.best.node)
+        return self.precedes(bound, node, self.best.loss, self.best.node)
 
-    def _key(self, loss: float, node: Node) -> tuple:
-        return (loss, self.lattice.order_key(node))
+    def precedes(self, loss: float, node: Node, other_loss: float, other: Node) -> bool:
+        """Does (loss, node) come before (other_loss, other) in the optimum's order?"""
+        if same_loss(loss, other_loss):
+            return self.lattice.order_key(node) < self.lattice.order_key(other)
+        return loss < other_loss
+
+
+def same_loss(a: float, b: float) -> bool:
+    """Losses equal up to float rounding. Sums such as KL-divergence reach mathematically
+    equal values in different orders (the database aggregates in parallel), so an exact
+    comparison would let the last bit, not the tie order, pick the optimum."""
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
 @dataclass

@@ -80,7 +80,7 @@ class Lightning(HeuristicSearch):
                 self.insufficient.add(up)
                 continue
             result = self._visit(up)
-            if best is None or (result.loss, self.lattice.order_key(up)) < (best.loss, self.lattice.order_key(best.node)):
+            if best is None or self.optimum.precedes(result.loss, up, best.loss, best.node):
                 best = result
             if self._done():
                 break
