@@ -183,10 +183,11 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
         "algorithm": job.algorithm,
         "metric": job.metric,
         "rows_scanned": engine.rows_scanned,
-        "queries": getattr(engine, "queries", None),
+        "queries": engine.queries,
         "seconds": {k: round(v, 6) for k, v in seconds.items()},
         "engine": engine.name,
         "lookup": job.lookup,
+        "snapshots": {k: getattr(job.snapshots, k) for k in job.snapshots.__dataclass_fields__},
         "versions": {
             "sqlanon": __version__,
             "python": platform.python_version(),
@@ -217,6 +218,7 @@ def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, se
         "checks": counters["checks"],
         "tagged": counters.get("tagged", 0),
         "rollups": engine.rollups,
+        "snapshot_hits": engine.snapshot_hits,
         "pruned": counters.get("pruned", 0),
         "skipped_by_bound": counters.get("skipped_by_bound", 0),
     })

@@ -108,6 +108,7 @@ class Checker:
             bound=self.metric.bound(stats, node, self.ctx),
         )
         self._results[node] = result
+        self.engine.checked(node, result.anonymous)
         if self.on_check is not None:
             self.on_check(result)
         return result

@@ -3,6 +3,7 @@ output. Built in code or loaded from a TOML file (paths relative to that file)."
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -11,6 +12,7 @@ from typing import Any
 
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
+from sqlanon.snapshots import SnapshotSettings
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
 SUPPRESSED_MODES = ("mask", "drop")
@@ -147,10 +149,51 @@ class Job:
     #: the class label column of the classification metric
     label: str | None = None
     koptimize: KOptimizeOptions = field(default_factory=KOptimizeOptions)
+    #: [engine] rollup, history, projection, history_size, history_ratio
+    snapshots: SnapshotSettings = field(default_factory=SnapshotSettings)
+    #: [engine] DuckDB resources: e.g. "2GB", a folder for spilling, worker threads
+    memory_limit: str | None = None
+    temp_directory: str | None = None
+    threads: int | None = None
+
+    @property
+    def engine_options(self) -> dict:
+        """Keyword arguments of the engine's constructor."""
+        options = {"lookup": self.lookup, "snapshots": self.snapshots}
+        if self.engine == "duckdb":
+            options.update(memory_limit=self.memory_limit, temp_directory=self.temp_directory, threads=self.threads)
+        return options
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
         return [a for a in self.attributes if a.role == "quasi"]
+
+    def _validate_engine(self) -> None:
+        from sqlanon.engines import ENGINES
+
+        if self.engine not in ENGINES:
+            raise ConfigError(f"unknown engine '{self.engine}'; valid engines: {', '.join(ENGINES)}")
+        snap = self.snapshots
+        for key in ("rollup", "history", "projection"):
+            if not isinstance(getattr(snap, key), bool):
+                raise ConfigError(f"engine.{key} must be true or false, got {getattr(snap, key)!r}")
+        size, ratio = snap.history_size, snap.history_ratio
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise ConfigError(f"engine.history_size must be an int >= 0 (snapshots kept), got {size!r}")
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
+            raise ConfigError(f"engine.history_ratio must be a number in [0, 1] (classes / input rows), got {ratio!r}")
+        if self.engine != "duckdb":
+            given = [k for k in ("memory_limit", "temp_directory", "threads") if getattr(self, k) is not None]
+            if given:
+                raise ConfigError(f"engine.{given[0]} applies to the duckdb engine only, not to '{self.engine}'")
+        if self.memory_limit is not None and not (isinstance(self.memory_limit, str) and re.fullmatch(
+                r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", self.memory_limit, re.IGNORECASE)):
+            raise ConfigError(f"engine.memory_limit must be a size such as \"2GB\" or \"512MiB\", got {self.memory_limit!r}")
+        if self.temp_directory is not None and (not isinstance(self.temp_directory, str) or not self.temp_directory):
+            raise ConfigError(f"engine.temp_directory must be a folder path, got {self.temp_directory!r}")
+        t = self.threads
+        if t is not None and (isinstance(t, bool) or not isinstance(t, int) or t < 1):
+            raise ConfigError(f"engine.threads must be an int >= 1, got {t!r}")
 
     def _validate_heuristic_settings(self, name: str, options: tuple[str, ...], optimal: bool) -> None:
         t = self.time_limit
@@ -204,8 +247,7 @@ class Job:
         elif self.algorithm not in ALGORITHMS:
             valid = ", ".join([*ALGORITHMS, *INTERVAL_ALGORITHMS])
             raise ConfigError(f"unknown algorithm '{self.algorithm}'; valid algorithms: {valid}")
-        if self.engine != "duckdb":
-            raise ConfigError(f"unknown engine '{self.engine}'; valid engines: duckdb")
+        self._validate_engine()
         if isinstance(self.max_lattice_size, bool) or not isinstance(self.max_lattice_size, int) or self.max_lattice_size < 1:
             raise ConfigError(f"The 'max_lattice_size' parameter must be an int >= 1, got {self.max_lattice_size!r}.")
         if not isinstance(self.stable, bool):
@@ -333,7 +375,8 @@ _SECTIONS = {
     "privacy": {"k", "suppression_limit", "models"},
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
-    "engine": {"name", "lookup"},
+    "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
+               "memory_limit", "temp_directory", "threads"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
 
@@ -436,6 +479,11 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         metric=search.get("metric", "discernibility"),
         engine=doc.get("engine", {}).get("name", "duckdb"),
         lookup=doc.get("engine", {}).get("lookup", "wide"),
+        snapshots=SnapshotSettings(**{k: v for k, v in doc.get("engine", {}).items()
+                                      if k in SnapshotSettings.__dataclass_fields__}),
+        memory_limit=doc.get("engine", {}).get("memory_limit"),
+        temp_directory=resolve(doc.get("engine", {}).get("temp_directory")),
+        threads=doc.get("engine", {}).get("threads"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
         time_limit=search.get("time_limit"),

@@ -34,7 +34,7 @@ class Session:
         self.qis = [a.name for a in job.quasi_identifiers]
         # Hierarchy files first (fail fast), builders once the data is open.
         files = {a.name: job.hierarchy_of(a) for a in job.quasi_identifiers if not isinstance(a.hierarchy, dict)}
-        self.engine = create_engine(job.engine, lookup=job.lookup)
+        self.engine = create_engine(job.engine, **job.engine_options)
         try:
             columns = self.engine.open(job.input)
             self.passthrough, self.output_columns = plan_columns(job, columns)
@@ -79,6 +79,7 @@ class Session:
         if "models" in overrides:
             job._validate_models()
         models = self.models(job)
+        self.engine.reset_snapshots()
         engine = self.engine if self._shared is None else _SharedStats(self.engine, self._shared, self.needs)
         return Checker(engine, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
                        on_check=on_check)
@@ -171,6 +172,9 @@ class _SharedStats:
     def __init__(self, engine, memo: dict, needs: frozenset[str]):
         self.engine, self.memo, self.needs = engine, memo, needs
 
+    def checked(self, node, anonymous):
+        self.engine.checked(node, anonymous)
+
     def class_stats(self, node, keep, params, needs):
         key = (node, getattr(keep, "signature", ""), tuple(sorted(params.items())))
         known = self.memo.get(key)
@@ -188,7 +192,7 @@ def hierarchy_for(job: Job, attribute: str):
         raise ConfigError(f"attribute '{attribute}' has no hierarchy in the job; attributes with one: {named}")
     if not isinstance(match[0].hierarchy, dict):
         return job.hierarchy_of(match[0])
-    engine = create_engine(job.engine, lookup=job.lookup)
+    engine = create_engine(job.engine, **job.engine_options)
     try:
         engine.open(job.input)
         return job.hierarchy_of(match[0], engine.distinct_values(attribute))

@@ -3,7 +3,12 @@
 An engine owns a connection and the prepared data. ``open`` reads the source where it is and
 returns its column names; ``prepare`` encodes the QIs, stores the hierarchies as lookup tables
 and compresses the data once into the base class table; ``class_stats`` answers one check;
-``write`` produces the released table for a node into a file or table. For the ordered-interval
+``write`` produces the released table for a node into a file or table. After each check the
+checker calls ``checked(node, anonymous)`` so the engine can keep or drop the node's snapshot
+(see ``sqlanon/snapshots.py``: the engine stores snapshots, the policy chooses them);
+``reset_snapshots`` starts a search cold. Counters: ``rows_scanned`` (rows read by every
+query or pass), ``rollups`` and ``snapshot_hits`` (checks started from the node checked
+just before, or from the history), ``queries``. For the ordered-interval
 algorithms (K-Optimize, hill climbing), ``class_table`` returns the class table once for an
 in-memory search and ``write_intervals`` writes the released table of a cut set.
 """
@@ -47,6 +52,8 @@ class Engine(Protocol):
     version: str
     rows_scanned: int
     rollups: int
+    snapshot_hits: int
+    queries: int
 
     def open(self, source: Source) -> list[str]: ...
 
@@ -57,6 +64,16 @@ class Engine(Protocol):
     def class_stats(
         self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]
     ) -> ClassStats: ...
+
+    def checked(self, node: Node, anonymous: bool) -> None: ...
+
+    def reset_snapshots(self) -> None: ...
+
+    def sensitive_values(self, name: str) -> tuple[list[str], list[int]]: ...
+
+    def store_tables(self, tables: dict) -> None: ...
+
+    def distinct_values(self, column: str) -> list[str]: ...
 
     def write(
         self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],

@@ -1,0 +1,122 @@
+"""Which materialized class table a check starts from: the Flash framework's roll-up and
+history, kept apart from any engine (no SQL, no arrays here).
+
+A snapshot is a node's class table kept by the engine (a temp table, or arrays). A check of
+node M may start from the snapshot of any node S <= M (componentwise): the classes of S regroup
+into those of M because hierarchies are functional. Roll-up uses the node checked just before
+when M generalizes it; the history keeps snapshots of non-anonymous nodes (their
+generalizations are the ones still to be checked; an anonymous node's are tagged) with at most
+``history_ratio`` times as many classes as the input has rows, at most ``history_size`` of
+them, least recently used out first, and offers the stored specialization with the fewest
+classes. The engine owns the snapshots' storage; this module tells it which to read, which to
+keep and which to drop (``release``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from sqlanon.lattice import Node
+
+
+@dataclass(frozen=True)
+class SnapshotSettings:
+    """The ``[engine]`` switches, so each optimization's effect can be measured alone."""
+
+    rollup: bool = True
+    history: bool = True
+    projection: bool = True
+    history_size: int = 200
+    history_ratio: float = 0.2
+
+
+@dataclass
+class Snapshot:
+    node: Node
+    handle: Any  # the engine's storage: a table name, a tuple of arrays
+    classes: int  # rows of the snapshot (classes of the node)
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where a check starts: ``kind`` is "base", "rollup" or "history"."""
+
+    kind: str
+    snapshot: Snapshot | None = None
+
+
+def generalizes(node: Node, other: Node) -> bool:
+    """Is ``node`` a generalization of ``other`` (or equal)?"""
+    return all(a >= b for a, b in zip(node, other))
+
+
+class Snapshots:
+    def __init__(self, settings: SnapshotSettings, rows: int, release: Callable[[Any], None]):
+        self.settings = settings
+        self.rows = rows
+        self.release = release
+        self.last: Snapshot | None = None
+        self.history: OrderedDict[Node, Snapshot] = OrderedDict()
+        self.rollups = 0
+        self.hits = 0
+
+    @property
+    def materializing(self) -> bool:
+        """Must every check keep its classes? Only roll-up reads the node checked just before."""
+        return self.settings.rollup
+
+    def start(self, node: Node) -> Start:
+        last = self.last
+        if self.settings.rollup and last is not None and last.node != node and generalizes(node, last.node):
+            best = last
+            kind = "rollup"
+        else:
+            best, kind = None, "base"
+        if self.settings.history:
+            for stored in self.history.values():
+                if stored.node != node and generalizes(node, stored.node) and (best is None or stored.classes < best.classes):
+                    best, kind = stored, "history"
+        if best is None:
+            return Start("base")
+        if kind == "history":
+            self.history.move_to_end(best.node)
+            self.hits += 1
+        else:
+            self.rollups += 1
+        return Start(kind, best)
+
+    def wants(self, node: Node, classes: int, anonymous: bool) -> bool:
+        """Would the history keep this node's snapshot?"""
+        return (self.settings.history and not anonymous and self.settings.history_size > 0
+                and classes <= self.settings.history_ratio * self.rows and node not in self.history)
+
+    def checked(self, snapshot: Snapshot | None, anonymous: bool) -> None:
+        """Record the node just checked (its snapshot if the engine kept one): it becomes the
+        roll-up source; the history keeps it if it qualifies; what nobody holds is released."""
+        previous = self.last
+        self.last = snapshot if self.settings.rollup else None
+        if snapshot is not None and self.wants(snapshot.node, snapshot.classes, anonymous):
+            self.history[snapshot.node] = snapshot
+            while len(self.history) > self.settings.history_size:
+                _, evicted = self.history.popitem(last=False)
+                self._drop(evicted)
+        elif snapshot is not None and snapshot is not self.last:
+            self._drop(snapshot)
+        if previous is not None and previous is not snapshot:
+            self._drop(previous)
+
+    def _drop(self, snapshot: Snapshot) -> None:
+        if snapshot is self.last or self.history.get(snapshot.node) is snapshot:
+            return
+        self.release(snapshot.handle)
+
+    def clear(self) -> None:
+        """Forget everything (a new search starts cold, so its counters are its own)."""
+        held = {id(s): s for s in [self.last, *self.history.values()] if s is not None}
+        self.last = None
+        self.history.clear()
+        for snapshot in held.values():
+            self.release(snapshot.handle)
+        self.rollups = self.hits = 0
