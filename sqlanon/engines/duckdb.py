@@ -19,6 +19,7 @@ from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
 from sqlanon.errors import DataError, HierarchyError, OutputError
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
+from sqlanon.snapshots import SnapshotSettings
 from sqlanon.stats import ClassStats
 
 DIALECT = "duckdb"
@@ -35,14 +36,18 @@ class DuckDBEngine:
     name = "duckdb"
     version = duckdb.__version__
 
-    def __init__(self, database: str = ":memory:", lookup: str = "wide"):
+    def __init__(self, database: str = ":memory:", lookup: str = "wide", snapshots: SnapshotSettings = SnapshotSettings(),
+                 memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None):
         self.con = duckdb.connect(database)
+        for key, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
+            if value is not None:
+                self.con.execute(f"SET {key} = {literal(str(value))}").fetchall()
         self.lookup = lookup
+        self.settings = snapshots
         self.rows_scanned = 0
         self.queries = 0
-        # Checks answered from a snapshot of a more specialized node: this engine always reads
-        # the base class table (roll-up is the engines issue's work), so this stays 0.
         self.rollups = 0
+        self.snapshot_hits = 0
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}
         self._sensitives: list[str] = []
@@ -253,6 +258,12 @@ class DuckDBEngine:
             histograms = self._suppressed_histograms(node, keep, params) if suppressed else tuple(() for _ in node)
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
                           figures, min_class)
+
+    def checked(self, node: Node, anonymous: bool) -> None:
+        pass
+
+    def reset_snapshots(self) -> None:
+        pass
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict):
         query = self._node_query(
