@@ -181,7 +181,7 @@ class DuckDBEngine:
             self.rows_scanned += self._base_classes
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._needs = needs
-        self.snapshots.rows = rows
+        self.snapshots.rows = self._base_classes
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts))
 
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
@@ -256,8 +256,7 @@ class DuckDBEngine:
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         start = self.snapshots.start(node)
         source = start.snapshot.handle if start.snapshot is not None else None
-        snapshot = self._materialize_node(node, source) if self.snapshots.materializing else None
-        read = snapshot.handle if snapshot is not None else source
+        read = source
         query = self._node_query(
             ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
             lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
@@ -277,9 +276,7 @@ class DuckDBEngine:
         histograms = None
         if "suppressed_histograms" in needs:
             histograms = self._suppressed_histograms(node, keep, params, read) if suppressed else tuple(() for _ in node)
-        if snapshot is not None:
-            snapshot.classes = classes
-        self._pending = (node, snapshot, source, classes)
+        self._pending = (node, source, classes)
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
                           figures, min_class)
 
@@ -312,13 +309,16 @@ class DuckDBEngine:
         return Snapshot(node, _Stored(name, int(rows)), 0)
 
     def checked(self, node: Node, anonymous: bool) -> None:
-        """The checker's verdict on the node just computed: keep its snapshot for roll-up or
-        the history (materializing it now if only the history wants it), or drop it."""
+        """The checker's verdict on the node just computed. A temp table costs a query about
+        as dear as the check, so the node's classes are materialized only now, and only when
+        ``worth_keeping`` (non-anonymous and small); they become the roll-up source and, if
+        the history wants them, a history entry."""
         pending, self._pending = self._pending, None
         if pending is None or pending[0] != node:
             return  # answered without this engine computing it (a shared memo)
-        _, snapshot, source, classes = pending
-        if snapshot is None and self.snapshots.wants(node, classes, anonymous):
+        _, source, classes = pending
+        snapshot = None
+        if self.snapshots.worth_keeping(node, classes, anonymous):
             snapshot = self._materialize_node(node, source)
             snapshot.classes = classes
         self.snapshots.checked(snapshot, anonymous)
