@@ -104,27 +104,27 @@ class Snapshots:
 
     def checked(self, snapshot: Snapshot | None, anonymous: bool) -> None:
         """Record the node just checked (its snapshot if the engine kept one): it becomes the
-        roll-up source; the history keeps it if it qualifies; what nobody holds is released."""
-        previous = self.last
+        roll-up source; the history keeps it if it qualifies; what nobody holds any more is
+        released, once."""
+        before = self._held()
         self.last = snapshot if self.settings.rollup else None
         if snapshot is not None and self.wants(snapshot.node, snapshot.classes, anonymous):
             self.history[snapshot.node] = snapshot
             while len(self.history) > self.settings.history_size:
-                _, evicted = self.history.popitem(last=False)
-                self._drop(evicted)
-        elif snapshot is not None and snapshot is not self.last:
-            self._drop(snapshot)
-        if previous is not None and previous is not snapshot:
-            self._drop(previous)
+                self.history.popitem(last=False)
+        after = self._held()
+        if snapshot is not None:
+            before.setdefault(id(snapshot), snapshot)
+        for key, gone in before.items():
+            if key not in after:
+                self.release(gone.handle)
 
-    def _drop(self, snapshot: Snapshot) -> None:
-        if snapshot is self.last or self.history.get(snapshot.node) is snapshot:
-            return
-        self.release(snapshot.handle)
+    def _held(self) -> dict[int, Snapshot]:
+        return {id(s): s for s in [self.last, *self.history.values()] if s is not None}
 
     def clear(self) -> None:
         """Forget everything (a new search starts cold, so its counters are its own)."""
-        held = {id(s): s for s in [self.last, *self.history.values()] if s is not None}
+        held = self._held()
         self.last = None
         self.history.clear()
         for snapshot in held.values():
