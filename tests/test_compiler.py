@@ -35,6 +35,10 @@ CASES = {
                                          [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
                                          drop_suppressed=False),
     "stats_models.sql": _models_check,
+    "snapshot_from_base.sql": lambda: c.create_temp_table("sqlanon_snap_1", c.snapshot_query(
+        (0, 2, 1), (2, 3, 1), True, 1, True, None, "join")),
+    "snapshot_rollup.sql": lambda: c.create_temp_table("sqlanon_snap_2", c.snapshot_query(
+        (1, 2, 1), (2, 3, 1), False, 0, False, "sqlanon_snap_1", "wide")),
     "encode.sql": lambda: c.encode_query(["age", "marital-status", '"; drop table x; --'], ["diagnosis"]),
 }
 
