@@ -288,7 +288,8 @@ def sample(nodes: list, size: int) -> list:
     return [nodes[int(i * step)] for i in range(size)]
 
 
-def measure(session: Session, name: str, k: int, limit: float, checked: list, paths: list, rounds: int, size: int) -> list[dict]:
+def measure(session: Session, name: str, k: int, limit: float, checked: list, paths: list, rounds: int, size: int,
+            only: list[str] = ()) -> list[dict]:
     con = session.engine.con
     template = next(t for shape, t in session.engine._templates.items() if shape[0] == "stats")
     tops = [len(h.labels) - 1 for h in session.hierarchies]
@@ -429,13 +430,23 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
         setup=lean[0], teardown=lean[1])
     add("8 2d (discernibility's figures) + optimizer, progress bar off", run_needed, verify=False, setup=lean[0],
         teardown=lean[1])
+    add("8 2d + optimizer, progress bar off + threads = 1", run_needed, verify=False, setup=lean1[0], teardown=lean1[1])
+    shapes.small_table()
+    needed_small = {n: needed[n].replace(WIDE, q("ov_small")) for n in nodes}
+
+    def run_needed_small(n):
+        suppressed, dm_kept = (int(x) for x in con.execute(needed_small[n], params).fetchall()[0])
+        assert (suppressed, dm_kept) == (truth[n][2], truth[n][4]), ("needed, narrow", n)
+        return {}
+
+    add("8 2d + optimizer, progress bar off + threads = 1 + narrow types", run_needed_small, verify=False,
+        setup=lean1[0], teardown=lean1[1])
     batches("8 lean batch", False, lean)
     batches("8 lean batch, threads = 1", False, lean1)
     add("8 current, fetchone", one(current, fetch=lambda cursor: cursor.fetchone()))
     add("8 current, Arrow result", lambda n: con.execute(current[n], params).to_arrow_table() and {}, verify=False)
     warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
     add("8 current via con.sql (relation API, k inlined)", lambda n: {n: figures(con.sql(inlined[n]).fetchall()[0])})
-    shapes.small_table()
     add("8 current over narrow types (UTINYINT codes)", one({n: current[n].replace(WIDE, q("ov_small")) for n in nodes}))
     joined = {n: c.stats_query(n, exp.GTE(this=c.col("n"), expression=c.param("k")), False, lookup="join").sql("duckdb")
               for n in nodes}
@@ -443,6 +454,8 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
     in_memory = numpy_check(con, shapes, k)
     add("  reference: numpy over the class table (no SQL)", lambda n: {n: in_memory(n)})
 
+    if only:
+        variants = [v for v in variants if v is variants[0] or any(o in v.name for o in only)]
     run_all(con, variants, truth, rounds)
 
     notes = []
@@ -477,7 +490,15 @@ def main() -> None:
     parser.add_argument("--rounds40", type=int, default=3, help="timed passes for ADULT x40")
     parser.add_argument("--json", help="write the rows as JSON to this file")
     parser.add_argument("--plot", help="write a bar chart (PNG) to this file")
+    parser.add_argument("--only", nargs="+", default=[], help="time only the variants whose name contains one of these")
+    parser.add_argument("--from-json", help="print the tables (and --plot) from a saved JSON file; measure nothing")
     args = parser.parse_args()
+    if args.from_json:
+        rows = json.loads(Path(args.from_json).read_text())["rows"]
+        print_tables(rows)
+        if args.plot:
+            plot(rows, args.plot)
+        return
 
     rows, meta, recorded = [], {}, {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -505,7 +526,7 @@ def main() -> None:
                         continue
                     big = name == "adult40"
                     rows += measure(session, name, k, limit, checked, paths, args.rounds40 if big else args.rounds,
-                                    args.sample40 if big else args.sample)
+                                    args.sample40 if big else args.sample, args.only)
     print_tables(rows)
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
@@ -532,27 +553,31 @@ def print_tables(rows: list[dict]) -> None:
 
 
 def plot(rows: list[dict], path: str) -> None:
+    """One panel per dataset and configuration: each variant's time as a ratio to the current query."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     panels = list(dict.fromkeys((r["dataset"], r["k"], r["s"]) for r in rows))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 9), sharey=True)
-    axes = axes if len(panels) > 1 else [axes]
     variants = list(dict.fromkeys(r["variant"] for r in rows if r["ratio"] is not None))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 4, 0.22 * len(variants) + 1.5), sharey=True)
+    axes = list(axes) if len(panels) > 1 else [axes]
     for ax, (name, k, s) in zip(axes, panels):
         by = {r["variant"]: r for r in rows if (r["dataset"], r["k"], r["s"]) == (name, k, s) and r["ratio"] is not None}
-        values = [by[v]["ms"] if v in by else 0 for v in variants]
+        values = [by[v]["ratio"] if v in by else 0 for v in variants]
         colors = ["tab:red" if v.startswith("1 ") else "tab:gray" if v.startswith(" ") else "tab:blue" for v in variants]
         ax.barh(range(len(variants)), values, color=colors)
-        ax.set_title(f"{name}, k={k}, s={s}")
-        ax.set_xlabel("ms per check (median)")
-        ax.invert_yaxis()
+        ax.axvline(1.0, color="black", linewidth=0.8)
+        current = by[variants[0]]["ms"]
+        ax.set_title(f"{name}, k={k}, s={s}\n(current {current:.1f} ms)", fontsize=9)
+        ax.set_xlabel("time per check / current", fontsize=8)
+        ax.set_xlim(0, 3.2)
     axes[0].set_yticks(range(len(variants)))
     axes[0].set_yticklabels([v.strip() for v in variants], fontsize=7)
+    axes[0].invert_yaxis()  # shared: once
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
 
 
 if __name__ == "__main__":
