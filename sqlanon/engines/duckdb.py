@@ -186,7 +186,7 @@ class DuckDBEngine:
             self.rows_scanned += self._base_classes
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._needs = needs
-        self.snapshots.rows = self._base_classes
+        self.snapshots.rows = rows
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts))
 
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
