@@ -5,11 +5,12 @@ monotonicity and input validation. Pure numpy/SciPy: no engine, no SQL."""
 from __future__ import annotations
 
 import math
+import sys
 from itertools import pairwise
 
 import numpy as np
 import pytest
-from scipy.stats import binom, nbinom
+from scipy.stats import binom, hypergeom, nbinom
 
 from sqlanon.risk import (
     ClassSizes,
@@ -161,6 +162,18 @@ def test_zayatz_hand_computed():
     assert zayatz({1: 2, 2: 1}, sampling_fraction=0.5).uniques == pytest.approx(e.uniques)
 
 
+@pytest.mark.parametrize("exact_limit", [10**6, 0])  # term-by-term product, then log-gamma
+@pytest.mark.parametrize("n, big_n", [(13, 40), (30, 31), (1000, 5000)])
+def test_zayatz_hypergeometric_ratios_match_scipy(monkeypatch, n, big_n, exact_limit):
+    # h_j / h_1 with h_j = P(X = 1), X ~ Hypergeometric(N, j, n), as SciPy computes it
+    module = sys.modules["sqlanon.risk.zayatz"]
+    monkeypatch.setattr(module, "EXACT_PRODUCT_LIMIT", exact_limit)
+    sizes = np.array([j for j in (1, 2, 3, 7, 12, 13) if j <= n])
+    expected = hypergeom.pmf(1, big_n, sizes, n) / hypergeom.pmf(1, big_n, 1, n)
+    got = np.exp(module.log_h_ratio(sizes, n, big_n))
+    assert got == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
 def test_zayatz_only_uniques():
     # every class has size 1: P(F=1 | f=1) = 1, S_1 = s_1 / f = 5 / 0.1 = 50 = N: share 1
     e = zayatz({1: 5}, sampling_fraction=0.1)
@@ -300,6 +313,18 @@ def test_snb_needs_classes_of_size_two():
     assert not e.converged and "no class of size 2" in e.reason and math.isnan(e.share)
 
 
+# 100000 sample uniques and 25 classes of every size 2..999, f = 0.5: along the curve where
+# E[s_1] = s_1 the model predicts several times more classes of size 2 than observed, so
+# the moment equations have no root.
+NO_SNB_ROOT = {1: 100_000, **{size: 25 for size in range(2, 1000)}}
+
+
+def test_snb_reports_when_its_equations_have_no_root():
+    e = snb(NO_SNB_ROOT, sampling_fraction=0.5)
+    assert not e.converged and e.reason.startswith("no root found") and e.iterations > 0
+    assert math.isnan(e.uniques) and dict(e.parameters)["K"] > 0
+
+
 def test_snb_adult_is_above_zayatz_at_one_fifth():
     # why ARX's rule returns Zayatz's 0.35771 at f = 0.2 (smaller of the two)
     s = snb(ADULT, sampling_fraction=0.2)
@@ -357,6 +382,11 @@ def test_dankar_falls_back_to_zayatz_when_snb_does_not_converge():
     r = dankar({1: 4, 3: 2}, sampling_fraction=0.3)
     assert r.model == "zayatz" and r.fell_back and "SNB did not converge" in r.reason
     assert r.uniques == pytest.approx(zayatz({1: 4, 3: 2}, sampling_fraction=0.3).uniques)
+
+
+def test_dankar_falls_back_when_the_snb_fit_fails():
+    r = dankar(NO_SNB_ROOT, sampling_fraction=0.5)
+    assert r.model == "zayatz" and r.fell_back and "SNB did not converge (no root found" in r.reason
 
 
 def test_dankar_takes_the_smaller_of_zayatz_and_snb():

@@ -148,10 +148,12 @@ def fit_pitman(classes: ClassSizes, grid: int = GRID) -> PitmanFit:
     def theta_of(alpha):
         low = -alpha + alpha * 1e-12
         high = max(1.0, float(n))
-        while d_theta(high, alpha) > 0.0:
+        while (value := d_theta(high, alpha)) > 0.0:
             high *= 2.0
             if high > 1e300:
                 return math.inf
+        if not math.isfinite(value) or not d_theta(low, alpha) > 0.0:
+            return math.nan  # no bracket: the profile point is dropped
         return brentq(d_theta, low, high, xtol=1e-12, rtol=1e-13, args=(alpha,))
 
     def profile(alpha):
