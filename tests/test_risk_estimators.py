@@ -94,6 +94,13 @@ def test_exactly_one_of_fraction_and_population():
         zayatz({1: 1}, sampling_fraction="0.5")
 
 
+def test_solver_settings_are_checked():
+    with pytest.raises(ValueError, match="'grid' parameter must be an int >= 3, got 2"):
+        pitman({1: 2, 2: 1}, sampling_fraction=0.1, grid=2)
+    with pytest.raises(ValueError, match="'max_evaluations' parameter must be an int >= 1, got 0"):
+        snb({1: 2, 2: 1}, sampling_fraction=0.5, max_evaluations=0)
+
+
 def test_sampling_frame_both_ways():
     assert sampling_frame(100, sampling_fraction=0.25).population_size == 400
     frame = sampling_frame(100, population_size=400)

@@ -81,6 +81,8 @@ def pitman(
         no interior solution the solver can reach.
     """
     classes, frame = prepare(table, sampling_fraction, population_size)
+    if isinstance(grid, bool) or not isinstance(grid, int) or grid < 3:
+        raise ValueError(f"The 'grid' parameter must be an int >= 3, got {grid!r}.")
     shortcut = observed("pitman", classes, frame)
     if shortcut is not None:
         return shortcut

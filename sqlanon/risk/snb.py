@@ -71,6 +71,8 @@ def snb(
         max_evaluations: budget of evaluations per starting point.
     """
     classes, frame = prepare(table, sampling_fraction, population_size)
+    if isinstance(max_evaluations, bool) or not isinstance(max_evaluations, int) or max_evaluations < 1:
+        raise ValueError(f"The 'max_evaluations' parameter must be an int >= 1, got {max_evaluations!r}.")
     shortcut = observed("snb", classes, frame)
     if shortcut is not None:
         return shortcut
