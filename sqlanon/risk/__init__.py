@@ -1,0 +1,33 @@
+"""Re-identification risk from class sizes: the numerical core of the risk analysis.
+
+Pure numpy/SciPy: the input is the sample's class-size frequency table ``{size: number of
+classes}`` (what an engine returns from SQL) and the sampling fraction or population size.
+Not yet wired to the CLI, the report or a privacy model (see docs/risk.md).
+
+* :func:`prosecutor` — sample figures (highest and average risk, records at risk, uniqueness).
+* :func:`zayatz`, :func:`pitman`, :func:`snb` — population-uniqueness estimators.
+* :func:`dankar` — Dankar et al.'s rule choosing among them, with its fallbacks.
+"""
+
+from sqlanon.risk.dankar import DankarEstimate, dankar
+from sqlanon.risk.estimate import UniquenessEstimate
+from sqlanon.risk.frame import ClassSizes, Frame, sampling_frame
+from sqlanon.risk.pitman import pitman
+from sqlanon.risk.prosecutor import Bucket, ProsecutorRisk, prosecutor
+from sqlanon.risk.snb import snb
+from sqlanon.risk.zayatz import zayatz
+
+__all__ = [
+    "Bucket",
+    "ClassSizes",
+    "DankarEstimate",
+    "Frame",
+    "ProsecutorRisk",
+    "UniquenessEstimate",
+    "dankar",
+    "pitman",
+    "prosecutor",
+    "sampling_frame",
+    "snb",
+    "zayatz",
+]
