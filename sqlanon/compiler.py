@@ -113,8 +113,10 @@ def sensitive(i: int) -> str:
     return f"s{i}"
 
 
-def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, lnx: bool = False) -> exp.Select:
-    """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level."""
+def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, lnx: bool = False,
+               population: bool = False) -> exp.Select:
+    """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level (with
+    ``population``, the base table's population count ``pop`` is carried too)."""
     query = exp.select().from_(table(CLASSES, "c"), copy=False)
     columns = []
     for j, top in enumerate(levels):
@@ -125,6 +127,8 @@ def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, ln
     columns += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
     if lnx:
         columns.append(col("lnx", "c").as_(ident("lnx")))
+    if population:
+        columns.append(col("pop", "c").as_(ident("pop")))
     return query.select(*columns, col("n", "c").as_(ident("n")), copy=False)
 
 
@@ -189,6 +193,19 @@ def histogram_query(node: Node, i: int, projection: bool = True, lookup: str = "
         .from_(counts.subquery(ident("x")))
         .join(table(sval_table(i), "sv"), on=exp.EQ(this=col("code", "sv"), expression=col("v", "x")))
     )
+
+
+def population_query(node: Node, projection: bool = True, lookup: str = "wide") -> exp.Select:
+    """Per class with rows of the research subset (delta-presence): its population count
+    ``pop``. Joined to the class table like a model's figures, it also drops the classes of the
+    population without subset rows (see ``sqlanon/population.py``)."""
+    query, codes, _ = _node_source(node, projection, lookup)
+    return query.select(
+        *(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)),
+        exp.Sum(this=col("pop", "c")).as_(ident("pop")),
+        copy=False,
+    ).group_by(*(x.copy() for x in codes), copy=False).having(
+        exp.GT(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
 
 
 def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide",
