@@ -152,14 +152,14 @@ def _released_groups(output: Output, qis: list[str], attributes: list[str]) -> d
 
 
 def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int,
-                 counts: tuple[Counter, Counter] | None = None) -> list[dict]:
+                 population: tuple[Counter, Counter] | None = None) -> list[dict]:
     """Re-evaluate every model on the released groups; return each with its achieved value.
 
     ``overall``: per sensitive attribute, each value's frequency in the input (with
-    ``suppressed = "mask"`` every row is in the output, and it must match). ``counts``: the
+    ``suppressed = "mask"`` every row is in the output, and it must match). ``population``: the
     population's and the research subset's rows per class (``population_counts``), for
-    delta-presence: a released group must hold all its class's subset rows, and its delta
-    is their share of the class's population.
+    delta-presence (``population``): a released group must hold all its class's subset rows,
+    and its delta is their share of the class's population.
     """
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
     groups = _released_groups(output, qis, attributes)
@@ -175,7 +175,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     for key, group in released.items():
         for index, model in enumerate(models):
             if getattr(model, "population", False):
-                everyone, chosen = counts
+                everyone, chosen = population
                 if chosen.get(key, 0) != len(group):
                     raise VerificationError(
                         f"output {output.path}: the released class {dict(zip(qis, key))} has {len(group)} rows, but "
