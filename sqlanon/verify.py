@@ -158,8 +158,8 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     ``overall``: per sensitive attribute, each value's frequency in the input (with
     ``suppressed = "mask"`` every row is in the output, and it must match). ``population``: the
     population's and the research subset's rows per class (``population_counts``), for
-    delta-presence (``population``): a released group must hold all its class's subset rows,
-    and its delta is their share of the class's population.
+    delta-presence: a released group must hold all its class's subset rows, and its delta is
+    their share of the class's population.
     """
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
     groups = _released_groups(output, qis, attributes)

@@ -27,6 +27,16 @@ def _models_check():
     return c.stats_query(node, conditions(c.col("n")), with_leaves=False, lookup="wide", figures=figures)
 
 
+def _presence_check():
+    from sqlanon.checker import Conditions
+    from sqlanon.criteria import build_models
+
+    node = (0, 2, 1)
+    conditions = Conditions(build_models(5, [{"type": "delta-presence", "dmin": 0.1, "dmax": 0.5, "subset": "in"}]))
+    return c.stats_query(node, conditions(c.col("n")), with_leaves=False, lookup="wide",
+                         figures=[c.population_query(node)])
+
+
 CASES = {
     "stats_wide.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="wide"),
     "stats_join.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="join"),
@@ -35,6 +45,7 @@ CASES = {
                                          [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
                                          drop_suppressed=False),
     "stats_models.sql": _models_check,
+    "stats_presence.sql": _presence_check,
     "encode.sql": lambda: c.encode_query(["age", "marital-status", '"; drop table x; --'], ["diagnosis"]),
 }
 

@@ -145,6 +145,28 @@ path = "out.csv"
     assert result.success and result.transformation == (0,) and result.suppressed == 2
 
 
+def test_report_without_output_and_apply_with_the_manifest(tmp_path):
+    from sqlanon.anonymizer import apply
+
+    result = anonymize(hand_job(k=1, suppression_limit=0.4))  # no output: the checker's figures
+    assert result.report["privacy"]["models"][0]["achieved"] == {"dmin": 0.25, "dmax": 0.5}
+    job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(tmp_path / "out.csv")))
+    applied = apply(job, result.report["manifest"])
+    assert applied.success and applied.report["verified"] and applied.suppressed == 2
+
+
+@pytest.mark.parametrize("models", [(PRESENCE,), (PRESENCE, {"type": "entropy-l-diversity", "attribute": "d", "l": 1.5})])
+def test_wide_and_join_layouts_agree(models):
+    results = {}
+    for lookup in ("wide", "join"):
+        job = hand_job(models, k=2, suppression_limit=0.4, metric="kl-divergence")
+        job.lookup = lookup
+        with Session(job) as session:
+            checker = session.checker()
+            results[lookup] = [(checker.check(node).stats, checker.check(node).loss) for node in session.lattice.nodes()]
+    assert results["wide"] == results["join"]
+
+
 def test_verification_counts_the_subset_itself(tmp_path):
     from sqlanon.population import ResearchSubset
     from sqlanon.verify import Population, verify
