@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import replace
 from math import prod
@@ -52,6 +53,9 @@ class Session:
             self.subset = job.research_subset
             # only a job with a research subset (delta-presence) passes one: engines without it still serve the rest
             subset = {"subset": self.subset} if self.subset is not None else {}
+            if subset and "subset" not in inspect.signature(self.engine.prepare).parameters:
+                raise ConfigError(f"the {job.engine} engine does not support delta-presence (a research subset); "
+                                  "use engine.name = \"duckdb\"")
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
                                                 self.sensitives, **subset)
         except BaseException:

@@ -15,7 +15,7 @@ from conftest import ADULT, ADULT_QIS, adult_hierarchy, table_job
 from oracle import ModelOracle
 from sqlanon import Attribute, Job, Output, Source, anonymize, load_job
 from sqlanon.errors import ConfigError, VerificationError
-from sqlanon.session import Session
+from sqlanon.session import ALL_NEEDS, Session
 from test_contract import assert_optimal_algorithms_agree
 from test_random_tables import hierarchy
 
@@ -292,7 +292,8 @@ ADULT_CASES = {
 @pytest.fixture(scope="module")
 def adult_session(adult_population):
     path, _, _ = adult_population
-    with Session(adult_presence_job(path, k=5, models=(presence(0.0, 0.5), DIVERSE)), share_stats=True) as session:
+    with Session(adult_presence_job(path, k=5, models=(presence(0.0, 0.5), DIVERSE)), needs=ALL_NEEDS,
+                 share_stats=True) as session:
         yield session
 
 
@@ -319,6 +320,24 @@ def test_adult_against_exhaustive_search_and_oracle(adult_session, adult_oracle,
     assert 0 < anonymous < adult_session.lattice.size
     assert checker.monotonic_models == (limit == 0 and models[0]["dmin"] == 0)
     assert_optimal_algorithms_agree(adult_session, reference, models=models, k=k, suppression_limit=limit)
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.1])
+def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, limit):
+    """Every heuristic returns a node the oracle accepts, no better than the optimum; Lightning
+    run to the end proves Flash's optimum."""
+    from sqlanon.search import HEURISTICS
+
+    models, k = ADULT_CASES["combined"]
+    expected = list(models) + [{"type": "k-anonymity", "k": k}]
+    reference, _ = adult_session.search("flash", models=models, k=k, suppression_limit=limit, metric="loss")
+    for heuristic in HEURISTICS:
+        outcome, checker = adult_session.search(heuristic, models=models, k=k, suppression_limit=limit, metric="loss", seed=3)
+        found = outcome.optimum
+        assert found is not None and adult_oracle.evaluate(found.node, expected, checker.limit_rows)[0], heuristic
+        assert found.loss >= reference.optimum.loss, heuristic
+        if heuristic == "lightning" and outcome.proven:
+            assert found.node == reference.optimum.node
 
 
 def test_adult_output_is_verified_against_the_population(adult_population, tmp_path):

@@ -211,7 +211,7 @@ class DuckDBEngine:
         (with a research subset: the population's values, the subset's counts)."""
         value = c.as_text(c.col(name, "s"))
         count = exp.Count(this=exp.Star()) if member is None else exp.Sum(
-            this=exp.Case(ifs=[exp.If(this=member, true=exp.Literal.number(1))], default=exp.Literal.number(0)))
+            this=exp.Case(ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)))
         query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.INPUT, "s"))
                  .group_by(value.copy()).order_by(c.col("label")))
         found = self.run(query)
