@@ -410,7 +410,7 @@ def test_presence_on_random_tables(case):
     ({"dmax": 0.5, "subset": "count"}, "the subset column 'count' is BIGINT, not boolean"),
     ({"dmax": 0.5, "subset": "none"}, "has no row of the input: there is nothing to release"),
     ({"dmax": 0.5, "subset_file": "ids.csv", "key": "nope"}, "key = 'nope' is not a column of the input"),
-    ({"dmax": 0.5, "subset_file": "zips.csv", "key": "zip"}, "the key column 'zip' is not unique in the input"),
+    ({"dmax": 0.5, "subset_file": "zips.csv", "key": "zip"}, "name more than one row of the input's key column 'zip' (e.g. 'a')"),
     ({"dmax": 0.5, "subset_file": "missing.csv", "key": "id"}, "subset_file not found"),
     ({"dmax": 0.5, "subset_file": "other.csv", "key": "id"}, "has no column 'id' (the key); its columns are: ['person']"),
     ({"dmax": 0.5, "subset_file": "stranger.csv", "key": "id"}, "2 identifier(s) of subset_file"),

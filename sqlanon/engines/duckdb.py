@@ -288,11 +288,14 @@ class DuckDBEngine:
                  f"{c.as_text(c.col(subset.key)).sql(DIALECT)} AS key FROM {reader} WHERE {key} IS NOT NULL",
                  {"path": subset.file})
         value = c.as_text(c.col(subset.key, "s")).sql(DIALECT)
-        duplicates = self.run(f"SELECT {value} FROM {c.INPUT} AS s GROUP BY 1 HAVING COUNT(*) > 1 ORDER BY 1 LIMIT {_SHOW}")
+        ids = c.ident(IDS).sql(DIALECT)
+        duplicates = self.run(f"SELECT {value} FROM {c.INPUT} AS s WHERE {value} IN (SELECT key FROM {ids}) "
+                              f"GROUP BY 1 HAVING COUNT(*) > 1 ORDER BY 1 LIMIT {_SHOW}")
         if duplicates:
-            raise ConfigError(f"delta-presence: the key column '{subset.key}' is not unique in the input (e.g. "
-                              f"{', '.join(repr(v) for (v,) in duplicates)}): each identifier must name one row")
-        missing = self.run(f"SELECT key FROM {c.ident(IDS).sql(DIALECT)} WHERE key NOT IN (SELECT {value} FROM {c.INPUT} AS s) "
+            raise ConfigError(f"delta-presence: identifiers of subset_file name more than one row of the input's key "
+                              f"column '{subset.key}' (e.g. {', '.join(repr(v) for (v,) in duplicates)}): each "
+                              "identifier must name one row; use a key that is unique in the input")
+        missing = self.run(f"SELECT key FROM {ids} WHERE key NOT IN (SELECT {value} FROM {c.INPUT} AS s) "
                            "ORDER BY key")
         if missing:
             raise ConfigError(
