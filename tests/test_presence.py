@@ -437,3 +437,49 @@ def test_one_research_subset_per_job_and_lattice_algorithms_only():
         hand_job([PRESENCE, PRESENCE | {"dmax": 0.7}]).validate()
     with pytest.raises(ConfigError, match="delta-presence is not available for k-optimize"):
         hand_job(algorithm="k-optimize").validate()
+
+
+OTHER_MODELS = {
+    "distinct": {"type": "distinct-l-diversity", "attribute": "s", "l": 2},
+    "entropy": {"type": "entropy-l-diversity", "attribute": "s", "l": 1.5},
+    "recursive": {"type": "recursive-cl-diversity", "attribute": "s", "c": 2, "l": 2},
+    "t-equal": {"type": "t-closeness", "attribute": "s", "t": 0.3},
+    "t-hierarchical": {"type": "t-closeness", "attribute": "s", "t": 0.3, "distance": "hierarchical"},
+    "delta-disclosure": {"type": "delta-disclosure", "attribute": "s", "delta": 1.0},
+    "average-risk": {"type": "average-risk", "threshold": 0.3, "max_risk": 0.5},
+    "sample-uniqueness": {"type": "sample-uniqueness", "threshold": 0.1},
+}
+
+
+@pytest.mark.parametrize("name", list(OTHER_MODELS))
+def test_every_model_counts_the_subset(name):
+    """With dmin = 0 and dmax = 1 the other models must decide as on the subset's rows alone:
+    their histograms, sizes and input distribution (q over the subset; 'v' occurs only outside
+    it, with q = 0) are the subset's."""
+    from sqlanon import Hierarchy
+
+    rows = {"a": list("xyzxyzxyzxyzxyzx"), "b": list("pqpqrrpqpqrrpqpq"), "in": [i % 3 != 1 for i in range(16)],
+            "s": list("uvwwuvwuvwuvwwuu")}
+    hier = {"a": [["x", "xy", "*"], ["y", "xy", "*"], ["z", "z", "*"]], "b": [["p", "*"], ["q", "*"], ["r", "*"]]}
+    subset_rows = {c: [v for v, m in zip(values, rows["in"]) if m] for c, values in rows.items() if c != "in"}
+    model = dict(OTHER_MODELS[name])
+    if model.get("distance") == "hierarchical":
+        model["hierarchy"] = Hierarchy.from_rows("s", [["u", "uv", "*"], ["v", "uv", "*"], ["w", "w", "*"]])
+    for limit in (0.0, 0.3):
+        population = table_job(rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
+                               models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"}, model))
+        population.attributes = [a for a in population.attributes if a.name != "in"]
+        alone = table_job(subset_rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
+                          models=(model,))
+        with Session(population, share_stats=True) as p, Session(alone, share_stats=True) as q:
+            got, checker = p.search("exhaustive")
+            want, reference = q.search("exhaustive")
+            failing = 0
+            for node in p.lattice.nodes():
+                a, b = checker.checked(node), reference.checked(node)
+                assert (a.anonymous, a.stats.suppressed, a.stats.kept_classes) == (b.anonymous, b.stats.suppressed, b.stats.kept_classes), node
+                failing += a.stats.suppressed > 0 or not a.anonymous
+            assert failing or name == "sample-uniqueness"  # the model decides something here (no class of one row)
+            assert (got.optimum is None) == (want.optimum is None)
+            if got.optimum is not None:
+                assert (got.optimum.node, got.optimum.loss) == (want.optimum.node, pytest.approx(want.optimum.loss))
