@@ -143,6 +143,42 @@ def _node_source(node: Node, projection: bool, lookup: str) -> tuple[exp.Select,
     return generalized(query, node, "c", projection)
 
 
+def snapshot_query(node: Node, tops: Sequence[int], with_leaves: bool, sensitives: int, lnx: bool,
+                   source: str | None, lookup: str, population: bool = False) -> exp.Select:
+    """A node's classes to keep as a snapshot: in the wide form (every QI's code at each level
+    from the node's up to its top, ``q<j>_<l>``, with leaf counts ``c<j>_<l>``), so any
+    generalization of the node is one GROUP BY over it without a join, and the checks read it
+    with the very templates that read ``sqlanon_wide``. ``source``: the snapshot of a
+    specialization to regroup (None: the base class table). Grouping by the higher levels too
+    changes nothing: hierarchies are functional. ``lnx`` stays the mean of ln c_x per row, so
+    SUM(n * lnx) over the snapshot is the base's sum. With ``population`` (a research subset)
+    the population count ``pop`` is carried too."""
+    if source is None and lookup != "wide":
+        query = exp.select().from_(table(CLASSES, "c"), copy=False)
+        for j in range(len(node)):
+            query = _join(query, j, "c", qi(j))
+        code = lambda j, l: col(f"l{l}", f"h{j}")
+        leaf = lambda j, l: col(f"c{l}", f"h{j}")
+    else:
+        query = exp.select().from_(table(source or WIDE, "c"), copy=False)
+        code = lambda j, l: col(wide_column(j, l), "c")
+        leaf = lambda j, l: col(wide_leaves(j, l), "c")
+    keys = []
+    for j, (level, top) in enumerate(zip(node, tops)):
+        keys += [code(j, l).as_(ident(wide_column(j, l))) for l in range(level, top + 1)]
+        if with_leaves:
+            keys += [leaf(j, l).as_(ident(wide_leaves(j, l))) for l in range(level, top + 1)]
+    keys += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
+    n = col("n", "c")
+    columns = [*keys, exp.Sum(this=n).as_(ident("n"))]
+    if population:  # delta-presence: the population count is summed like n
+        columns.append(exp.Sum(this=col("pop", "c")).as_(ident("pop")))
+    if lnx:
+        total = exp.Sum(this=exp.Mul(this=n.copy(), expression=col("lnx", "c")))
+        columns.append(exp.Div(this=total, expression=exp.Sum(this=n.copy())).as_(ident("lnx")))
+    return query.select(*columns, copy=False).group_by(*(k.this.copy() for k in keys), copy=False)
+
+
 def class_keys(node: Node) -> list[str]:
     return [f"g{j}" for j in range(len(node))]
 

@@ -6,8 +6,9 @@ node M may start from the snapshot of any node S <= M (componentwise): the class
 into those of M because hierarchies are functional. Roll-up uses the node checked just before
 when M generalizes it; the history keeps snapshots of non-anonymous nodes (their
 generalizations are the ones still to be checked; an anonymous node's are tagged) with at most
-``history_ratio`` times as many classes as the input has rows, at most ``history_size`` of
-them, least recently used out first, and offers the stored specialization with the fewest
+``history_ratio`` times as many classes as the base class table has rows (ARX compares with the
+input's rows, which its checks read; ours read the compressed class table), at most
+``history_size`` of them, least recently used out first, and offers the stored specialization with the fewest
 classes. The engine owns the snapshots' storage; this module tells it which to read, which to
 keep and which to drop (``release``).
 """
@@ -55,7 +56,7 @@ def generalizes(node: Node, other: Node) -> bool:
 class Snapshots:
     def __init__(self, settings: SnapshotSettings, rows: int, release: Callable[[Any], None]):
         self.settings = settings
-        self.rows = rows
+        self.rows = rows  # of the base class table
         self.release = release
         self.last: Snapshot | None = None
         self.history: OrderedDict[Node, Snapshot] = OrderedDict()
@@ -64,8 +65,17 @@ class Snapshots:
 
     @property
     def materializing(self) -> bool:
-        """Must every check keep its classes? Only roll-up reads the node checked just before."""
+        """Must every check keep its classes? Only roll-up reads the node checked just before
+        (engines where keeping them costs nothing, arrays, keep them all)."""
         return self.settings.rollup
+
+    def worth_keeping(self, node: Node, classes: int, anonymous: bool) -> bool:
+        """For an engine where keeping a snapshot costs a query (a temp table): keep only a
+        non-anonymous node's (Flash's next checks on its path generalize it; an anonymous
+        node's generalizations are tagged), and only when it is small enough to be cheaper
+        to read than the base class table, by the history's ratio."""
+        return ((self.settings.rollup or self.settings.history) and not anonymous
+                and classes <= self.settings.history_ratio * self.rows)
 
     def start(self, node: Node) -> Start:
         last = self.last
@@ -94,27 +104,27 @@ class Snapshots:
 
     def checked(self, snapshot: Snapshot | None, anonymous: bool) -> None:
         """Record the node just checked (its snapshot if the engine kept one): it becomes the
-        roll-up source; the history keeps it if it qualifies; what nobody holds is released."""
-        previous = self.last
+        roll-up source; the history keeps it if it qualifies; what nobody holds any more is
+        released, once."""
+        before = self._held()
         self.last = snapshot if self.settings.rollup else None
         if snapshot is not None and self.wants(snapshot.node, snapshot.classes, anonymous):
             self.history[snapshot.node] = snapshot
             while len(self.history) > self.settings.history_size:
-                _, evicted = self.history.popitem(last=False)
-                self._drop(evicted)
-        elif snapshot is not None and snapshot is not self.last:
-            self._drop(snapshot)
-        if previous is not None and previous is not snapshot:
-            self._drop(previous)
+                self.history.popitem(last=False)
+        after = self._held()
+        if snapshot is not None:
+            before.setdefault(id(snapshot), snapshot)
+        for key, gone in before.items():
+            if key not in after:
+                self.release(gone.handle)
 
-    def _drop(self, snapshot: Snapshot) -> None:
-        if snapshot is self.last or self.history.get(snapshot.node) is snapshot:
-            return
-        self.release(snapshot.handle)
+    def _held(self) -> dict[int, Snapshot]:
+        return {id(s): s for s in [self.last, *self.history.values()] if s is not None}
 
     def clear(self) -> None:
         """Forget everything (a new search starts cold, so its counters are its own)."""
-        held = {id(s): s for s in [self.last, *self.history.values()] if s is not None}
+        held = self._held()
         self.last = None
         self.history.clear()
         for snapshot in held.values():

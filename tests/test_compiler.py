@@ -46,6 +46,10 @@ CASES = {
                                          drop_suppressed=False),
     "stats_models.sql": _models_check,
     "stats_presence.sql": _presence_check,
+    "snapshot_from_base.sql": lambda: c.create_temp_table("sqlanon_snap_1", c.snapshot_query(
+        (0, 2, 1), (2, 3, 1), True, 1, True, None, "join")),
+    "snapshot_rollup.sql": lambda: c.create_temp_table("sqlanon_snap_2", c.snapshot_query(
+        (1, 2, 1), (2, 3, 1), False, 0, False, "sqlanon_snap_1", "wide")),
     "encode.sql": lambda: c.encode_query(["age", "marital-status", '"; drop table x; --'], ["diagnosis"]),
 }
 

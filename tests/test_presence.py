@@ -340,6 +340,26 @@ def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, lim
             assert found.node == reference.optimum.node
 
 
+def test_adult_snapshots_carry_the_population(adult_population):
+    """Checks from snapshots (roll-up, history) sum ``pop`` like ``n``: every node Flash checks
+    gets the figures of a search without snapshots."""
+    from sqlanon.snapshots import SnapshotSettings
+
+    path, _, _ = adult_population
+    found = {}
+    for switches in (SnapshotSettings(rollup=False, history=False), SnapshotSettings()):
+        job = adult_presence_job(path, k=5, suppression_limit=0.1, metric="loss", snapshots=switches,
+                                 models=ADULT_CASES["combined"][0])
+        with Session(job) as session:
+            outcome, checker = session.search("flash")
+            checked = {n: checker.checked(n).stats for n in session.lattice.nodes() if checker.checked(n)}
+            found[switches.rollup] = (outcome.optimum.node, outcome.optimum.loss, checked,
+                                      session.engine.rollups + session.engine.snapshot_hits)
+    (node, loss, checked, reused), (node2, loss2, checked2, reused2) = found[False], found[True]
+    assert reused == 0 and reused2 > 0
+    assert (node, checked) == (node2, checked2) and loss == pytest.approx(loss2)
+
+
 def test_adult_output_is_verified_against_the_population(adult_population, tmp_path):
     path, _, member = adult_population
     job = adult_presence_job(path, k=5, suppression_limit=0.1, metric="loss", models=ADULT_CASES["combined"][0],

@@ -6,6 +6,7 @@ import csv
 import glob
 import os
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Sequence
 
 import duckdb
@@ -21,7 +22,7 @@ from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 from sqlanon.population import IDS, ResearchSubset, subset_condition
 from sqlanon.population import classes_query as population_classes_query
-from sqlanon.snapshots import SnapshotSettings
+from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
 from sqlanon.stats import ClassStats
 
 DIALECT = "duckdb"
@@ -32,6 +33,14 @@ SOURCE_DB = "sqlanon_source"
 def literal(value: str) -> str:
     """A string literal for the few statements that take no parameters (ATTACH, COPY TO)."""
     return exp.Literal.string(value).sql(DIALECT)
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """A snapshot's temp table and its row count (rows scanned when a check reads it)."""
+
+    name: str
+    rows: int
 
 
 class DuckDBEngine:
@@ -46,10 +55,13 @@ class DuckDBEngine:
                 self.con.execute(f"SET {key} = {literal(str(value))}").fetchall()
         self.lookup = lookup
         self.settings = snapshots
+        self.snapshots = Snapshots(snapshots, 0, self._release_snapshot)
+        self._free: list[str] = []  # names of released snapshot tables, for reuse
+        self._pending = None
+        self._snapshot_serial = 0
+        self._wide_token = c.ident(c.WIDE).sql(DIALECT)
         self.rows_scanned = 0
         self.queries = 0
-        self.rollups = 0
-        self.snapshot_hits = 0
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}
         self._sensitives: list[str] = []
@@ -188,6 +200,9 @@ class DuckDBEngine:
                 column[code] = int(n)
             counts.append(tuple(column))
             self.rows_scanned += self._base_classes
+        self._tops = [len(h.labels) - 1 for _, h in qis]
+        self._needs = needs
+        self.snapshots.rows = self._base_classes
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
                             population=population if subset is not None else None)
 
@@ -305,25 +320,31 @@ class DuckDBEngine:
         return subset_condition(subset, "s")
 
     # -- checks ------------------------------------------------------------------------------
-    def _figures(self, node: Node, keep: KeepCondition, projection: bool = True) -> list[exp.Select]:
+    def _figures(self, node: Node, keep: KeepCondition, lookup: str | None = None) -> list[exp.Select]:
         """The per-class figure queries of the models that read a sensitive histogram."""
         build = getattr(keep, "figures", None)
+        lookup = lookup or self.lookup
         figures = [] if build is None else build(
-            lambda name: c.histogram_query(node, self._sensitives.index(name), projection, self.lookup), c.class_keys(node))
+            lambda name: c.histogram_query(node, self._sensitives.index(name), self.settings.projection, lookup),
+            c.class_keys(node))
         if self._subset is not None:  # the population counts, and only classes with subset rows
-            figures.append(c.population_query(node, projection, self.lookup))
+            figures.append(c.population_query(node, self.settings.projection, lookup))
         return figures
 
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
+        start = self.snapshots.start(node)
+        source = start.snapshot.handle if start.snapshot is not None else None
+        read = source
         query = self._node_query(
             ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
-            lambda n: c.stats_query(n, keep(c.col("n")), with_leaves, lookup=self.lookup,
-                                    figures=self._figures(n, keep), uniques=uniques, sums=sums, lnx=lnx),
+            lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
+                                            self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
+            read,
         )
         row = self.run(query, params)[0]
-        self.rows_scanned += self._base_classes
+        self.rows_scanned += self._rows_of(read)
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
             int(x) if x is not None else None for x in row[:7]
         )
@@ -334,23 +355,73 @@ class DuckDBEngine:
         figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
         histograms = None
         if "suppressed_histograms" in needs:
-            histograms = self._suppressed_histograms(node, keep, params) if suppressed else tuple(() for _ in node)
+            histograms = self._suppressed_histograms(node, keep, params, read) if suppressed else tuple(() for _ in node)
+        self._pending = (node, source, classes)
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
                           figures, min_class)
 
+    # -- snapshots (the policy is sqlanon/snapshots.py; this engine stores them as temp tables)
+    @property
+    def rollups(self) -> int:
+        return self.snapshots.rollups
+
+    @property
+    def snapshot_hits(self) -> int:
+        return self.snapshots.hits
+
+    def _rows_of(self, handle) -> int:
+        return self._base_classes if handle is None else handle.rows
+
+    def _materialize_node(self, node: Node, source) -> Snapshot:
+        """CREATE TEMP TABLE of the node's classes in the wide form, from ``source`` (a
+        snapshot's handle) or the base class table."""
+        if self._free:  # a released table's name: CREATE OR REPLACE saves a DROP per check
+            name = self._free.pop()
+        else:
+            self._snapshot_serial += 1
+            name = f"sqlanon_snap_{self._snapshot_serial}"
+        query = c.snapshot_query(node, self._tops, "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
+                                 source.name if source is not None else None, self.lookup, self._subset is not None)
+        create = c.create_temp_table(name, query)
+        create.set("replace", True)
+        rows = self.run(create)[0][0]
+        self.rows_scanned += self._rows_of(source)
+        return Snapshot(node, _Stored(name, int(rows)), 0)
+
     def checked(self, node: Node, anonymous: bool) -> None:
-        pass
+        """The checker's verdict on the node just computed. A temp table costs a query about
+        as dear as the check, so the node's classes are materialized only now, and only when
+        ``worth_keeping`` (non-anonymous and small); they become the roll-up source and, if
+        the history wants them, a history entry."""
+        pending, self._pending = self._pending, None
+        if pending is None or pending[0] != node:
+            return  # answered without this engine computing it (a shared memo)
+        _, source, classes = pending
+        snapshot = None
+        if self.snapshots.worth_keeping(node, classes, anonymous):
+            snapshot = self._materialize_node(node, source)
+            snapshot.classes = classes
+        self.snapshots.checked(snapshot, anonymous)
 
     def reset_snapshots(self) -> None:
-        pass
+        self._pending = None
+        self.snapshots.clear()
+        for name in self._free:
+            self.run(f"DROP TABLE IF EXISTS {c.ident(name).sql(DIALECT)}")
+        self._free.clear()
 
-    def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict):
+    def _release_snapshot(self, handle) -> None:
+        self._free.append(handle.name)
+
+    def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict, read=None):
         query = self._node_query(
             ("histograms", getattr(keep, "signature", "")), node,
-            lambda n: c.suppressed_histogram_query(n, keep(c.col("n")), lookup=self.lookup, figures=self._figures(n, keep)),
+            lambda n, lookup: c.suppressed_histogram_query(n, keep(c.col("n")), self.settings.projection, lookup,
+                                                           self._figures(n, keep, lookup)),
+            read,
         )
         rows = self.run(query, params)
-        self.rows_scanned += self._base_classes
+        self.rows_scanned += self._rows_of(read)
         result: list[list[int]] = [[] for _ in node]
         for j, _, count in rows:
             result[j].append(int(count))
@@ -358,7 +429,7 @@ class DuckDBEngine:
 
     def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str:
         """The SQL of a node's check, as sent to DuckDB (pretty-printed)."""
-        return c.stats_query(node, keep(c.col("n")), "leaves" in needs, lookup=self.lookup, figures=self._figures(node, keep),
+        return c.stats_query(node, keep(c.col("n")), "leaves" in needs, self.settings.projection, self.lookup, self._figures(node, keep),
                              uniques="uniques" in needs).sql(DIALECT, pretty=True)
 
     def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
@@ -374,14 +445,17 @@ class DuckDBEngine:
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
-    def _node_query(self, shape: tuple, node: Node, build) -> str | exp.Expression:
-        """The SQL of a per-node query; in the wide layout from a template rendered once."""
-        if self.lookup != "wide":
-            return build(node)
+    def _node_query(self, shape: tuple, node: Node, build, read=None) -> str | exp.Expression:
+        """The SQL of a per-node query over the base class table or the snapshot ``read``.
+        Whatever reads the wide form (the wide table, any snapshot) comes from a template
+        rendered once per shape; only base checks in the join layout build a tree per node."""
+        if read is None and self.lookup != "wide":
+            return build(node, self.lookup)
         template = self._templates.get(shape)
         if template is None:
-            template = self._templates[shape] = c.NodeTemplate(build, len(node), DIALECT)
-        return template.render(node)
+            template = self._templates[shape] = c.NodeTemplate(lambda n: build(n, "wide"), len(node), DIALECT)
+        sql = template.render(node)
+        return sql if read is None else sql.replace(self._wide_token, c.ident(read.name).sql(DIALECT))
 
     def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
         """The class table for an in-memory search, read once: leaf codes of each distinct QI

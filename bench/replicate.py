@@ -1,0 +1,73 @@
+"""ADULT replicated N times with a deterministic perturbation of age, as Parquet (bench-only).
+
+Replica 0 is ADULT as it is; replica r > 0 moves each row's age cyclically through the
+hierarchy's domain 1..100, by (7 r + row) mod 100 years, so replicas add new classes instead
+of only multiplying counts (a replicated row keeps its other values). Files are generated once into a cache folder (never committed):
+``$SQLANON_BENCH_CACHE`` or ``bench/.cache``.
+
+    python bench/replicate.py 40          # ADULT x40 (1.2 M rows)
+    python bench/replicate.py --rows 50000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from pathlib import Path
+
+import duckdb
+
+from datasets import SHARED, dataset_job
+
+ADULT = SHARED / "adult" / "adult.csv"
+ADULT_ROWS = 30162
+CACHE = Path(os.environ.get("SQLANON_BENCH_CACHE", Path(__file__).resolve().parent / ".cache"))
+
+
+def replicated(times: int) -> Path:
+    """The Parquet file of ADULT x ``times`` (generated on first use)."""
+    path = CACHE / f"adult_x{times}.parquet"
+    if path.exists():
+        return path
+    CACHE.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    con = duckdb.connect()
+    try:
+        con.execute("SET preserve_insertion_order = false").fetchall()
+        columns = [d[0] for d in con.execute("SELECT * FROM read_csv($p, delim = ';', header = true, all_varchar = true) LIMIT 0",
+                                             {"p": str(ADULT)}).description]
+        quoted = {c: '"' + c.replace('"', '""') + '"' for c in columns}
+        age = ("CASE WHEN r.r = 0 THEN a.age ELSE CAST(1 + (CAST(a.age AS INTEGER) - 1 + 7 * r.r + a.row) % 100 "
+               "AS VARCHAR) END AS age")
+        select = ", ".join(age if c == "age" else f"a.{quoted[c]}" for c in columns)
+        con.execute(
+            f"COPY (SELECT {select} FROM (SELECT *, row_number() OVER () AS row "
+            f"FROM read_csv($p, delim = ';', header = true, all_varchar = true)) AS a, range($n) AS r(r)) "
+            f"TO '{partial}' (FORMAT parquet, ROW_GROUP_SIZE 1000000)",
+            {"p": str(ADULT), "n": times},
+        ).fetchall()
+    finally:
+        con.close()
+    partial.rename(path)
+    return path
+
+
+def replicated_job(times: int, **kwargs):
+    """The ADULT job (9 QIs) over the replicated Parquet file."""
+    job = dataset_job("adult", **kwargs)
+    job.input.path = str(replicated(times))
+    return job
+
+
+def times_for(rows: int) -> int:
+    return math.ceil(rows / ADULT_ROWS)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("times", nargs="?", type=int, default=40)
+    parser.add_argument("--rows", type=int, help="at least this many rows instead of a factor")
+    args = parser.parse_args()
+    n = times_for(args.rows) if args.rows else args.times
+    print(replicated(n), f"{n * ADULT_ROWS:,} rows")
