@@ -113,15 +113,27 @@ def sensitive(i: int) -> str:
     return f"s{i}"
 
 
+def _narrow(e: exp.Expression, values: int | None) -> exp.Expression:
+    """Codes in the smallest integer type that holds ``values`` of them: GROUP BY hashes and
+    compares narrower keys faster (bench/check_overhead.py)."""
+    if values is None:
+        return e
+    types = exp.DataType.Type
+    kind = types.UTINYINT if values <= 256 else types.USMALLINT if values <= 65536 else None
+    return exp.Cast(this=e, to=exp.DataType(this=kind)) if kind else e
+
+
 def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, lnx: bool = False,
-               population: bool = False) -> exp.Select:
-    """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level (with
-    ``population``, the base table's population count ``pop`` is carried too)."""
+               sizes: Sequence[Sequence[int]] | None = None, population: bool = False) -> exp.Select:
+    """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level and
+    ``sizes[j][l]`` the number of codes at level l (for narrow types). With ``population``
+    (delta-presence), the base table's population count ``pop`` is carried too."""
     query = exp.select().from_(table(CLASSES, "c"), copy=False)
     columns = []
     for j, top in enumerate(levels):
         query = _join(query, j, "c", qi(j))
-        columns += [col(f"l{l}", f"h{j}").as_(ident(wide_column(j, l))) for l in range(top + 1)]
+        columns += [_narrow(col(f"l{l}", f"h{j}"), sizes[j][l] if sizes else None).as_(ident(wide_column(j, l)))
+                    for l in range(top + 1)]
         if with_leaves:
             columns += [col(f"c{l}", f"h{j}").as_(ident(wide_leaves(j, l))) for l in range(top + 1)]
     columns += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
@@ -175,7 +187,10 @@ def snapshot_query(node: Node, tops: Sequence[int], with_leaves: bool, sensitive
         columns.append(exp.Sum(this=col("pop", "c")).as_(ident("pop")))
     if lnx:
         total = exp.Sum(this=exp.Mul(this=n.copy(), expression=col("lnx", "c")))
-        columns.append(exp.Div(this=total, expression=exp.Sum(this=n.copy())).as_(ident("lnx")))
+        rows = exp.Sum(this=n.copy())
+        if population:  # a group of population rows only has n = 0: its lnx is NULL, not 0 / 0
+            rows = exp.Nullif(this=rows, expression=exp.Literal.number(0))
+        columns.append(exp.Div(this=total, expression=rows).as_(ident("lnx")))
     return query.select(*columns, copy=False).group_by(*(k.this.copy() for k in keys), copy=False)
 
 
@@ -273,6 +288,44 @@ def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection:
         columns.append(_sum(_case(unique, exp.Literal.number(1), zero)).as_(ident("uniques")))
     columns += [e.as_(ident(name)) for name, e in (sums or {}).items()]
     return exp.select(*columns).from_(flagged.subquery(ident("f"), copy=False), copy=False)
+
+
+def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, uniques: bool = False) -> exp.Select:
+    """``stats_query`` for jobs whose models and metric read only class sizes (and leaf
+    counts), over the wide form: one nesting level, FILTER aggregates, no group keys in the
+    inner projection. DuckDB binds and plans it in about half the time (bench/check_overhead.py).
+    ``keep`` is over the class size ``n``; a class whose condition is NULL counts as suppressed,
+    as in ``stats_query``."""
+    n = col("n")
+    codes = [col(wide_column(j, l), "c") for j, l in enumerate(node)]
+    inner = [exp.Sum(this=col("n", "c")).as_(ident("n"))]
+    if with_leaves:
+        inner += [exp.Max(this=col(wide_leaves(j, l), "c")).as_(ident(f"leaves{j}")) for j, l in enumerate(node)]
+    classes = exp.select(*inner).from_(table(WIDE, "c")).group_by(*codes)
+
+    def only(aggregate: exp.Expression, condition: exp.Expression) -> exp.Filter:
+        return exp.Filter(this=aggregate, expression=exp.Where(this=condition))
+
+    kept = exp.Paren(this=keep)
+    surely_kept = exp.Paren(this=exp.Is(this=kept.copy(), expression=exp.true()))
+    zero = exp.Literal.number(0)
+    columns = [
+        exp.Count(this=exp.Star()).as_(ident("classes")),
+        only(exp.Count(this=exp.Star()), kept.copy()).as_(ident("kept_classes")),
+        exp.Coalesce(this=only(exp.Sum(this=n.copy()), exp.Not(this=surely_kept)), expressions=[zero.copy()]).as_(ident("suppressed")),
+        only(exp.Min(this=n.copy()), kept.copy()).as_(ident("min_kept")),
+        exp.Coalesce(this=only(exp.Sum(this=exp.Mul(this=n.copy(), expression=n.copy())), kept.copy()),
+                     expressions=[zero.copy()]).as_(ident("dm_kept")),
+        exp.Coalesce(this=exp.Sum(this=exp.Mul(this=n.copy(), expression=n.copy())), expressions=[zero.copy()]).as_(ident("dm_all")),
+        exp.Min(this=n.copy()).as_(ident("min_class")),
+    ]
+    if with_leaves:
+        columns += [exp.Coalesce(this=only(exp.Sum(this=exp.Mul(this=n.copy(), expression=col(f"leaves{j}"))), kept.copy()),
+                                 expressions=[zero.copy()]).as_(ident(f"leaves{j}")) for j in range(len(node))]
+    if uniques:
+        one = exp.and_(kept.copy(), exp.EQ(this=n.copy(), expression=exp.Literal.number(1)))
+        columns.append(only(exp.Count(this=exp.Star()), one).as_(ident("uniques")))
+    return exp.select(*columns).from_(classes.subquery(ident("cls")))
 
 
 def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: bool = True, lookup: str = "wide",

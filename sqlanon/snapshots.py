@@ -6,9 +6,8 @@ node M may start from the snapshot of any node S <= M (componentwise): the class
 into those of M because hierarchies are functional. Roll-up uses the node checked just before
 when M generalizes it; the history keeps snapshots of non-anonymous nodes (their
 generalizations are the ones still to be checked; an anonymous node's are tagged) with at most
-``history_ratio`` times as many classes as the base class table has rows (ARX compares with the
-input's rows, which its checks read; ours read the compressed class table), at most
-``history_size`` of them, least recently used out first, and offers the stored specialization with the fewest
+``history_ratio`` times as many classes as the input has rows, at most ``history_size`` of
+them, least recently used out first, and offers the stored specialization with the fewest
 classes. The engine owns the snapshots' storage; this module tells it which to read, which to
 keep and which to drop (``release``).
 """
@@ -56,7 +55,7 @@ def generalizes(node: Node, other: Node) -> bool:
 class Snapshots:
     def __init__(self, settings: SnapshotSettings, rows: int, release: Callable[[Any], None]):
         self.settings = settings
-        self.rows = rows  # of the base class table
+        self.rows = rows  # of the input
         self.release = release
         self.last: Snapshot | None = None
         self.history: OrderedDict[Node, Snapshot] = OrderedDict()

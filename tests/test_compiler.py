@@ -39,6 +39,7 @@ def _presence_check():
 
 CASES = {
     "stats_wide.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="wide"),
+    "stats_lean.sql": lambda: c.lean_stats_query((0, 2, 1), KEEP.copy(), with_leaves=True),
     "stats_join.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="join"),
     "suppressed_histograms.sql": lambda: c.suppressed_histogram_query((0, 2, 1), KEEP.copy()),
     "output.sql": lambda: c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size),

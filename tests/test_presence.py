@@ -3,7 +3,7 @@ a file of identifiers, non-monotonicity, ADULT against exhaustive search and a n
 random tables (hypothesis), written outputs and their independent re-check, bad settings."""
 
 import csv
-import json
+import math
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -164,6 +164,7 @@ def test_wide_and_join_layouts_agree(models):
         with Session(job) as session:
             checker = session.checker()
             results[lookup] = [(checker.check(node).stats, checker.check(node).loss) for node in session.lattice.nodes()]
+    assert all(math.isfinite(loss) for _, loss in results["wide"])
     assert results["wide"] == results["join"]
 
 

@@ -53,6 +53,8 @@ class DuckDBEngine:
         for key, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
             if value is not None:
                 self.con.execute(f"SET {key} = {literal(str(value))}").fetchall()
+        self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+        self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
         self.lookup = lookup
         self.settings = snapshots
         self.snapshots = Snapshots(snapshots, 0, self._release_snapshot)
@@ -68,8 +70,10 @@ class DuckDBEngine:
         self._subset: ResearchSubset | None = None
 
     # -- execution -------------------------------------------------------------------------
-    def run(self, query: exp.Expression | str, params: dict | None = None) -> list[tuple]:
-        """Execute and fetch everything (DuckDB 2 refuses new work while a result is open)."""
+    def run(self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None) -> list[tuple]:
+        """Execute and fetch everything (DuckDB 2 refuses new work while a result is open).
+        ``lean_rows``: the query is a lean GROUP BY over a table of that many rows (see _mode)."""
+        self._mode(lean_rows is not None, lean_rows or 0)
         sql = query if isinstance(query, str) else query.sql(DIALECT)
         self.queries += 1
         with interruptible():
@@ -190,7 +194,7 @@ class DuckDBEngine:
         self._base_classes = self.run(f"SELECT COUNT(*) FROM {c.CLASSES}")[0][0]
         if self.lookup == "wide":
             wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs,
-                                population=subset is not None)
+                                [[len(labels) for labels in h.labels] for _, h in qis], population=subset is not None)
             self.run(c.create_temp_table(c.WIDE, wide))
         counts = []
         for j, (_, hierarchy) in enumerate(qis):
@@ -202,7 +206,7 @@ class DuckDBEngine:
             self.rows_scanned += self._base_classes
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._needs = needs
-        self.snapshots.rows = self._base_classes
+        self.snapshots.rows = population  # the input's rows (the population's with a research subset)
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
                             population=population if subset is not None else None)
 
@@ -250,6 +254,7 @@ class DuckDBEngine:
             self._materialize(name, data, replace=True)
 
     def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
+        self._mode(False, 0)
         self.con.register("sqlanon_staging", data)
         create = "CREATE OR REPLACE TEMP TABLE" if replace else "CREATE TEMP TABLE"
         self.con.execute(f"{create} {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
@@ -337,13 +342,20 @@ class DuckDBEngine:
         start = self.snapshots.start(node)
         source = start.snapshot.handle if start.snapshot is not None else None
         read = source
-        query = self._node_query(
-            ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
-            lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
-                                            self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
-            read,
-        )
-        row = self.run(query, params)[0]
+        # Sizes (and leaf counts) only, over the wide form: the lean query shape and mode.
+        lean = (not sums and getattr(keep, "figures", None) is None and (read is not None or self.lookup == "wide")
+                and self._subset is None)  # a research subset joins the population query (see _figures)
+        if lean:
+            query = self._node_query(("lean", with_leaves, uniques, getattr(keep, "signature", "")), node,
+                                     lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques), read)
+        else:
+            query = self._node_query(
+                ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
+                lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
+                                                self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
+                read,
+            )
+        row = self.run(query, params, self._rows_of(read) if lean else None)[0]
         self.rows_scanned += self._rows_of(read)
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
             int(x) if x is not None else None for x in row[:7]
@@ -359,6 +371,22 @@ class DuckDBEngine:
         self._pending = (node, source, classes)
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
                           figures, min_class)
+
+    def _mode(self, lean: bool, rows: int) -> None:
+        """DuckDB settings for the next query. A lean check (one GROUP BY, no join) spends
+        more time in the optimizer than in executing, and a table of one row group (122,880
+        rows) gives a second thread nothing to scan; so those run with the optimizer off and
+        on one thread. Anything with joins or window functions runs as configured. A SET costs
+        about 0.25 ms, so only changes are sent."""
+        wanted = (lean, 1 if lean and rows < 122_880 else self._threads)
+        if wanted == self._current_mode:
+            return
+        optimizer, threads = wanted
+        if optimizer != self._current_mode[0]:
+            self.con.execute(f"SET enable_optimizer = {'false' if lean else 'true'}").fetchall()
+        if threads != self._current_mode[1]:
+            self.con.execute(f"SET threads = {int(threads)}").fetchall()
+        self._current_mode = wanted
 
     # -- snapshots (the policy is sqlanon/snapshots.py; this engine stores them as temp tables)
     @property
@@ -384,7 +412,8 @@ class DuckDBEngine:
                                  source.name if source is not None else None, self.lookup, self._subset is not None)
         create = c.create_temp_table(name, query)
         create.set("replace", True)
-        rows = self.run(create)[0][0]
+        wide_form = source is not None or self.lookup == "wide"
+        rows = self.run(create, lean_rows=self._rows_of(source) if wide_form else None)[0][0]
         self.rows_scanned += self._rows_of(source)
         return Snapshot(node, _Stored(name, int(rows)), 0)
 
@@ -439,6 +468,7 @@ class DuckDBEngine:
 
     def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
         """Every class of a node with its size, the models' figures and its verdict, in code order."""
+        self._mode(False, 0)
         cls = c.class_query(node, False, True, self.lookup, self._figures(node, keep)).subquery(c.ident("cls"))
         query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))
         cursor = self.con.execute(query.sql(DIALECT), params)
@@ -461,6 +491,7 @@ class DuckDBEngine:
         """The class table for an in-memory search, read once: leaf codes of each distinct QI
         combination (m, d), its rows (m,), and with ``label`` the label values and the rows of
         each combination per label value (m, L)."""
+        self._mode(False, 0)
         dimensions = len(self._qi_names)
         query = c.labelled_classes_query(dimensions, label)
         with interruptible():
@@ -511,6 +542,7 @@ class DuckDBEngine:
         self._write_query(query, params, output, target)
 
     def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str) -> None:
+        self._mode(False, 0)
         params = {**params, "mask": "*"}
         sql = query.sql(DIALECT)
         with interruptible():
