@@ -19,7 +19,7 @@ from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
 from sqlanon.search import HEURISTICS, SearchOutcome
 from sqlanon.session import Session
-from sqlanon.verify import verify
+from sqlanon.verify import Population, verify
 
 
 @dataclass
@@ -148,14 +148,18 @@ def _execute_intervals(job: Job, on_phase=None) -> Result:
 
 def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase) -> dict:
     job = session.job
+    population = None
+    if session.subset is not None:  # delta-presence is re-checked against the input itself
+        population = Population(job.input, [h.rows for h in session.hierarchy_objects], best.node, session.subset)
     return _publish(
         session, phase,
         lambda target: session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target),
-        best.stats.suppressed, checker.limit_rows, checker.models, session.overall(),
+        best.stats.suppressed, checker.limit_rows, checker.models, session.overall(), population,
     )
 
 
-def _publish(session: Session, phase, write, suppressed: int, limit_rows: int, models=(), overall=None) -> dict:
+def _publish(session: Session, phase, write, suppressed: int, limit_rows: int, models=(), overall=None,
+             population=None) -> dict:
     """Write the output atomically, then verify it independently (removing it if that fails)."""
     job = session.job
     phase("write")
@@ -163,7 +167,7 @@ def _publish(session: Session, phase, write, suppressed: int, limit_rows: int, m
         write(target)
     phase("verify")
     try:
-        return verify(job.output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall)
+        return verify(job.output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall, population)
     except Exception:
         remove_output(job.output)
         raise
@@ -177,6 +181,7 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
         "input": job.input.describe(),
         "rows": prepared.rows,
         "base_classes": prepared.base_classes,
+        **({"population_rows": prepared.population} if getattr(prepared, "population", None) is not None else {}),
         "quasi_identifiers": session.qis,
         "privacy": {"models": [{"model": "k-anonymity", "k": job.k}], "suppression_limit": job.suppression_limit,
                     "suppression_limit_rows": limit_rows},
@@ -248,7 +253,11 @@ def _models_report(checker: Checker, best, verification, rows: int) -> list[dict
     models = []
     for model in checker.models:
         entry = model.describe()
-        if best is not None and model.whole_table:
+        if best is not None and getattr(model, "population", False):
+            kept = [r for r in checker.engine.class_figures(best.node, checker.keep, checker.params) if r["kept"]]
+            deltas = [model.presence_value(r["n"], r["pop"]) for r in kept]
+            entry["achieved"] = {"dmin": min(deltas), "dmax": max(deltas)} if deltas else None
+        elif best is not None and model.whole_table:
             entry["achieved"] = model.stats_value(best.stats, rows)
         elif best is not None and model.attribute is None:
             entry["achieved"] = best.stats.min_kept

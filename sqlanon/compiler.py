@@ -124,9 +124,10 @@ def _narrow(e: exp.Expression, values: int | None) -> exp.Expression:
 
 
 def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, lnx: bool = False,
-               sizes: Sequence[Sequence[int]] | None = None) -> exp.Select:
+               sizes: Sequence[Sequence[int]] | None = None, population: bool = False) -> exp.Select:
     """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level and
-    ``sizes[j][l]`` the number of codes at level l (for narrow types)."""
+    ``sizes[j][l]`` the number of codes at level l (for narrow types). With ``population``
+    (delta-presence), the base table's population count ``pop`` is carried too."""
     query = exp.select().from_(table(CLASSES, "c"), copy=False)
     columns = []
     for j, top in enumerate(levels):
@@ -138,6 +139,8 @@ def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, ln
     columns += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
     if lnx:
         columns.append(col("lnx", "c").as_(ident("lnx")))
+    if population:
+        columns.append(col("pop", "c").as_(ident("pop")))
     return query.select(*columns, col("n", "c").as_(ident("n")), copy=False)
 
 
@@ -153,14 +156,15 @@ def _node_source(node: Node, projection: bool, lookup: str) -> tuple[exp.Select,
 
 
 def snapshot_query(node: Node, tops: Sequence[int], with_leaves: bool, sensitives: int, lnx: bool,
-                   source: str | None, lookup: str) -> exp.Select:
+                   source: str | None, lookup: str, population: bool = False) -> exp.Select:
     """A node's classes to keep as a snapshot: in the wide form (every QI's code at each level
     from the node's up to its top, ``q<j>_<l>``, with leaf counts ``c<j>_<l>``), so any
     generalization of the node is one GROUP BY over it without a join, and the checks read it
     with the very templates that read ``sqlanon_wide``. ``source``: the snapshot of a
     specialization to regroup (None: the base class table). Grouping by the higher levels too
     changes nothing: hierarchies are functional. ``lnx`` stays the mean of ln c_x per row, so
-    SUM(n * lnx) over the snapshot is the base's sum."""
+    SUM(n * lnx) over the snapshot is the base's sum. With ``population`` (a research subset)
+    the population count ``pop`` is carried too."""
     if source is None and lookup != "wide":
         query = exp.select().from_(table(CLASSES, "c"), copy=False)
         for j in range(len(node)):
@@ -179,9 +183,14 @@ def snapshot_query(node: Node, tops: Sequence[int], with_leaves: bool, sensitive
     keys += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
     n = col("n", "c")
     columns = [*keys, exp.Sum(this=n).as_(ident("n"))]
+    if population:  # delta-presence: the population count is summed like n
+        columns.append(exp.Sum(this=col("pop", "c")).as_(ident("pop")))
     if lnx:
         total = exp.Sum(this=exp.Mul(this=n.copy(), expression=col("lnx", "c")))
-        columns.append(exp.Div(this=total, expression=exp.Sum(this=n.copy())).as_(ident("lnx")))
+        rows = exp.Sum(this=n.copy())
+        if population:  # a group of population rows only has n = 0: its lnx is NULL, not 0 / 0
+            rows = exp.Nullif(this=rows, expression=exp.Literal.number(0))
+        columns.append(exp.Div(this=total, expression=rows).as_(ident("lnx")))
     return query.select(*columns, copy=False).group_by(*(k.this.copy() for k in keys), copy=False)
 
 
@@ -235,6 +244,19 @@ def histogram_query(node: Node, i: int, projection: bool = True, lookup: str = "
         .from_(counts.subquery(ident("x")))
         .join(table(sval_table(i), "sv"), on=exp.EQ(this=col("code", "sv"), expression=col("v", "x")))
     )
+
+
+def population_query(node: Node, projection: bool = True, lookup: str = "wide") -> exp.Select:
+    """Per class with rows of the research subset (delta-presence): its population count
+    ``pop``. Joined to the class table like a model's figures, it also drops the classes of the
+    population without subset rows (see ``sqlanon/population.py``)."""
+    query, codes, _ = _node_source(node, projection, lookup)
+    return query.select(
+        *(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)),
+        exp.Sum(this=col("pop", "c")).as_(ident("pop")),
+        copy=False,
+    ).group_by(*(x.copy() for x in codes), copy=False).having(
+        exp.GT(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
 
 
 def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide",

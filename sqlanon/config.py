@@ -288,14 +288,44 @@ class Job:
         from sqlanon.criteria import build_model
 
         roles = {a.name: a.role for a in self.attributes}
+        subsets = 0
         for spec in self.models:
             model = build_model(spec)
+            if getattr(model, "population", False):
+                subsets += 1
+                self._validate_subset(model, roles, subsets)
             if model.attribute is not None and roles.get(model.attribute) != "sensitive":
                 raise ConfigError(
                     f"the {model.name} model names attribute '{model.attribute}', which is "
                     + (f"'{roles[model.attribute]}'" if model.attribute in roles else "not in the job")
                     + f": give it role = \"sensitive\" ([attributes.\"{model.attribute}\"])"
                 )
+
+    def _validate_subset(self, model, roles: dict, count: int) -> None:
+        """A job has one research subset; its boolean column is the model's, never released."""
+        if count > 1:
+            raise ConfigError("a job takes one delta-presence model (one research subset): merge the entries "
+                              "into one with the narrowest dmin and dmax")
+        if self.algorithm in INTERVAL_ALGORITHMS:
+            raise ConfigError(f"delta-presence is not available for {self.algorithm}: use an algorithm over the "
+                              "generalization lattice (flash, ola, incognito, exhaustive or a heuristic)")
+        column = model.subset.column
+        if column is not None and roles.get(column) not in (None, "identifying"):
+            raise ConfigError(
+                f"the delta-presence subset column '{column}' has role \"{roles[column]}\": it marks the research "
+                "subset and is not released; remove its [attributes] entry (or make it \"identifying\")"
+            )
+
+    @property
+    def research_subset(self):
+        """The research subset of the job's delta-presence model (a ResearchSubset), or None."""
+        from sqlanon.criteria import build_model
+
+        for spec in self.models:
+            model = build_model(spec)
+            if getattr(model, "population", False):
+                return model.subset
+        return None
 
     @property
     def sensitive_attributes(self) -> list[str]:
@@ -516,12 +546,13 @@ def _genetic(table: Any, where: str) -> GeneticParams:
 
 
 def _model_spec(model: dict, resolve, where: str) -> dict:
-    """Check one [[privacy.models]] entry (other than k-anonymity); resolve its hierarchy path."""
+    """Check one [[privacy.models]] entry (other than k-anonymity); resolve its file paths."""
     from sqlanon.criteria import build_model
 
     spec = dict(model)
-    if isinstance(spec.get("hierarchy"), str):
-        spec["hierarchy"] = resolve(spec["hierarchy"])
+    for key in ("hierarchy", "subset_file"):
+        if isinstance(spec.get(key), str):
+            spec[key] = resolve(spec[key])
     try:
         build_model(spec)
     except ConfigError as error:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import replace
 from math import prod
@@ -49,8 +50,14 @@ class Session:
             lattice_metric = job.algorithm not in INTERVAL_ALGORITHMS
             self.needs = (METRICS[job.metric].needs if lattice_metric else frozenset()) if needs is None else needs
             self.sensitives = job.sensitive_attributes if lattice_metric else []
+            self.subset = job.research_subset
+            # only a job with a research subset (delta-presence) passes one: engines without it still serve the rest
+            subset = {"subset": self.subset} if self.subset is not None else {}
+            if subset and "subset" not in inspect.signature(self.engine.prepare).parameters:
+                raise ConfigError(f"the {job.engine} engine does not support delta-presence (a research subset); "
+                                  "use engine.name = \"duckdb\"")
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
-                                                self.sensitives)
+                                                self.sensitives, **subset)
         except BaseException:
             self.engine.close()
             raise
@@ -96,6 +103,9 @@ class Session:
         """The job's privacy models, their auxiliary tables stored in the engine."""
         models = build_models(job.k, job.models)
         for model in models:
+            if getattr(model, "population", False) and model.subset != self.subset:
+                raise ConfigError(f"the delta-presence model reads the research subset {model.subset.describe()}, "
+                                  "which this session did not prepare")
             if model.attribute is None:
                 continue
             if model.attribute not in self.sensitives:
@@ -213,6 +223,16 @@ def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputCo
             f"column(s) {unknown} named in the job are not in the input {job.input.describe()}; "
             f"its columns are: {columns}"
         )
+    subset = job.research_subset
+    if subset is not None:
+        option = "subset" if subset.column is not None else "key"
+        if subset.input_column not in columns:
+            raise ConfigError(
+                f"the delta-presence model's {option} = '{subset.input_column}' is not a column of the input "
+                f"{job.input.describe()}; its columns are: {columns}"
+            )
+        if subset.column is not None and subset.column not in job.input.drop:  # the model's, never released
+            roles.setdefault(subset.column, "identifying")
     both = [name for name in job.input.drop if name in roles]
     if both:
         raise ConfigError(f"column(s) {both} have a role and are also listed in input.drop: pick one")

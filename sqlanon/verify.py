@@ -19,7 +19,7 @@ import duckdb
 from sqlglot import exp
 
 from sqlanon.compiler import col, ident, param
-from sqlanon.config import Output
+from sqlanon.config import Output, Source
 from sqlanon.errors import VerificationError
 
 MASK = "*"
@@ -81,6 +81,58 @@ def measure(output: Output, qis: list[str], k: int) -> Verification:
     return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows))
 
 
+@dataclass(frozen=True)
+class Population:
+    """What the re-check of delta-presence needs beside the output: the input (the
+    population), the QIs' hierarchy rows (value -> label at each level), the levels written,
+    and the research subset (``sqlanon.population.ResearchSubset``)."""
+
+    source: Source
+    hierarchies: list
+    levels: tuple
+    subset: object
+
+
+def population_counts(population: Population, qis: list[str]) -> tuple[Counter, Counter]:
+    """Per class of the written levels (keyed by its labels as written): the input's rows and
+    the research subset's rows, counted with a fresh connection straight from the input."""
+    source, subset = population.source, population.subset
+    con = duckdb.connect()
+    try:
+        if source.kind == "arrow":
+            con.register("population", source.arrow)
+            relation, params = "population", {}
+        elif source.kind == "csv":
+            relation, params = "read_csv($path, delim = $delim, header = true, all_varchar = true)", {
+                "path": source.path, "delim": source.delimiter}
+        elif source.kind == "parquet":
+            relation, params = "read_parquet($path)", {"path": source.path}
+        else:
+            con.execute(f"ATTACH {exp.Literal.string(source.path).sql('duckdb')} AS population_db (READ_ONLY)").fetchall()
+            relation = exp.Table(this=ident(source.table), db=ident("main"), catalog=ident("population_db")).sql("duckdb")
+            params = {}
+        text = [exp.Coalesce(this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
+                for q in qis]
+        if subset.column is not None:
+            member = f"COALESCE(TRY_CAST({col(subset.column).sql('duckdb')} AS BOOLEAN), FALSE)"
+        else:
+            reader = ("read_parquet($ids)" if subset.file.lower().endswith(".parquet")
+                      else "read_csv($ids, header = true, all_varchar = true)")
+            key = exp.Cast(this=col(subset.key), to=exp.DataType.build("VARCHAR")).sql("duckdb")
+            member = f"{key} IN (SELECT {key} FROM {reader} WHERE {key} IS NOT NULL)"
+            params = {**params, "ids": subset.file}
+        rows = con.execute(f"SELECT {', '.join(t.sql('duckdb') for t in text)}, {member} FROM {relation}", params).fetchall()
+    finally:
+        con.close()
+    maps = [{row[0]: row[level] for row in rows_} for rows_, level in zip(population.hierarchies, population.levels)]
+    everyone, chosen = Counter(), Counter()
+    for row in rows:
+        key = tuple(m[v] for m, v in zip(maps, row[:-1]))
+        everyone[key] += 1
+        chosen[key] += bool(row[-1])
+    return everyone, chosen
+
+
 def _released_groups(output: Output, qis: list[str], attributes: list[str]) -> dict[tuple, list[tuple]]:
     """QI values as written -> the sensitive values (as text) of the group's rows."""
     con = duckdb.connect()
@@ -99,11 +151,15 @@ def _released_groups(output: Output, qis: list[str], attributes: list[str]) -> d
     return groups
 
 
-def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int) -> list[dict]:
+def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int,
+                 population: tuple[Counter, Counter] | None = None) -> list[dict]:
     """Re-evaluate every model on the released groups; return each with its achieved value.
 
     ``overall``: per sensitive attribute, each value's frequency in the input (with
-    ``suppressed = "mask"`` every row is in the output, and it must match).
+    ``suppressed = "mask"`` every row is in the output, and it must match). ``population``: the
+    population's and the research subset's rows per class (``population_counts``), for
+    delta-presence: a released group must hold all its class's subset rows, and its delta is
+    their share of the class's population.
     """
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
     groups = _released_groups(output, qis, attributes)
@@ -118,7 +174,14 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     values: dict[int, list[float]] = defaultdict(list)
     for key, group in released.items():
         for index, model in enumerate(models):
-            if model.attribute is None:  # a condition on the size (k, max_risk) or none
+            if getattr(model, "population", False):
+                everyone, chosen = population
+                if chosen.get(key, 0) != len(group):
+                    raise VerificationError(
+                        f"output {output.path}: the released class {dict(zip(qis, key))} has {len(group)} rows, but "
+                        f"the research subset has {chosen.get(key, 0)} in it. The output was removed; this is a bug.")
+                value = model.presence_value(len(group), everyone[key])
+            elif model.attribute is None:  # a condition on the size (k, max_risk) or none
                 value = len(group)
             else:
                 value = model.class_value(Counter(r[attributes.index(model.attribute)] for r in group), overall[model.attribute])
@@ -135,6 +198,8 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
             value = model.table_value(sizes)
             if not model.table_holds(value):
                 raise VerificationError(f"output {output.path}: {model.describe()} fails on the released table ({value}). This is a bug.")
+        elif values[index] and getattr(model, "population", False):  # the range of delta
+            value = {"dmin": min(values[index]), "dmax": max(values[index])}
         elif values[index]:
             value = (min if model.worst == "min" else max)(values[index])
         else:
@@ -144,11 +209,15 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
 
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
-           models=(), overall: dict | None = None) -> dict:
-    """Raise VerificationError unless the written output is what the search promised."""
+           models=(), overall: dict | None = None, population: Population | None = None) -> dict:
+    """Raise VerificationError unless the written output is what the search promised. With a
+    research subset (``population``), ``rows`` must also be the subset's rows counted afresh."""
     v = measure(output, qis, k)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
     problems = []
+    counts = population_counts(population, qis) if population is not None else None
+    if counts is not None and sum(counts[1].values()) != rows:
+        problems.append(f"the research subset has {sum(counts[1].values())} rows in the input, but {rows} were released")
     if v.rows != expected_rows:
         problems.append(f"it has {v.rows} rows, expected {expected_rows}")
     if v.small_group_rows > limit_rows:
@@ -159,7 +228,7 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
         problems.append(f"only {v.masked_rows} rows are masked, but {suppressed} were suppressed")
     if problems:
         raise VerificationError(f"output {output.path} failed verification: " + "; ".join(problems) + ". This is a bug.")
-    achieved = check_models(output, qis, list(models), overall or {}, suppressed) if models else []
+    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts) if models else []
     return {
         "verified": True,
         "models": achieved,

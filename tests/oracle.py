@@ -192,16 +192,22 @@ def _close(a, b) -> bool:
 class ModelOracle:
     """Privacy models from their definitions (README and issue), over per-class histograms of
     one sensitive attribute computed with numpy; shares nothing with sqlanon's SQL or its
-    Python twins. ``records``: QI value tuples; ``sensitive``: the attribute's values."""
+    Python twins. ``records``: QI value tuples; ``sensitive``: the attribute's values.
 
-    def __init__(self, records, sensitive, hierarchies: dict[str, list[list[str]]]):
+    ``subset`` (booleans, one per record): the research subset of delta-presence. Then the
+    records are the population: histograms, q and every model but delta-presence count the
+    subset's records only, a class without them is not a class of the release, and
+    ``populations`` gives each class's records of the population."""
+
+    def __init__(self, records, sensitive, hierarchies: dict[str, list[list[str]]], subset=None):
         self.qis = list(hierarchies)
         self.heights = [len(hierarchies[q][0]) - 1 for q in self.qis]
         self.values = sorted(set(sensitive))
         s_index = {v: i for i, v in enumerate(self.values)}
         self.s = np.array([s_index[v] for v in sensitive])
-        self.n = len(sensitive)
-        self.q = np.bincount(self.s, minlength=len(self.values)) / self.n
+        self.member = np.ones(len(sensitive), dtype=bool) if subset is None else np.asarray(subset, dtype=bool)
+        self.n = int(self.member.sum())
+        self.q = np.bincount(self.s[self.member], minlength=len(self.values)) / self.n
         self.codes = []  # per QI and level: code of every record
         for j, q in enumerate(self.qis):
             rows = {r[0]: r for r in hierarchies[q]}
@@ -219,17 +225,26 @@ class ModelOracle:
         """(classes x values) counts, remembered per node."""
         cache = self.__dict__.setdefault("_cache", {})
         if node not in cache:
-            packed = np.zeros(self.n, dtype=np.int64)
+            packed = np.zeros(len(self.s), dtype=np.int64)
             for j, l in enumerate(node):  # mixed-radix key: one int per record
                 codes = self.codes[j][l]
                 packed = packed * (int(codes.max()) + 1) + codes
             _, inverse = np.unique(packed, return_inverse=True)
+            inverse = inverse.ravel()
             m = len(self.values)
-            cache[node] = np.bincount(inverse.ravel() * m + self.s, minlength=(inverse.max() + 1) * m).reshape(-1, m)
-        return cache[node]
+            hist = np.bincount(inverse * m + self.s, weights=self.member, minlength=(inverse.max() + 1) * m)
+            pop = np.bincount(inverse, minlength=inverse.max() + 1)
+            released = hist.reshape(-1, m).sum(axis=1) > 0  # classes of the population without subset records
+            cache[node] = (hist.reshape(-1, m)[released].astype(np.int64), pop[released])
+        return cache[node][0]
+
+    def populations(self, node):
+        """Records of the population per class (in the order of ``histograms``)."""
+        self.histograms(node)
+        return self._cache[node][1]
 
     # per-class verdicts, one boolean per class ------------------------------------------
-    def passes(self, hist, model: dict):
+    def passes(self, hist, model: dict, pop=None):
         n = hist.sum(axis=1)
         p = hist / n[:, None]
         kind = model["type"]
@@ -252,6 +267,9 @@ class ModelOracle:
             return ratio.max(axis=1) < model["delta"]
         if kind == "average-risk":
             return n >= math.ceil(1 / model["max_risk"] - 1e-10) if "max_risk" in model else n >= 0
+        if kind == "delta-presence":
+            delta = n / pop
+            return (delta >= model.get("dmin", 0.0) - 1e-10) & (delta <= model["dmax"] + 1e-10)
         return n >= 0  # sample-uniqueness: no per-class condition
 
     def distance(self, p, model):
@@ -289,7 +307,7 @@ class ModelOracle:
         n = hist.sum(axis=1)
         kept = np.ones(len(n), dtype=bool)
         for model in models:
-            kept &= self.passes(hist, model)
+            kept &= self.passes(hist, model, self.populations(node))
         suppressed = int(n[~kept].sum())
         sizes = n[kept]
         rows = int(sizes.sum())

@@ -27,6 +27,16 @@ def _models_check():
     return c.stats_query(node, conditions(c.col("n")), with_leaves=False, lookup="wide", figures=figures)
 
 
+def _presence_check():
+    from sqlanon.checker import Conditions
+    from sqlanon.criteria import build_models
+
+    node = (0, 2, 1)
+    conditions = Conditions(build_models(5, [{"type": "delta-presence", "dmin": 0.1, "dmax": 0.5, "subset": "in"}]))
+    return c.stats_query(node, conditions(c.col("n")), with_leaves=False, lookup="wide",
+                         figures=[c.population_query(node)])
+
+
 CASES = {
     "stats_wide.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="wide"),
     "stats_lean.sql": lambda: c.lean_stats_query((0, 2, 1), KEEP.copy(), with_leaves=True),
@@ -36,6 +46,7 @@ CASES = {
                                          [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
                                          drop_suppressed=False),
     "stats_models.sql": _models_check,
+    "stats_presence.sql": _presence_check,
     "snapshot_from_base.sql": lambda: c.create_temp_table("sqlanon_snap_1", c.snapshot_query(
         (0, 2, 1), (2, 3, 1), True, 1, True, None, "join")),
     "snapshot_rollup.sql": lambda: c.create_temp_table("sqlanon_snap_2", c.snapshot_query(

@@ -7,6 +7,7 @@ from typing import Sequence
 from sqlanon.criteria.average_risk import AverageRisk
 from sqlanon.criteria.base import PrivacyModel
 from sqlanon.criteria.delta_disclosure import DeltaDisclosure
+from sqlanon.criteria.delta_presence import DeltaPresence
 from sqlanon.criteria.distinct_l_diversity import DistinctLDiversity
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity
 from sqlanon.criteria.k_anonymity import KAnonymity
@@ -18,7 +19,7 @@ from sqlanon.errors import ConfigError
 MODELS: dict[str, type[PrivacyModel]] = {
     m.name: m
     for m in (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness, DeltaDisclosure,
-              AverageRisk, SampleUniqueness)
+              AverageRisk, SampleUniqueness, DeltaPresence)
 }
 MODEL_NAMES = ("k-anonymity", *MODELS)
 

@@ -32,12 +32,14 @@ KeepCondition = Callable[[exp.Expression], exp.Expression]
 class PreparedData:
     """What the search needs to know about the encoded input.
 
-    ``value_counts[j][code]``: rows whose QI j has leaf code ``code``.
+    ``value_counts[j][code]``: rows whose QI j has leaf code ``code``. With a research subset
+    (delta-presence) ``rows`` and the counts are the subset's and ``population`` the input's rows.
     """
 
     rows: int
     base_classes: int
     value_counts: tuple[tuple[int, ...], ...]
+    population: int | None = None
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,11 @@ from sqlglot import exp
 from sqlanon import compiler as c
 from sqlanon.config import Output, Source
 from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
-from sqlanon.errors import DataError, HierarchyError, OutputError
+from sqlanon.errors import ConfigError, DataError, HierarchyError, OutputError
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
+from sqlanon.population import IDS, ResearchSubset, subset_condition
+from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
 from sqlanon.stats import ClassStats
 
@@ -65,6 +67,7 @@ class DuckDBEngine:
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}
         self._sensitives: list[str] = []
+        self._subset: ResearchSubset | None = None
 
     # -- execution -------------------------------------------------------------------------
     def run(self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None) -> list[tuple]:
@@ -147,11 +150,16 @@ class DuckDBEngine:
 
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: frozenset[str] = frozenset(), sensitives: Sequence[str] = ()) -> PreparedData:
+                needs: frozenset[str] = frozenset(), sensitives: Sequence[str] = (),
+                subset: ResearchSubset | None = None) -> PreparedData:
         """``sensitives``: attributes whose per-class histograms the models read; only then
-        do the class tables carry their codes."""
+        do the class tables carry their codes. ``subset``: the research subset of
+        delta-presence; only its rows are encoded and released, and the class tables carry
+        the population count ``pop`` (see ``sqlanon/population.py``)."""
         self._sensitives = list(sensitives)
-        names = list(dict.fromkeys([name for name, _ in qis] + list(passthrough) + self._sensitives))
+        self._subset = subset
+        extra = [subset.input_column] if subset is not None else []
+        names = list(dict.fromkeys([name for name, _ in qis] + list(passthrough) + self._sensitives + extra))
         self._qi_names = [name for name, _ in qis]
         relation, params = self._source_relation(self._source)
         select = ", ".join(c.ident(n).sql(DIALECT) for n in names)
@@ -166,15 +174,27 @@ class DuckDBEngine:
         for j, (name, hierarchy) in enumerate(qis):
             self._store_hierarchy(j, hierarchy)
             self._check_coverage(j, name)
+        population, member = rows, None
+        if subset is not None:
+            member = self._prepare_subset(subset)
+            rows = self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(c.INPUT, "s")).where(member.copy()))[0][0]
+            if rows == 0:
+                raise ConfigError(f"delta-presence: the research subset ({subset.describe()}) has no row of the input: "
+                                  "there is nothing to release")
         for i, name in enumerate(self._sensitives):
-            self._store_sensitive(i, name, rows)
-        self.run(c.create_temp_table(c.DATA, c.encode_query([n for n, _ in qis], passthrough, self._sensitives)))
-        self.run(c.create_temp_table(c.CLASSES, c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)))
-        self.rows_scanned += rows
+            self._store_sensitive(i, name, rows, member)
+        encode = c.encode_query([n for n, _ in qis], passthrough, self._sensitives)
+        self.run(c.create_temp_table(c.DATA, encode if member is None else encode.where(member)))
+        if subset is None:
+            classes = c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+        else:
+            classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
+        self.run(c.create_temp_table(c.CLASSES, classes))
+        self.rows_scanned += population
         self._base_classes = self.run(f"SELECT COUNT(*) FROM {c.CLASSES}")[0][0]
         if self.lookup == "wide":
             wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs,
-                                [[len(labels) for labels in h.labels] for _, h in qis])
+                                [[len(labels) for labels in h.labels] for _, h in qis], population=subset is not None)
             self.run(c.create_temp_table(c.WIDE, wide))
         counts = []
         for j, (_, hierarchy) in enumerate(qis):
@@ -186,8 +206,9 @@ class DuckDBEngine:
             self.rows_scanned += self._base_classes
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._needs = needs
-        self.snapshots.rows = rows
-        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts))
+        self.snapshots.rows = population  # the input's rows (the population's with a research subset)
+        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
+                            population=population if subset is not None else None)
 
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
         levels = len(hierarchy.labels)
@@ -204,10 +225,14 @@ class DuckDBEngine:
         })
         self._materialize(c.label_table(j), labels)
 
-    def _store_sensitive(self, i: int, name: str, rows: int) -> None:
-        """``sqlanon_sval_<i>``: the attribute's distinct values as text, sorted, with counts."""
-        value = c.as_text(c.col(name))
-        query = exp.select(value.as_(c.ident("label")), exp.Count(this=exp.Star())).from_(c.table(c.INPUT)).group_by(value.copy()).order_by(c.col("label"))
+    def _store_sensitive(self, i: int, name: str, rows: int, member: exp.Expression | None = None) -> None:
+        """``sqlanon_sval_<i>``: the attribute's distinct values as text, sorted, with counts
+        (with a research subset: the population's values, the subset's counts)."""
+        value = c.as_text(c.col(name, "s"))
+        count = exp.Count(this=exp.Star()) if member is None else exp.Sum(
+            this=exp.Case(ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)))
+        query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.INPUT, "s"))
+                 .group_by(value.copy()).order_by(c.col("label")))
         found = self.run(query)
         self.rows_scanned += rows
         self._materialize(c.sval_table(i), pa.table({
@@ -247,15 +272,69 @@ class DuckDBEngine:
             f"hierarchy ({rows} rows), e.g. {shown}. Add a row for each to the hierarchy file{hint}."
         )
 
+    # -- research subset (delta-presence) ----------------------------------------------------
+    def _prepare_subset(self, subset: ResearchSubset) -> exp.Expression:
+        """Check the subset's column (or identifier file) on the data; return the predicate
+        over ``sqlanon_input`` (alias ``s``) that marks its rows."""
+        column = c.ident(subset.input_column).sql(DIALECT)
+        if subset.column is not None:
+            kind = self.run(f"SELECT typeof({column}) FROM {c.INPUT} LIMIT 1")[0][0]
+            fix = "give a column of true/false values (or use subset_file with key)"
+            if kind not in ("BOOLEAN", "VARCHAR"):
+                raise ConfigError(f"delta-presence: the subset column '{subset.column}' is {kind}, not boolean: {fix}")
+            bad = self.run(f"SELECT DISTINCT {column} FROM {c.INPUT} WHERE TRY_CAST({column} AS BOOLEAN) IS NULL "
+                           f"ORDER BY 1 NULLS FIRST LIMIT {_SHOW}")
+            if bad:
+                shown = ", ".join("NULL" if v is None else repr(v) for (v,) in bad)
+                raise ConfigError(f"delta-presence: the subset column '{subset.column}' holds values that are not "
+                                  f"true or false, e.g. {shown}: {fix}")
+            return subset_condition(subset, "s")
+        if not os.path.isfile(subset.file):
+            raise ConfigError(f"delta-presence: subset_file not found: {subset.file} (paths in a job file are "
+                              "relative to the job file)")
+        reader = "read_parquet($path)" if subset.file.lower().endswith(".parquet") else \
+            "read_csv($path, header = true, all_varchar = true)"
+        try:
+            cursor = self.con.execute(f"SELECT * FROM {reader} LIMIT 0", {"path": subset.file})
+            found = [d[0] for d in cursor.description]
+            cursor.fetchall()
+        except duckdb.Error as error:
+            raise ConfigError(f"delta-presence: cannot read subset_file {subset.file}: {_first_line(error)}") from None
+        if subset.key not in found:
+            raise ConfigError(f"delta-presence: subset_file {subset.file} has no column '{subset.key}' (the key); "
+                              f"its columns are: {found}")
+        key = c.ident(subset.key).sql(DIALECT)
+        self.run(f"CREATE OR REPLACE TEMP TABLE {c.ident(IDS).sql(DIALECT)} AS SELECT DISTINCT "
+                 f"{c.as_text(c.col(subset.key)).sql(DIALECT)} AS key FROM {reader} WHERE {key} IS NOT NULL",
+                 {"path": subset.file})
+        value = c.as_text(c.col(subset.key, "s")).sql(DIALECT)
+        ids = c.ident(IDS).sql(DIALECT)
+        duplicates = self.run(f"SELECT {value} FROM {c.INPUT} AS s WHERE {value} IN (SELECT key FROM {ids}) "
+                              f"GROUP BY 1 HAVING COUNT(*) > 1 ORDER BY 1 LIMIT {_SHOW}")
+        if duplicates:
+            raise ConfigError(f"delta-presence: identifiers of subset_file name more than one row of the input's key "
+                              f"column '{subset.key}' (e.g. {', '.join(repr(v) for (v,) in duplicates)}): each "
+                              "identifier must name one row; use a key that is unique in the input")
+        missing = self.run(f"SELECT key FROM {ids} WHERE key NOT IN (SELECT {value} FROM {c.INPUT} AS s) "
+                           "ORDER BY key")
+        if missing:
+            raise ConfigError(
+                f"delta-presence: {len(missing)} identifier(s) of subset_file {subset.file} are not in the input's "
+                f"column '{subset.key}', e.g. {', '.join(repr(v) for (v,) in missing[:_SHOW])}: the research subset "
+                "must be part of the population (remove them, or use the whole population as input)")
+        return subset_condition(subset, "s")
+
     # -- checks ------------------------------------------------------------------------------
     def _figures(self, node: Node, keep: KeepCondition, lookup: str | None = None) -> list[exp.Select]:
         """The per-class figure queries of the models that read a sensitive histogram."""
         build = getattr(keep, "figures", None)
-        if build is None:
-            return []
         lookup = lookup or self.lookup
-        return build(lambda name: c.histogram_query(node, self._sensitives.index(name), self.settings.projection, lookup),
-                     c.class_keys(node))
+        figures = [] if build is None else build(
+            lambda name: c.histogram_query(node, self._sensitives.index(name), self.settings.projection, lookup),
+            c.class_keys(node))
+        if self._subset is not None:  # the population counts, and only classes with subset rows
+            figures.append(c.population_query(node, self.settings.projection, lookup))
+        return figures
 
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
@@ -264,7 +343,8 @@ class DuckDBEngine:
         source = start.snapshot.handle if start.snapshot is not None else None
         read = source
         # Sizes (and leaf counts) only, over the wide form: the lean query shape and mode.
-        lean = not sums and getattr(keep, "figures", None) is None and (read is not None or self.lookup == "wide")
+        lean = (not sums and getattr(keep, "figures", None) is None and (read is not None or self.lookup == "wide")
+                and self._subset is None)  # a research subset joins the population query (see _figures)
         if lean:
             query = self._node_query(("lean", with_leaves, uniques, getattr(keep, "signature", "")), node,
                                      lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques), read)
@@ -329,7 +409,7 @@ class DuckDBEngine:
             self._snapshot_serial += 1
             name = f"sqlanon_snap_{self._snapshot_serial}"
         query = c.snapshot_query(node, self._tops, "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
-                                 source.name if source is not None else None, self.lookup)
+                                 source.name if source is not None else None, self.lookup, self._subset is not None)
         create = c.create_temp_table(name, query)
         create.set("replace", True)
         wide_form = source is not None or self.lookup == "wide"

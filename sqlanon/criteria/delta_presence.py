@@ -1,0 +1,88 @@
+"""delta-presence (Nergiz, Atzori & Clifton, *Hiding the Presence of Individuals from Shared
+Databases*, SIGMOD 2007): the input is the population P, a research subset T of it is
+released, and for every class E of the generalized population
+
+    dmin <= |T ∩ E| / |E| <= dmax,
+
+i.e. an adversary who knows P and sees the release can tell that a person is in T with a
+probability between dmin and dmax only.
+
+Semantics as ARX (``DPresence`` and its research subset, ``DataSubset``):
+
+* The research subset is a boolean column of the input (``subset``) or a file of identifiers
+  (``subset_file``) matched against a column of the input (``key``). Only its rows are
+  released, and every other model, the suppression limit and the metric count its rows: n is
+  |T ∩ E|, N is |T|. The population rows only give each class its size |E| (``pop``).
+* delta(E) = n / |E|. A class of the population without subset rows releases nothing: it
+  is neither kept nor suppressed (ARX computes delta = 0 and lets it fail at no cost).
+* A class outside [dmin, dmax] is suppressed whole, within the limit, like any failing class.
+* Monotonicity: a class merged from passing classes passes (its delta is a weighted mean of
+  theirs), but with dmin > 0 a passing class merged with population rows outside the subset
+  can fall below dmin; so the model is monotonic with generalization only when dmin = 0, and
+  never with suppression (a failing class merged with a passing one can fail and take more
+  rows with it). ARX declares it monotonic with generalization whatever dmin; this is
+  stricter, and ``tests/test_presence.py`` holds the counterexample.
+
+The research subset is a property of the prepared data (the engine reads it once, see
+``sqlanon/population.py``), so a job has at most one delta-presence model.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sqlanon.compiler import col
+from sqlanon.criteria.base import EPSILON, PrivacyModel, as_double
+from sqlanon.criteria.options import fraction
+from sqlanon.errors import ConfigError
+from sqlanon.population import POP, ResearchSubset
+
+
+class DeltaPresence(PrivacyModel):
+    name = "delta-presence"
+    options = ("dmin", "dmax", "subset", "subset_file", "key")
+    monotonic_with_suppression = False
+    #: reads each class's population count ``pop`` (carried by the class table)
+    population = True
+
+    def __init__(self, dmax: float, dmin: float = 0.0, subset: str | None = None, subset_file: str | None = None,
+                 key: str | None = None):
+        self.dmin = fraction("dmin", dmin, self.name)
+        self.dmax = fraction("dmax", dmax, self.name)
+        if self.dmin > self.dmax:
+            raise ConfigError(f"{self.name}: dmin ({dmin}) is above dmax ({dmax}); give 0 <= dmin <= dmax <= 1.")
+        if (subset is None) == (subset_file is None):
+            raise ConfigError(
+                f"{self.name}: give the research subset once: subset = \"<boolean column>\", or "
+                "subset_file = \"ids.csv\" with key = \"<identifier column of the input>\""
+            )
+        if subset_file is not None and key is None:
+            raise ConfigError(f"{self.name}: subset_file needs key = \"<column>\": the input column its identifiers match")
+        if subset is not None and key is not None:
+            raise ConfigError(f"{self.name}: key goes with subset_file, not with subset (a boolean column needs no key)")
+        for option, value in (("subset", subset), ("subset_file", subset_file), ("key", key)):
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ConfigError(f"{self.name}: '{option}' must be a column name or a path, got {value!r}")
+        self.subset = ResearchSubset(column=subset, file=None if subset_file is None else str(subset_file), key=key)
+        # delta stays in [0, dmax] under merging; the lower bound can break (see the module docs)
+        self.monotonic_with_generalization = self.dmin == 0
+
+    def class_condition(self, size):
+        delta = exp.Div(this=as_double(size), expression=as_double(col(POP)))
+        return exp.and_(
+            exp.GTE(this=delta, expression=self.param("dmin")),
+            exp.LTE(this=delta.copy(), expression=self.param("dmax")),
+        )
+
+    def parameters(self):
+        return {self.name_of("dmin"): self.dmin - EPSILON, self.name_of("dmax"): self.dmax + EPSILON}
+
+    def describe(self):
+        return {"model": self.name, "dmin": self.dmin, "dmax": self.dmax, **self.subset.describe()}
+
+    # -- Python twin: delta of a released class from its subset and population rows ---------
+    def presence_value(self, rows: int, population: int) -> float:
+        return rows / population
+
+    def class_holds(self, value):
+        return self.dmin - EPSILON <= value <= self.dmax + EPSILON

@@ -1,0 +1,506 @@
+"""delta-presence: hand-computed delta per class, the research subset as a boolean column and as
+a file of identifiers, non-monotonicity, ADULT against exhaustive search and a numpy oracle,
+random tables (hypothesis), written outputs and their independent re-check, bad settings."""
+
+import csv
+import math
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import ADULT, ADULT_QIS, adult_hierarchy, table_job
+from oracle import ModelOracle
+from sqlanon import Attribute, Job, Output, Source, anonymize, load_job
+from sqlanon.errors import ConfigError, VerificationError
+from sqlanon.session import ALL_NEEDS, Session
+from test_contract import assert_optimal_algorithms_agree
+from test_random_tables import hierarchy
+
+# The population: 12 people; the research subset: 5 of them (in = True).
+#   zip a: 4 people, 2 in the subset -> delta 2/4 = 0.5
+#   zip b: 2 people, 2 in the subset -> delta 2/2 = 1.0
+#   zip c: 4 people, 1 in the subset -> delta 1/4 = 0.25
+#   zip d: 2 people, none in it      -> no class of the release (nothing to release)
+# Level 1 (ab, cd): ab 4/6 = 0.667, cd 1/6 = 0.167. Level 2: 5/12 = 0.417.
+HAND = {
+    "id": [str(i) for i in range(1, 13)],
+    "zip": list("aaaabbccccdd"),
+    "in": [True, False, True, False, True, True, True, False, False, False, False, False],
+    "d": list("xyzxyzxyzxyz"),
+}
+HAND_H = {"zip": [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]}
+# (n, pop) of the released classes at each level, and delta = n / pop
+CLASSES = {0: [(2, 4), (2, 2), (1, 4)], 1: [(4, 6), (1, 6)], 2: [(5, 12)]}
+PRESENCE = {"type": "delta-presence", "dmin": 0.2, "dmax": 0.6, "subset": "in"}
+
+
+def hand_job(models=(PRESENCE,), ids=None, **kwargs):
+    job = table_job(HAND, HAND_H, roles={"d": "sensitive", "id": "identifying"}, models=tuple(models), **kwargs)
+    job.attributes = [a for a in job.attributes if a.name != "in"]  # the model's column needs no role
+    if ids:  # the same subset as a file of identifiers: "in" is then data left out
+        job.input.drop = ("in",)
+    return job
+
+
+def ids_file(tmp_path, ids=None):
+    path = tmp_path / "ids.csv"
+    chosen = ids if ids is not None else [i for i, member in zip(HAND["id"], HAND["in"]) if member]
+    path.write_text("id\n" + "".join(f"{i}\n" for i in chosen))
+    return str(path)
+
+
+def by_file(tmp_path, **settings):
+    return {"type": "delta-presence", "dmin": 0.2, "dmax": 0.6, "subset_file": ids_file(tmp_path), "key": "id", **settings}
+
+
+@pytest.mark.parametrize("kind", ["column", "file"])
+def test_hand_computed_delta_per_class(kind, tmp_path):
+    model = PRESENCE if kind == "column" else by_file(tmp_path)
+    with Session(hand_job([model], ids=kind == "file", k=1, suppression_limit=0.4)) as session:
+        assert (session.rows, session.prepared.population) == (5, 12)  # N is the subset's rows
+        checker = session.checker()
+        presence = checker.models[-1]
+        for level, expected in CLASSES.items():
+            rows = session.engine.class_figures((level,), checker.keep, checker.params)
+            assert [(r["n"], r["pop"]) for r in rows] == expected
+            for r in rows:
+                assert r["kept"] == presence.class_holds(presence.presence_value(r["n"], r["pop"]))
+        # a 0.5 b 1.0 c 0.25 | ab 0.667 cd 0.167 | 0.417, with [0.2, 0.6]:
+        verdicts = [[r["kept"] for r in session.engine.class_figures((l,), checker.keep, checker.params)] for l in range(3)]
+        assert verdicts == [[True, False, True], [False, False], [True]]
+        # suppressed subset rows: 2 (b), 5 (ab and cd), 0; the limit is floor(0.4 * 5) = 2
+        assert [(checker.check((l,)).stats.suppressed, checker.check((l,)).anonymous) for l in range(3)] == [
+            (2, True), (5, False), (0, True)]
+        assert not checker.monotonic_models  # level 0 passes, level 1 fails: not monotonic with suppression
+
+
+@pytest.mark.parametrize("limit, k, node, loss", [
+    (0.4, 1, (0,), 2 * 2 + 1 * 1 + 5 * 2),  # classes a (2) and c (1) kept, b's 2 rows suppressed: 5 + N*S = 15
+    (0.0, 1, (2,), 25),                     # only the top passes without suppression: one class of 5
+    (0.4, 2, (2,), 25),                     # with k = 2, c (1 row) goes too: 3 rows > 2
+])
+def test_hand_computed_optimum(limit, k, node, loss):
+    with Session(hand_job(k=k, suppression_limit=limit), share_stats=True) as session:
+        reference, _ = session.search("exhaustive")
+        assert (reference.optimum.node, reference.optimum.loss) == (node, loss)
+        assert_optimal_algorithms_agree(session, reference)
+
+
+def test_hand_output_releases_only_the_subset(tmp_path):
+    out = tmp_path / "out.csv"
+    job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(out), report=str(tmp_path / "report.json")))
+    result = anonymize(job)
+    assert result.success and result.transformation == (0,)
+    # the subset's rows in input order; b's class (delta 1.0) masked; id is identifying, "in" the model's
+    assert out.read_text().splitlines() == ["zip,d", "a,x", "a,z", "*,y", "*,z", "c,x"]
+    report = result.report
+    assert (report["rows"], report["population_rows"], report["suppressed"]) == (5, 12, 2)
+    entry = report["privacy"]["models"][0]
+    assert entry["achieved"] == {"dmin": 0.25, "dmax": 0.5}  # c and a, re-measured on the output
+    assert report["verification"]["rows"] == 5
+
+
+def test_hand_output_with_an_identifier_file_and_dropped_rows(tmp_path):
+    out = tmp_path / "out.parquet"
+    job = hand_job([by_file(tmp_path)], ids=True, k=1, suppression_limit=0.4,
+                   output=Output(path=str(out), suppressed="drop"))
+    result = anonymize(job)
+    assert result.success and result.report["verified"]
+    assert pq.read_table(out).to_pydict() == {"zip": ["a", "a", "c"], "d": ["x", "z", "x"]}
+
+
+def test_job_file_resolves_the_identifier_file_and_reports(tmp_path):
+    (tmp_path / "data.csv").write_text("id,zip,in,d\n" + "".join(
+        f"{i},{z},{'true' if m else 'false'},{d}\n" for i, z, m, d in zip(HAND["id"], HAND["zip"], HAND["in"], HAND["d"])))
+    (tmp_path / "zip.csv").write_text("".join(";".join(r) + "\n" for r in HAND_H["zip"]))
+    ids_file(tmp_path)
+    (tmp_path / "job.toml").write_text('''
+[input]
+path = "data.csv"
+drop = ["in"]
+[attributes.zip]
+role = "quasi"
+hierarchy = "zip.csv"
+[attributes.d]
+role = "sensitive"
+[attributes.id]
+role = "identifying"
+[privacy]
+suppression_limit = 0.4
+[[privacy.models]]
+type = "delta-presence"
+dmin = 0.2
+dmax = 0.6
+subset_file = "ids.csv"
+key = "id"
+[output]
+path = "out.csv"
+''')
+    job = load_job(tmp_path / "job.toml")
+    assert job.models[0]["subset_file"] == str(tmp_path / "ids.csv")
+    result = anonymize(job)
+    assert result.success and result.transformation == (0,) and result.suppressed == 2
+
+
+def test_report_without_output_and_apply_with_the_manifest(tmp_path):
+    from sqlanon.anonymizer import apply
+
+    result = anonymize(hand_job(k=1, suppression_limit=0.4))  # no output: the checker's figures
+    assert result.report["privacy"]["models"][0]["achieved"] == {"dmin": 0.25, "dmax": 0.5}
+    job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(tmp_path / "out.csv")))
+    applied = apply(job, result.report["manifest"])
+    assert applied.success and applied.report["verified"] and applied.suppressed == 2
+
+
+@pytest.mark.parametrize("models", [(PRESENCE,), (PRESENCE, {"type": "entropy-l-diversity", "attribute": "d", "l": 1.5})])
+def test_wide_and_join_layouts_agree(models):
+    results = {}
+    for lookup in ("wide", "join"):
+        job = hand_job(models, k=2, suppression_limit=0.4, metric="kl-divergence")
+        job.lookup = lookup
+        with Session(job) as session:
+            checker = session.checker()
+            results[lookup] = [(checker.check(node).stats, checker.check(node).loss) for node in session.lattice.nodes()]
+    assert all(math.isfinite(loss) for _, loss in results["wide"])
+    assert results["wide"] == results["join"]
+
+
+def test_verification_counts_the_subset_itself(tmp_path):
+    from sqlanon.population import ResearchSubset
+    from sqlanon.verify import Population, verify
+
+    out = tmp_path / "out.csv"
+    job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(out)))
+    anonymize(job)
+    with Session(job) as session:
+        models = session.checker().models
+    population = Population(job.input, [list(HAND_H["zip"])], (0,), ResearchSubset(column="in"))
+    assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population)["verified"]
+    with pytest.raises(VerificationError, match="the research subset has 5 rows in the input, but 6 were released"):
+        verify(job.output, ["zip"], 1, 6, 2, 2, models, None, population)
+    # another subset: class a would hold 3 subset rows of which the file releases 2
+    other = Population(job.input, [list(HAND_H["zip"])], (0,), ResearchSubset(file=ids_file(tmp_path, ["1", "2", "3", "5", "6"]), key="id"))
+    with pytest.raises(VerificationError, match="has 2 rows, but the research subset has 3"):
+        verify(job.output, ["zip"], 1, 5, 2, 2, models, None, other)
+
+
+# Not monotonic with generalization when dmin > 0 (ARX declares it monotonic there): the merged
+# class takes in people outside the subset. a: 2 of 4 (0.5); b: none of 4; c: 3 of 3 (1.0).
+#   level 0: a passes [0.3, 1], b releases nothing -> anonymous without suppression
+#   level 1: ab 2/8 = 0.25 < 0.3 -> 2 rows suppressed -> not anonymous with s = 0
+#   level 2: 5/11 = 0.45 -> anonymous
+COUNTER = {"zip": list("aaaabbbbccc"), "in": [True, True, False, False, False, False, False, False, True, True, True]}
+COUNTER_H = {"zip": [["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]]}
+
+
+def counter_job(dmin):
+    job = table_job(COUNTER, COUNTER_H, k=1, suppression_limit=0.0, metric="height",
+                    models=({"type": "delta-presence", "dmin": dmin, "dmax": 1.0, "subset": "in"},))
+    job.attributes = [a for a in job.attributes if a.name != "in"]
+    return job
+
+
+def test_counterexample_to_monotonicity_with_generalization():
+    with Session(counter_job(0.3)) as session:
+        checker = session.checker()
+        assert not checker.monotonic_models
+        assert [checker.check((l,)).anonymous for l in range(3)] == [True, False, True]
+    with Session(counter_job(0.0)) as session:  # dmin = 0: the upper bound alone is monotonic
+        assert session.checker().monotonic_models
+        assert not session.checker(suppression_limit=0.5).monotonic_models
+
+
+@pytest.mark.parametrize("algorithm", ["flash", "ola", "incognito", "exhaustive"])
+def test_every_algorithm_finds_the_true_optimum_of_the_counterexample(algorithm, monkeypatch):
+    with Session(counter_job(0.3)) as session:
+        outcome, _ = session.search(algorithm)
+        assert outcome.optimum.node == (0,)
+        if algorithm == "flash":  # with ARX's flag (tags) Flash would tag level 0 from level 1
+            from sqlanon.checker import Checker
+
+            original = Checker.__init__
+
+            def tagging(self, *args, **kwargs):
+                original(self, *args, **kwargs)
+                self.monotonic_models = True
+
+            monkeypatch.setattr(Checker, "__init__", tagging)
+            assert session.search("flash")[0].optimum.node == (2,)
+
+
+def test_without_bounds_delta_presence_is_the_subset_alone():
+    """With dmin = 0 and dmax = 1 every class passes: the search over the population must
+    then equal the plain search over the subset's rows, for every metric."""
+    from sqlanon.metrics import METRICS
+
+    rows = {"a": list("xyzxyzxyzxyzxy"), "b": list("pqpqrrpqpqrrpq"), "in": [i % 3 != 1 for i in range(14)],
+            "s": list("uvwuvwuvwuvwuv")}
+    hier = {"a": [["x", "xy", "*"], ["y", "xy", "*"], ["z", "z", "*"]], "b": [["p", "*"], ["q", "*"], ["r", "*"]]}
+    subset_rows = {c: [v for v, m in zip(values, rows["in"]) if m] for c, values in rows.items() if c != "in"}
+    for metric in METRICS:
+        label = "s" if metric == "classification" else None
+        for limit in (0.0, 0.3):
+            population = table_job(rows, hier, roles={"s": "sensitive"}, k=2, suppression_limit=limit, metric=metric, label=label,
+                                   models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"},))
+            population.attributes = [a for a in population.attributes if a.name != "in"]
+            alone = table_job(subset_rows, hier, roles={"s": "sensitive"}, k=2, suppression_limit=limit, metric=metric, label=label)
+            with Session(population) as p, Session(alone) as q:
+                got, want = p.search("flash")[0].optimum, q.search("flash")[0].optimum
+                assert (got.node, got.stats.suppressed) == (want.node, want.stats.suppressed), metric
+                assert got.loss == pytest.approx(want.loss, rel=1e-12), metric
+
+
+# -- ADULT -----------------------------------------------------------------------------------
+QIS = ["sex", "age", "race", "marital-status", "education"]
+SUBSET = "in_study"
+
+
+@pytest.fixture(scope="module")
+def adult_population(tmp_path_factory, adult_available):
+    """ADULT as the population, with a deterministic research subset (women under 40 and
+    every fifth row: 10,758 of 30,162), written to Parquet outside the repository."""
+    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    member = [(r["sex"] == "Female" and int(r["age"]) < 40) or i % 5 == 0 for i, r in enumerate(rows)]
+    columns = {c: [r[c] for r in rows] for c in ADULT_QIS}
+    path = tmp_path_factory.mktemp("presence") / "adult.parquet"
+    pq.write_table(pa.table({**columns, SUBSET: member}), path)
+    return path, rows, member
+
+
+def adult_presence_job(path, **kwargs):
+    attributes = [Attribute(q, "quasi", str(adult_hierarchy(q))) for q in QIS]
+    attributes += [Attribute(c, "insensitive") for c in ADULT_QIS if c not in QIS + ["occupation"]]
+    attributes.append(Attribute("occupation", "sensitive"))
+    return Job(input=Source(path=str(path)), attributes=attributes, **kwargs)
+
+
+def presence(dmin, dmax):
+    return {"type": "delta-presence", "dmin": dmin, "dmax": dmax, "subset": SUBSET}
+
+
+DIVERSE = {"type": "distinct-l-diversity", "attribute": "occupation", "l": 3}
+ADULT_CASES = {
+    "upper": ((presence(0.0, 0.5),), 1),         # monotonic with generalization
+    "band": ((presence(0.1, 0.6),), 1),          # dmin > 0: not monotonic at all
+    "combined": ((presence(0.05, 0.6), DIVERSE), 5),
+}
+
+
+@pytest.fixture(scope="module")
+def adult_session(adult_population):
+    path, _, _ = adult_population
+    with Session(adult_presence_job(path, k=5, models=(presence(0.0, 0.5), DIVERSE)), needs=ALL_NEEDS,
+                 share_stats=True) as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def adult_oracle(adult_population):
+    _, rows, member = adult_population
+    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in QIS}
+    return ModelOracle([tuple(r[q] for q in QIS) for r in rows], [r["occupation"] for r in rows], hierarchies, subset=member)
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.1])
+@pytest.mark.parametrize("name", list(ADULT_CASES))
+def test_adult_against_exhaustive_search_and_oracle(adult_session, adult_oracle, name, limit):
+    models, k = ADULT_CASES[name]
+    assert adult_session.rows == adult_oracle.n == 10758 and adult_session.prepared.population == 30162
+    reference, checker = adult_session.search("exhaustive", models=models, k=k, suppression_limit=limit)
+    expected = list(models) + [{"type": "k-anonymity", "k": k}]
+    anonymous = 0
+    for node in adult_session.lattice.nodes():
+        result = checker.checked(node)
+        ok, suppressed, sizes = adult_oracle.evaluate(node, expected, checker.limit_rows)
+        assert (result.anonymous, result.stats.suppressed, result.stats.kept_classes) == (ok, suppressed, len(sizes)), node
+        anonymous += ok
+    assert 0 < anonymous < adult_session.lattice.size
+    assert checker.monotonic_models == (limit == 0 and models[0]["dmin"] == 0)
+    assert_optimal_algorithms_agree(adult_session, reference, models=models, k=k, suppression_limit=limit)
+
+
+@pytest.mark.parametrize("limit", [0.0, 0.1])
+def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, limit):
+    """Every heuristic returns a node the oracle accepts, no better than the optimum; Lightning
+    run to the end proves Flash's optimum."""
+    from sqlanon.search import HEURISTICS
+
+    models, k = ADULT_CASES["combined"]
+    expected = list(models) + [{"type": "k-anonymity", "k": k}]
+    reference, _ = adult_session.search("flash", models=models, k=k, suppression_limit=limit, metric="loss")
+    for heuristic in HEURISTICS:
+        outcome, checker = adult_session.search(heuristic, models=models, k=k, suppression_limit=limit, metric="loss", seed=3)
+        found = outcome.optimum
+        assert found is not None and adult_oracle.evaluate(found.node, expected, checker.limit_rows)[0], heuristic
+        assert found.loss >= reference.optimum.loss, heuristic
+        if heuristic == "lightning" and outcome.proven:
+            assert found.node == reference.optimum.node
+
+
+def test_adult_snapshots_carry_the_population(adult_population):
+    """Checks from snapshots (roll-up, history) sum ``pop`` like ``n``: every node Flash checks
+    gets the figures of a search without snapshots."""
+    from sqlanon.snapshots import SnapshotSettings
+
+    path, _, _ = adult_population
+    found = {}
+    for switches in (SnapshotSettings(rollup=False, history=False), SnapshotSettings()):
+        job = adult_presence_job(path, k=5, suppression_limit=0.1, metric="loss", snapshots=switches,
+                                 models=ADULT_CASES["combined"][0])
+        with Session(job) as session:
+            outcome, checker = session.search("flash")
+            checked = {n: checker.checked(n).stats for n in session.lattice.nodes() if checker.checked(n)}
+            found[switches.rollup] = (outcome.optimum.node, outcome.optimum.loss, checked,
+                                      session.engine.rollups + session.engine.snapshot_hits)
+    (node, loss, checked, reused), (node2, loss2, checked2, reused2) = found[False], found[True]
+    assert reused == 0 and reused2 > 0
+    assert (node, checked) == (node2, checked2) and loss == pytest.approx(loss2)
+
+
+def test_adult_output_is_verified_against_the_population(adult_population, tmp_path):
+    path, _, member = adult_population
+    job = adult_presence_job(path, k=5, suppression_limit=0.1, metric="loss", models=ADULT_CASES["combined"][0],
+                             output=Output(path=str(tmp_path / "out.parquet")))
+    result = anonymize(job)
+    report = result.report
+    assert result.success and report["verified"] and report["tagged"] == 0
+    assert report["verification"]["rows"] == sum(member) == report["rows"]
+    achieved = next(m["achieved"] for m in report["privacy"]["models"] if m["model"] == "delta-presence")
+    assert 0.05 <= achieved["dmin"] <= achieved["dmax"] <= 0.6
+    assert SUBSET not in pq.read_table(tmp_path / "out.parquet").column_names
+
+
+# -- random tables ---------------------------------------------------------------------------
+@st.composite
+def presence_jobs(draw):
+    names = draw(st.lists(st.sampled_from(["A", "b-c"]), min_size=1, max_size=2, unique=True))
+    hierarchies = {n: draw(hierarchy(n)) for n in names}
+    rows = draw(st.integers(2, 30))
+    data = {n: [draw(st.sampled_from([r[0] or None for r in hierarchies[n]])) for _ in range(rows)] for n in names}
+    member = [draw(st.booleans()) for _ in range(rows)]
+    member[draw(st.integers(0, rows - 1))] = True  # the subset is never empty
+    data["in"] = member
+    data["s"] = [draw(st.sampled_from(["u", "v", "w"])) for _ in range(rows)]
+    dmin = draw(st.sampled_from([0.0, 0.1, 0.3, 0.5]))
+    dmax = draw(st.sampled_from([x for x in [0.3, 0.5, 0.8, 1.0] if x >= dmin]))
+    models = [{"type": "delta-presence", "dmin": dmin, "dmax": dmax, "subset": "in"}]
+    if draw(st.booleans()):
+        models.append({"type": "distinct-l-diversity", "attribute": "s", "l": draw(st.integers(1, 2))})
+    job = table_job(data, hierarchies, roles={"s": "sensitive"}, k=draw(st.integers(1, 3)),
+                    suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.25, 0.5])),
+                    metric=draw(st.sampled_from(["discernibility", "height", "aecs", "loss"])), models=tuple(models))
+    job.attributes = [a for a in job.attributes if a.name != "in"]
+    return job, hierarchies
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(presence_jobs())
+def test_presence_on_random_tables(case):
+    job, hierarchies = case
+    names = list(hierarchies)
+    records = list(zip(*([v or "" for v in job.input.arrow.column(n).to_pylist()] for n in names)))
+    oracle = ModelOracle(records, job.input.arrow.column("s").to_pylist(), hierarchies,
+                         subset=job.input.arrow.column("in").to_pylist())
+    with Session(job, share_stats=True) as session:
+        reference, checker = session.search("exhaustive")
+        expected = [dict(m) for m in job.models] + [{"type": "k-anonymity", "k": job.k}]
+        for node in session.lattice.nodes():
+            result = checker.checked(node)
+            ok, suppressed, _ = oracle.evaluate(node, expected, checker.limit_rows)
+            assert (result.anonymous, result.stats.suppressed) == (ok, suppressed), node
+        assert_optimal_algorithms_agree(session, reference)
+
+
+# -- bad settings ----------------------------------------------------------------------------
+@pytest.mark.parametrize("spec, message", [
+    ({"dmin": 0.6, "dmax": 0.2, "subset": "in"}, "dmin (0.6) is above dmax (0.2)"),
+    ({"dmax": 1.5, "subset": "in"}, "the 'dmax' parameter must be a number in [0, 1], got 1.5"),
+    ({"dmin": 0.1, "subset": "in"}, "the delta-presence model needs dmax"),
+    ({"dmax": 0.5}, "give the research subset once: subset = \"<boolean column>\", or subset_file"),
+    ({"dmax": 0.5, "subset": "in", "subset_file": "ids.csv", "key": "id"}, "give the research subset once"),
+    ({"dmax": 0.5, "subset_file": "ids.csv"}, "subset_file needs key = \"<column>\""),
+    ({"dmax": 0.5, "subset": "in", "key": "id"}, "key goes with subset_file"),
+    ({"dmax": 0.5, "subset": "nope"}, "the delta-presence model's subset = 'nope' is not a column of the input"),
+    ({"dmax": 0.5, "subset": "zip"}, "the delta-presence subset column 'zip' has role \"quasi\""),
+    ({"dmax": 0.5, "subset": "label"}, "the subset column 'label' holds values that are not true or false, e.g. 'x'"),
+    ({"dmax": 0.5, "subset": "d"}, "the delta-presence subset column 'd' has role \"sensitive\""),
+    ({"dmax": 0.5, "subset": "count"}, "the subset column 'count' is BIGINT, not boolean"),
+    ({"dmax": 0.5, "subset": "none"}, "has no row of the input: there is nothing to release"),
+    ({"dmax": 0.5, "subset_file": "ids.csv", "key": "nope"}, "key = 'nope' is not a column of the input"),
+    ({"dmax": 0.5, "subset_file": "zips.csv", "key": "zip"}, "name more than one row of the input's key column 'zip' (e.g. 'a')"),
+    ({"dmax": 0.5, "subset_file": "missing.csv", "key": "id"}, "subset_file not found"),
+    ({"dmax": 0.5, "subset_file": "other.csv", "key": "id"}, "has no column 'id' (the key); its columns are: ['person']"),
+    ({"dmax": 0.5, "subset_file": "stranger.csv", "key": "id"}, "2 identifier(s) of subset_file"),
+])
+def test_bad_settings_name_the_key(spec, message, tmp_path):
+    ids_file(tmp_path)
+    (tmp_path / "other.csv").write_text("person\n1\n")
+    (tmp_path / "stranger.csv").write_text("id\n1\n99\n100\n")
+    (tmp_path / "zips.csv").write_text("zip\na\n")
+    spec = {"type": "delta-presence", **{k: str(tmp_path / v) if k == "subset_file" else v for k, v in spec.items()}}
+    extra = {"count": list(range(12)), "none": [False] * 12, "label": list("xyzxyzxyzxyz")}
+    job = table_job(dict(HAND, **extra), HAND_H, roles={"d": "sensitive", "id": "identifying"}, k=1, models=(spec,))
+    free = ["in", *extra]  # columns without a role: the subset column, the rest left out
+    job.attributes = [a for a in job.attributes if a.name not in free]
+    job.input.drop = tuple(c for c in free if c != spec.get("subset"))
+    with pytest.raises(ConfigError) as error:
+        with Session(job) as session:
+            session.checker()
+    assert message in str(error.value)
+
+
+def test_one_research_subset_per_job_and_lattice_algorithms_only():
+    with pytest.raises(ConfigError, match="one delta-presence model"):
+        hand_job([PRESENCE, PRESENCE | {"dmax": 0.7}]).validate()
+    with pytest.raises(ConfigError, match="delta-presence is not available for k-optimize"):
+        hand_job(algorithm="k-optimize").validate()
+
+
+OTHER_MODELS = {
+    "distinct": {"type": "distinct-l-diversity", "attribute": "s", "l": 2},
+    "entropy": {"type": "entropy-l-diversity", "attribute": "s", "l": 1.5},
+    "recursive": {"type": "recursive-cl-diversity", "attribute": "s", "c": 2, "l": 2},
+    "t-equal": {"type": "t-closeness", "attribute": "s", "t": 0.3},
+    "t-hierarchical": {"type": "t-closeness", "attribute": "s", "t": 0.3, "distance": "hierarchical"},
+    "delta-disclosure": {"type": "delta-disclosure", "attribute": "s", "delta": 1.0},
+    "average-risk": {"type": "average-risk", "threshold": 0.3, "max_risk": 0.5},
+    "sample-uniqueness": {"type": "sample-uniqueness", "threshold": 0.1},
+}
+
+
+@pytest.mark.parametrize("name", list(OTHER_MODELS))
+def test_every_model_counts_the_subset(name):
+    """With dmin = 0 and dmax = 1 the other models must decide as on the subset's rows alone:
+    their histograms, sizes and input distribution (q over the subset; 'v' occurs only outside
+    it, with q = 0) are the subset's."""
+    from sqlanon import Hierarchy
+
+    rows = {"a": list("xyzxyzxyzxyzxyzx"), "b": list("pqpqrrpqpqrrpqpq"), "in": [i % 3 != 1 for i in range(16)],
+            "s": list("uvwwuvwuvwuvwwuu")}
+    hier = {"a": [["x", "xy", "*"], ["y", "xy", "*"], ["z", "z", "*"]], "b": [["p", "*"], ["q", "*"], ["r", "*"]]}
+    subset_rows = {c: [v for v, m in zip(values, rows["in"]) if m] for c, values in rows.items() if c != "in"}
+    model = dict(OTHER_MODELS[name])
+    if model.get("distance") == "hierarchical":
+        model["hierarchy"] = Hierarchy.from_rows("s", [["u", "uv", "*"], ["v", "uv", "*"], ["w", "w", "*"]])
+    for limit in (0.0, 0.3):
+        population = table_job(rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
+                               models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"}, model))
+        population.attributes = [a for a in population.attributes if a.name != "in"]
+        alone = table_job(subset_rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
+                          models=(model,))
+        with Session(population, share_stats=True) as p, Session(alone, share_stats=True) as q:
+            got, checker = p.search("exhaustive")
+            want, reference = q.search("exhaustive")
+            failing = 0
+            for node in p.lattice.nodes():
+                a, b = checker.checked(node), reference.checked(node)
+                assert (a.anonymous, a.stats.suppressed, a.stats.kept_classes) == (b.anonymous, b.stats.suppressed, b.stats.kept_classes), node
+                failing += a.stats.suppressed > 0 or not a.anonymous
+            assert failing or name == "sample-uniqueness"  # the model decides something here (no class of one row)
+            assert (got.optimum is None) == (want.optimum is None)
+            if got.optimum is not None:
+                assert (got.optimum.node, got.optimum.loss) == (want.optimum.node, pytest.approx(want.optimum.loss))
