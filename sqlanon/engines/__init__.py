@@ -2,8 +2,9 @@
 
 from sqlanon.engines.base import Engine, PreparedData
 from sqlanon.engines.duckdb import DuckDBEngine
+from sqlanon.engines.memory import MemoryEngine
 
-ENGINES = {"duckdb": DuckDBEngine}
+ENGINES = {"duckdb": DuckDBEngine, "memory": MemoryEngine}
 
 
 def create_engine(name: str, **options) -> Engine:

@@ -1,0 +1,107 @@
+"""The privacy models' per-class figures in numpy, for the in-memory engine.
+
+Each function mirrors the SQL of the model's ``class_columns`` (see docs/architecture.md,
+"Sensitive histograms and verdicts") and returns the same named columns, one value per class.
+A node's sensitive histogram comes as parallel arrays sorted by class then value code:
+``cls`` (class index), ``v`` (value code), ``f`` (count of the value in the class); ``n`` are
+the class sizes and ``q`` the values' frequencies in the input. The distances that need every
+value of the domain (ordered and hierarchical t-closeness) fill a dense (classes x values)
+matrix, a block of classes at a time so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: cells of a dense (classes x values) block
+BLOCK_CELLS = 4_000_000
+
+
+class Histogram:
+    def __init__(self, cls: np.ndarray, v: np.ndarray, f: np.ndarray, n: np.ndarray, q: np.ndarray):
+        self.cls, self.v, self.f, self.n, self.q = cls, v, f.astype(np.float64), n, q
+        self.classes = len(n)
+        self.starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(cls) else np.zeros(0, np.int64)
+        self.share = self.f / n[cls].astype(np.float64)
+
+    def count(self) -> np.ndarray:
+        return np.bincount(self.cls, minlength=self.classes)
+
+    def total(self, values: np.ndarray) -> np.ndarray:
+        return np.bincount(self.cls, weights=values, minlength=self.classes)
+
+    def maximum(self, values: np.ndarray) -> np.ndarray:
+        return np.maximum.reduceat(values, self.starts)
+
+    def dense(self):
+        """Blocks (first class, diff = p - q) over every value of the domain."""
+        m = len(self.q)
+        step = max(1, BLOCK_CELLS // max(m, 1))
+        bounds = np.searchsorted(self.cls, np.arange(0, self.classes + step, step))
+        for b, first in enumerate(range(0, self.classes, step)):
+            last = min(first + step, self.classes)
+            lo, hi = bounds[b], bounds[b + 1]
+            block = np.zeros((last - first, m))
+            block[self.cls[lo:hi] - first, self.v[lo:hi]] = self.share[lo:hi]
+            yield first, block - self.q
+
+
+def figures(model, h: Histogram, aux) -> dict[str, np.ndarray]:
+    """The model's (or the classification metric's) per-class figure columns."""
+    name = model.name
+    if name == "classification":
+        return {"mx_top": h.maximum(h.f)}
+    if name == "distinct-l-diversity":
+        return {model.name_of("distinct"): h.count()}
+    if name == "entropy-l-diversity":
+        n = h.n.astype(np.float64)
+        return {model.name_of("entropy"): np.log(n) - h.total(h.f * np.log(h.f)) / n,
+                model.name_of("distinct"): h.count()}
+    if name == "recursive-cl-diversity":
+        # rank within the class by count (descending), ties by value code: SQL's ROW_NUMBER
+        order = np.lexsort((h.v, -h.f, h.cls))
+        cls, f = h.cls[order], h.f[order]
+        rank = np.arange(len(cls)) - h.starts[cls] + 1
+        tail = rank >= model.l
+        return {model.name_of("top"): h.maximum(h.f),
+                model.name_of("tail"): np.bincount(cls[tail], weights=f[tail], minlength=h.classes),
+                model.name_of("distinct"): h.count()}
+    if name == "delta-disclosure":
+        return {model.name_of("delta"): h.maximum(np.abs(np.log(h.share / h.q[h.v])))}
+    if name == "t-closeness":
+        return {model.name_of("t"): _t(model, h, aux)}
+    raise NotImplementedError(f"the memory engine has no figures for the {name} model")
+
+
+def _t(model, h: Histogram, aux) -> np.ndarray:
+    if model.distance == "equal":
+        q = h.q[h.v]
+        return 0.5 * (h.total(np.abs(h.share - q)) + (1 - h.total(q)))
+    result = np.zeros(h.classes)
+    if model.distance == "ordered":
+        order = np.argsort(np.asarray(aux.column("ord")))  # value codes by rank
+        span = max(len(h.q) - 1, 1)
+        for first, diff in h.dense():
+            result[first:first + len(diff)] = np.abs(np.cumsum(diff[:, order], axis=1)).sum(axis=1) / span
+        return result
+    height = sum(1 for name in aux.column_names if name.startswith("a")) - 1
+    ancestors = [np.asarray(aux.column(f"a{l}")) for l in range(height + 1)]
+    levels = []
+    for level in range(1, height + 1):
+        # children are (a_(l-1), a_l) pairs, as the SQL groups them; parents are a_l
+        pairs, child = np.unique(np.stack([ancestors[level - 1], ancestors[level]], axis=1), axis=0, return_inverse=True)
+        child = child.ravel()
+        to_child = np.zeros((len(h.q), len(pairs)))
+        to_child[np.arange(len(h.q)), child] = 1.0
+        parents = np.unique(pairs[:, 1], return_inverse=True)[1].ravel()
+        to_parent = np.zeros((len(pairs), parents.max() + 1))
+        to_parent[np.arange(len(pairs)), parents] = 1.0
+        levels.append((level / height, to_child, to_parent))
+    for first, diff in h.dense():
+        total = np.zeros(len(diff))
+        for weight, to_child, to_parent in levels:
+            extra = diff @ to_child
+            positive, negative = np.maximum(extra, 0) @ to_parent, np.maximum(-extra, 0) @ to_parent
+            total += (np.minimum(positive, negative) * weight).sum(axis=1)
+        result[first:first + len(diff)] = total
+    return result

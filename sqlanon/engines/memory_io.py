@@ -1,0 +1,180 @@
+"""Reading and writing for the in-memory engine, with pyarrow only (no DuckDB, no SQL).
+
+Values become the text DuckDB's ``CAST(x AS VARCHAR)`` gives, so both engines match the same
+hierarchy rows: strings as they are, integers and booleans (``true``/``false``), dates
+(``YYYY-MM-DD``) and 64-bit floats (the shortest repr, which DuckDB prints too: ``1.0``,
+``0.1``, ``1e+20``). Other types (32-bit floats, decimals, timestamps, nested types) would
+print differently and are refused with a message naming the column. A CSV is read as DuckDB's
+``read_csv(all_varchar = true)`` reads it: every column text, an empty field NULL.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+
+from sqlanon.config import Source
+from sqlanon.errors import ConfigError, DataError
+
+#: bytes the engine holds per input byte (text table, codes, class table, output), roughly
+OVERHEAD = 3.0
+MEMINFO = "/proc/meminfo"
+
+
+def available_memory() -> int | None:
+    """MemAvailable from /proc/meminfo in bytes (None where there is no such file)."""
+    try:
+        with open(MEMINFO, encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def estimate(source: Source) -> int:
+    """Bytes needed to hold the source and its encoding, before reading any row."""
+    if source.kind == "arrow":
+        return int(source.arrow.nbytes * OVERHEAD)
+    if source.kind == "csv":
+        return int(os.path.getsize(source.path) * OVERHEAD)
+    total = 0
+    for path in sorted(glob.glob(source.path)):
+        metadata = pq.ParquetFile(path).metadata
+        total += sum(metadata.row_group(g).total_byte_size for g in range(metadata.num_row_groups))
+    return int(total * OVERHEAD)
+
+
+def refuse_if_too_large(source: Source) -> None:
+    needed, available = estimate(source), available_memory()
+    if available is not None and needed > available:
+        raise DataError(
+            f"input {source.describe()} needs about {_size(needed)} in memory, more than the "
+            f"{_size(available)} available ({MEMINFO} MemAvailable): use [engine] name = \"duckdb\" "
+            "with memory_limit = \"...\" (it spills to disk), or a machine with more memory"
+        )
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def refuse_duckdb_file(what: str, path: str) -> ConfigError:
+    return ConfigError(
+        f"the memory engine reads CSV, Parquet and pyarrow Tables and writes CSV and Parquet; "
+        f"{what} {path} is a DuckDB file: use [engine] name = \"duckdb\""
+    )
+
+
+def read_columns(source: Source) -> list[str]:
+    """The source's column names, reading no rows where the format allows."""
+    if source.kind == "arrow":
+        return list(source.arrow.column_names)
+    if source.kind == "parquet":
+        return list(pq.read_schema(sorted(glob.glob(source.path))[0]).names)
+    with open(source.path, "rb") as handle:
+        first = handle.readline()
+    if not first.strip():
+        return []
+    return list(pcsv.read_csv(pa.py_buffer(first), _csv_read_options(), pcsv.ParseOptions(delimiter=source.delimiter),
+                              _csv_convert_options()).column_names)
+
+
+def _csv_read_options() -> pcsv.ReadOptions:
+    return pcsv.ReadOptions(autogenerate_column_names=False)
+
+
+def _csv_convert_options() -> pcsv.ConvertOptions:
+    # Every column text, an empty field (quoted or not) NULL: DuckDB's all_varchar reading.
+    return pcsv.ConvertOptions(strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True,
+                               auto_dict_encode=False, column_types=None)
+
+
+def read_table(source: Source, columns: Sequence[str]) -> pa.Table:
+    """The named columns of the source as one pyarrow Table (strings for a CSV)."""
+    columns = list(columns)
+    try:
+        if source.kind == "arrow":
+            return source.arrow.select(columns)
+        if source.kind == "parquet":
+            return pa.concat_tables(pq.read_table(path, columns=columns) for path in sorted(glob.glob(source.path)))
+        names = read_columns(source)
+        options = _csv_convert_options()
+        options.column_types = {name: pa.string() for name in names}
+        options.include_columns = columns
+        return pcsv.read_csv(source.path, _csv_read_options(), pcsv.ParseOptions(delimiter=source.delimiter), options)
+    except pa.ArrowInvalid as error:
+        raise _read_error(source, error) from None
+
+
+def _read_error(source: Source, error: Exception) -> DataError:
+    from sqlanon.engines.duckdb import first_ragged_row
+
+    if source.kind == "csv":
+        ragged = first_ragged_row(source.path, source.delimiter)
+        if ragged:
+            line, found, expected = ragged
+            return DataError(
+                f"input {source.path}: line {line} has {found} fields, the header has {expected} "
+                f"(delimiter {source.delimiter!r}). Fix the row or quote fields that contain the delimiter."
+            )
+    return DataError(f"cannot read input {source.describe()}: {str(error).strip().splitlines()[0]}")
+
+
+def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
+    """A column as an object array of str, NULL as '' (``compiler.as_text``), printed as
+    DuckDB's CAST(x AS VARCHAR) prints it."""
+    texts = text_or_null(column, name)
+    return np.array(["" if v is None else v for v in texts], dtype=object)
+
+
+def text_or_null(column: pa.ChunkedArray | pa.Array, name: str) -> list[str | None]:
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return column.to_pylist()
+    if pa.types.is_integer(kind) or pa.types.is_date32(kind) or pa.types.is_null(kind):
+        return column.cast(pa.string()).to_pylist()
+    if pa.types.is_boolean(kind):
+        return [None if v is None else ("true" if v else "false") for v in column.to_pylist()]
+    if pa.types.is_float64(kind):
+        return [None if v is None else repr(v) for v in column.to_pylist()]
+    raise DataError(
+        f"column '{name}' has type {kind}, which the memory engine cannot print as DuckDB does "
+        "(it prints text, integers, booleans, dates and 64-bit floats): cast it in the source, "
+        "or use [engine] name = \"duckdb\""
+    )
+
+
+def write_csv(table: pa.Table, path: str, delimiter: str) -> None:
+    """CSV as DuckDB's COPY writes it: a header, quotes only where needed (the delimiter, a
+    quote, a line break, or an empty string, which an unquoted empty field would make NULL)."""
+    def quote(text: str | None) -> str:
+        if text is None:
+            return ""
+        if text == "" or delimiter in text or '"' in text or "\n" in text or "\r" in text:
+            return '"' + text.replace('"', '""') + '"'
+        return text
+
+    columns = [[quote(v) for v in text_or_null(table.column(i), name)] for i, name in enumerate(table.column_names)]
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(delimiter.join(quote(name) for name in table.column_names) + "\n")
+        for row in zip(*columns):
+            handle.write(delimiter.join(row) + "\n")
+
+
+def write_parquet(table: pa.Table, path: str) -> None:
+    pq.write_table(table, path)
