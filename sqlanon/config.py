@@ -182,6 +182,17 @@ class Job:
             raise ConfigError(f"engine.history_size must be an int >= 0 (snapshots kept), got {size!r}")
         if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
             raise ConfigError(f"engine.history_ratio must be a number in [0, 1] (classes / input rows), got {ratio!r}")
+        engine = ENGINES[self.engine]
+        # Engines may declare the formats they read and write (capability flags, e.g. memory's).
+        ends = (("input", self.input, getattr(engine, "inputs", None)), ("output", self.output, getattr(engine, "outputs", None)))
+        for what, where, able in ends:
+            if able is None or (where.path is None and getattr(where, "arrow", None) is None):
+                continue
+            if where.kind not in able:
+                raise ConfigError(
+                    f"the {self.engine} engine does not handle {where.kind} files ({what} {where.path}); it "
+                    f"handles {', '.join(able)}: use [engine] name = \"duckdb\""
+                )
         if self.engine != "duckdb":
             given = [k for k in ("memory_limit", "temp_directory", "threads") if getattr(self, k) is not None]
             if given:

@@ -1,0 +1,364 @@
+"""One suite for every engine in ENGINES: each engine answers every configuration as the
+DuckDB engine (the reference) does: the same optimum, loss, suppressed rows and number of
+checks; the same class figures (floats within the models' EPSILON); the same snapshot
+counters where both engines keep snapshots; the same written output, verified.
+
+Losses are compared with the tolerance the search's tie order uses (``search.base``): the
+float metrics (KL-divergence, ambiguity) sum the same terms in another order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from conftest import ADULT, ADULT_QIS, adult_hierarchy, adult_job, table_job
+from sqlanon import Attribute, Output, anonymize
+from sqlanon.criteria.base import EPSILON
+from sqlanon.engines import ENGINES
+from sqlanon.errors import ConfigError, DataError, HierarchyError
+from sqlanon.metrics import METRICS
+from sqlanon.search import ALGORITHMS
+from sqlanon.session import ALL_NEEDS, Session
+from sqlanon.snapshots import SnapshotSettings
+from test_random_tables import jobs
+
+REFERENCE = "duckdb"
+OTHERS = [name for name in ENGINES if name != REFERENCE]
+QIS5 = ["sex", "age", "race", "marital-status", "education"]  # 240 nodes
+SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
+TREE = str(adult_hierarchy("occupation"))
+ORDER = [line.split(";")[0] for line in open(TREE).read().split()]
+MODELS = {
+    "distinct": {"type": "distinct-l-diversity", "attribute": "occupation", "l": 5},
+    "entropy": {"type": "entropy-l-diversity", "attribute": "occupation", "l": 5},
+    "recursive": {"type": "recursive-cl-diversity", "attribute": "occupation", "c": 3, "l": 4},
+    "t-equal": {"type": "t-closeness", "attribute": "occupation", "t": 0.3},
+    "t-ordered": {"type": "t-closeness", "attribute": "occupation", "t": 0.1, "distance": "ordered", "order": ORDER},
+    "t-hierarchical": {"type": "t-closeness", "attribute": "occupation", "t": 0.2, "distance": "hierarchical", "hierarchy": TREE},
+    "delta-disclosure": {"type": "delta-disclosure", "attribute": "occupation", "delta": 2.0},
+    "average-risk": {"type": "average-risk", "threshold": 0.02, "max_risk": 0.2},
+    "sample-uniqueness": {"type": "sample-uniqueness", "threshold": 0.001},
+    "salary-entropy": {"type": "entropy-l-diversity", "attribute": "salary-class", "l": 1.7},
+    "salary-recursive": {"type": "recursive-cl-diversity", "attribute": "salary-class", "c": 2.5, "l": 2},
+}
+SENSITIVE = ("occupation", "salary-class")
+
+
+def test_every_engine_is_registered():
+    assert sorted(ENGINES) == ["duckdb", "memory"]
+    for cls in ENGINES.values():
+        assert cls.name in ENGINES and isinstance(cls.version, str)
+
+
+def same_loss(a, b) -> bool:
+    return a == b or (a is not None and b is not None and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12))
+
+
+def summary(outcome, checker):
+    best = outcome.optimum
+    if best is None:
+        return None, None, None, checker.checks
+    return best.node, best.loss, best.stats.suppressed, checker.checks
+
+
+def assert_same(reference, other, label=""):
+    assert reference[0] == other[0], label
+    assert same_loss(reference[1], other[1]), (label, reference[1], other[1])
+    assert reference[2:] == other[2:], label
+
+
+def sensitive_job(qis, **kwargs):
+    job = adult_job(qis, **kwargs)
+    job.attributes = [Attribute(a.name, "sensitive") if a.name in SENSITIVE else a for a in job.attributes]
+    return job
+
+
+class Sessions:
+    """One session per engine for a job, opened on first use (module-scoped fixtures)."""
+
+    def __init__(self, make):
+        self.make, self.open = make, {}
+
+    def __getitem__(self, engine) -> Session:
+        if engine not in self.open:
+            self.open[engine] = self.make(engine)
+        return self.open[engine]
+
+    def close(self):
+        for session in self.open.values():
+            session.close()
+
+
+@pytest.fixture(scope="module")
+def adult9(adult_available):
+    sessions = Sessions(lambda e: Session(adult_job(ADULT_QIS, engine=e), share_stats=True))
+    yield sessions
+    sessions.close()
+
+
+@pytest.fixture(scope="module")
+def subset(adult_available):
+    sessions = Sessions(lambda e: Session(sensitive_job(SUBSET, engine=e, label="salary-class"), needs=ALL_NEEDS,
+                                          share_stats=True))
+    yield sessions
+    sessions.close()
+
+
+@pytest.fixture(scope="module")
+def models5(adult_available):
+    sessions = Sessions(lambda e: Session(sensitive_job(QIS5, engine=e, models=tuple(MODELS.values())),
+                                          needs=ALL_NEEDS, share_stats=True))
+    yield sessions
+    sessions.close()
+
+
+# -- searches ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("k, limit", list(itertools.product((2, 5, 10), (0.0, 0.02, 0.04))))
+def test_flash_discernibility_on_adult_9_qis(adult9, engine, k, limit):
+    results = {e: summary(*adult9[e].search("flash", k=k, suppression_limit=limit)) for e in (REFERENCE, engine)}
+    assert_same(results[REFERENCE], results[engine])
+    assert results[engine][0] is not None
+
+
+HEURISTIC_SETTINGS = {"lightning": {"step_limit": 60}, "datafly": {}, "igreedy": {},
+                      "genetic": {"seed": 3, "step_limit": 80}, "random": {"seed": 3, "step_limit": 40}}
+
+
+def test_every_algorithm_is_covered():
+    assert set(HEURISTIC_SETTINGS) | {n for n, a in ALGORITHMS.items() if a.optimal} == set(ALGORITHMS)
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+def test_every_algorithm_on_a_subset(subset, engine, algorithm):
+    options = HEURISTIC_SETTINGS.get(algorithm, {})
+    results = {e: summary(*subset[e].search(algorithm, k=5, suppression_limit=0.02, **options)) for e in (REFERENCE, engine)}
+    assert_same(results[REFERENCE], results[engine], algorithm)
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_every_metric(subset, engine, metric):
+    results = {e: summary(*subset[e].search("flash", k=5, suppression_limit=0.04, metric=metric)) for e in (REFERENCE, engine)}
+    assert_same(results[REFERENCE], results[engine], metric)
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_model(models5, engine, name):
+    for limit in (0.0, 0.1):
+        results = {e: summary(*models5[e].search("flash", k=2, suppression_limit=limit, models=(MODELS[name],)))
+                   for e in (REFERENCE, engine)}
+        assert_same(results[REFERENCE], results[engine], (name, limit))
+
+
+FIGURE_NODES = [(0, 0, 0, 0, 0), (1, 2, 0, 1, 1), (0, 4, 1, 2, 3), (1, 3, 1, 1, 2)]
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("name", [n for n, spec in MODELS.items() if "attribute" in spec])
+def test_class_figures_agree_within_epsilon(models5, engine, name):
+    """Every class's figures and verdict, on nodes from fine to coarse: floats (entropy,
+    distances, ratios) within the models' EPSILON, counts and verdicts equal."""
+    checkers = {e: models5[e].checker(k=2, models=(MODELS[name],)) for e in (REFERENCE, engine)}
+    for node in FIGURE_NODES:
+        rows = {e: models5[e].engine.class_figures(node, c.keep, c.params) for e, c in checkers.items()}
+        assert len(rows[REFERENCE]) == len(rows[engine]) > 0
+        for a, b in zip(rows[REFERENCE], rows[engine]):
+            assert set(a) == set(b)
+            for column, value in a.items():
+                if isinstance(value, float):
+                    assert abs(value - b[column]) <= EPSILON, (node, column, value, b[column])
+                else:
+                    assert value == b[column], (node, column)
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+def test_explain_agrees(models5, engine):
+    node = (1, 2, 0, 1, 1)
+    explained = {e: models5[e].explain(node) for e in (REFERENCE, engine)}
+    assert explained[REFERENCE]["failing"] == explained[engine]["failing"]
+    assert explained[REFERENCE]["result"].stats == explained[engine]["result"].stats
+    if engine == "memory":
+        assert "runs no SQL" in explained[engine]["sql"]
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(job=jobs())
+def test_random_tables(engine, job):
+    results = {}
+    for e in (REFERENCE, engine):
+        job.engine = e
+        with Session(job) as session:
+            results[e] = summary(*session.search("flash"))
+    assert_same(results[REFERENCE], results[engine])
+
+
+# -- snapshots --------------------------------------------------------------------------------
+SWITCHES = list(itertools.product((True, False), repeat=3))
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+def test_switches_change_no_result_and_count_alike(adult_available, engine):
+    """Every combination of roll-up, history and projection gives the same results; the
+    counters agree wherever both engines keep snapshots (an engine that has not implemented
+    them reports no roll-up when roll-up is on, and is then compared on results only)."""
+    baseline, implemented = None, None
+    for rollup, history, projection in SWITCHES:
+        settings_ = SnapshotSettings(rollup=rollup, history=history, projection=projection)
+        found = {}
+        for e in (REFERENCE, engine):
+            with Session(adult_job(QIS5, engine=e, snapshots=settings_)) as session:
+                outcome, checker = session.search("flash", k=5, suppression_limit=0.02)
+                found[e] = summary(outcome, checker), session.engine.rollups, session.engine.snapshot_hits
+        baseline = baseline or found[REFERENCE][0]
+        for e in found:
+            assert_same(baseline, found[e][0], (e, rollup, history, projection))
+        _, rollups, hits = found[engine]
+        assert (rollups > 0) == rollup and (hits > 0) == history, (rollup, history)
+        if implemented is None:  # the first combination has roll-up on
+            implemented = found[REFERENCE][1] > 0
+        if implemented:
+            assert found[REFERENCE][1:] == found[engine][1:], (rollup, history, projection)
+
+
+# -- output -----------------------------------------------------------------------------------
+def read_back(path):
+    con = duckdb.connect()
+    try:
+        if path.endswith(".parquet"):
+            return con.execute("SELECT * FROM read_parquet($p)", {"p": path}).fetchall()
+        return con.execute("SELECT * FROM read_csv($p, header = true, all_varchar = true)", {"p": path}).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("kind, suppressed", [("csv", "mask"), ("parquet", "drop"), ("csv", "drop"), ("parquet", "mask")])
+def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, engine, kind, suppressed):
+    written = {}
+    for e in (REFERENCE, engine):
+        path = str(tmp_path / f"{e}.{kind}")
+        job = sensitive_job(QIS5, engine=e, k=5, suppression_limit=0.02, models=(MODELS["entropy"],),
+                            output=Output(path=path, suppressed=suppressed))
+        result = anonymize(job)
+        assert result.success and result.report["verification"], e
+        written[e] = (result.levels, result.suppressed, read_back(path), open(path, "rb").read() if kind == "csv" else None)
+    assert written[REFERENCE][:3] == written[engine][:3]
+    assert written[REFERENCE][3] == written[engine][3]  # CSV byte for byte
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+def test_typed_input_prints_and_passes_through_alike(tmp_path, engine):
+    """Integers, dates, booleans, floats as QIs (matched by their DuckDB text) and as columns
+    released unchanged; NULL QIs read as ''."""
+    import datetime
+
+    data = {
+        "num": [1, 2, 2, 3, None, 1, 3, 2],
+        "d": [datetime.date(2020, 1, 1 + i % 3) for i in range(8)],
+        "b": [True, False] * 4,
+        "f": [0.1, 1.0, 1e20, 2.5e15, 1e-7, 0.1, 1.0, 1e20],
+        "keep": [1.5, None, 3.25, 4.0, 5.0, 6.0, 7.0, 8.0],
+    }
+    texts = {"num": ["1", "2", "3", ""], "d": ["2020-01-01", "2020-01-02", "2020-01-03"], "b": ["true", "false"],
+             "f": ["0.1", "1.0", "1e+20", "2500000000000000.0", "1e-07"]}
+    hierarchies = {name: [[v, "*"] for v in values] for name, values in texts.items()}
+    written = {}
+    for e in (REFERENCE, engine):
+        for kind in ("parquet", "csv"):
+            path = str(tmp_path / f"{e}.{kind}")
+            job = table_job(data, hierarchies, k=2, suppression_limit=0.5, engine=e, output=Output(path=path))
+            result = anonymize(job)
+            assert result.success
+            written[e, kind] = read_back(path)
+    for kind in ("parquet", "csv"):
+        assert written[REFERENCE, kind] == written[engine, kind]
+    assert pq.read_schema(str(tmp_path / f"{engine}.parquet")).field("keep").type == pa.float64()
+
+
+@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("algorithm", ["k-optimize", "hill-climb"])
+def test_interval_outputs_are_identical(adult_available, tmp_path, engine, algorithm):
+    written = {}
+    for e in (REFERENCE, engine):
+        path = str(tmp_path / f"{e}.csv")
+        job = adult_job(["sex", "race", "marital-status"], algorithm=algorithm, k=400, seed=5, step_limit=50,
+                        engine=e, output=Output(path=path)) if algorithm == "hill-climb" else \
+            adult_job(["sex", "race", "marital-status"], algorithm=algorithm, k=400, engine=e, output=Output(path=path))
+        result = anonymize(job)
+        assert result.success
+        written[e] = (result.loss, result.suppressed, open(path, "rb").read())
+    assert written[REFERENCE] == written[engine]
+
+
+# -- refusals -----------------------------------------------------------------------------------
+def test_memory_refuses_duckdb_files(tmp_path):
+    from sqlanon import Source
+
+    job = adult_job(QIS5, engine="memory")
+    job.input = Source(path=str(tmp_path / "in.duckdb"), table="t")
+    with pytest.raises(ConfigError, match=r'memory engine does not handle duckdb files \(input .*in.duckdb\).*name = "duckdb"'):
+        Session(job)
+    job = adult_job(QIS5, engine="memory", output=Output(path=str(tmp_path / "out.duckdb"), table="t"))
+    with pytest.raises(ConfigError, match=r'\(output .*out.duckdb\).*name = "duckdb"'):
+        anonymize(job)
+
+
+def test_memory_refuses_an_input_that_does_not_fit(adult_available, monkeypatch):
+    from sqlanon.engines import memory_io
+
+    monkeypatch.setattr(memory_io, "available_memory", lambda: 1_000_000)
+    with pytest.raises(DataError) as error:
+        Session(adult_job(QIS5, engine="memory"))
+    message = str(error.value)
+    for part in ("adult.csv", "MiB in memory", "976.6 KiB available", "/proc/meminfo", 'name = "duckdb"', "memory_limit"):
+        assert part in message, part
+
+
+def test_memory_refuses_types_it_cannot_print_as_duckdb():
+    job = table_job({"x": pa.array([1.5, 2.5], pa.float32())}, {"x": [["1.5", "*"], ["2.5", "*"]]}, engine="memory")
+    with pytest.raises(DataError, match=r"column 'x' has type float.*engine\] name = \"duckdb\""):
+        Session(job)
+
+
+@pytest.mark.parametrize("data", ["x\na\nc\nc\n", "x,y\na,1\n,2\nb,3\n", "x,y\na,1\nb,2\na,3,oops\nb,4\n", "x\n"])
+def test_bad_input_messages_match(tmp_path, data):
+    """Values missing from a hierarchy, a ragged row, an empty table: the same message."""
+    (tmp_path / "data.csv").write_text(data)
+    (tmp_path / "h.csv").write_text("a;*\nb;*\n")
+    messages = {}
+    for e in ENGINES:
+        columns = ["x", "y"] if data.startswith("x,y") else ["x"]
+        attributes = [Attribute("x", "quasi", str(tmp_path / "h.csv"))] + [Attribute(c, "insensitive") for c in columns[1:]]
+        from sqlanon import Job, Source
+
+        job = Job(input=Source(path=str(tmp_path / "data.csv")), attributes=attributes, engine=e)
+        with pytest.raises((HierarchyError, DataError)) as error:
+            Session(job)
+        messages[e] = (type(error.value), str(error.value))
+    assert len(set(messages.values())) == 1, messages
+
+
+def test_memory_engine_in_a_job_file(tmp_path):
+    from click.testing import CliRunner
+
+    from sqlanon.cli import main
+
+    (tmp_path / "data.csv").write_text("x\na\nb\na\nb\n")
+    (tmp_path / "h.csv").write_text("a;*\nb;*\n")
+    (tmp_path / "job.toml").write_text('[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+                                       '[engine]\nname = "memory"\n[output]\npath = "out.csv"\n')
+    result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--k", "2"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out.csv").read_text() == "x\na\nb\na\nb\n"
