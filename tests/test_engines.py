@@ -372,3 +372,21 @@ def test_memory_engine_in_a_job_file(tmp_path):
     result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--k", "2"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out.csv").read_text() == "x\na\nb\na\nb\n"
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("name", ["distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
+                                  ("t-closeness", "equal"), ("t-closeness", "ordered"),
+                                  ("t-closeness", "hierarchical"), "delta-disclosure"], ids=str)
+def test_hand_computed_figures(engine, name, tmp_path):
+    """test_models.py's table small enough to compute by hand, on every engine."""
+    from test_models import EXPECTED_KEPT, HAND, spec_of, sql_value, tiny_job
+
+    spec = spec_of(name, tmp_path)
+    with Session(tiny_job([spec], k=1, suppression_limit=1.0, engine=engine)) as session:
+        checker = session.checker()
+        rows = session.engine.class_figures((0,), checker.keep, checker.params)
+        for row, expected in zip(rows, HAND[name]):
+            assert sql_value(spec["type"], row) == pytest.approx(expected, abs=1e-12)
+        assert [r["kept"] for r in rows] == EXPECTED_KEPT[name]
+        assert checker.check((0,)).stats.suppressed == sum(r["n"] for r in rows if not r["kept"])

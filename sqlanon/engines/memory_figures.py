@@ -19,7 +19,8 @@ BLOCK_CELLS = 4_000_000
 
 class Histogram:
     def __init__(self, cls: np.ndarray, v: np.ndarray, f: np.ndarray, n: np.ndarray, q: np.ndarray):
-        self.cls, self.v, self.f, self.n, self.q = cls, v, f.astype(np.float64), n, q
+        self.cls, self.v, self.counts, self.n, self.q = cls, v, f.astype(np.int64), n, q
+        self.f = self.counts.astype(np.float64)
         self.classes = len(n)
         self.starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(cls) else np.zeros(0, np.int64)
         self.share = self.f / n[cls].astype(np.float64)
@@ -50,7 +51,7 @@ def figures(model, h: Histogram, aux) -> dict[str, np.ndarray]:
     """The model's (or the classification metric's) per-class figure columns."""
     name = model.name
     if name == "classification":
-        return {"mx_top": h.maximum(h.f)}
+        return {"mx_top": h.maximum(h.counts)}
     if name == "distinct-l-diversity":
         return {model.name_of("distinct"): h.count()}
     if name == "entropy-l-diversity":
@@ -60,11 +61,11 @@ def figures(model, h: Histogram, aux) -> dict[str, np.ndarray]:
     if name == "recursive-cl-diversity":
         # rank within the class by count (descending), ties by value code: SQL's ROW_NUMBER
         order = np.lexsort((h.v, -h.f, h.cls))
-        cls, f = h.cls[order], h.f[order]
+        cls, f = h.cls[order], h.counts[order]
         rank = np.arange(len(cls)) - h.starts[cls] + 1
         tail = rank >= model.l
-        return {model.name_of("top"): h.maximum(h.f),
-                model.name_of("tail"): np.bincount(cls[tail], weights=f[tail], minlength=h.classes),
+        return {model.name_of("top"): h.maximum(h.counts),
+                model.name_of("tail"): np.bincount(cls[tail], weights=f[tail], minlength=h.classes).astype(np.int64),
                 model.name_of("distinct"): h.count()}
     if name == "delta-disclosure":
         return {model.name_of("delta"): h.maximum(np.abs(np.log(h.share / h.q[h.v])))}
