@@ -219,16 +219,17 @@ SWITCHES = list(itertools.product((True, False), repeat=3))
 
 
 @pytest.mark.parametrize("engine", OTHERS)
-def test_switches_change_no_result_and_count_alike(adult_available, engine):
+@pytest.mark.parametrize("models", [(), (MODELS["entropy"],)], ids=["k", "entropy"])
+def test_switches_change_no_result_and_count_alike(adult_available, engine, models):
     """Every combination of roll-up, history and projection gives the same results; the
     counters agree wherever both engines keep snapshots (an engine that has not implemented
     them reports no roll-up when roll-up is on, and is then compared on results only)."""
     baseline, implemented = None, None
-    for rollup, history, projection in SWITCHES:
+    for rollup, history, projection in SWITCHES if not models else [SWITCHES[0], SWITCHES[5]]:
         settings_ = SnapshotSettings(rollup=rollup, history=history, projection=projection)
         found = {}
         for e in (REFERENCE, engine):
-            with Session(adult_job(QIS5, engine=e, snapshots=settings_)) as session:
+            with Session(sensitive_job(QIS5, engine=e, snapshots=settings_, models=models)) as session:
                 outcome, checker = session.search("flash", k=5, suppression_limit=0.02)
                 found[e] = summary(outcome, checker), session.engine.rollups, session.engine.snapshot_hits
         baseline = baseline or found[REFERENCE][0]

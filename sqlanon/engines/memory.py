@@ -295,8 +295,9 @@ class MemoryEngine:
         table = self._generalize(source, node)
         if self._pending is not None:  # a check whose verdict never came (a shared memo)
             self._release(self._pending.handle)
-        self._pending = Snapshot(tuple(node), table, len(table.n))
         cls = self._classes(table, keep, params)
+        # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
+        self._pending = Snapshot(tuple(node), table, len(cls.n))
         n, kept = cls.n, cls.kept
         kept_n = n[kept]
         suppressed = int(n[~kept].sum())
