@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import ADULT_QIS, adult_hierarchy, adult_job, table_job
 from hypothesis import HealthCheck, given, settings
+from test_random_tables import jobs
 
-from conftest import ADULT, ADULT_QIS, adult_hierarchy, adult_job, table_job
 from sqlanon import Attribute, Output, anonymize
 from sqlanon.criteria.base import EPSILON
 from sqlanon.engines import ENGINES
@@ -28,14 +29,13 @@ from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.snapshots import SnapshotSettings
-from test_random_tables import jobs
 
 REFERENCE = "duckdb"
 OTHERS = [name for name in ENGINES if name != REFERENCE]
 QIS5 = ["sex", "age", "race", "marital-status", "education"]  # 240 nodes
 SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
 TREE = str(adult_hierarchy("occupation"))
-ORDER = [line.split(";")[0] for line in open(TREE).read().split()]
+ORDER = [line.split(";")[0] for line in Path(TREE).read_text().split()]
 MODELS = {
     "distinct": {"type": "distinct-l-diversity", "attribute": "occupation", "l": 5},
     "entropy": {"type": "entropy-l-diversity", "attribute": "occupation", "l": 5},
@@ -264,7 +264,7 @@ def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, e
                             output=Output(path=path, suppressed=suppressed))
         result = anonymize(job)
         assert result.success and result.report["verified"] and result.suppressed, e
-        written[e] = (result.levels, result.suppressed, read_back(path), open(path, "rb").read() if kind == "csv" else None)
+        written[e] = (result.levels, result.suppressed, read_back(path), Path(path).read_bytes() if kind == "csv" else None)
     assert written[REFERENCE][:3] == written[engine][:3]
     assert written[REFERENCE][3] == written[engine][3]  # CSV byte for byte
 
@@ -309,7 +309,7 @@ def test_interval_outputs_are_identical(adult_available, tmp_path, engine, algor
             adult_job(["sex", "race", "marital-status"], algorithm=algorithm, k=400, engine=e, output=Output(path=path))
         result = anonymize(job)
         assert result.success
-        written[e] = (result.loss, result.suppressed, open(path, "rb").read())
+        written[e] = (result.loss, result.suppressed, Path(path).read_bytes())
     assert written[REFERENCE] == written[engine]
 
 
@@ -422,5 +422,5 @@ def test_random_tables_write_the_same_csv(engine, job, tmp_path_factory):
         job.engine = e
         job.output = Output(path=str(folder / f"{e}.csv"), overwrite=True)
         result = anonymize(job)
-        written[e] = (result.success, result.suppressed, open(job.output.path, "rb").read() if result.success else None)
+        written[e] = (result.success, result.suppressed, Path(job.output.path).read_bytes() if result.success else None)
     assert written[REFERENCE] == written[engine]

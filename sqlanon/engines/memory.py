@@ -17,7 +17,9 @@ Verdicts use the models' own predicates and the metrics' own sums, evaluated ove
 
 from __future__ import annotations
 
+import glob
 import math
+import os
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -124,16 +126,10 @@ class MemoryEngine:
         kind = source.kind
         if kind == "duckdb":
             raise io.refuse_duckdb_file("input", source.path)
-        if kind == "csv":
-            import os
-
-            if not os.path.isfile(source.path):
-                raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
-        if kind == "parquet":
-            import glob
-
-            if not glob.glob(source.path):
-                raise DataError(f"no Parquet file matches {source.path}")
+        if kind == "csv" and not os.path.isfile(source.path):
+            raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
+        if kind == "parquet" and not glob.glob(source.path):
+            raise DataError(f"no Parquet file matches {source.path}")
         if kind == "arrow" and not isinstance(source.arrow, pa.Table):
             raise DataError("the in-memory input must be a pyarrow.Table")
         io.refuse_if_too_large(source)
@@ -256,7 +252,6 @@ class MemoryEngine:
 
     def _classes(self, table: Table, keep, params: dict) -> Classes:
         """The node's classes from its table: sizes, the models' figures, the verdicts."""
-        d = len(table.node)
         if table.sensitive:
             change = np.zeros(len(table.n), bool)
             change[0] = True
@@ -285,7 +280,6 @@ class MemoryEngine:
             histogram = Histogram(pairs_cls, pairs_v, pairs_f, n, self._q[i])
             columns.update(figures(model, histogram, self._tables.get(getattr(model, "aux", None))))
         kept = keep_mask(keep, columns, params)
-        assert len(codes) == d
         return Classes(codes, n, columns, kept)
 
     # -- checks ------------------------------------------------------------------------------
