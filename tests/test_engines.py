@@ -385,9 +385,15 @@ def test_memory_engine_in_a_job_file(tmp_path):
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
     (tmp_path / "job.toml").write_text('[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
                                        '[engine]\nname = "memory"\n[output]\npath = "out.csv"\n')
-    result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--k", "2"])
+    result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--k", "2", "--report", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out.csv").read_text() == "x\na\nb\na\nb\n"
+    applied = CliRunner().invoke(main, ["apply", str(tmp_path / "job.toml"), "--manifest", str(tmp_path / "r.json"),
+                                        "--output", str(tmp_path / "again.csv")])
+    assert applied.exit_code == 0, applied.output
+    assert (tmp_path / "again.csv").read_text() == "x\na\nb\na\nb\n"
+    explained = CliRunner().invoke(main, ["explain", str(tmp_path / "job.toml"), "--node", "0"])
+    assert explained.exit_code == 0 and "runs no SQL" in explained.output, explained.output
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
