@@ -287,8 +287,6 @@ class MemoryEngine:
         start = self._snapshots.start(node)
         source = start.snapshot.handle if start.snapshot is not None else self._base
         table = self._generalize(source, node)
-        if self._pending is not None:  # a check whose verdict never came (a shared memo)
-            self._release(self._pending.handle)
         cls = self._classes(table, keep, params)
         # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
         self._pending = Snapshot(tuple(node), table, len(cls.n))
@@ -318,11 +316,14 @@ class MemoryEngine:
         )
 
     def checked(self, node: Node, anonymous: bool) -> None:
+        """The checker's verdict on the node just computed. Keeping its arrays costs nothing,
+        but the engine keeps them only when DuckDB would (``Snapshots.worth_keeping``), so both
+        engines start every check from the same table and report the same counters."""
         pending, self._pending = self._pending, None
-        if pending is not None and pending.node != tuple(node):
-            self._release(pending.handle)
-            pending = None
-        self._snapshots.checked(pending, anonymous)
+        if pending is None or pending.node != tuple(node):
+            return  # answered without this engine computing it (a shared memo), as DuckDB
+        keep = self._snapshots.worth_keeping(pending.node, pending.classes, anonymous)
+        self._snapshots.checked(pending if keep else None, anonymous)
 
     def reset_snapshots(self) -> None:
         if self._snapshots is not None:
