@@ -448,3 +448,10 @@ def test_random_tables_write_the_same_csv(engine, job, tmp_path_factory):
         result = anonymize(job)
         written[e] = (result.success, result.suppressed, Path(job.output.path).read_bytes() if result.success else None)
     assert written[REFERENCE] == written[engine]
+
+
+def test_memory_refuses_delta_presence_clearly():
+    from test_presence import hand_job
+
+    with pytest.raises(ConfigError, match=r'memory engine does not support delta-presence.*"duckdb"'):
+        Session(hand_job(engine="memory"))
