@@ -1,18 +1,18 @@
 CREATE TEMPORARY TABLE "sqlanon_snap_1" AS
 SELECT
   "h0"."l0" AS "q0_0",
-  "h0"."l1" AS "q0_1",
-  "h0"."l2" AS "q0_2",
-  "h0"."c0" AS "c0_0",
-  "h0"."c1" AS "c0_1",
-  "h0"."c2" AS "c0_2",
   "h1"."l2" AS "q1_2",
-  "h1"."l3" AS "q1_3",
-  "h1"."c2" AS "c1_2",
-  "h1"."c3" AS "c1_3",
   "h2"."l1" AS "q2_1",
-  "h2"."c1" AS "c2_1",
   "c"."s0" AS "s0",
+  MAX("h0"."l1") AS "q0_1",
+  MAX("h0"."l2") AS "q0_2",
+  MAX("h0"."c0") AS "c0_0",
+  MAX("h0"."c1") AS "c0_1",
+  MAX("h0"."c2") AS "c0_2",
+  MAX("h1"."l3") AS "q1_3",
+  MAX("h1"."c2") AS "c1_2",
+  MAX("h1"."c3") AS "c1_3",
+  MAX("h2"."c1") AS "c2_1",
   SUM("c"."n") AS "n",
   SUM("c"."n" * "c"."lnx") / SUM("c"."n") AS "lnx"
 FROM "sqlanon_classes" AS "c"
@@ -24,15 +24,6 @@ JOIN "sqlanon_hier_2" AS "h2"
   ON "c"."q2" = "h2"."code"
 GROUP BY
   "h0"."l0",
-  "h0"."l1",
-  "h0"."l2",
-  "h0"."c0",
-  "h0"."c1",
-  "h0"."c2",
   "h1"."l2",
-  "h1"."l3",
-  "h1"."c2",
-  "h1"."c3",
   "h2"."l1",
-  "h2"."c1",
   "c"."s0"

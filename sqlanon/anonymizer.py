@@ -192,7 +192,7 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
         "seconds": {k: round(v, 6) for k, v in seconds.items()},
         "engine": engine.name,
         "lookup": job.lookup,
-        "snapshots": {k: getattr(job.snapshots, k) for k in job.snapshots.__dataclass_fields__},
+        "snapshots": {k: getattr(engine.settings, k) for k in engine.settings.__dataclass_fields__},
         "versions": {
             "sqlanon": __version__,
             "python": platform.python_version(),

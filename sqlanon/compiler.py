@@ -175,14 +175,17 @@ def snapshot_query(node: Node, tops: Sequence[int], with_leaves: bool, sensitive
         query = exp.select().from_(table(source or WIDE, "c"), copy=False)
         code = lambda j, l: col(wide_column(j, l), "c")
         leaf = lambda j, l: col(wide_leaves(j, l), "c")
-    keys = []
+    # Grouped by the node's own codes; the higher levels and leaf counts depend on them
+    # (hierarchies are functional), so they ride along as MAX, not as hash keys.
+    keys, carried = [], []
     for j, (level, top) in enumerate(zip(node, tops)):
-        keys += [code(j, l).as_(ident(wide_column(j, l))) for l in range(level, top + 1)]
+        keys.append(code(j, level).as_(ident(wide_column(j, level))))
+        carried += [exp.Max(this=code(j, l)).as_(ident(wide_column(j, l))) for l in range(level + 1, top + 1)]
         if with_leaves:
-            keys += [leaf(j, l).as_(ident(wide_leaves(j, l))) for l in range(level, top + 1)]
+            carried += [exp.Max(this=leaf(j, l)).as_(ident(wide_leaves(j, l))) for l in range(level, top + 1)]
     keys += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
     n = col("n", "c")
-    columns = [*keys, exp.Sum(this=n).as_(ident("n"))]
+    columns = [*keys, *carried, exp.Sum(this=n).as_(ident("n"))]
     if population:  # delta-presence: the population count is summed like n
         columns.append(exp.Sum(this=col("pop", "c")).as_(ident("pop")))
     if lnx:

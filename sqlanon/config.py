@@ -175,7 +175,7 @@ class Job:
             raise ConfigError(f"unknown engine '{self.engine}'; valid engines: {', '.join(ENGINES)}")
         snap = self.snapshots
         for key in ("rollup", "history", "projection"):
-            if not isinstance(getattr(snap, key), bool):
+            if not isinstance(getattr(snap, key), bool) and not (key != "projection" and getattr(snap, key) is None):
                 raise ConfigError(f"engine.{key} must be true or false, got {getattr(snap, key)!r}")
         size, ratio = snap.history_size, snap.history_ratio
         if isinstance(size, bool) or not isinstance(size, int) or size < 0:

@@ -16,12 +16,12 @@ from test_random_tables import jobs
 SWITCHES = [SnapshotSettings(rollup=r, history=h, projection=p) for r, h, p in itertools.product([False, True], repeat=3)]
 # Figure 9's steps: none, + projection, + roll-up, + history
 STEPS = [SnapshotSettings(rollup=False, history=False, projection=False), SnapshotSettings(rollup=False, history=False),
-         SnapshotSettings(history=False), SnapshotSettings()]
+         SnapshotSettings(rollup=True, history=False), SnapshotSettings(rollup=True, history=True)]
 
 
 def policy(**kwargs):
     released = []
-    return Snapshots(SnapshotSettings(**kwargs), 1000, released.append), released
+    return Snapshots(SnapshotSettings(**{"rollup": True, "history": True, **kwargs}), 1000, released.append), released
 
 
 def test_rollup_reads_the_node_checked_just_before_when_it_is_a_specialization():
@@ -112,7 +112,7 @@ def test_duckdb_snapshots_change_no_result_on_adult(adult_available, lookup):
     for found in results.values():
         assert all(same(f, found[0]) for f in found), found
     plain = read[(STEPS[1], "loss")]
-    full = read[(SnapshotSettings(), "loss")]
+    full = read[(STEPS[3], "loss")]
     assert plain[:2] == (0, 0) and full[0] + full[1] > 0 and full[2] < plain[2]
 
 

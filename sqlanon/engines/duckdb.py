@@ -56,7 +56,8 @@ class DuckDBEngine:
         self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
         self.lookup = lookup
-        self.settings = snapshots
+        # Measured on ADULT and ADULT x40: materializing costs more than reading from it saves.
+        self.settings = snapshots = snapshots.resolved(rollup=False, history=False)
         self.snapshots = Snapshots(snapshots, 0, self._release_snapshot)
         self._free: list[str] = []  # names of released snapshot tables, for reuse
         self._pending = None

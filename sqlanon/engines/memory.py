@@ -104,7 +104,8 @@ class MemoryEngine:
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings = SnapshotSettings()):
         self.lookup = lookup  # accepted for the common [engine] keys; arrays need no lookup tables
-        self.settings = snapshots
+        # Keeping arrays costs nothing: the Flash framework's roll-up and history are on by default.
+        self.settings = snapshots = snapshots.resolved(rollup=True, history=True)
         self.rows_scanned = 0
         self.queries = 0
         self._snapshots: Snapshots | None = None
