@@ -36,6 +36,7 @@ class Lattice:
         self._kept = tuple(tuple(base // d[0] * x for x in d) for d in self.distinct)
         self._kept_total = base * len(self.heights)
         self.order_key = lru_cache(maxsize=None)(self._order_key)
+        self._levels: dict[int, list[Node]] = {}
 
     @property
     def dimensions(self) -> int:
@@ -98,7 +99,15 @@ class Lattice:
     def nodes(self) -> Iterator[Node]:
         """Every node, bottom-up, each level in traversal order."""
         for level in range(self.height + 1):
-            yield from sorted(self.nodes_on_level(level), key=self.order_key)
+            yield from self.ordered_level(level)
+
+    def ordered_level(self, level: int) -> list[Node]:
+        """The nodes of one level in traversal order, computed once (only optimal algorithms,
+        whose lattices are bounded by max_lattice_size, enumerate levels)."""
+        found = self._levels.get(level)
+        if found is None:
+            found = self._levels[level] = sorted(self.nodes_on_level(level), key=self.order_key)
+        return found
 
     def _order_key(self, node: Node) -> tuple:
         relative = sum(l * r for l, r in zip(node, self._relative))

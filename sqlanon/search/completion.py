@@ -20,6 +20,10 @@ from sqlanon.search.base import Optimum
 
 def complete(lattice: Lattice, checker: Checker, is_anonymous: Callable[[Node], bool], optimum: Optimum) -> int:
     """Check every anonymous node that may beat the optimum; return how many were skipped."""
+    if checker.monotonic_metric and checker.monotonic_models:
+        # Every unchecked anonymous node generalizes a checked anonymous one: its loss is no
+        # lower and it comes later in the tie order, so none can win. Only count them.
+        return sum(1 for node in lattice.nodes() if checker.checked(node) is None and is_anonymous(node))
     inherited: dict = {}
     skipped = 0
     for node in lattice.nodes():

@@ -30,7 +30,7 @@ class Flash(SearchAlgorithm):
         self.tags = Tags(lattice)
         self.heap: list[tuple[tuple, Node]] = []
         for level in range(lattice.height + 1):
-            for node in sorted(lattice.nodes_on_level(level), key=lattice.order_key):
+            for node in lattice.ordered_level(level):
                 if self.tags.known(node):
                     continue
                 if self.hopeless(node):
