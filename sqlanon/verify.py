@@ -23,6 +23,8 @@ from sqlanon.config import Output, Source
 from sqlanon.errors import VerificationError
 
 MASK = "*"
+# the group figures' names, unlike any column a user would give (a QI may be called "n")
+SIZE, MASKED = "__sqlanon_size", "__sqlanon_masked"
 
 
 @dataclass(frozen=True)
@@ -55,18 +57,18 @@ def measure(output: Output, qis: list[str], k: int) -> Verification:
         keys = [col(q) for q in qis]
         masked = exp.and_(*(exp.EQ(this=col(q), expression=param("mask")) for q in qis))
         groups = (
-            exp.select(*keys, exp.Count(this=exp.Star()).as_(ident("n")), exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))).as_(ident("masked")))
+            exp.select(*keys, exp.Count(this=exp.Star()).as_(ident(SIZE)), exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))).as_(ident(MASKED)))
             .from_(exp.Table(this=ident("released")))
             .group_by(*keys)
         )
-        n, small = col("n"), exp.LT(this=col("n"), expression=param("k"))
+        n, small = col(SIZE), exp.LT(this=col(SIZE), expression=param("k"))
         query = exp.select(
             exp.Coalesce(this=exp.Sum(this=n), expressions=[exp.Literal.number(0)]),
             exp.Count(this=exp.Star()),
             exp.Min(this=exp.Case(ifs=[exp.If(this=exp.Not(this=small.copy()), true=n.copy())])),
             exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=small.copy(), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
-            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.EQ(this=col("masked"), expression=exp.Literal.number(1)), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
-            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.and_(small.copy(), exp.EQ(this=col("masked"), expression=exp.Literal.number(0))), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
+            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.EQ(this=col(MASKED), expression=exp.Literal.number(1)), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
+            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.and_(small.copy(), exp.EQ(this=col(MASKED), expression=exp.Literal.number(0))), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
         ).from_(groups.subquery(ident("g")))
         rows, count, min_group, small_rows, masked_rows, small_unmasked = con.execute(
             query.sql("duckdb"), {"k": k, "mask": MASK}

@@ -155,3 +155,14 @@ def test_parquet_glob_input(tmp_path):
     from_csv = anonymize(adult_job(["age", "sex", "race"], k=10))
     assert from_glob.report["rows"] == 30162
     assert (from_glob.transformation, from_glob.loss) == (from_csv.transformation, from_csv.loss)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "memory"])
+def test_columns_named_like_the_verification_figures_verify(tmp_path, engine):
+    """QIs called n and masked (names the verification query once used for its own figures)."""
+    job = table_job({"n": ["a", "a", "b", "b", "c"], "masked": ["x", "x", "x", "y", "y"]},
+                    {"n": [["a", "*"], ["b", "*"], ["c", "*"]], "masked": [["x", "*"], ["y", "*"]]},
+                    k=2, suppression_limit=0.2, engine=engine)
+    job.output = Output(path=str(tmp_path / "out.csv"))
+    result = anonymize(job)
+    assert result.success and result.report["verified"] and result.report["verification"]["rows"] == 5
