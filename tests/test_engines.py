@@ -17,8 +17,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import ADULT_QIS, adult_hierarchy, adult_job, table_job
+from conftest import ADULT_QIS, adult_job, table_job
 from hypothesis import HealthCheck, given, settings
+from test_models_adult import MODELS as ADULT_MODELS
 from test_random_tables import jobs
 
 from sqlanon import Attribute, Output, anonymize
@@ -33,18 +34,8 @@ from sqlanon.snapshots import SnapshotSettings
 REFERENCE = "duckdb"
 OTHERS = [name for name in ENGINES if name != REFERENCE]
 QIS5 = ["sex", "age", "race", "marital-status", "education"]  # 240 nodes
-TREE = str(adult_hierarchy("occupation"))
-ORDER = [line.split(";")[0] for line in Path(TREE).read_text().split()]
 MODELS = {
-    "distinct": {"type": "distinct-l-diversity", "attribute": "occupation", "l": 5},
-    "entropy": {"type": "entropy-l-diversity", "attribute": "occupation", "l": 5},
-    "recursive": {"type": "recursive-cl-diversity", "attribute": "occupation", "c": 3, "l": 4},
-    "t-equal": {"type": "t-closeness", "attribute": "occupation", "t": 0.3},
-    "t-ordered": {"type": "t-closeness", "attribute": "occupation", "t": 0.1, "distance": "ordered", "order": ORDER},
-    "t-hierarchical": {"type": "t-closeness", "attribute": "occupation", "t": 0.2, "distance": "hierarchical", "hierarchy": TREE},
-    "delta-disclosure": {"type": "delta-disclosure", "attribute": "occupation", "delta": 2.0},
-    "average-risk": {"type": "average-risk", "threshold": 0.02, "max_risk": 0.2},
-    "sample-uniqueness": {"type": "sample-uniqueness", "threshold": 0.001},
+    **ADULT_MODELS,
     "salary-entropy": {"type": "entropy-l-diversity", "attribute": "salary-class", "l": 1.7},
     "salary-recursive": {"type": "recursive-cl-diversity", "attribute": "salary-class", "c": 2.5, "l": 2},
 }

@@ -15,8 +15,9 @@ in-memory search and ``write_intervals`` writes the released table of a cut set.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
 from sqlglot import exp
 

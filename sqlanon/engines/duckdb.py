@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import glob
 import os
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Sequence
 
 import duckdb
 import numpy as np
@@ -47,7 +47,7 @@ class DuckDBEngine:
     name = "duckdb"
     version = duckdb.__version__
 
-    def __init__(self, database: str = ":memory:", lookup: str = "wide", snapshots: SnapshotSettings = SnapshotSettings(),
+    def __init__(self, database: str = ":memory:", lookup: str = "wide", snapshots: SnapshotSettings | None = None,
                  memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None):
         self.con = duckdb.connect(database)
         for key, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
@@ -57,7 +57,7 @@ class DuckDBEngine:
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
         self.lookup = lookup
         # Measured on ADULT and ADULT x40: materializing costs more than reading from it saves.
-        self.settings = snapshots = snapshots.resolved(rollup=False, history=False)
+        self.settings = snapshots = (snapshots or SnapshotSettings()).resolved(rollup=False, history=False)
         self.snapshots = Snapshots(snapshots, 0, self._release_snapshot)
         self._free: list[str] = []  # names of released snapshot tables, for reuse
         self._pending = None
@@ -130,16 +130,7 @@ class DuckDBEngine:
 
     @staticmethod
     def _read_error(source: Source, error: Exception) -> DataError:
-        """Name the line of a ragged CSV row, which DuckDB's sniffer does not."""
-        if source.kind == "csv":
-            ragged = first_ragged_row(source.path, source.delimiter)
-            if ragged:
-                line, found, expected = ragged
-                return DataError(
-                    f"input {source.path}: line {line} has {found} fields, the header has {expected} "
-                    f"(delimiter {source.delimiter!r}). Fix the row or quote fields that contain the delimiter."
-                )
-        return DataError(f"cannot read input {source.describe()}: {_first_line(error)}")
+        return read_error(source, error)
 
     def distinct_values(self, column: str) -> list[str]:
         """The distinct values of a column as text (NULL as ''), for hierarchy builders."""
@@ -599,6 +590,20 @@ def interruptible():
         if "interrupted" in str(error).lower():
             raise KeyboardInterrupt from None
         raise
+
+
+def read_error(source: Source, error: Exception) -> DataError:
+    """The error for an unreadable input; for a CSV it names the line of the first ragged
+    row, which neither DuckDB's sniffer nor pyarrow does."""
+    if source.kind == "csv":
+        ragged = first_ragged_row(source.path, source.delimiter)
+        if ragged:
+            line, found, expected = ragged
+            return DataError(
+                f"input {source.path}: line {line} has {found} fields, the header has {expected} "
+                f"(delimiter {source.delimiter!r}). Fix the row or quote fields that contain the delimiter."
+            )
+    return DataError(f"cannot read input {source.describe()}: {_first_line(error)}")
 
 
 def first_ragged_row(path: str, delimiter: str) -> tuple[int, int, int] | None:

@@ -20,8 +20,8 @@ from __future__ import annotations
 import glob
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -102,10 +102,10 @@ class MemoryEngine:
     inputs = ("csv", "parquet", "arrow")
     outputs = ("csv", "parquet")
 
-    def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings = SnapshotSettings()):
+    def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup  # accepted for the common [engine] keys; arrays need no lookup tables
         # Keeping arrays costs nothing: the Flash framework's roll-up and history are on by default.
-        self.settings = snapshots = snapshots.resolved(rollup=True, history=True)
+        self.settings = snapshots = (snapshots or SnapshotSettings()).resolved(rollup=True, history=True)
         self.rows_scanned = 0
         self.queries = 0
         self._snapshots: Snapshots | None = None

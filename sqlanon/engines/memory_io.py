@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import glob
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -119,17 +119,9 @@ def read_table(source: Source, columns: Sequence[str]) -> pa.Table:
 
 
 def _read_error(source: Source, error: Exception) -> DataError:
-    from sqlanon.engines.duckdb import first_ragged_row
+    from sqlanon.engines.duckdb import read_error
 
-    if source.kind == "csv":
-        ragged = first_ragged_row(source.path, source.delimiter)
-        if ragged:
-            line, found, expected = ragged
-            return DataError(
-                f"input {source.path}: line {line} has {found} fields, the header has {expected} "
-                f"(delimiter {source.delimiter!r}). Fix the row or quote fields that contain the delimiter."
-            )
-    return DataError(f"cannot read input {source.describe()}: {str(error).strip().splitlines()[0]}")
+    return read_error(source, error)
 
 
 def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
@@ -172,8 +164,7 @@ def write_csv(table: pa.Table, path: str, delimiter: str) -> None:
     columns = [[quote(v) for v in text_or_null(table.column(i), name)] for i, name in enumerate(table.column_names)]
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(delimiter.join(quote(name) for name in table.column_names) + "\n")
-        for row in zip(*columns):
-            handle.write(delimiter.join(row) + "\n")
+        handle.writelines(delimiter.join(row) + "\n" for row in zip(*columns))
 
 
 def write_parquet(table: pa.Table, path: str) -> None:
