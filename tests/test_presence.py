@@ -348,7 +348,7 @@ def test_adult_snapshots_carry_the_population(adult_population):
 
     path, _, _ = adult_population
     found = {}
-    for switches in (SnapshotSettings(rollup=False, history=False), SnapshotSettings()):
+    for switches in (SnapshotSettings(rollup=False, history=False), SnapshotSettings(rollup=True, history=True)):
         job = adult_presence_job(path, k=5, suppression_limit=0.1, metric="loss", snapshots=switches,
                                  models=ADULT_CASES["combined"][0])
         with Session(job) as session:
