@@ -15,8 +15,9 @@ keep and which to drop (``release``).
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 
 from sqlanon.lattice import Node
 
@@ -34,7 +35,7 @@ class SnapshotSettings:
     history_size: int = 200
     history_ratio: float = 0.2
 
-    def resolved(self, rollup: bool, history: bool) -> "SnapshotSettings":
+    def resolved(self, rollup: bool, history: bool) -> SnapshotSettings:
         """These settings with the engine's defaults for what the job left unset."""
         return replace(self, rollup=rollup if self.rollup is None else self.rollup,
                        history=history if self.history is None else self.history)
@@ -70,19 +71,12 @@ class Snapshots:
         self.rollups = 0
         self.hits = 0
 
-    @property
-    def materializing(self) -> bool:
-        """Must every check keep its classes? Only roll-up reads the node checked just before
-        (engines where keeping them costs nothing, arrays, keep them all)."""
-        return self.settings.rollup
-
     def worth_keeping(self, node: Node, classes: int, anonymous: bool) -> bool:
         """For an engine where keeping a snapshot costs a query (a temp table): keep only a
         non-anonymous node's (Flash's next checks on its path generalize it; an anonymous
         node's generalizations are tagged), and only when it is small enough to be cheaper
         to read than the base class table, by the history's ratio."""
-        return ((self.settings.rollup or self.settings.history) and not anonymous
-                and classes <= self.settings.history_ratio * self.rows)
+        return (self.settings.rollup or self.settings.history) and self._small_and_open(classes, anonymous)
 
     def start(self, node: Node) -> Start:
         last = self.last
@@ -106,8 +100,13 @@ class Snapshots:
 
     def wants(self, node: Node, classes: int, anonymous: bool) -> bool:
         """Would the history keep this node's snapshot?"""
-        return (self.settings.history and not anonymous and self.settings.history_size > 0
-                and classes <= self.settings.history_ratio * self.rows and node not in self.history)
+        return (self.settings.history and self.settings.history_size > 0 and node not in self.history
+                and self._small_and_open(classes, anonymous))
+
+    def _small_and_open(self, classes: int, anonymous: bool) -> bool:
+        """Non-anonymous (its generalizations are still to be checked) and at most
+        ``history_ratio`` times as many classes as the input has rows."""
+        return not anonymous and classes <= self.settings.history_ratio * self.rows
 
     def checked(self, snapshot: Snapshot | None, anonymous: bool) -> None:
         """Record the node just checked (its snapshot if the engine kept one): it becomes the

@@ -11,12 +11,12 @@ import csv
 import math
 
 import pytest
-
 from conftest import ADULT, adult_hierarchy, adult_job
 from oracle import ModelOracle
+from test_contract import assert_optimal_algorithms_agree
+
 from sqlanon import Attribute
 from sqlanon.session import ALL_NEEDS, Session
-from test_contract import assert_optimal_algorithms_agree
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
 TREE = str(adult_hierarchy("occupation"))
@@ -48,12 +48,17 @@ def session(adult_available):
         yield s
 
 
-@pytest.fixture(scope="module")
-def oracle(adult_available):
+def occupation_oracle(qis=QIS) -> ModelOracle:
+    """The numpy oracle over ADULT's ``qis`` with occupation as the sensitive values."""
     with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter=";"))
-    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in QIS}
-    return ModelOracle([tuple(r[q] for q in QIS) for r in rows], [r["occupation"] for r in rows], hierarchies)
+    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in qis}
+    return ModelOracle([tuple(r[q] for q in qis) for r in rows], [r["occupation"] for r in rows], hierarchies)
+
+
+@pytest.fixture(scope="module")
+def oracle(adult_available):
+    return occupation_oracle()
 
 
 def oracle_spec(spec):

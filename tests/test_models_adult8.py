@@ -6,15 +6,18 @@ confirmed by the independent numpy oracle, and DuckDB gives the same figures for
 each of its direct specializations (tests/test_engines.py compares the engines everywhere
 else)."""
 
-import csv
-
 import pytest
-
-from conftest import ADULT, ADULT_QIS, adult_hierarchy
-from oracle import ModelOracle
-from sqlanon.session import ALL_NEEDS, Session
+from conftest import ADULT_QIS
 from test_contract import assert_optimal_algorithms_agree
-from test_models_adult import COMBINED, MODELS, occupation_job, oracle_spec
+from test_models_adult import (
+    COMBINED,
+    MODELS,
+    occupation_job,
+    occupation_oracle,
+    oracle_spec,
+)
+
+from sqlanon.session import ALL_NEEDS, Session
 
 QIS8 = [q for q in ADULT_QIS if q != "occupation"]
 
@@ -37,10 +40,7 @@ def duckdb(adult_available):
 
 @pytest.fixture(scope="module")
 def oracle(adult_available):
-    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter=";"))
-    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in QIS8}
-    return ModelOracle([tuple(r[q] for q in QIS8) for r in rows], [r["occupation"] for r in rows], hierarchies)
+    return occupation_oracle(QIS8)
 
 
 @pytest.mark.parametrize("limit", [0.0, 0.1])

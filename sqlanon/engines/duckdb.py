@@ -333,22 +333,21 @@ class DuckDBEngine:
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         start = self.snapshots.start(node)
         source = start.snapshot.handle if start.snapshot is not None else None
-        read = source
         # Sizes (and leaf counts) only, over the wide form: the lean query shape and mode.
-        lean = (not sums and getattr(keep, "figures", None) is None and (read is not None or self.lookup == "wide")
+        lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
                 and self._subset is None)  # a research subset joins the population query (see _figures)
         if lean:
             query = self._node_query(("lean", with_leaves, uniques, getattr(keep, "signature", "")), node,
-                                     lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques), read)
+                                     lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques), source)
         else:
             query = self._node_query(
                 ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
                 lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
                                                 self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
-                read,
+                source,
             )
-        row = self.run(query, params, self._rows_of(read) if lean else None)[0]
-        self.rows_scanned += self._rows_of(read)
+        row = self.run(query, params, self._rows_of(source) if lean else None)[0]
+        self.rows_scanned += self._rows_of(source)
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
             int(x) if x is not None else None for x in row[:7]
         )
@@ -359,7 +358,7 @@ class DuckDBEngine:
         figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
         histograms = None
         if "suppressed_histograms" in needs:
-            histograms = self._suppressed_histograms(node, keep, params, read) if suppressed else tuple(() for _ in node)
+            histograms = self._suppressed_histograms(node, keep, params, source) if suppressed else tuple(() for _ in node)
         self._pending = (node, source, classes)
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
                           figures, min_class)
@@ -392,9 +391,9 @@ class DuckDBEngine:
     def _rows_of(self, handle) -> int:
         return self._base_classes if handle is None else handle.rows
 
-    def _materialize_node(self, node: Node, source) -> Snapshot:
-        """CREATE TEMP TABLE of the node's classes in the wide form, from ``source`` (a
-        snapshot's handle) or the base class table."""
+    def _materialize_node(self, node: Node, source, classes: int) -> Snapshot:
+        """CREATE TEMP TABLE of the node's ``classes`` classes in the wide form, from ``source``
+        (a snapshot's handle) or the base class table."""
         if self._free:  # a released table's name: CREATE OR REPLACE saves a DROP per check
             name = self._free.pop()
         else:
@@ -407,7 +406,7 @@ class DuckDBEngine:
         wide_form = source is not None or self.lookup == "wide"
         rows = self.run(create, lean_rows=self._rows_of(source) if wide_form else None)[0][0]
         self.rows_scanned += self._rows_of(source)
-        return Snapshot(node, _Stored(name, int(rows)), 0)
+        return Snapshot(node, _Stored(name, int(rows)), classes)
 
     def checked(self, node: Node, anonymous: bool) -> None:
         """The checker's verdict on the node just computed. A temp table costs a query about
@@ -418,11 +417,8 @@ class DuckDBEngine:
         if pending is None or pending[0] != node:
             return  # answered without this engine computing it (a shared memo)
         _, source, classes = pending
-        snapshot = None
-        if self.snapshots.worth_keeping(node, classes, anonymous):
-            snapshot = self._materialize_node(node, source)
-            snapshot.classes = classes
-        self.snapshots.checked(snapshot, anonymous)
+        keep = self.snapshots.worth_keeping(node, classes, anonymous)
+        self.snapshots.checked(self._materialize_node(node, source, classes) if keep else None, anonymous)
 
     def reset_snapshots(self) -> None:
         self._pending = None
