@@ -33,6 +33,8 @@ class Source:
     def kind(self) -> str:
         if self.arrow is not None:
             return "arrow"
+        if self.path is None and self.table:  # a table in PostgreSQL ([engine] url or PG* variables)
+            return "postgres"
         suffix = str(self.path).lower()
         if suffix.endswith(".csv") or suffix.endswith(".tsv") or suffix.endswith(".txt"):
             return "csv"
@@ -48,6 +50,8 @@ class Source:
     def describe(self) -> str:
         if self.kind == "arrow":
             return "pyarrow Table"
+        if self.kind == "postgres":
+            return f"PostgreSQL table {self.table}"
         return f"{self.path}" + (f" table {self.table}" if self.table else "")
 
 
@@ -69,11 +73,21 @@ class Output:
 
     @property
     def kind(self) -> str:
+        if self.path is None and self.table:  # a new table in PostgreSQL (the postgres engine's database)
+            return "postgres"
         suffix = str(self.path).lower()
         for kind, ends in (("csv", (".csv",)), ("parquet", (".parquet",)), ("duckdb", (".duckdb", ".db"))):
             if suffix.endswith(ends):
                 return kind
         raise ConfigError(f"cannot tell the format of output '{self.path}': use .csv, .parquet or .duckdb")
+
+    @property
+    def writes(self) -> bool:
+        """Whether the job writes an output (a file, or a PostgreSQL table)."""
+        return self.path is not None or bool(self.table)
+
+    def describe(self) -> str:
+        return f"PostgreSQL table {self.table}" if self.kind == "postgres" else str(self.path)
 
 
 @dataclass(frozen=True)
@@ -155,6 +169,8 @@ class Job:
     memory_limit: str | None = None
     temp_directory: str | None = None
     threads: int | None = None
+    #: [engine] url: the PostgreSQL database (libpq URL or key=value; None: the PG* variables)
+    url: str | None = None
 
     @property
     def engine_options(self) -> dict:
@@ -162,6 +178,10 @@ class Job:
         options = {"lookup": self.lookup, "snapshots": self.snapshots}
         if self.engine == "duckdb":
             options.update(memory_limit=self.memory_limit, temp_directory=self.temp_directory, threads=self.threads)
+            if self.input.kind == "postgres":
+                options.update(url=self.url)
+        if self.engine == "postgres":
+            options.update(url=self.url)
         return options
 
     @property
@@ -186,13 +206,20 @@ class Job:
         # Engines may declare the formats they read and write (capability flags, e.g. memory's).
         ends = (("input", self.input, getattr(engine, "inputs", None)), ("output", self.output, getattr(engine, "outputs", None)))
         for what, where, able in ends:
-            if able is None or (where.path is None and getattr(where, "arrow", None) is None):
+            if able is None or (where.path is None and getattr(where, "arrow", None) is None and not where.table):
                 continue
             if where.kind not in able:
                 raise ConfigError(
-                    f"the {self.engine} engine does not handle {where.kind} files ({what} {where.path}); it "
-                    f"handles {', '.join(able)}: use [engine] name = \"duckdb\""
+                    f"the {self.engine} engine does not handle {where.kind} {'tables' if where.kind == 'postgres' else 'files'} "
+                    f"({what} {where.path or where.describe()}); it handles {', '.join(able)}: use [engine] name = "
+                    f"\"{'postgres' if where.kind == 'postgres' else 'duckdb'}\""
                 )
+        if self.url is not None:
+            from sqlanon.pg_connection import refuse_password
+
+            if self.engine != "postgres" and self.input.kind != "postgres":
+                raise ConfigError(f"engine.url applies to the postgres engine (or a PostgreSQL input table), not to '{self.engine}'")
+            refuse_password(self.url)
         if self.engine != "duckdb":
             given = [k for k in ("memory_limit", "temp_directory", "threads") if getattr(self, k) is not None]
             if given:
@@ -417,7 +444,7 @@ _SECTIONS = {
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
-               "memory_limit", "temp_directory", "threads"},
+               "memory_limit", "temp_directory", "threads", "url"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
 
@@ -459,13 +486,13 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         return str(p) if Path(p).is_absolute() else str(base / p)
 
     raw_input = doc.get("input", {})
-    if "path" not in raw_input:
-        raise ConfigError(f"{where}: [input] needs a path")
+    if "path" not in raw_input and "table" not in raw_input:
+        raise ConfigError(f"{where}: [input] needs a path (or a table, for a PostgreSQL table: see [engine] url)")
     drop = raw_input.get("drop", [])
     if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
         raise ConfigError(f"{where}: input.drop must be a list of column names")
     source = Source(
-        path=resolve(raw_input["path"]),
+        path=resolve(raw_input.get("path")),
         delimiter=raw_input.get("delimiter", ","),
         table=raw_input.get("table"),
         drop=tuple(drop),
@@ -525,6 +552,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         memory_limit=doc.get("engine", {}).get("memory_limit"),
         temp_directory=resolve(doc.get("engine", {}).get("temp_directory")),
         threads=doc.get("engine", {}).get("threads"),
+        url=doc.get("engine", {}).get("url"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
         time_limit=search.get("time_limit"),
