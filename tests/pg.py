@@ -24,7 +24,7 @@ SKIP = "SQLANON_SKIP_POSTGRES"
 def bindir() -> Path | None:
     candidates = []
     if shutil.which("pg_config"):
-        found = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True)
+        found = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, check=False)
         if found.returncode == 0:
             candidates.append(found.stdout.strip())
     # newest major version first
@@ -56,7 +56,7 @@ class Server:
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if self.as_root else []
-        done = subprocess.run([*prefix, *command], capture_output=True, text=True)
+        done = subprocess.run([*prefix, *command], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr or done.stdout}")
 
@@ -76,26 +76,44 @@ class Server:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def load_csv(url: str, table: str, path: str | Path, delimiter: str = ",", replace: bool = True) -> str:
+def _ordered_table(url: str, table: str, columns: list[tuple[str, str]], options: str, feed) -> str:
+    """Create ``table`` with ``columns`` (name, type) holding the rows that ``feed(copy)``
+    writes to ``COPY ... FROM STDIN <options>``, physically in that order. COPY's batched
+    inserts may put a later row into room left on an earlier page, and a PostgreSQL table is
+    read in physical order: so the rows go through a staging table numbered as they arrive,
+    then into the table sorted by that number."""
+    import psycopg
+    from psycopg import sql
+
+    name = sql.Identifier(*table.split("."))
+    names = sql.SQL(", ").join(sql.Identifier(n) for n, _ in columns)
+    definitions = sql.SQL(", ").join(sql.SQL("{} {}").format(sql.Identifier(n), sql.SQL(t)) for n, t in columns)
+    with psycopg.connect(url, autocommit=True) as con:
+        con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(name))
+        con.execute(sql.SQL("CREATE TEMP TABLE staging (__line bigserial, {})").format(definitions))
+        copy = sql.SQL("COPY staging ({}) FROM STDIN " + options).format(names)
+        with con.cursor() as cursor, cursor.copy(copy) as writer:
+            feed(writer)
+        con.execute(sql.SQL("CREATE TABLE {} AS SELECT {} FROM staging ORDER BY __line").format(name, names))
+    return table
+
+
+def load_csv(url: str, table: str, path: str | Path, delimiter: str = ",") -> str:
     """A CSV file as a table of text columns (as DuckDB's all_varchar reads it), in file order."""
     import csv
 
-    import psycopg
     from psycopg import sql
 
     with open(path, newline="", encoding="utf-8") as handle:
         header = next(csv.reader(handle, delimiter=delimiter))
-    name = sql.Identifier(*table.split("."))
-    with psycopg.connect(url, autocommit=True) as con:
-        if replace:
-            con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(name))
-        columns = sql.SQL(", ").join(sql.SQL("{} text").format(sql.Identifier(h)) for h in header)
-        con.execute(sql.SQL("CREATE TABLE {} ({})").format(name, columns))
-        copy = sql.SQL("COPY {} FROM STDIN WITH (FORMAT csv, HEADER true, DELIMITER {})").format(name, sql.Literal(delimiter))
-        with con.cursor() as cursor, cursor.copy(copy) as writer, open(path, "rb") as data:
+
+    def feed(writer):
+        with open(path, "rb") as data:
             while chunk := data.read(1 << 20):
                 writer.write(chunk)
-    return table
+
+    options = sql.SQL("WITH (FORMAT csv, HEADER true, DELIMITER {})").format(sql.Literal(delimiter)).as_string()
+    return _ordered_table(url, table, [(h, "text") for h in header], options, feed)
 
 
 @pytest.fixture(scope="session")
@@ -128,19 +146,11 @@ _LOADED: dict[tuple, str] = {}
 
 def load_arrow(url: str, table: str, data) -> str:
     """A pyarrow Table as a PostgreSQL table, rows in order, types mapped one to one."""
-    import psycopg
-    from psycopg import sql
+    def feed(writer):
+        for row in zip(*(column.to_pylist() for column in data.columns)):
+            writer.write_row(row)
 
-    name = sql.Identifier(*table.split("."))
-    columns = sql.SQL(", ").join(sql.SQL("{} {}").format(sql.Identifier(f.name), sql.SQL(_PG_TYPES[str(f.type)]))
-                                 for f in data.schema)
-    with psycopg.connect(url, autocommit=True) as con:
-        con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(name))
-        con.execute(sql.SQL("CREATE TABLE {} ({})").format(name, columns))
-        with con.cursor() as cursor, cursor.copy(sql.SQL("COPY {} FROM STDIN").format(name)) as copy:
-            for row in zip(*(column.to_pylist() for column in data.columns)):
-                copy.write_row(row)
-    return table
+    return _ordered_table(url, table, [(f.name, _PG_TYPES[str(f.type)]) for f in data.schema], "", feed)
 
 
 def on_postgres(job, url: str):

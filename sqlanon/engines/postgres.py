@@ -22,7 +22,7 @@ from sqlanon import compiler as c
 from sqlanon import pg_connection as pg
 from sqlanon.config import Output, Source
 from sqlanon.engines import memory_io
-from sqlanon.engines.sql import SqlEngine
+from sqlanon.engines.sql import SqlEngine, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.snapshots import SnapshotSettings
 
@@ -68,7 +68,6 @@ class PostgresEngine(SqlEngine):
         self.con.execute("SET enable_nestloop = off")
         self.version = f"PostgreSQL {self.con.info.server_version // 10000}.{self.con.info.server_version % 10000}"
         self._bound: dict[str, str] = {}
-        self.bytes_fetched = 0
         super().__init__(lookup, snapshots)
 
     # -- hooks (see engines/sql.py) --------------------------------------------------------
@@ -92,7 +91,6 @@ class PostgresEngine(SqlEngine):
         if cursor.description is None:
             return [], []
         rows = [tuple(_plain(v) for v in row) for row in cursor.fetchall()]
-        self.bytes_fetched += sum(len(str(v)) for row in rows for v in row if v is not None)
         return [d.name for d in cursor.description], rows
 
     def _source_relation(self, source: Source) -> tuple[str, dict]:
@@ -205,7 +203,7 @@ class PostgresEngine(SqlEngine):
             if not rows and not first:
                 return
             first = False
-            self.bytes_fetched += sum(len(str(v)) for row in rows for v in row if v is not None)
+            self.bytes_fetched += fetched_bytes(rows)
             columns = {}
             for i, (name, kind) in enumerate(zip(names, types)):
                 values = [_plain(row[i]) for row in rows]
