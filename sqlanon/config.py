@@ -33,7 +33,7 @@ class Source:
     def kind(self) -> str:
         if self.arrow is not None:
             return "arrow"
-        if self.path is None and self.table:  # a table in PostgreSQL ([engine] url or PG* variables)
+        if self.path is None and self.table is not None:  # a table in PostgreSQL ([engine] url or PG* variables)
             return "postgres"
         suffix = str(self.path).lower()
         if suffix.endswith(".csv") or suffix.endswith(".tsv") or suffix.endswith(".txt"):

@@ -58,8 +58,13 @@ def _reader(output: Output, url: str | None) -> Iterator[tuple[Callable, str, di
         from sqlanon import pg_connection as pg
 
         con = pg.connect(url)
+
+        def run(sql: str, params: dict) -> list[tuple]:
+            cursor = con.execute(sql, params or None)
+            return cursor.fetchall() if cursor.description else []
+
         try:
-            yield (lambda sql, params: con.execute(sql, params or None).fetchall()), pg.quoted(output.table), {}, "postgres"
+            yield run, pg.quoted(output.table), {}, "postgres"
         finally:
             con.close()
         return
