@@ -86,10 +86,14 @@ def test_golden_sql(dialect, name):
 
 @pytest.mark.parametrize("name", sorted([*CASES, *SNAPSHOT_CASES]))
 def test_golden_sql_avoids_what_postgresql_rejects(name):
-    """sqlglot passes through what PostgreSQL and Spark refuse: GROUP BY ALL, unsigned types."""
+    """sqlglot passes through what PostgreSQL and Spark refuse: GROUP BY ALL, unsigned types,
+    and (PostgreSQL before 16) a derived table without an alias."""
     for dialect in ("postgres", "spark"):
         sql = rendered(dialect, name).upper()
         assert "GROUP BY ALL" not in sql and "UTINYINT" not in sql and "USMALLINT" not in sql, (dialect, name)
+    tree = sqlglot.parse_one(rendered("postgres", name), read="postgres")
+    for derived in tree.find_all(sqlglot.exp.Subquery):
+        assert derived.alias, (name, derived.sql("postgres")[:80])
 
 
 def test_every_identifier_is_quoted():
