@@ -122,6 +122,8 @@ def atomic_table(url: str | None, name: str, overwrite: bool) -> Iterator[str]:
                         raise OutputError(f"table {name} already exists in PostgreSQL: use --overwrite to replace it")
                     con.execute(f"DROP TABLE {quoted(name)}")
                 con.execute(f"ALTER TABLE {quoted(temp)} RENAME TO {ident(name.split('.')[-1]).sql('postgres')}")
+        except _psycopg().Error as error:
+            raise OutputError(f"cannot publish output table {name}: {first_line(error)}") from None
         finally:
             con.close()
     except BaseException:
