@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
+from sqlanon.risk.settings import RISK_KEYS, RiskSettings
 from sqlanon.snapshots import SnapshotSettings
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
@@ -155,6 +156,8 @@ class Job:
     memory_limit: str | None = None
     temp_directory: str | None = None
     threads: int | None = None
+    #: [risk] the population behind the sample and the at-risk threshold (sqlanon/risk/settings.py)
+    risk: RiskSettings = field(default_factory=RiskSettings)
 
     @property
     def engine_options(self) -> dict:
@@ -419,7 +422,16 @@ _SECTIONS = {
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
                "memory_limit", "temp_directory", "threads"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
+    "risk": set(RISK_KEYS),
 }
+
+def _with_population(spec: dict, risk: RiskSettings) -> dict:
+    """A population-uniqueness entry without its own population takes [risk]'s (and its model)."""
+    if "population_size" in spec or "sampling_fraction" in spec:
+        return spec
+    taken = {"population_size": risk.population_size, "sampling_fraction": risk.sampling_fraction}
+    return {"model": risk.model, **{k: v for k, v in taken.items() if v is not None}, **spec}
+
 
 _KOPTIMIZE = {"suppression_rows", "upper_bound", "order"}
 
@@ -502,8 +514,11 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
     models = privacy.get("models", [])
     if not isinstance(models, list):
         raise ConfigError(f"{where}: privacy.models must be an array of tables ([[privacy.models]])")
+    risk = RiskSettings.from_table(doc.get("risk", {}), where)
     others = []
     for model in models:
+        if isinstance(model, dict) and model.get("type") == "population-uniqueness":
+            model = _with_population(model, risk)
         if isinstance(model, dict) and model.get("type") != "k-anonymity":
             others.append(_model_spec(model, resolve, where))
         else:
@@ -535,6 +550,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         weights=search.get("weights"),
         label=search.get("label"),
         koptimize=KOptimizeOptions(**koptimize),
+        risk=risk,
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),
