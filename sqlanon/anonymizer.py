@@ -319,6 +319,15 @@ def summary(report: dict) -> str:
         (f"  {report['checks']} nodes" if intervals else f"  {report['checks']} checks of {report['lattice_size']} nodes")
         + ", " + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
     ]
+    risk = report.get("risk") or {}
+    if risk.get("after"):
+        b, a = risk["before"], risk["after"]
+        lines.append(f"  risk before -> after: highest {b['highest_risk']:.4g} -> {a['highest_risk']:.4g}, "
+                     f"average {b['average_risk']:.4g} -> {a['average_risk']:.4g}, "
+                     f"sample uniqueness {b['sample_uniqueness']:.4g} -> {a['sample_uniqueness']:.4g}"
+                     + (f", population uniqueness {b['population']['share']:.4g} -> {a['population']['share']:.4g}"
+                        if b.get("population") and a.get("population") and b["population"].get("share") is not None
+                        and a["population"].get("share") is not None else ""))
     if report["algorithm"] in HEURISTICS:
         lines.append(f"  heuristic search stopped by {report['stopped']}; "
                      + ("the search covered the lattice, so this is the optimum" if report["optimal"]

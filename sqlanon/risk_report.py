@@ -41,3 +41,57 @@ def risk_report(session, before: dict[int, int], after: dict[int, int] | None, s
     population = settings.population(session.rows)
     section = lambda sizes, s: risk_section(sizes, settings.threshold, population, settings.model, s)  # noqa: E731
     return {"before": section(before, 0), "after": None if after is None else section(after, suppressed or 0)}
+
+
+def analyse(job, node=None) -> dict:
+    """The ``risk`` command: the input's risk, or a node's (the job's models applied: the
+    classes they fail are suppressed, as the release at that node would be)."""
+    from sqlanon.session import Session
+
+    with Session(job) as session:
+        settings = job.risk
+        population = settings.population(session.rows)
+        suppressed = 0
+        if node is None:
+            sizes = input_sizes(session)
+        else:
+            node = session.validate_node(node)
+            checker = session.checker()
+            suppressed = checker.check(node).stats.suppressed
+            sizes = node_sizes(session, checker, node)
+        return {
+            "input": job.input.describe(),
+            "rows": session.rows,
+            "quasi_identifiers": session.qis,
+            "node": None if node is None else list(node),
+            "engine": session.engine.name,
+            "risk": risk_section(sizes, settings.threshold, population, settings.model, suppressed),
+        }
+
+
+def text(result: dict) -> str:
+    """The ``risk`` command's plain-text output."""
+    r = result["risk"]
+    where = ("input" if result["node"] is None
+             else "node " + ",".join(map(str, result["node"])) + f" ({r['suppressed_records']} records suppressed)")
+    lines = [f"Risk of the {where}: {r['records']} records in {r['classes']} classes "
+             f"(QIs: {', '.join(result['quasi_identifiers'])})",
+             f"  highest risk          {r['highest_risk']:.6g}",
+             f"  average risk          {r['average_risk']:.6g}",
+             f"  records at risk       {r['records_at_risk']} ({r['share_at_risk']:.4%}; risk > {r['threshold']})",
+             f"  sample uniqueness     {r['sample_uniqueness']:.4%} ({r['sample_uniques']} records)"]
+    pop = r.get("population")
+    if pop and "estimators" in pop:
+        lines.append(f"  population uniqueness (N = {pop['population_size']:.0f}, f = {pop['sampling_fraction']:.6g}):")
+        for name, e in pop["estimators"].items():
+            value = f"{e['share']:.4%}" if e["share"] is not None else "not converged"
+            lines.append(f"    {name:<8} {value}" + (f"  ({e['reason']})" if e["reason"] else ""))
+        d = pop["dankar"]
+        lines.append(f"    dankar   {d['share']:.4%}  ({d['reason']}{'; fallback' if d['fell_back'] else ''})")
+    elif pop:
+        lines.append(f"  population uniqueness 0 ({pop.get('reason')})")
+    else:
+        lines.append("  population uniqueness: give [risk] population_size or sampling_fraction to estimate it")
+    lines.append("  class sizes: " + ", ".join(f"{h['sizes']}: {h['classes']} classes / {h['records']} records"
+                                               for h in r["histogram"] if h["classes"]))
+    return "\n".join(lines)
