@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sqlanon.errors import VerificationError
 from sqlanon.risk.analysis import risk_section
+from sqlanon.risk.settings import population_of
 
 
 def input_sizes(session) -> dict[int, int]:
@@ -35,11 +36,23 @@ def checked_sizes(engine_sizes: dict[int, int], verification: dict | None, path:
     return written
 
 
+def population_of_job(job, rows: int) -> tuple[float | None, str]:
+    """N and the model for the report: [risk]'s, else a population-uniqueness model's own."""
+    settings = job.risk
+    if settings.has_population:
+        return settings.population(rows), settings.model
+    for spec in job.models:
+        if spec.get("type") == "population-uniqueness":
+            return (population_of(spec.get("population_size"), spec.get("sampling_fraction"), rows, spec["type"]),
+                    spec.get("model", settings.model))
+    return None, settings.model
+
+
 def risk_report(session, before: dict[int, int], after: dict[int, int] | None, suppressed: int | None) -> dict:
     """``{"before": ..., "after": ...}`` (``after`` None when nothing was released)."""
     settings = session.job.risk
-    population = settings.population(session.rows)
-    section = lambda sizes, s: risk_section(sizes, settings.threshold, population, settings.model, s)  # noqa: E731
+    population, model = population_of_job(session.job, session.rows)
+    section = lambda sizes, s: risk_section(sizes, settings.threshold, population, model, s)  # noqa: E731
     return {"before": section(before, 0), "after": None if after is None else section(after, suppressed or 0)}
 
 
@@ -50,7 +63,7 @@ def analyse(job, node=None) -> dict:
 
     with Session(job) as session:
         settings = job.risk
-        population = settings.population(session.rows)
+        population, model = population_of_job(job, session.rows)
         suppressed = 0
         if node is None:
             sizes = input_sizes(session)
@@ -65,7 +78,7 @@ def analyse(job, node=None) -> dict:
             "quasi_identifiers": session.qis,
             "node": None if node is None else list(node),
             "engine": session.engine.name,
-            "risk": risk_section(sizes, settings.threshold, population, settings.model, suppressed),
+            "risk": risk_section(sizes, settings.threshold, population, model, suppressed),
         }
 
 
