@@ -41,15 +41,15 @@ def population_section(table: Mapping[int, int], population_size: float, model: 
     """Every estimator on the sample, and Dankar et al.'s choice with its reason."""
     rows = sum(s * c for s, c in table.items())
     rule = dankar(table, population_size=population_size)
+    estimates = {name: f(table, population_size=population_size) for name, f in ESTIMATORS.items()}
     return {
         "population_size": population_size,
         "sampling_fraction": rows / population_size,
         "model": model,
-        "share": _number(estimate(table, model, population_size).share),
+        "share": _number(rule.share if model == "dankar" else estimates[model].share),
         "dankar": {"model": rule.model, "uniques": _number(rule.uniques), "share": _number(rule.share),
                    "fell_back": rule.fell_back, "reason": rule.reason},
-        "estimators": {name: _estimate_entry(f(table, population_size=population_size))
-                       for name, f in ESTIMATORS.items()},
+        "estimators": {name: _estimate_entry(e) for name, e in estimates.items()},
     }
 
 
