@@ -80,7 +80,7 @@ def markdown(report: dict, image: str | None = None) -> str:
     for name, b, a in _rows(before, after):
         lines.append(f"| {name} | {b} | {a} |" if anonymized else f"| {name} | {b} |")
     if anonymized and report.get("success"):
-        lines += ["", f"Utility: {report['metric']} loss {report['loss']:,.6g}; {report['suppressed']:,} of "
+        lines += ["", f"Utility: {report['metric']} loss {_loss(report['loss'])}; {report['suppressed']:,} of "
                       f"{report['rows']:,} records suppressed; {report['classes']:,} groups, the smallest of "
                       f"{report['min_class_size']}."]
     lines += ["", "## Group sizes", ""]
@@ -106,6 +106,10 @@ def markdown(report: dict, image: str | None = None) -> str:
               "- Suppressed records are released without any quasi-identifier value and are not counted in the "
               "figures after (as ARX does).", *notes, ""]
     return "\n".join(lines)
+
+
+def _loss(x) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:.6g}"
 
 
 def _model(m: dict) -> str:
