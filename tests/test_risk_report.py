@@ -382,3 +382,56 @@ def test_markdown_summary_and_png(risk_job, tmp_path):
     result = CliRunner().invoke(main, ["risk", risk_job(), "--format", "markdown", "--output", str(alone)])
     assert result.exit_code == 0 and (tmp_path / "input_histogram.png").exists()
     assert f"| Average re-identification risk | {100 * before['average_risk']:.2f} % |" in alone.read_text()
+
+
+# -- the other paths ------------------------------------------------------------------------------
+def test_class_sizes_in_the_join_layout(size_oracle):
+    node = (1, 2, 0, 1)
+    with Session(adult_job(QIS, lookup="join")) as session:
+        assert session.engine.class_sizes(node) == table_of(size_oracle.class_sizes(node))
+
+
+def test_after_with_dropped_suppressed_rows(tmp_path):
+    # a: x x y y y z -> k = 2 suppresses z; with "drop" the file has 5 rows in classes {2, 3}
+    out = tmp_path / "drop.csv"
+    job = table_job({"a": ["x", "x", "y", "y", "y", "z"]}, {"a": [["x", "*"], ["y", "*"], ["z", "*"]]}, k=2,
+                    suppression_limit=0.5, output=Output(path=str(out), suppressed="drop"))
+    result = anonymize(job)
+    assert result.success and result.levels == {"a": 0}
+    after = result.report["risk"]["after"]
+    assert after["class_sizes"] == [[2, 1], [3, 1]] and after["suppressed_records"] == 1
+    assert after["average_risk"] == 2 / 5 and after["highest_risk"] == 1 / 2
+    assert result.report["risk"]["before"]["class_sizes"] == [[1, 1], [2, 1], [3, 1]]
+
+
+def test_intervals_report_after_from_the_written_file(tmp_path, adult_available):
+    out = tmp_path / "cuts.parquet"
+    job = adult_job(["sex", "race", "marital-status"], algorithm="k-optimize", k=400, output=Output(path=str(out)))
+    result = anonymize(job)
+    assert result.success and result.report["verified"]
+    table = pq.read_table(out).to_pylist()
+    qis = ["sex", "race", "marital-status"]
+    sizes = table_of(Counter(tuple(r[q] for q in qis) for r in table if any(r[q] != "*" for q in qis)).values())
+    assert result.report["risk"]["after"]["class_sizes"] == [[s, sizes[s]] for s in sorted(sizes)]
+    assert min(sizes) >= 400
+
+
+def test_a_disagreeing_recount_is_a_verification_error():
+    from sqlanon.errors import VerificationError
+    from sqlanon.risk_report import checked_sizes
+
+    assert checked_sizes({2: 3}, {"class_sizes": [[2, 3]]}, "out.csv") == {2: 3}
+    with pytest.raises(VerificationError, match="differ from the search's"):
+        checked_sizes({2: 3}, {"class_sizes": [[2, 2], [1, 2]]}, "out.csv")
+
+
+def test_markdown_says_when_an_estimator_did_not_converge():
+    from sqlanon.risk_markdown import markdown
+
+    report = {"input": "t.csv", "rows": 40, "quasi_identifiers": ["a"], "node": None,
+              "risk": risk_section({1: 40}, population_size=1000)}
+    text = markdown(report)
+    assert "pitman did not converge: every sample record is unique" in text
+    assert "snb did not converge: no class of size 2" in text
+    assert "Pitman did not converge" in text and "**(fallback)**" in text
+    assert "| Estimated population uniqueness | 100.00 % (zayatz) |" in text
