@@ -41,6 +41,7 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
     """In this process: prepare once, then time each step of the risk analysis."""
     from datasets import dataset_job
     from replicate import replicated_job
+
     from sqlanon.risk.analysis import risk_section
     from sqlanon.session import Session
 
@@ -81,7 +82,7 @@ def main() -> None:
             out = subprocess.run([sys.executable, __file__, "--child", f"{engine}:{size}", "--repeat", str(args.repeat),
                                   "--fraction", str(args.fraction)], capture_output=True, text=True, check=True)
             rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    ms = lambda s: f"{1000 * s:,.1f}"  # noqa: E731
+    ms = lambda s: f"{1000 * s:,.1f}"
     print("| data | rows | engine | prepare s | input sizes ms | node sizes ms | figures (input) ms | "
           "figures (node) ms | total risk ms |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -15,8 +15,8 @@ import sqlglot
 from sqlanon import __version__
 from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import INTERVAL_ALGORITHMS, Job
-from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.errors import VerificationError
+from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
 from sqlanon.risk_report import checked_sizes, input_sizes, node_sizes, risk_report
 from sqlanon.search import HEURISTICS, SearchOutcome

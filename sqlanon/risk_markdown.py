@@ -27,7 +27,7 @@ def _population_row(section: dict | None) -> str:
 
 def _rows(before: dict, after: dict | None) -> list[tuple[str, str, str]]:
     a = after or {}
-    get = lambda d, k, f=str: "–" if not d or d.get(k) is None else f(d[k])  # noqa: E731
+    get = lambda d, k, f=str: "–" if not d or d.get(k) is None else f(d[k])
     t = before["threshold"]
     return [
         ("Records assessed", get(before, "records", lambda v: f"{v:,}"), get(a, "records", lambda v: f"{v:,}")),
@@ -80,9 +80,9 @@ def markdown(report: dict, image: str | None = None) -> str:
     for name, b, a in _rows(before, after):
         lines.append(f"| {name} | {b} | {a} |" if anonymized else f"| {name} | {b} |")
     if anonymized and report.get("success"):
-        lines += ["", f"Utility: {report['metric']} loss {_loss(report['loss'])}; {report['suppressed']:,} of "
+        lines += ["", (f"Utility: {report['metric']} loss {_loss(report['loss'])}; {report['suppressed']:,} of "
                       f"{report['rows']:,} records suppressed; {report['classes']:,} groups, the smallest of "
-                      f"{report['min_class_size']}."]
+                      f"{report['min_class_size']}.")]
     lines += ["", "## Group sizes", ""]
     if image:
         lines += [f"![Share of records by the size of their group]({image})", ""]
@@ -97,14 +97,14 @@ def markdown(report: dict, image: str | None = None) -> str:
             lines.append(f"| {h['sizes']} | {h['classes']:,} | {h['records']:,} |")
     notes = _notes("Before" if anonymized else "Estimate", before) + _notes("After", after)
     lines += ["", "## How to read this", "",
-              "- A group is the set of records sharing the same released quasi-identifier values; an attacker who "
+              ("- A group is the set of records sharing the same released quasi-identifier values; an attacker who "
               "knows someone is in the data can at best pick them out of their group, so a record's risk is "
-              "1 / (size of its group) (prosecutor model, El Emam & Dankar 2008).",
-              "- Population uniqueness estimates the share of the whole population that would be unique on these "
+              "1 / (size of its group) (prosecutor model, El Emam & Dankar 2008)."),
+              ("- Population uniqueness estimates the share of the whole population that would be unique on these "
               "values (Dankar et al. 2012 choose between the models of Pitman, Zayatz and SNB); it needs the "
-              "population size or sampling fraction in the job's [risk] table.",
-              "- Suppressed records are released without any quasi-identifier value and are not counted in the "
-              "figures after (as ARX does).", *notes, ""]
+              "population size or sampling fraction in the job's [risk] table."),
+              ("- Suppressed records are released without any quasi-identifier value and are not counted in the "
+              "figures after (as ARX does)."), *notes, ""]
     return "\n".join(lines)
 
 
@@ -126,7 +126,7 @@ def histogram_png(risk: dict, path: str | Path) -> None:
 
     before, after = (risk["before"], risk["after"]) if "before" in risk else (risk, None)
     labels = [h["sizes"] for h in before["histogram"]]
-    share = lambda s: [100 * h["records"] / s["records"] if s["records"] else 0 for h in s["histogram"]]  # noqa: E731
+    share = lambda s: [100 * h["records"] / s["records"] if s["records"] else 0 for h in s["histogram"]]
     fig, ax = plt.subplots(figsize=(7, 3.6), dpi=120)
     x = range(len(labels))
     width = 0.4 if after else 0.7

@@ -52,7 +52,7 @@ def risk_report(session, before: dict[int, int], after: dict[int, int] | None, s
     """``{"before": ..., "after": ...}`` (``after`` None when nothing was released)."""
     settings = session.job.risk
     population, model = population_of_job(session.job, session.rows)
-    section = lambda sizes, s: risk_section(sizes, settings.threshold, population, model, s)  # noqa: E731
+    section = lambda sizes, s: risk_section(sizes, settings.threshold, population, model, s)
     return {"before": section(before, 0), "after": None if after is None else section(after, suppressed or 0)}
 
 
@@ -87,8 +87,8 @@ def text(result: dict) -> str:
     r = result["risk"]
     where = ("input" if result["node"] is None
              else "node " + ",".join(map(str, result["node"])) + f" ({r['suppressed_records']} records suppressed)")
-    lines = [f"Risk of the {where}: {r['records']} records in {r['classes']} classes "
-             f"(QIs: {', '.join(result['quasi_identifiers'])})",
+    lines = [(f"Risk of the {where}: {r['records']} records in {r['classes']} classes "
+             f"(QIs: {', '.join(result['quasi_identifiers'])})"),
              f"  highest risk          {r['highest_risk']:.6g}",
              f"  average risk          {r['average_risk']:.6g}",
              f"  records at risk       {r['records_at_risk']} ({r['share_at_risk']:.4%}; risk > {r['threshold']})",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import math
 from collections import Counter
 from fractions import Fraction
 
@@ -38,7 +37,7 @@ def read_adult():
 def hierarchy_maps(qis):
     maps = []
     for q in qis:
-        rows = [line.split(";") for line in open(adult_hierarchy(q), encoding="utf-8").read().split("\n") if line]
+        rows = [line.split(";") for line in adult_hierarchy(q).read_text(encoding="utf-8").split("\n") if line]
         maps.append({r[0]: r for r in rows})
     return maps
 
@@ -76,7 +75,7 @@ def size_oracle(adult_available):
 @pytest.mark.parametrize("node", [(0, 0, 0, 0), (1, 2, 0, 1), (0, 4, 1, 2), (1, 1, 1, 0)])
 def test_class_sizes_equal_in_both_engines_and_an_independent_count(size_oracle, node):
     expected = table_of(size_oracle.class_sizes(node))
-    k5 = lambda n: n >= 5  # noqa: E731
+    k5 = lambda n: n >= 5
     expected_kept = {s: c for s, c in expected.items() if k5(s)}
     for engine in ("duckdb", "memory"):
         with Session(adult_job(QIS, engine=engine, k=5)) as session:
@@ -232,7 +231,7 @@ def test_population_uniqueness_optimum_against_brute_force(size_oracle, limit, t
         models += ({"type": "average-risk", "threshold": average},)
     with Session(adult_job(QIS, engine="memory", k=1, suppression_limit=limit, models=models),
                  share_stats=True) as session:
-        reference, checker = session.search("exhaustive")
+        _, checker = session.search("exhaustive")
         assert {node: checker.check(node).anonymous for node in verdicts} == {n: ok for n, (ok, _) in verdicts.items()}
         for algorithm in ("flash", "ola", "incognito", "exhaustive"):
             optimum = session.search(algorithm)[0].optimum

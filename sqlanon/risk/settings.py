@@ -39,7 +39,7 @@ class RiskSettings:
         return population_of(self.population_size, self.sampling_fraction, input_rows, "[risk]")
 
     @classmethod
-    def from_table(cls, table: dict, where: str = "job") -> "RiskSettings":
+    def from_table(cls, table: dict, where: str = "job") -> RiskSettings:
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: [risk] must be a table")
         extra = set(table) - set(RISK_KEYS)
