@@ -127,7 +127,7 @@ def histogram_png(risk: dict, path: str | Path) -> None:
     before, after = (risk["before"], risk["after"]) if "before" in risk else (risk, None)
     labels = [h["sizes"] for h in before["histogram"]]
     share = lambda s: [100 * h["records"] / s["records"] if s["records"] else 0 for h in s["histogram"]]
-    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=120)
+    fig, ax = plt.subplots(figsize=(8.5, 3.6), dpi=120)
     x = range(len(labels))
     width = 0.4 if after else 0.7
     ax.bar([i - (width / 2 if after else 0) for i in x], share(before), width, label="before (input)", color="#b0b0b0")
@@ -142,7 +142,7 @@ def histogram_png(risk: dict, path: str | Path) -> None:
     ax.set_xlabel("size of the group (records with the same quasi-identifier values)")
     ax.set_ylabel("share of records (%)")
     ax.set_title("Records by the size of their group")
-    ax.legend(frameon=False, loc="upper center")
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # outside: never over a bar
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
