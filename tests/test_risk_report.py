@@ -245,18 +245,26 @@ def test_population_uniqueness_optimum_against_brute_force(size_oracle, limit, t
 
 
 def test_population_uniqueness_is_not_monotonic_on_a_hand_made_table():
-    # N = 6; level 0 {a},{b},{c},{c},... sizes {1:3, 3:1}? Here: generalizing merges two uniques
-    # into a pair and keeps one unique: Zayatz share goes from level 0 to level 1 as computed.
-    job = table_job({"a": ["p", "q", "r", "s", "s", "s"]},
-                    {"a": [["p", "pq", "*"], ["q", "pq", "*"], ["r", "r", "*"], ["s", "s", "*"]]}, k=1,
-                    models=({"type": "population-uniqueness", "threshold": 1, "model": "zayatz", "population_size": 12},),
-                    metric="height")
+    # p q r | s s | t t, N = 14. Level 0: sizes {1: 3, 2: 2}; level 1 merges the pairs into one
+    # class of four, {1: 3, 4: 1}: the same three uniques, but fewer classes that are not
+    # unique, so Zayatz's p_1 = s_1 / u rises and so does the estimate (0.249 -> 0.368).
+    # With threshold 0.3, level 0 holds, level 1 fails, level 2 (one class) holds again.
+    hierarchy = [["p", "p", "*"], ["q", "q", "*"], ["r", "r", "*"], ["s", "st", "*"], ["t", "st", "*"]]
+    job = table_job({"a": list("pqrsstt")}, {"a": hierarchy}, k=1, metric="height",
+                    models=({"type": "population-uniqueness", "threshold": 0.3, "model": "zayatz",
+                             "population_size": 14},))
     with Session(job) as session:
         checker = session.checker()
         model = checker.models[0]
-        values = [model.stats_value(checker.check((level,)).stats, 6) for level in range(3)]
-        expected = [zayatz({1: 3, 3: 1}, population_size=12).share, zayatz({1: 1, 2: 1, 3: 1}, population_size=12).share, 0.0]
+        values = [model.stats_value(checker.check((level,)).stats, 7) for level in range(3)]
+        expected = [zayatz({1: 3, 2: 2}, population_size=14).share, zayatz({1: 3, 4: 1}, population_size=14).share, 0.0]
         assert values == pytest.approx(expected, rel=1e-12)
+        assert expected[0] < 0.3 < expected[1]
+        assert [checker.check((level,)).anonymous for level in range(3)] == [True, False, True]
+        for algorithm in ("flash", "ola", "incognito", "exhaustive"):
+            outcome = session.search(algorithm)[0]
+            assert outcome.optimum.node == (0,), algorithm
+            assert outcome.counters.get("tagged", 0) == 0  # no predictive tagging with this model
 
 
 def test_population_uniqueness_with_k_anonymity_on_adult(tmp_path, size_oracle):
