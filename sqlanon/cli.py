@@ -126,15 +126,32 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
 @click.option("--markdown", type=click.Path(dir_okay=False),
               help="Also write the one-page risk and utility summary (Markdown) here, its histogram PNG beside it.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="text: summary on stderr; json: as --json; markdown: also write the one-page summary beside "
+                   "the output (<output stem>_summary.md and its PNG) unless --markdown names the file.")
 def anonymize_command(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report,
-                      overwrite, as_json, quiet, markdown):
+                      overwrite, as_json, quiet, markdown, fmt):
     """Anonymize the table described by the TOML job CONFIG."""
-    _guard(lambda: _run(
-        load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
-                 time_limit=time_limit, step_limit=step_limit, seed=seed,
-                 output=_absolute(output), report=_absolute(report), overwrite=overwrite),
-        as_json, quiet, _absolute(markdown),
-    ))
+    def action() -> int:
+        job = load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
+                       time_limit=time_limit, step_limit=step_limit, seed=seed,
+                       output=_absolute(output), report=_absolute(report), overwrite=overwrite)
+        page = _absolute(markdown)
+        if fmt == "markdown" and page is None:
+            page = summary_path(job.output)
+        return _run(job, as_json or fmt == "json", quiet, page)
+
+    _guard(action)
+
+
+def summary_path(output) -> str:
+    """Where ``--format markdown`` puts the summary: beside the output file (or the report,
+    or in the working folder when the output is a database table)."""
+    anchor = output.path or output.report
+    if anchor:
+        path = Path(anchor)
+        return str(path.with_name(path.name.split(".")[0] + "_summary.md"))
+    return str(Path.cwd() / "sqlanon_summary.md")
 
 
 main.add_command(anonymize_command, name="anonymize")

@@ -80,7 +80,7 @@ def markdown(report: dict, image: str | None = None) -> str:
     for name, b, a in _rows(before, after):
         lines.append(f"| {name} | {b} | {a} |" if anonymized else f"| {name} | {b} |")
     if anonymized and report.get("success"):
-        lines += ["", (f"Utility: {report['metric']} loss {_loss(report['loss'])}; {report['suppressed']:,} of "
+        lines += ["", (f"Utility: information loss {_loss(report['loss'])} ({report['metric']} metric); {report['suppressed']:,} of "
                       f"{report['rows']:,} records suppressed; {report['classes']:,} groups, the smallest of "
                       f"{report['min_class_size']}.")]
     lines += ["", "## Group sizes", ""]

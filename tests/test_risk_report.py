@@ -391,6 +391,18 @@ def test_markdown_summary_and_png(risk_job, tmp_path):
     assert f"| Average re-identification risk | {100 * before['average_risk']:.2f} % |" in alone.read_text()
 
 
+def test_anonymize_format_markdown_writes_the_page_beside_the_output(risk_job, tmp_path):
+    result = CliRunner().invoke(main, ["anonymize", risk_job(), "--format", "markdown", "--quiet"])
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "out_summary.md"
+    assert (tmp_path / "out_summary_histogram.png").read_bytes()[:4] == b"\x89PNG"
+    report = json.loads((tmp_path / "report.json").read_text())
+    loss = f"{int(report['loss']):,}" if float(report["loss"]).is_integer() else f"{report['loss']:.6g}"
+    assert f"Utility: information loss {loss} ({report['metric']} metric); {report['suppressed']:,} of" in page.read_text()
+    as_json = CliRunner().invoke(main, ["anonymize", risk_job(), "--format", "json", "--quiet", "--overwrite"])
+    assert as_json.exit_code == 0 and json.loads(as_json.stdout)["risk"]["after"]["highest_risk"] <= 0.2
+
+
 # -- the other paths ------------------------------------------------------------------------------
 def test_class_sizes_in_the_join_layout(size_oracle):
     node = (1, 2, 0, 1)
