@@ -15,8 +15,10 @@ import sqlglot
 from sqlanon import __version__
 from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import INTERVAL_ALGORITHMS, Job
+from sqlanon.errors import VerificationError
 from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
+from sqlanon.risk_report import checked_sizes, input_sizes, node_sizes, risk_report
 from sqlanon.search import HEURISTICS, SearchOutcome
 from sqlanon.session import Session
 from sqlanon.verify import Population, verify
@@ -82,6 +84,10 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             verification = _write_and_verify(session, checker, best, phase)
         seconds["output"] = time.perf_counter() - started
         report = _report(session, checker, best, outcome, seconds, verification)
+        started = time.perf_counter()
+        after = None if best is None else _verified_sizes(session, node_sizes(session, checker, best.node), verification)
+        report["risk"] = risk_report(session, input_sizes(session), after, best.stats.suppressed if best else None)
+        report["seconds"]["risk"] = round(time.perf_counter() - started, 6)
         if node is not None:
             report["algorithm"] = "apply"
         if reason:
@@ -131,6 +137,13 @@ def _execute_intervals(job: Job, on_phase=None) -> Result:
         seconds["output"] = time.perf_counter() - started
         report = _common_report(session, outcome.found, outcome.cost.limit, seconds, verification)
         report.update(interval_report(outcome))
+        started = time.perf_counter()
+        # the cut set's classes are counted on the written file only (no lattice node to group by)
+        after = None
+        if verification:
+            after = {int(size): int(count) for size, count in verification["class_sizes"]}
+        report["risk"] = risk_report(session, input_sizes(session), after, solution.suppressed if after is not None else None)
+        report["seconds"]["risk"] = round(time.perf_counter() - started, 6)
         report["checks"] = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
     if job.output.report:
         write_text_atomically(job.output.report, json.dumps(report, indent=2) + "\n")
@@ -144,6 +157,15 @@ def _execute_intervals(job: Job, on_phase=None) -> Result:
         checks=report["checks"],
         report=report,
     )
+
+
+def _verified_sizes(session: Session, sizes: dict[int, int], verification) -> dict[int, int]:
+    """The engine's class sizes of the output, which the written file must confirm."""
+    try:
+        return checked_sizes(sizes, verification, session.job.output.describe())
+    except VerificationError:
+        remove_output(session.job.output)
+        raise
 
 
 def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase) -> dict:
@@ -298,6 +320,15 @@ def summary(report: dict) -> str:
         (f"  {report['checks']} nodes" if intervals else f"  {report['checks']} checks of {report['lattice_size']} nodes")
         + ", " + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
     ]
+    risk = report.get("risk") or {}
+    if risk.get("after"):
+        b, a = risk["before"], risk["after"]
+        lines.append(f"  risk before -> after: highest {b['highest_risk']:.4g} -> {a['highest_risk']:.4g}, "
+                     f"average {b['average_risk']:.4g} -> {a['average_risk']:.4g}, "
+                     f"sample uniqueness {b['sample_uniqueness']:.4g} -> {a['sample_uniqueness']:.4g}"
+                     + (f", population uniqueness {b['population']['share']:.4g} -> {a['population']['share']:.4g}"
+                        if b.get("population") and a.get("population") and b["population"].get("share") is not None
+                        and a["population"].get("share") is not None else ""))
     if report["algorithm"] in HEURISTICS:
         lines.append(f"  heuristic search stopped by {report['stopped']}; "
                      + ("the search covered the lattice, so this is the optimum" if report["optimal"]

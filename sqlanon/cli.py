@@ -63,18 +63,25 @@ class Progress:
             self.stream.flush()
 
 
-def _run(job, as_json: bool, quiet: bool = False) -> int:
+def _run(job, as_json: bool, quiet: bool = False, markdown: str | None = None) -> int:
     progress = Progress()
     progress.active = progress.active and not quiet
     try:
         result = anonymize(job, on_check=progress, on_phase=progress.phase)
     finally:
         progress.close()
-    return _finish(result, as_json, quiet)
+    return _finish(result, as_json, quiet, markdown)
 
 
-def _finish(result, as_json: bool, quiet: bool) -> int:
-    """Summary on stderr (unless quiet), the report on stdout with --json, the exit code."""
+def _finish(result, as_json: bool, quiet: bool, markdown: str | None = None) -> int:
+    """Summary on stderr (unless quiet), the report on stdout with --json, the Markdown
+    summary (and its PNG) where --markdown says, the exit code."""
+    if markdown:
+        from sqlanon.risk_markdown import write_markdown
+
+        written = write_markdown(result.report, markdown)
+        if not quiet:
+            click.echo(f"wrote {' and '.join(written)}", err=True)
     if not quiet:
         click.echo(summary(result.report), err=True)
     if as_json:
@@ -117,15 +124,34 @@ def main() -> None:
 @click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
+@click.option("--markdown", type=click.Path(dir_okay=False),
+              help="Also write the one-page risk and utility summary (Markdown) here, its histogram PNG beside it.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="text: summary on stderr; json: as --json; markdown: also write the one-page summary beside "
+                   "the output (<output stem>_summary.md and its PNG) unless --markdown names the file.")
 def anonymize_command(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report,
-                      overwrite, as_json, quiet):
+                      overwrite, as_json, quiet, markdown, fmt):
     """Anonymize the table described by the TOML job CONFIG."""
-    _guard(lambda: _run(
-        load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
-                 time_limit=time_limit, step_limit=step_limit, seed=seed,
-                 output=_absolute(output), report=_absolute(report), overwrite=overwrite),
-        as_json, quiet,
-    ))
+    def action() -> int:
+        job = load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
+                       time_limit=time_limit, step_limit=step_limit, seed=seed,
+                       output=_absolute(output), report=_absolute(report), overwrite=overwrite)
+        page = _absolute(markdown)
+        if fmt == "markdown" and page is None:
+            page = summary_path(job.output)
+        return _run(job, as_json or fmt == "json", quiet, page)
+
+    _guard(action)
+
+
+def summary_path(output) -> str:
+    """Where ``--format markdown`` puts the summary: beside the output file (or the report,
+    or in the working folder when the output is a database table)."""
+    anchor = output.path or output.report
+    if anchor:
+        path = Path(anchor)
+        return str(path.with_name(path.name.split(".")[0] + "_summary.md"))
+    return str(Path.cwd() / "sqlanon_summary.md")
 
 
 main.add_command(anonymize_command, name="anonymize")
@@ -199,6 +225,43 @@ def explain(config, node, show):
             click.echo(f"smallest failing classes (of {r.stats.classes - r.stats.kept_classes}):")
             for labels, size in e["failing"]:
                 click.echo(f"  {size:>6}  " + ", ".join(f"{q}={v}" for q, v in labels.items()))
+        return EXIT_OK
+
+    _guard(action)
+
+
+@main.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("--node", help="Levels in QI order, e.g. 1,2,0: the risk of that node's release (default: the input).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="text and json go to stdout; markdown to --output (its histogram PNG beside it) or stdout.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+def risk(config, node, fmt, output):
+    """Re-identification risk of CONFIG's input (or of a node): prosecutor figures, sample and
+    population uniqueness, class-size histogram."""
+    from sqlanon.output import write_text_atomically
+    from sqlanon.risk_markdown import histogram_png, markdown
+    from sqlanon.risk_report import analyse, text
+
+    def action() -> int:
+        levels = None
+        if node is not None:
+            try:
+                levels = tuple(int(x) for x in node.split(","))
+            except ValueError:
+                raise ConfigError(f"--node must be levels separated by commas, e.g. 1,2,0; got {node!r}") from None
+        result = analyse(load_job(config), levels)
+        image = None
+        if fmt == "markdown" and output:
+            image = Path(output).with_name(Path(output).stem + "_histogram.png")
+            histogram_png(result["risk"], image)
+        body = {"text": text, "json": lambda r: json.dumps(r, indent=2),
+                "markdown": lambda r: markdown(r, image.name if image else None)}[fmt](result)
+        if output:
+            write_text_atomically(output, body + "\n")
+            click.echo(f"wrote {output}" + (f" and {image}" if image else ""), err=True)
+        else:
+            click.echo(body)
         return EXIT_OK
 
     _guard(action)

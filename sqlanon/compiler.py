@@ -294,6 +294,19 @@ def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection:
     return exp.select(*columns).from_(flagged.subquery(ident("f"), copy=False), copy=False)
 
 
+def class_size_query(node: Node, keep: exp.Expression | None = None, projection: bool = True, lookup: str = "wide",
+                     figures: Sequence[exp.Select] = ()) -> exp.Select:
+    """The node's class-size frequency table: ``SELECT n AS size, COUNT(*) AS classes FROM
+    (class query) GROUP BY n``; with ``keep``, over the kept classes only (a class whose
+    condition is NULL counts as suppressed, as in ``stats_query``). The risk analysis reads it.
+    """
+    classes = class_query(node, False, projection, lookup, figures).subquery(ident("cls"), copy=False)
+    query = exp.select(col("n").as_(ident("size")), exp.Count(this=exp.Star()).as_(ident("classes"))).from_(classes, copy=False)
+    if keep is not None:
+        query = query.where(exp.Is(this=exp.Paren(this=keep), expression=exp.true()), copy=False)
+    return query.group_by(col("n"), copy=False).order_by(col("size"), copy=False)
+
+
 def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, uniques: bool = False) -> exp.Select:
     """``stats_query`` for jobs whose models and metric read only class sizes (and leaf
     counts), over the wide form: one nesting level, FILTER aggregates, no group keys in the

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
+from sqlanon.risk.settings import RISK_KEYS, RiskSettings
 from sqlanon.snapshots import SnapshotSettings
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
@@ -87,6 +88,8 @@ class Output:
         return self.path is not None or bool(self.table)
 
     def describe(self) -> str:
+        if not self.writes:
+            return "(no output)"
         return f"PostgreSQL table {self.table}" if self.kind == "postgres" else str(self.path)
 
 
@@ -171,6 +174,8 @@ class Job:
     threads: int | None = None
     #: [engine] url: the PostgreSQL database (libpq URL or key=value; None: the PG* variables)
     url: str | None = None
+    #: [risk] the population behind the sample and the at-risk threshold (sqlanon/risk/settings.py)
+    risk: RiskSettings = field(default_factory=RiskSettings)
 
     @property
     def engine_options(self) -> dict:
@@ -446,7 +451,16 @@ _SECTIONS = {
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
                "memory_limit", "temp_directory", "threads", "url"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
+    "risk": set(RISK_KEYS),
 }
+
+def _with_population(spec: dict, risk: RiskSettings) -> dict:
+    """A population-uniqueness entry without its own population takes [risk]'s (and its model)."""
+    if "population_size" in spec or "sampling_fraction" in spec:
+        return spec
+    taken = {"population_size": risk.population_size, "sampling_fraction": risk.sampling_fraction}
+    return {"model": risk.model, **{k: v for k, v in taken.items() if v is not None}, **spec}
+
 
 _KOPTIMIZE = {"suppression_rows", "upper_bound", "order"}
 
@@ -529,8 +543,11 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
     models = privacy.get("models", [])
     if not isinstance(models, list):
         raise ConfigError(f"{where}: privacy.models must be an array of tables ([[privacy.models]])")
+    risk = RiskSettings.from_table(doc.get("risk", {}), where)
     others = []
     for model in models:
+        if isinstance(model, dict) and model.get("type") == "population-uniqueness":
+            model = _with_population(model, risk)
         if isinstance(model, dict) and model.get("type") != "k-anonymity":
             others.append(_model_spec(model, resolve, where))
         else:
@@ -563,6 +580,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         weights=search.get("weights"),
         label=search.get("label"),
         koptimize=KOptimizeOptions(**koptimize),
+        risk=risk,
         output=Output(
             path=resolve(output.get("path")),
             table=output.get("table"),

@@ -106,6 +106,8 @@ class Session:
             if getattr(model, "population", False) and model.subset != self.subset:
                 raise ConfigError(f"the delta-presence model reads the research subset {model.subset.describe()}, "
                                   "which this session did not prepare")
+            if hasattr(model, "resolve_population"):  # population uniqueness: N from the input's rows
+                model.resolve_population(self.rows)
             if model.attribute is None:
                 continue
             if model.attribute not in self.sensitives:

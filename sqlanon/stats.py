@@ -23,6 +23,8 @@ class ClassStats:
         kept_uniques: kept classes of one row; only when a model needs it (sample uniqueness).
         figures: sums a metric asked for by name (``Metric.stats_columns``).
         min_class: smallest class, suppressed ones included (IGreedy's criterion).
+        kept_sizes: class size -> number of kept classes of that size; only when a model needs
+            it (population uniqueness).
     """
 
     classes: int
@@ -36,3 +38,4 @@ class ClassStats:
     kept_uniques: int | None = None
     figures: dict | None = None
     min_class: int | None = None
+    kept_sizes: dict | None = None

@@ -229,6 +229,24 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     return achieved
 
 
+def released_class_sizes(output: Output, qis: list[str], suppressed: int, url: str | None = None) -> dict[int, int]:
+    """Class size -> number of released classes, counted afresh on the written output (the
+    risk section's "after"). Suppressed rows are left out, as ARX's risk analysis leaves them
+    out: the group of fully masked rows when rows were suppressed (with ``drop`` they are gone)."""
+    with _reader(output, url) as (run, relation, params, dialect):
+        run(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params)
+        params = {}
+        keys = [col(q) for q in qis]
+        groups = exp.select(exp.Count(this=exp.Star()).as_(ident(SIZE))).from_(exp.Table(this=ident("released"))).group_by(*keys)
+        if suppressed and output.suppressed == "mask":
+            masked = exp.and_(*(exp.EQ(this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expression=param("mask"))
+                                for q in qis))
+            groups = groups.having(exp.Not(this=exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))).eq(1)))
+            params = {**params, "mask": MASK}
+        query = exp.select(col(SIZE), exp.Count(this=exp.Star())).from_(groups.subquery(ident("g"))).group_by(col(SIZE))
+        return {int(size): int(count) for size, count in run(query.sql(dialect), params)}
+
+
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
            models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None) -> dict:
     """Raise VerificationError unless the written output is what the search promised. With a
@@ -251,9 +269,11 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     if problems:
         raise VerificationError(f"output {output.describe()} failed verification: " + "; ".join(problems) + ". This is a bug.")
     achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url) if models else []
+    sizes = released_class_sizes(output, qis, suppressed, url)
     return {
         "verified": True,
         "models": achieved,
+        "class_sizes": [[size, sizes[size]] for size in sorted(sizes)],
         "rows": v.rows,
         "groups": v.groups,
         "min_group_size": v.min_group,

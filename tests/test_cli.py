@@ -17,7 +17,7 @@ def test_anonymize_end_to_end_with_json(demo_job, tmp_path):
     assert report["success"] and report["verified"]
     assert report["levels"] == {"age": 3, "zipcode": 2, "sex": 0}
     assert report["suppressed"] == 31 and report["checks"] == 10 and report["lattice_size"] == 60
-    assert set(report["seconds"]) == {"prepare", "search", "output"}
+    assert set(report["seconds"]) == {"prepare", "search", "output", "risk"}
     assert "Optimal transformation" in result.stderr
     on_disk = json.loads((tmp_path / "demo" / "report.json").read_text())
     assert on_disk["transformation"] == report["transformation"]

@@ -44,7 +44,13 @@ def test_ctrl_c_during_search_leaves_nothing(tmp_path):
     process = start(job)
     time.sleep(3)
     assert process.poll() is None
-    process.send_signal(signal.SIGINT)
+    # A SIGINT that lands while DuckDB polls for signals at the very end of a query can be
+    # consumed by DuckDB without an exception (seen once on a loaded machine): press again,
+    # as a user would, until the run stops.
+    for _ in range(6):
+        process.send_signal(signal.SIGINT)
+        if wait_for(lambda: process.poll() is not None, seconds=3):
+            break
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "interrupted: no output was written" in err and "Traceback" not in err

@@ -11,6 +11,7 @@ from sqlanon.criteria.delta_presence import DeltaPresence
 from sqlanon.criteria.distinct_l_diversity import DistinctLDiversity
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity
 from sqlanon.criteria.k_anonymity import KAnonymity
+from sqlanon.criteria.population_uniqueness import PopulationUniqueness
 from sqlanon.criteria.recursive_cl_diversity import RecursiveCLDiversity
 from sqlanon.criteria.sample_uniqueness import SampleUniqueness
 from sqlanon.criteria.t_closeness import TCloseness
@@ -19,7 +20,7 @@ from sqlanon.errors import ConfigError
 MODELS: dict[str, type[PrivacyModel]] = {
     m.name: m
     for m in (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness, DeltaDisclosure,
-              AverageRisk, SampleUniqueness, DeltaPresence)
+              AverageRisk, SampleUniqueness, DeltaPresence, PopulationUniqueness)
 }
 MODEL_NAMES = ("k-anonymity", *MODELS)
 

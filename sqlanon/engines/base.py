@@ -3,6 +3,7 @@
 An engine owns a connection and the prepared data. ``open`` reads the source where it is and
 returns its column names; ``prepare`` encodes the QIs, stores the hierarchies as lookup tables
 and compresses the data once into the base class table; ``class_stats`` answers one check;
+``class_sizes`` gives a node's class-size table ``{size: classes}`` (the risk analysis);
 ``write`` produces the released table for a node into a file or table. After each check the
 checker calls ``checked(node, anonymous)`` so the engine can keep or drop the node's snapshot
 (see ``sqlanon/snapshots.py``: the engine stores snapshots, the policy chooses them);
@@ -67,6 +68,8 @@ class Engine(Protocol):
     def class_stats(
         self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]
     ) -> ClassStats: ...
+
+    def class_sizes(self, node: Node, keep: KeepCondition | None = None, params: dict | None = None) -> dict[int, int]: ...
 
     def checked(self, node: Node, anonymous: bool) -> None: ...
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlglot import exp
 
 from sqlanon.config import Output, Source
 from sqlanon.engines import memory_io as io
@@ -94,6 +95,12 @@ def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[n
 
 def _sum(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
     return np.bincount(inverse, weights=values, minlength=groups)
+
+
+def _size_table(sizes: np.ndarray) -> dict[int, int]:
+    """Class size -> number of classes, by bincount over the sizes."""
+    counts = np.bincount(sizes.astype(np.int64)) if len(sizes) else np.zeros(0, np.int64)
+    return {int(s): int(counts[s]) for s in np.flatnonzero(counts)}
 
 
 class MemoryEngine:
@@ -313,7 +320,7 @@ class MemoryEngine:
             min_kept=int(kept_n.min()) if len(kept_n) else None,
             dm_kept=int((kept_n * kept_n).sum()), dm_all=int((n * n).sum()),
             kept_leaves=leaves, suppressed_histograms=histograms, kept_uniques=uniques, figures=figures_,
-            min_class=int(n.min()),
+            min_class=int(n.min()), kept_sizes=_size_table(kept_n) if "sizes" in needs else None,
         )
 
     def checked(self, node: Node, anonymous: bool) -> None:
@@ -350,6 +357,11 @@ class MemoryEngine:
                 for c in np.flatnonzero(~cls.kept)]
         rows.sort(key=lambda row: (row[-1], *row[:-1]))
         return rows[:limit]
+
+    def class_sizes(self, node: Node, keep: KeepCondition | None = None, params: dict | None = None) -> dict[int, int]:
+        """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
+        cls = self._node_classes(node, keep or (lambda n: exp.true()), params or {})
+        return _size_table(cls.n[cls.kept] if keep is not None else cls.n)
 
     def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
         cls = self._node_classes(node, keep, params)

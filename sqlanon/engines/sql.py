@@ -310,9 +310,11 @@ class SqlEngine:
         histograms = None
         if "suppressed_histograms" in needs:
             histograms = self._suppressed_histograms(node, keep, params, source) if suppressed else tuple(() for _ in node)
+        # the kept classes' size frequencies (population uniqueness): a second query, over the base table
+        sizes = self.class_sizes(node, keep, params) if "sizes" in needs else None
         self._pending = (node, source, classes)
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
-                          figures, min_class)
+                          figures, min_class, sizes)
 
     # -- snapshots (the policy is sqlanon/snapshots.py; SQL engines store them as temp tables)
     @property
@@ -386,6 +388,12 @@ class SqlEngine:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
         query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup, self._figures(node, keep))
         return self.run(query, {**params, "limit": limit})
+
+    def class_sizes(self, node: Node, keep: KeepCondition | None = None, params: dict | None = None) -> dict[int, int]:
+        """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes), in SQL."""
+        query = c.class_size_query(node, None if keep is None else keep(c.col("n")), self.settings.projection,
+                                   self.lookup, self._figures(node, keep))
+        return {int(size): int(count) for size, count in self.run(query, params)}
 
     def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
         """Every class of a node with its size, the models' figures and its verdict, in code order."""

@@ -1,0 +1,157 @@
+"""The one-page risk and utility summary (Markdown) and its class-size histogram (PNG).
+
+Written for a reader who does not run the tool (a data protection officer): each figure is
+named in words, with before (the input) and after (the released output) side by side, and
+every estimator that did not converge is said so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlanon.output import write_text_atomically
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.2f} %"
+
+
+def _population_row(section: dict | None) -> str:
+    pop = section and section.get("population")
+    if not pop:
+        return "–"
+    model = pop.get("dankar", {}).get("model") if pop.get("model") == "dankar" else pop.get("model")
+    model = {"none": "no sample unique", "census": "census"}.get(model, model)
+    return f"{_pct(pop.get('share'))} ({model})" if pop.get("share") is not None else f"not estimated ({model})"
+
+
+def _rows(before: dict, after: dict | None) -> list[tuple[str, str, str]]:
+    a = after or {}
+    get = lambda d, k, f=str: "–" if not d or d.get(k) is None else f(d[k])
+    t = before["threshold"]
+    return [
+        ("Records assessed", get(before, "records", lambda v: f"{v:,}"), get(a, "records", lambda v: f"{v:,}")),
+        ("Records suppressed (not released, not assessed)", get(before, "suppressed_records", lambda v: f"{v:,}"),
+         get(a, "suppressed_records", lambda v: f"{v:,}")),
+        ("Groups of records with the same quasi-identifiers", get(before, "classes", lambda v: f"{v:,}"),
+         get(a, "classes", lambda v: f"{v:,}")),
+        ("Highest re-identification risk (1 / smallest group)", get(before, "highest_risk", _pct), get(a, "highest_risk", _pct)),
+        ("Average re-identification risk", get(before, "average_risk", _pct), get(a, "average_risk", _pct)),
+        (f"Records at risk (risk above {_pct(t)})", get(before, "share_at_risk", _pct), get(a, "share_at_risk", _pct)),
+        ("Sample uniqueness (records alone in their group)", get(before, "sample_uniqueness", _pct),
+         get(a, "sample_uniqueness", _pct)),
+        ("Estimated population uniqueness", _population_row(before), _population_row(after)),
+    ]
+
+
+def _notes(label: str, section: dict | None) -> list[str]:
+    pop = section and section.get("population")
+    if not pop or "estimators" not in pop:
+        return []
+    notes = [f"- {label}: N = {pop['population_size']:,.0f}, sampling fraction {pop['sampling_fraction']:.4g}; "
+             f"Dankar's rule: {pop['dankar']['reason']}" + (" **(fallback)**" if pop["dankar"]["fell_back"] else "") + "."]
+    for name, e in pop["estimators"].items():
+        if not e["converged"]:
+            notes.append(f"- {label}: {name} did not converge: {e['reason']}.")
+    return notes
+
+
+def markdown(report: dict, image: str | None = None) -> str:
+    """The summary of an anonymization report (``risk.before``/``risk.after``) or of a risk
+    report of the ``risk`` command (``risk`` alone)."""
+    risk = report["risk"]
+    before, after = (risk["before"], risk["after"]) if "before" in risk else (risk, None)
+    anonymized = "before" in risk
+    lines = ["# Re-identification risk summary", ""]
+    lines.append(f"Input: `{report['input']}` ({report['rows']:,} records). Quasi-identifiers (the attributes an "
+                 f"attacker is assumed to know): {', '.join(report['quasi_identifiers'])}.")
+    if anonymized and report.get("success"):
+        levels = ", ".join(f"{q} level {l}" for q, l in report["levels"].items()) if report.get("levels") else "cut set"
+        lines.append(f"Released: `{report['output']}` ({'verified' if report.get('verified') else 'NOT verified'}), "
+                     f"generalized to {levels}; privacy models: "
+                     + ", ".join(_model(m) for m in report["privacy"]["models"]) + ".")
+    elif anonymized:
+        lines.append("**No transformation satisfied the privacy models: nothing was released.**")
+    elif report.get("node"):
+        lines.append(f"Node: {', '.join(f'{q} level {l}' for q, l in zip(report['quasi_identifiers'], report['node']))} "
+                     "(the job's privacy models applied; their failing groups suppressed).")
+    lines += ["", "| Figure | Before (input) | After (released) |" if anonymized else "| Figure | Value |",
+              "|---|---:|---:|" if anonymized else "|---|---:|"]
+    for name, b, a in _rows(before, after):
+        lines.append(f"| {name} | {b} | {a} |" if anonymized else f"| {name} | {b} |")
+    if anonymized and report.get("success"):
+        lines += ["", (f"Utility: information loss {_loss(report['loss'])} ({report['metric']} metric); {report['suppressed']:,} of "
+                      f"{report['rows']:,} records suppressed; {report['classes']:,} groups, the smallest of "
+                      f"{report['min_class_size']}.")]
+    lines += ["", "## Group sizes", ""]
+    if image:
+        lines += [f"![Share of records by the size of their group]({image})", ""]
+    lines += ["| Group size | Records before | Records after |" if anonymized else "| Group size | Groups | Records |",
+              "|---|---:|---:|"]
+    after_hist = {h["sizes"]: h for h in (after or {}).get("histogram", [])}
+    for h in before["histogram"]:
+        if anonymized:
+            other = after_hist.get(h["sizes"])
+            lines.append(f"| {h['sizes']} | {h['records']:,} | {other['records'] if other else 0:,} |")
+        else:
+            lines.append(f"| {h['sizes']} | {h['classes']:,} | {h['records']:,} |")
+    notes = _notes("Before" if anonymized else "Estimate", before) + _notes("After", after)
+    lines += ["", "## How to read this", "",
+              ("- A group is the set of records sharing the same released quasi-identifier values; an attacker who "
+              "knows someone is in the data can at best pick them out of their group, so a record's risk is "
+              "1 / (size of its group) (prosecutor model, El Emam & Dankar 2008)."),
+              ("- Population uniqueness estimates the share of the whole population that would be unique on these "
+              "values (Dankar et al. 2012 choose between the models of Pitman, Zayatz and SNB); it needs the "
+              "population size or sampling fraction in the job's [risk] table."),
+              ("- Suppressed records are released without any quasi-identifier value and are not counted in the "
+              "figures after (as ARX does)."), *notes, ""]
+    return "\n".join(lines)
+
+
+def _loss(x) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:.6g}"
+
+
+def _model(m: dict) -> str:
+    rest = ", ".join(f"{k} {v}" for k, v in m.items() if k not in ("model", "achieved", "hierarchy", "order"))
+    return f"{m['model']} ({rest})" if rest else m["model"]
+
+
+def histogram_png(risk: dict, path: str | Path) -> None:
+    """Bars of the share of records per group-size bucket, before and after."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+
+    before, after = (risk["before"], risk["after"]) if "before" in risk else (risk, None)
+    labels = [h["sizes"] for h in before["histogram"]]
+    share = lambda s: [100 * h["records"] / s["records"] if s["records"] else 0 for h in s["histogram"]]
+    fig, ax = plt.subplots(figsize=(8.5, 3.6), dpi=120)
+    x = range(len(labels))
+    width = 0.4 if after else 0.7
+    ax.bar([i - (width / 2 if after else 0) for i in x], share(before), width, label="before (input)", color="#b0b0b0")
+    if after and after.get("histogram"):
+        ax.bar([i + width / 2 for i in x], share(after), width, label="after (released)", color="#1f77b4")
+    limit = 1 / before["threshold"] if before["threshold"] else None
+    if limit:  # groups smaller than 1/threshold hold the records at risk
+        edge = sum(1 for h in before["histogram"] if h["high"] is not None and h["high"] < limit)
+        ax.axvline(edge - 0.5, color="#d62728", linestyle="--", linewidth=1)
+        ax.text(edge - 0.6, ax.get_ylim()[1] * 0.95, "at risk ←", color="#d62728", ha="right", va="top", fontsize=9)
+    ax.set_xticks(list(x), labels)
+    ax.set_xlabel("size of the group (records with the same quasi-identifier values)")
+    ax.set_ylabel("share of records (%)")
+    ax.set_title("Records by the size of their group")
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # outside: never over a bar
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write_markdown(report: dict, path: str | Path) -> tuple[str, str]:
+    """Write the summary to ``path`` and its histogram beside it (``<stem>_histogram.png``)."""
+    path = Path(path)
+    image = path.with_name(path.stem + "_histogram.png")
+    histogram_png(report["risk"], image)
+    write_text_atomically(str(path), markdown(report, image.name))
+    return str(path), str(image)
