@@ -237,12 +237,21 @@ def released_class_sizes(output: Output, qis: list[str], suppressed: int, url: s
         run(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params)
         params = {}
         keys = [col(q) for q in qis]
-        groups = exp.select(exp.Count(this=exp.Star()).as_(ident(SIZE))).from_(exp.Table(this=ident("released"))).group_by(*keys)
+        released = exp.Table(this=ident("released"))
+        groups = exp.select(exp.Count(this=exp.Star()).as_(ident(SIZE))).from_(released).group_by(*keys)
         if suppressed and output.suppressed == "mask":
+            # The masked rows form one group; a kept class whose labels are all the mask too
+            # falls into it, so that group counts its rows beyond the suppressed ones. A NULL
+            # QI (an empty CSV field) makes the comparison NULL: not the masked group.
             masked = exp.and_(*(exp.EQ(this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expression=param("mask"))
                                 for q in qis))
-            groups = groups.having(exp.Not(this=exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))).eq(1)))
-            params = {**params, "mask": MASK}
+            flag = exp.Coalesce(this=exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))),
+                                expressions=[exp.Literal.number(0)])
+            size = exp.Sub(this=exp.Count(this=exp.Star()), expression=exp.Case(
+                ifs=[exp.If(this=flag.eq(1), true=param("suppressed"))], default=exp.Literal.number(0)))
+            groups = exp.select(size.as_(ident(SIZE))).from_(released.copy()).group_by(*keys)
+            params = {**params, "mask": MASK, "suppressed": suppressed}
+        groups = exp.select(col(SIZE)).from_(groups.subquery(ident("h"))).where(exp.GT(this=col(SIZE), expression=exp.Literal.number(0)))
         query = exp.select(col(SIZE), exp.Count(this=exp.Star())).from_(groups.subquery(ident("g"))).group_by(col(SIZE))
         return {int(size): int(count) for size, count in run(query.sql(dialect), params)}
 

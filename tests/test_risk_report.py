@@ -454,3 +454,43 @@ def test_markdown_says_when_an_estimator_did_not_converge():
     assert "snb did not converge: no class of size 2" in text
     assert "Pitman did not converge" in text and "**(fallback)**" in text
     assert "| Estimated population uniqueness | 100.00 % (zayatz) |" in text
+
+
+def test_recount_of_masked_groups_and_empty_fields(tmp_path):
+    """The file's re-count: a kept class whose labels are all the mask shares the masked rows'
+    group (only the rows beyond the suppressed ones are that class); an empty CSV field (NULL
+    when read back) is an ordinary label, not the mask."""
+    from sqlanon.verify import released_class_sizes
+
+    path = tmp_path / "out.csv"
+    path.write_text("A,b\n*,*\n*,*\n*,*\n*,*\n,*\n,*\n")
+    output = Output(path=str(path))
+    assert released_class_sizes(output, ["A", "b"], suppressed=1) == {3: 1, 2: 1}
+    assert released_class_sizes(output, ["A", "b"], suppressed=0) == {4: 1, 2: 1}
+    assert released_class_sizes(output, ["A", "b"], suppressed=4) == {2: 1}
+    # the case hypothesis found: NULL values of A generalized at level 0 beside a masked row
+    import pyarrow as pa
+
+    from sqlanon.config import Attribute, Job, Source
+    from sqlanon.hierarchy import Hierarchy
+
+    table = pa.table({"A": ["v0", None, None, None], "b-c": ["v0", "v0", "v1", "v0"], "select": ["v0", "v0", "v0", "v1"]})
+    attributes = [Attribute("A", "quasi", Hierarchy("A", (("v0", "*"), ("v1", "*"), ("", "*")), "<memory>"))] + [
+        Attribute(q, "quasi", Hierarchy(q, (("v0", "*"), ("v1", "*")), "<memory>")) for q in ("b-c", "select")]
+    job = Job(input=Source(arrow=table), attributes=attributes, k=2, suppression_limit=0.25, metric="aecs",
+              output=Output(path=str(tmp_path / "released.csv")))
+    report = anonymize(job).report
+    assert list(report["levels"].values()) == [0, 1, 1] and report["suppressed"] == 1
+    assert report["risk"]["after"]["class_sizes"] == [[3, 1]]
+
+
+def test_recount_may_merge_classes_with_equal_labels_but_not_lose_records():
+    from sqlanon.errors import VerificationError
+    from sqlanon.risk_report import checked_sizes
+
+    # two classes of two whose labels coincide are one group of four in the file: its sizes count
+    assert checked_sizes({2: 2}, {"class_sizes": [[4, 1]]}, "out.csv") == {4: 1}
+    with pytest.raises(VerificationError, match="differ from the search's"):
+        checked_sizes({2: 2}, {"class_sizes": [[3, 1]]}, "out.csv")  # a record went missing
+    with pytest.raises(VerificationError):
+        checked_sizes({4: 1}, {"class_sizes": [[2, 2]]}, "out.csv")  # a class split: never by labels
