@@ -21,7 +21,8 @@ SUPPRESSED_MODES = ("mask", "drop")
 @dataclass
 class Source:
     """Where the input lives: a CSV file, Parquet files (globs allowed), a table in a DuckDB
-    file, or a pyarrow Table given in code. ``drop`` lists columns deliberately left out."""
+    file, a Spark table (``table`` without a path; spark engine), or a pyarrow Table given in
+    code. ``drop`` lists columns deliberately left out."""
 
     path: str | None = None
     delimiter: str = ","
@@ -33,6 +34,8 @@ class Source:
     def kind(self) -> str:
         if self.arrow is not None:
             return "arrow"
+        if self.path is None and self.table:
+            return "table"
         suffix = str(self.path).lower()
         if suffix.endswith(".csv") or suffix.endswith(".tsv") or suffix.endswith(".txt"):
             return "csv"
@@ -48,6 +51,8 @@ class Source:
     def describe(self) -> str:
         if self.kind == "arrow":
             return "pyarrow Table"
+        if self.kind == "table":
+            return f"Spark table {self.table}"
         return f"{self.path}" + (f" table {self.table}" if self.table else "")
 
 
@@ -155,6 +160,9 @@ class Job:
     memory_limit: str | None = None
     temp_directory: str | None = None
     threads: int | None = None
+    #: [engine] Spark: the master URL (default "local[2]") and Spark settings ("spark.*" keys)
+    master: str | None = None
+    spark_conf: dict | None = None
 
     @property
     def engine_options(self) -> dict:
@@ -162,6 +170,8 @@ class Job:
         options = {"lookup": self.lookup, "snapshots": self.snapshots}
         if self.engine == "duckdb":
             options.update(memory_limit=self.memory_limit, temp_directory=self.temp_directory, threads=self.threads)
+        if self.engine == "spark":
+            options.update(master=self.master, spark_conf=self.spark_conf)
         return options
 
     @property
@@ -197,6 +207,7 @@ class Job:
             given = [k for k in ("memory_limit", "temp_directory", "threads") if getattr(self, k) is not None]
             if given:
                 raise ConfigError(f"engine.{given[0]} applies to the duckdb engine only, not to '{self.engine}'")
+        self._validate_spark()
         if self.memory_limit is not None and not (isinstance(self.memory_limit, str) and re.fullmatch(
                 r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", self.memory_limit, re.IGNORECASE)):
             raise ConfigError(f"engine.memory_limit must be a size such as \"2GB\" or \"512MiB\", got {self.memory_limit!r}")
@@ -205,6 +216,23 @@ class Job:
         t = self.threads
         if t is not None and (isinstance(t, bool) or not isinstance(t, int) or t < 1):
             raise ConfigError(f"engine.threads must be an int >= 1, got {t!r}")
+
+    def _validate_spark(self) -> None:
+        given = [k for k in ("master", "spark_conf") if getattr(self, k) is not None]
+        if given and self.engine != "spark":
+            raise ConfigError(f"engine.{given[0]} applies to the spark engine only, not to '{self.engine}'")
+        if self.master is not None and (not isinstance(self.master, str) or not self.master.strip()):
+            raise ConfigError(f"engine.master must be a Spark master URL such as \"local[2]\" or "
+                              f"\"spark://host:7077\", got {self.master!r}")
+        conf = self.spark_conf
+        if conf is not None and (not isinstance(conf, dict) or not all(
+                isinstance(k, str) and k.startswith("spark.") and isinstance(v, (str, int, float, bool)) and not isinstance(v, dict)
+                for k, v in conf.items())):
+            raise ConfigError("engine.spark_conf must be a table of Spark settings, e.g. "
+                              f"{{ \"spark.driver.memory\" = \"4g\" }} (keys start with \"spark.\"), got {conf!r}")
+        if self.input.kind == "table" and self.engine != "spark":
+            raise ConfigError(f"input.table without input.path names a Spark table ('{self.input.table}'): "
+                              "use [engine] name = \"spark\", or give the .duckdb file as input.path")
 
     def _validate_heuristic_settings(self, name: str, options: tuple[str, ...], optimal: bool) -> None:
         t = self.time_limit
@@ -417,7 +445,7 @@ _SECTIONS = {
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
-               "memory_limit", "temp_directory", "threads"},
+               "memory_limit", "temp_directory", "threads", "master", "spark_conf"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
 
@@ -459,13 +487,13 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         return str(p) if Path(p).is_absolute() else str(base / p)
 
     raw_input = doc.get("input", {})
-    if "path" not in raw_input:
-        raise ConfigError(f"{where}: [input] needs a path")
+    if "path" not in raw_input and "table" not in raw_input:
+        raise ConfigError(f"{where}: [input] needs a path (or, with the spark engine, a table)")
     drop = raw_input.get("drop", [])
     if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
         raise ConfigError(f"{where}: input.drop must be a list of column names")
     source = Source(
-        path=resolve(raw_input["path"]),
+        path=resolve(raw_input.get("path")),
         delimiter=raw_input.get("delimiter", ","),
         table=raw_input.get("table"),
         drop=tuple(drop),
@@ -525,6 +553,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         memory_limit=doc.get("engine", {}).get("memory_limit"),
         temp_directory=resolve(doc.get("engine", {}).get("temp_directory")),
         threads=doc.get("engine", {}).get("threads"),
+        master=doc.get("engine", {}).get("master"),
+        spark_conf=doc.get("engine", {}).get("spark_conf"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
         time_limit=search.get("time_limit"),

@@ -69,6 +69,22 @@ def demo_job(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def spark():
+    """The one SparkSession of the test run (local[2], two shuffle partitions, no UI, quiet):
+    every Spark engine opens its own session (own temp views) on its context."""
+    pyspark = pytest.importorskip("pyspark", reason="the spark engine's tests need pyspark: pip install '.[spark]'")
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("sqlanon-tests")
+               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    session.sparkContext.setLogLevel("FATAL")
+    assert pyspark.__version__
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
 def adult_available():
     if not (ADULT / "adult.csv").exists():
         pytest.fail(f"ADULT not found at {ADULT}: the tests need ../shared/data beside the project")

@@ -42,8 +42,15 @@ MODELS = {
 SENSITIVE = ("occupation", "salary-class")
 
 
+@pytest.fixture(autouse=True)
+def _one_spark_session(request):
+    """A Spark test runs on the run's one SparkSession (conftest), started on first use."""
+    if getattr(request.node, "callspec", None) is not None and request.node.callspec.params.get("engine") == "spark":
+        request.getfixturevalue("spark")
+
+
 def test_every_engine_is_registered():
-    assert sorted(ENGINES) == ["duckdb", "memory"]
+    assert sorted(ENGINES) == ["duckdb", "memory", "spark"]
     for cls in ENGINES.values():
         assert cls.name in ENGINES and isinstance(cls.version, str)
 
@@ -128,8 +135,19 @@ FLASH_ADULT = [
 ]
 
 
-@pytest.mark.parametrize("engine, k, limit, node, loss, suppressed, checks", [
-    (engine, *row) for engine in ENGINES for row in FLASH_ADULT if engine != REFERENCE or row[0] == 5])
+def _flash_cases():
+    """DuckDB the k = 5 row, memory every row; Spark (~0.3 s a check on two cores) k in {2, 5}
+    and s in {0, 0.02}, those with suppression (~2,000 checks each) only with -m spark_full."""
+    for engine in ENGINES:
+        for row in FLASH_ADULT:
+            k, limit = row[:2]
+            if engine == REFERENCE and k != 5 or engine == "spark" and (k not in (2, 5) or limit not in (0.0, 0.02)):
+                continue
+            marks = [pytest.mark.spark_full] if engine == "spark" and limit else []
+            yield pytest.param(engine, *row, marks=marks)
+
+
+@pytest.mark.parametrize("engine, k, limit, node, loss, suppressed, checks", list(_flash_cases()))
 def test_flash_discernibility_on_adult_9_qis(adult9, engine, k, limit, node, loss, suppressed, checks):
     found = summary(*adult9[engine].search("flash", k=k, suppression_limit=limit))
     assert found == (node, loss, suppressed, checks)
@@ -263,7 +281,7 @@ def read_back(path):
         con.close()
 
 
-@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("engine", [pytest.param(e, marks=[pytest.mark.spark_full] if e == "spark" else []) for e in OTHERS])
 @pytest.mark.parametrize("kind, suppressed", [("csv", "mask"), ("parquet", "drop")])
 def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, engine, kind, suppressed):
     written = {}

@@ -3,8 +3,9 @@
 from sqlanon.engines.base import Engine, PreparedData
 from sqlanon.engines.duckdb import DuckDBEngine
 from sqlanon.engines.memory import MemoryEngine
+from sqlanon.engines.spark import SparkEngine  # pyspark is imported when one is created
 
-ENGINES = {"duckdb": DuckDBEngine, "memory": MemoryEngine}
+ENGINES = {"duckdb": DuckDBEngine, "memory": MemoryEngine, "spark": SparkEngine}
 
 
 def create_engine(name: str, **options) -> Engine:
