@@ -26,6 +26,7 @@ from typing import Sequence
 
 from sqlglot import exp
 
+from sqlanon.dialects import render
 from sqlanon.lattice import Node
 
 DATA = "sqlanon_data"
@@ -583,7 +584,7 @@ class NodeTemplate:
     def __init__(self, build, dimensions: int, dialect: str):
         self.dialect = dialect
         self.dimensions = dimensions
-        self.sql = build((SLOT,) * dimensions).sql(dialect)
+        self.sql = render(build((SLOT,) * dimensions), dialect)
         self._tokens = [
             (ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
             for j in range(dimensions)

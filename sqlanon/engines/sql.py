@@ -1,0 +1,474 @@
+"""What every SQL engine shares: encoding, the class tables, checks, snapshots and the output
+query, all as compiler trees rendered for the engine's sqlglot ``dialect``.
+
+A subclass supplies the connection and these hooks (the rest is dialect-neutral):
+
+* ``dialect`` (class attribute): the sqlglot dialect every query is rendered for
+  (``sqlanon.dialects.render``).
+* ``_query(sql, params) -> (column names, rows)``: execute one statement with named parameters
+  and fetch every row (an empty list of names for statements without a result). ``params``
+  maps names to values; placeholders are what sqlglot renders for ``exp.Placeholder`` in the
+  dialect (``$name`` DuckDB, ``%(name)s`` PostgreSQL, ``:name`` Spark), and raw SQL strings
+  written by the subclass use the same style. Rows hold plain Python ints/floats/str/bool:
+  convert driver types (e.g. ``Decimal``) here.
+* ``_mode(lean, rows)``: optional, settings before the next query (DuckDB turns its optimizer
+  off for lean checks); the default does nothing.
+* ``_source_relation(source) -> (sql, params)``: the input as a relation for ``FROM``.
+* ``open(source) -> column names``: attach or check the source (reads no rows); must set
+  ``self._source``.
+* ``_materialize(name, data: pyarrow.Table, replace=False)``: a temp table holding ``data``
+  (hierarchy lookups, labels, sensitive values, the models' auxiliary tables); with
+  ``replace`` an existing one of that name is replaced.
+* ``_create_table_as(name, query, replace=False, lean_rows=None) -> rows``: a temp table from a
+  query, returning its row count; ``replace`` drops one of that name first (DuckDB: CREATE OR
+  REPLACE; others DROP + CREATE). ``lean_rows`` as in ``run``.
+* ``_row_id()``: an expression numbering the input's rows in input order, stored as ``rowid``
+  in ``sqlanon_input`` (the output keeps that order); None when the engine has a ``rowid``
+  pseudo-column (DuckDB).
+* ``_write(sql, params, output, target)``: write the released rows of ``sql`` to ``target``
+  (a temporary name chosen by the caller: a file path or a table name).
+* ``_arrow(sql, params) -> pyarrow.Table``: optional, a result as Arrow (K-Optimize's class
+  table); the default builds it from ``_query``.
+* ``_prepare_subset(subset) -> predicate``: optional, delta-presence's research subset; the
+  default refuses it with a ConfigError.
+* ``_drop_table(name)``: optional, drops a temp table (``DROP TABLE IF EXISTS``).
+* ``close()``.
+
+Counters (``rows_scanned``, ``queries``, ``rollups``, ``snapshot_hits``) and the snapshot
+policy (``sqlanon/snapshots.py``) are handled here. Engines may add to the hooks; they should
+not rename them (other engines build on them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlanon import compiler as c
+from sqlanon.config import Output, Source
+from sqlanon.dialects import render
+from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
+from sqlanon.errors import ConfigError, DataError, HierarchyError
+from sqlanon.hierarchy import EncodedHierarchy
+from sqlanon.lattice import Node
+from sqlanon.population import ResearchSubset
+from sqlanon.population import classes_query as population_classes_query
+from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
+from sqlanon.stats import ClassStats
+
+_SHOW = 5
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """A snapshot's temp table and its row count (rows scanned when a check reads it)."""
+
+    name: str
+    rows: int
+
+
+class SqlEngine:
+    """The engine contract (``engines/base.py``) over a SQL database; see the module docstring
+    for the hooks a subclass provides."""
+
+    name = "sql"
+    dialect = "duckdb"
+    #: rollup and history when the job does not set them (see SnapshotSettings.resolved)
+    snapshot_defaults: ClassVar[dict[str, bool]] = {"rollup": False, "history": False}
+
+    def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
+        self.lookup = lookup
+        self.settings = snapshots = (snapshots or SnapshotSettings()).resolved(**self.snapshot_defaults)
+        self.snapshots = Snapshots(snapshots, 0, self._release_snapshot)
+        self._free: list[str] = []  # names of released snapshot tables, for reuse
+        self._pending = None
+        self._snapshot_serial = 0
+        self._wide_token = self.quoted(c.WIDE)
+        self.rows_scanned = 0
+        self.queries = 0
+        self._base_classes = 0
+        self._templates: dict[tuple, c.NodeTemplate] = {}
+        self._sensitives: list[str] = []
+        self._subset: ResearchSubset | None = None
+
+    # -- hooks with defaults -------------------------------------------------------------------
+    def _mode(self, lean: bool, rows: int) -> None:
+        """Settings for the next query; nothing by default."""
+
+    def _row_id(self) -> exp.Expression | None:
+        return None
+
+    def _arrow(self, sql: str, params: dict) -> pa.Table:
+        names, rows = self._query(sql, params)
+        return pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)})
+
+    def _prepare_subset(self, subset: ResearchSubset) -> exp.Expression:
+        raise ConfigError(f"the {self.name} engine does not support delta-presence (a research subset); "
+                          "use engine.name = \"duckdb\"")
+
+    def _drop_table(self, name: str) -> None:
+        self.run(f"DROP TABLE IF EXISTS {self.quoted(name)}")
+
+    # -- execution -------------------------------------------------------------------------
+    def sql(self, query: exp.Expression, pretty: bool = False) -> str:
+        return render(query, self.dialect, pretty)
+
+    def quoted(self, name: str) -> str:
+        return c.ident(name).sql(self.dialect)
+
+    def run(self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None) -> list[tuple]:
+        """Execute and fetch everything. ``lean_rows``: the query is a lean GROUP BY over a
+        table of that many rows (see ``_mode``)."""
+        self._mode(lean_rows is not None, lean_rows or 0)
+        sql = query if isinstance(query, str) else self.sql(query)
+        self.queries += 1
+        return self._query(sql, params or {})[1]
+
+    def _count(self, name: str) -> int:
+        return int(self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(name)))[0][0])
+
+    def distinct_values(self, column: str) -> list[str]:
+        """The distinct values of a column as text (NULL as ''), for hierarchy builders."""
+        relation, params = self._source_relation(self._source)
+        value = self.sql(c.as_text(c.col(column)))
+        rows = self.run(f"SELECT DISTINCT {value} FROM {relation}", params)
+        return sorted(r[0] for r in rows)
+
+    # -- preparation -------------------------------------------------------------------------
+    def _create_input(self, names: Sequence[str]) -> None:
+        """``sqlanon_input``: the columns the job reads, copied from the source once."""
+        relation, params = self._source_relation(self._source)
+        columns = [self.quoted(n) for n in names]
+        row_id = self._row_id()
+        if row_id is not None:
+            columns.insert(0, self.sql(row_id.as_(c.ident("rowid"))))
+        self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.INPUT)} AS SELECT {', '.join(columns)} FROM {relation}", params)
+
+    def _read_error(self, source: Source, error: Exception) -> DataError:
+        return DataError(f"cannot read input {source.describe()}: {first_line(error)}")
+
+    def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
+                needs: frozenset[str] = frozenset(), sensitives: Sequence[str] = (),
+                subset: ResearchSubset | None = None) -> PreparedData:
+        """``sensitives``: attributes whose per-class histograms the models read; only then
+        do the class tables carry their codes. ``subset``: the research subset of
+        delta-presence; only its rows are encoded and released, and the class tables carry
+        the population count ``pop`` (see ``sqlanon/population.py``)."""
+        self._sensitives = list(sensitives)
+        self._subset = subset
+        extra = [subset.input_column] if subset is not None else []
+        names = list(dict.fromkeys([name for name, _ in qis] + list(passthrough) + self._sensitives + extra))
+        self._qi_names = [name for name, _ in qis]
+        self._create_input(names)
+        rows = self._count(c.INPUT)
+        if rows == 0:
+            raise DataError(f"input {self._source.describe()} has no rows: there is nothing to anonymize")
+        self.rows_scanned += rows
+        for j, (name, hierarchy) in enumerate(qis):
+            self._store_hierarchy(j, hierarchy)
+            self._check_coverage(j, name)
+        population, member = rows, None
+        if subset is not None:
+            member = self._prepare_subset(subset)
+            rows = self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(c.INPUT, "s")).where(member.copy()))[0][0]
+            if rows == 0:
+                raise ConfigError(f"delta-presence: the research subset ({subset.describe()}) has no row of the input: "
+                                  "there is nothing to release")
+        for i, name in enumerate(self._sensitives):
+            self._store_sensitive(i, name, rows, member)
+        encode = c.encode_query([n for n, _ in qis], passthrough, self._sensitives)
+        self._create_table_as(c.DATA, encode if member is None else encode.where(member))
+        if subset is None:
+            classes = c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+        else:
+            classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
+        self._base_classes = self._create_table_as(c.CLASSES, classes)
+        self.rows_scanned += population
+        if self.lookup == "wide":
+            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs,
+                                [[len(labels) for labels in h.labels] for _, h in qis], population=subset is not None)
+            self._create_table_as(c.WIDE, wide)
+        counts = []
+        for j, (_, hierarchy) in enumerate(qis):
+            column = [0] * len(hierarchy.codes)
+            query = exp.select(c.col(c.qi(j)), exp.Sum(this=c.col("n"))).from_(c.table(c.CLASSES)).group_by(c.col(c.qi(j)))
+            for code, n in self.run(query):
+                column[code] = int(n)
+            counts.append(tuple(column))
+            self.rows_scanned += self._base_classes
+        self._tops = [len(h.labels) - 1 for _, h in qis]
+        self._needs = needs
+        self.snapshots.rows = population  # the input's rows (the population's with a research subset)
+        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
+                            population=population if subset is not None else None)
+
+    def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
+        levels = len(hierarchy.labels)
+        columns = {"code": [row[0] for row in hierarchy.codes]}
+        for l in range(levels):
+            columns[f"l{l}"] = [row[l] for row in hierarchy.codes]
+        for l in range(levels):
+            columns[f"c{l}"] = [hierarchy.leaves[l][row[l]] for row in hierarchy.codes]
+        self._materialize(c.hier_table(j), pa.table({k: pa.array(v, pa.int32()) for k, v in columns.items()}))
+        labels = pa.table({
+            "level": pa.array([l for l in range(levels) for _ in hierarchy.labels[l]], pa.int32()),
+            "code": pa.array([code for l in range(levels) for code in range(len(hierarchy.labels[l]))], pa.int32()),
+            "label": pa.array([text for l in range(levels) for text in hierarchy.labels[l]], pa.string()),
+        })
+        self._materialize(c.label_table(j), labels)
+
+    def _store_sensitive(self, i: int, name: str, rows: int, member: exp.Expression | None = None) -> None:
+        """``sqlanon_sval_<i>``: the attribute's distinct values as text, sorted, with counts
+        (with a research subset: the population's values, the subset's counts)."""
+        value = c.as_text(c.col(name, "s"))
+        count = exp.Count(this=exp.Star()) if member is None else exp.Sum(
+            this=exp.Case(ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)))
+        query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.INPUT, "s"))
+                 .group_by(value.copy()))
+        # Sorted here: the codes are positions in Python's order, whatever the database's collation.
+        found = sorted(self.run(query))
+        self.rows_scanned += rows
+        self._materialize(c.sval_table(i), pa.table({
+            "code": pa.array(range(len(found)), pa.int32()),
+            "label": pa.array([r[0] for r in found], pa.string()),
+            "n": pa.array([int(r[1]) for r in found], pa.int64()),
+            "q": pa.array([int(r[1]) / rows for r in found], pa.float64()),
+        }))
+
+    def sensitive_values(self, name: str) -> tuple[list[str], list[int]]:
+        """The attribute's distinct values (text, sorted; their codes are the positions) and rows."""
+        i = self._sensitives.index(name)
+        found = self.run(exp.select(c.col("label"), c.col("n")).from_(c.table(c.sval_table(i))).order_by(c.col("code")))
+        return [r[0] for r in found], [int(r[1]) for r in found]
+
+    def store_tables(self, tables: dict[str, pa.Table]) -> None:
+        """Auxiliary tables of the privacy models (replaced when a new checker brings its own)."""
+        for name, data in tables.items():
+            self._materialize(name, data, replace=True)
+
+    def _check_coverage(self, j: int, name: str) -> None:
+        # Ordered here too: the database's collation must not change the message.
+        missing = sorted(self.run(c.missing_values_query(j, name)), key=lambda r: (-r[1], r[0]))
+        if not missing:
+            return
+        rows = sum(n for _, n in missing)
+        shown = ", ".join("NULL/empty" if v == "" else repr(v) for v, _ in missing[:_SHOW])
+        hint = " (map NULL and empty fields with a hierarchy row whose first field is empty, e.g. ';*')" if any(v == "" for v, _ in missing) else ""
+        raise HierarchyError(
+            f"column '{name}' of {self._source.describe()} has {len(missing)} value(s) missing from its "
+            f"hierarchy ({rows} rows), e.g. {shown}. Add a row for each to the hierarchy file{hint}."
+        )
+
+    # -- checks ------------------------------------------------------------------------------
+    def _figures(self, node: Node, keep: KeepCondition, lookup: str | None = None) -> list[exp.Select]:
+        """The per-class figure queries of the models that read a sensitive histogram."""
+        build = getattr(keep, "figures", None)
+        lookup = lookup or self.lookup
+        figures = [] if build is None else build(
+            lambda name: c.histogram_query(node, self._sensitives.index(name), self.settings.projection, lookup),
+            c.class_keys(node))
+        if self._subset is not None:  # the population counts, and only classes with subset rows
+            figures.append(c.population_query(node, self.settings.projection, lookup))
+        return figures
+
+    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
+        with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
+        sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
+        start = self.snapshots.start(node)
+        source = start.snapshot.handle if start.snapshot is not None else None
+        # Sizes (and leaf counts) only, over the wide form: the lean query shape and mode.
+        lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
+                and self._subset is None)  # a research subset joins the population query (see _figures)
+        if lean:
+            query = self._node_query(("lean", with_leaves, uniques, getattr(keep, "signature", "")), node,
+                                     lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques), source)
+        else:
+            query = self._node_query(
+                ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
+                lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
+                                                self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
+                source,
+            )
+        row = self.run(query, params, self._rows_of(source) if lean else None)[0]
+        self.rows_scanned += self._rows_of(source)
+        classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
+            int(x) if x is not None else None for x in row[:7]
+        )
+        rest = list(row[7:])
+        leaves = tuple(int(x) for x in rest[:len(node)]) if with_leaves else None
+        rest = rest[len(node):] if with_leaves else rest
+        unique_count = int(rest.pop(0)) if uniques else None
+        figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
+        histograms = None
+        if "suppressed_histograms" in needs:
+            histograms = self._suppressed_histograms(node, keep, params, source) if suppressed else tuple(() for _ in node)
+        self._pending = (node, source, classes)
+        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
+                          figures, min_class)
+
+    # -- snapshots (the policy is sqlanon/snapshots.py; SQL engines store them as temp tables)
+    @property
+    def rollups(self) -> int:
+        return self.snapshots.rollups
+
+    @property
+    def snapshot_hits(self) -> int:
+        return self.snapshots.hits
+
+    def _rows_of(self, handle) -> int:
+        return self._base_classes if handle is None else handle.rows
+
+    def _materialize_node(self, node: Node, source, classes: int) -> Snapshot:
+        """CREATE TEMP TABLE of the node's ``classes`` classes in the wide form, from ``source``
+        (a snapshot's handle) or the base class table."""
+        if self._free:  # a released table's name: CREATE OR REPLACE saves a DROP per check
+            name = self._free.pop()
+        else:
+            self._snapshot_serial += 1
+            name = f"sqlanon_snap_{self._snapshot_serial}"
+        query = c.snapshot_query(node, self._tops, "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
+                                 source.name if source is not None else None, self.lookup, self._subset is not None)
+        wide_form = source is not None or self.lookup == "wide"
+        rows = self._create_table_as(name, query, replace=True, lean_rows=self._rows_of(source) if wide_form else None)
+        self.rows_scanned += self._rows_of(source)
+        return Snapshot(node, _Stored(name, int(rows)), classes)
+
+    def checked(self, node: Node, anonymous: bool) -> None:
+        """The checker's verdict on the node just computed. A temp table costs a query about
+        as dear as the check, so the node's classes are materialized only now, and only when
+        ``worth_keeping`` (non-anonymous and small); they become the roll-up source and, if
+        the history wants them, a history entry."""
+        pending, self._pending = self._pending, None
+        if pending is None or pending[0] != node:
+            return  # answered without this engine computing it (a shared memo)
+        _, source, classes = pending
+        keep = self.snapshots.worth_keeping(node, classes, anonymous)
+        self.snapshots.checked(self._materialize_node(node, source, classes) if keep else None, anonymous)
+
+    def reset_snapshots(self) -> None:
+        self._pending = None
+        self.snapshots.clear()
+        for name in self._free:
+            self._drop_table(name)
+        self._free.clear()
+
+    def _release_snapshot(self, handle) -> None:
+        self._free.append(handle.name)
+
+    def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict, read=None):
+        query = self._node_query(
+            ("histograms", getattr(keep, "signature", "")), node,
+            lambda n, lookup: c.suppressed_histogram_query(n, keep(c.col("n")), self.settings.projection, lookup,
+                                                           self._figures(n, keep, lookup)),
+            read,
+        )
+        rows = self.run(query, params)
+        self.rows_scanned += self._rows_of(read)
+        result: list[list[int]] = [[] for _ in node]
+        for j, _, count in rows:
+            result[j].append(int(count))
+        return tuple(tuple(h) for h in result)
+
+    def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str:
+        """The SQL of a node's check, as sent to the database (pretty-printed)."""
+        return self.sql(c.stats_query(node, keep(c.col("n")), "leaves" in needs, self.settings.projection, self.lookup, self._figures(node, keep),
+                             uniques="uniques" in needs), pretty=True)
+
+    def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
+        """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
+        query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup, self._figures(node, keep))
+        return self.run(query, {**params, "limit": limit})
+
+    def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
+        """Every class of a node with its size, the models' figures and its verdict, in code order."""
+        self._mode(False, 0)
+        cls = c.class_query(node, False, True, self.lookup, self._figures(node, keep)).subquery(c.ident("cls"))
+        query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))
+        self.queries += 1
+        names, rows = self._query(self.sql(query), params)
+        return [dict(zip(names, row)) for row in rows]
+
+    def _node_query(self, shape: tuple, node: Node, build, read=None) -> str | exp.Expression:
+        """The SQL of a per-node query over the base class table or the snapshot ``read``.
+        Whatever reads the wide form (the wide table, any snapshot) comes from a template
+        rendered once per shape; only base checks in the join layout build a tree per node."""
+        if read is None and self.lookup != "wide":
+            return build(node, self.lookup)
+        template = self._templates.get(shape)
+        if template is None:
+            template = self._templates[shape] = c.NodeTemplate(lambda n: build(n, "wide"), len(node), self.dialect)
+        sql = template.render(node)
+        return sql if read is None else sql.replace(self._wide_token, self.quoted(read.name))
+
+    def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
+        """The class table for an in-memory search, read once: leaf codes of each distinct QI
+        combination (m, d), its rows (m,), and with ``label`` the label values and the rows of
+        each combination per label value (m, L)."""
+        self._mode(False, 0)
+        dimensions = len(self._qi_names)
+        query = c.labelled_classes_query(dimensions, label)
+        result = self._arrow(self.sql(query), {})
+        self.queries += 1
+        self.rows_scanned += self._count(c.DATA)
+        codes = np.stack([result.column(j).to_numpy() for j in range(dimensions)], axis=1).astype(np.int64)
+        counts = result.column("n").to_numpy().astype(np.int64)
+        if label is None:
+            return codes, counts, [], None
+        texts = result.column("label").to_pylist()
+        values = sorted(set(texts))
+        combos, inverse = np.unique(codes, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        per_label = np.zeros((len(combos), len(values)), dtype=np.int64)
+        position = {value: i for i, value in enumerate(values)}
+        np.add.at(per_label, (inverse, np.array([position[t] for t in texts], dtype=np.int64)), counts)
+        return combos, per_label.sum(axis=1), values, per_label
+
+    # -- output ------------------------------------------------------------------------------
+    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
+              output: Output, target: str) -> None:
+        """Write the released table to ``target`` (a temporary name chosen by the caller)."""
+        figures = self._figures(node, keep)
+        verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
+        query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
+                               drop_suppressed=output.suppressed == "drop", verdicts=verdicts)
+        self._write_query(query, params, output, target)
+
+    def write_intervals(self, ranks: Sequence[np.ndarray], intervals: Sequence[Sequence[tuple[int, int, str]]],
+                        keep: KeepCondition, params: dict, columns: Sequence[OutputColumn], output: Output,
+                        target: str) -> None:
+        """Write the released table of an ordered-interval anonymization: ``ranks[j][code]`` is
+        the rank of leaf code ``code`` of QI j in its order (-1: absent from the data) and
+        ``intervals[j]`` its (first rank, last rank, label) intervals. Both become tables (the
+        labels are data, never SQL) and a range join buckets every row."""
+        for j, (rank, spans) in enumerate(zip(ranks, intervals)):
+            codes = np.flatnonzero(rank >= 0)
+            self._materialize(c.rank_table(j), pa.table({
+                "code": pa.array(codes, pa.int32()), "rank": pa.array(rank[codes], pa.int32())}), replace=True)
+            self._materialize(c.cut_table(j), pa.table({
+                "lo": pa.array([a for a, _, _ in spans], pa.int32()),
+                "hi": pa.array([b for _, b, _ in spans], pa.int32()),
+                "label": pa.array([text for _, _, text in spans], pa.string()),
+            }), replace=True)
+        query = c.interval_output_query(len(ranks), keep, [(x.name, x.kind, x.index) for x in columns],
+                                        drop_suppressed=output.suppressed == "drop")
+        self._write_query(query, params, output, target)
+
+    def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str) -> None:
+        self._mode(False, 0)
+        self._write(self.sql(query), {**params, "mask": "*"}, output, target)
+        self.rows_scanned += self._count(c.DATA)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0]
