@@ -24,6 +24,7 @@ from sqlanon.engines import memory_io
 from sqlanon.errors import ConfigError, DataError, OutputError
 
 ROWID = "rowid"
+SOURCE = "sqlanon_source"  # the source as a temp view, while hierarchy builders read it
 #: Spark types whose text (CAST AS STRING) is the text DuckDB prints, so QIs match their
 #: hierarchy rows alike on every engine; floats ("1.0E20" vs "1e+20"), decimals and timestamps
 #: print differently and are refused in QIs and sensitive attributes.
@@ -139,7 +140,7 @@ def _guard(source: Source, action):
         raise
 
 
-def write_parquet(frame, target: str) -> None:
+def write_parquet(frame, target: str, path: str) -> None:
     """One Parquet file at ``target``: Spark writes a folder beside it, whose single part file
     is renamed to ``target``; the folder is removed whatever happens. ``coalesce(1)`` keeps the
     sorted order (it concatenates the sorted partitions)."""
@@ -154,18 +155,18 @@ def write_parquet(frame, target: str) -> None:
         raise
     except Exception as error:
         if type(error).__name__ in ("AnalysisException", "Py4JJavaError", "IllegalArgumentException"):
-            raise OutputError(f"cannot write output: {first_line(error)}") from None
+            raise OutputError(f"cannot write output {path}: {first_line(error)}") from None
         raise
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def write_csv(frame, target: str, delimiter: str) -> None:
-    """CSV written on the driver from Arrow batches, as DuckDB writes it."""
+def write_csv(frame, target: str, delimiter: str, path: str) -> None:
+    """CSV written on the driver from Arrow, as DuckDB writes it."""
     try:
         memory_io.write_csv(frame.toArrow(), target, delimiter)
     except OSError as error:
-        raise OutputError(f"cannot write output {target}: {error.strerror or error}") from None
+        raise OutputError(f"cannot write output {path}: {error.strerror or error}") from None
 
 
 def first_line(error: Exception) -> str:
