@@ -69,7 +69,7 @@ def demo_job(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(tmp_path_factory):
     """The one SparkSession of the test run (local[2], two shuffle partitions, no UI, quiet):
     every Spark engine opens its own session (own temp views) on its context."""
     pyspark = pytest.importorskip("pyspark", reason="the spark engine's tests need pyspark: pip install '.[spark]'")
@@ -77,7 +77,8 @@ def spark():
 
     session = (SparkSession.builder.master("local[2]").appName("sqlanon-tests")
                .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse"))).getOrCreate())
     session.sparkContext.setLogLevel("FATAL")
     assert pyspark.__version__
     yield session

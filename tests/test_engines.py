@@ -42,6 +42,20 @@ MODELS = {
 SENSITIVE = ("occupation", "salary-class")
 
 
+def engine_cases(values=None, on_spark=()):
+    """Cases for every engine but the reference: ``engine`` or ``(engine, value)``. A Spark
+    check costs ~0.3 s (DuckDB's 3 ms): Spark runs the values in ``on_spark`` by default and
+    the others only with ``-m spark_full``."""
+    cases = []
+    for engine in OTHERS:
+        for value in [None] if values is None else values:
+            full = engine == "spark" and value not in on_spark
+            marks = [pytest.mark.spark_full] if full else []
+            cases.append(pytest.param(engine, marks=marks) if values is None else
+                         pytest.param(engine, value, marks=marks, id=f"{value}-{engine}"))
+    return cases
+
+
 @pytest.fixture(autouse=True)
 def _one_spark_session(request):
     """A Spark test runs on the run's one SparkSession (conftest), started on first use."""
@@ -161,23 +175,20 @@ def test_every_algorithm_is_covered():
     assert set(HEURISTIC_SETTINGS) | {n for n, a in ALGORITHMS.items() if a.optimal} == set(ALGORITHMS)
 
 
-@pytest.mark.parametrize("engine", OTHERS)
-@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+@pytest.mark.parametrize("engine, algorithm", engine_cases(list(ALGORITHMS), on_spark=("flash", "lightning")))
 def test_every_algorithm_on_a_subset(subset, engine, algorithm):
     options = HEURISTIC_SETTINGS.get(algorithm, {})
     results = {e: summary(*subset[e].search(algorithm, k=5, suppression_limit=0.02, **options)) for e in (REFERENCE, engine)}
     assert_same(results[REFERENCE], results[engine], algorithm)
 
 
-@pytest.mark.parametrize("engine", OTHERS)
-@pytest.mark.parametrize("metric", list(METRICS))
+@pytest.mark.parametrize("engine, metric", engine_cases(list(METRICS), on_spark=("loss", "kl-divergence")))
 def test_every_metric(subset, engine, metric):
     results = {e: summary(*subset[e].search("flash", k=5, suppression_limit=0.04, metric=metric)) for e in (REFERENCE, engine)}
     assert_same(results[REFERENCE], results[engine], metric)
 
 
-@pytest.mark.parametrize("engine", OTHERS)
-@pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.parametrize("engine, name", engine_cases(list(MODELS), on_spark=("distinct", "t-equal")))
 def test_every_model(models5, engine, name):
     # With suppression most models are not monotonic and Flash scans the whole lattice: the
     # distances (20-70 ms a DuckDB check) and the salary-class cases are searched without
@@ -188,7 +199,7 @@ def test_every_model(models5, engine, name):
     assert_same(results[REFERENCE], results[engine], name)
 
 
-@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("engine", engine_cases())
 def test_combined_models_without_suppression(models5, engine):
     models = (MODELS["recursive"], MODELS["t-equal"] | {"t": 0.35}, MODELS["salary-entropy"], MODELS["average-risk"])
     results = {e: summary(*models5[e].search("flash", k=3, suppression_limit=0.0, models=models)) for e in (REFERENCE, engine)}
@@ -198,8 +209,8 @@ def test_combined_models_without_suppression(models5, engine):
 FIGURE_NODES = [(0, 0, 0, 0, 0), (1, 2, 0, 1, 1), (0, 4, 1, 2, 3), (1, 3, 1, 1, 2)]
 
 
-@pytest.mark.parametrize("engine", OTHERS)
-@pytest.mark.parametrize("name", [n for n, spec in MODELS.items() if "attribute" in spec])
+@pytest.mark.parametrize("engine, name", engine_cases([n for n, spec in MODELS.items() if "attribute" in spec],
+                                                     on_spark=("entropy",)))
 def test_class_figures_agree_within_epsilon(models5, engine, name):
     """Every class's figures and verdict, on nodes from fine to coarse: floats (entropy,
     distances, ratios) within the models' EPSILON, counts and verdicts equal."""
@@ -216,7 +227,7 @@ def test_class_figures_agree_within_epsilon(models5, engine, name):
                     assert value == b[column], (node, column)
 
 
-@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("engine", engine_cases())
 def test_explain_agrees(models5, engine):
     node = (1, 2, 0, 1, 1)
     explained = {e: models5[e].explain(node) for e in (REFERENCE, engine)}
@@ -226,7 +237,7 @@ def test_explain_agrees(models5, engine):
         assert "runs no SQL" in explained[engine]["sql"]
 
 
-@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("engine", engine_cases())
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(job=jobs())
 def test_random_tables(engine, job):
@@ -242,7 +253,7 @@ def test_random_tables(engine, job):
 SWITCHES = list(itertools.product((True, False), repeat=3))
 
 
-@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("engine", engine_cases())
 @pytest.mark.parametrize("models", [(), (MODELS["entropy"],)], ids=["k", "entropy"])
 def test_switches_change_no_result_and_count_alike(adult_available, engine, models):
     """Every combination of roll-up, history and projection gives the same results, and both
@@ -281,7 +292,7 @@ def read_back(path):
         con.close()
 
 
-@pytest.mark.parametrize("engine", [pytest.param(e, marks=[pytest.mark.spark_full] if e == "spark" else []) for e in OTHERS])
+@pytest.mark.parametrize("engine", engine_cases())
 @pytest.mark.parametrize("kind, suppressed", [("csv", "mask"), ("parquet", "drop")])
 def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, engine, kind, suppressed):
     written = {}
@@ -325,8 +336,7 @@ def test_typed_input_prints_and_passes_through_alike(tmp_path, engine):
     assert pq.read_schema(str(tmp_path / f"{engine}.parquet")).field("keep").type == pa.float64()
 
 
-@pytest.mark.parametrize("engine", OTHERS)
-@pytest.mark.parametrize("algorithm", ["k-optimize", "hill-climb"])
+@pytest.mark.parametrize("engine, algorithm", engine_cases(["k-optimize", "hill-climb"], on_spark=("k-optimize",)))
 def test_interval_outputs_are_identical(adult_available, tmp_path, engine, algorithm):
     written = {}
     for e in (REFERENCE, engine):
@@ -445,7 +455,7 @@ def test_grouping_paths_agree():
     assert rows == sorted(rows) and len(set(rows)) == len(rows)
 
 
-@pytest.mark.parametrize("engine", OTHERS)
+@pytest.mark.parametrize("engine", engine_cases())
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(job=jobs())
 def test_random_tables_write_the_same_csv(engine, job, tmp_path_factory):

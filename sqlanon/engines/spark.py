@@ -26,7 +26,6 @@ from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.snapshots import SnapshotSettings
 
 DIALECT = "spark"
-DEFAULT_MASTER = "local[2]"
 #: A class table (or snapshot) of at most this many rows is cached as one partition: a check
 #: over it is then one task in one stage (Spark plans no shuffle for a GROUP BY over a single
 #: partition), about half the time of a check over two partitions on ADULT.
@@ -48,8 +47,7 @@ class SparkEngine(SqlEngine):
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None,
                  master: str | None = None, spark_conf: dict | None = None):
         super().__init__(lookup, snapshots)
-        self.master = master or DEFAULT_MASTER
-        self.spark = spark_io.session(self.master, dict(spark_conf or {}))
+        self.spark = spark_io.session(master, dict(spark_conf or {}))
         self._views: dict[str, object] = {}  # cached view name -> its DataFrame (to unpersist)
         self._input_rows: int | None = None
 

@@ -24,6 +24,7 @@ from sqlanon.engines import memory_io
 from sqlanon.errors import ConfigError, DataError, OutputError
 
 ROWID = "rowid"
+DEFAULT_MASTER = "local[2]"
 SOURCE = "sqlanon_source"  # the source as a temp view, while hierarchy builders read it
 #: Spark types whose text (CAST AS STRING) is the text DuckDB prints, so QIs match their
 #: hierarchy rows alike on every engine; floats ("1.0E20" vs "1e+20"), decimals and timestamps
@@ -36,23 +37,23 @@ def install_hint() -> str:
     return "install pyspark: python3 -m pip install 'sqlanon[spark]' (Java 17 or later must be on the PATH)"
 
 
-def session(master: str, conf: dict[str, str]):
+def session(master: str | None, conf: dict[str, str]):
     """A SparkSession of its own (own temp views and SQL settings) on the process's
-    SparkContext, which is started on first use with ``master`` and ``conf``."""
+    SparkContext, which is started on first use with ``master`` and ``conf``. Without a
+    ``master``: spark-submit's (its --master), or ``DEFAULT_MASTER``."""
     try:
+        from pyspark import SparkConf, SparkContext
         from pyspark.sql import SparkSession
     except ImportError:
         raise ConfigError(f"the spark engine needs pyspark: {install_hint()}") from None
-    builder = SparkSession.builder.master(master).appName("sqlanon")
-    for key, value in default_conf(master).items():
-        builder = builder.config(key, value)
-    for key, value in conf.items():
-        builder = builder.config(key, str(value))
-    from pyspark import SparkContext
-
     starting = SparkContext._active_spark_context is None
+    if master is None:
+        master = SparkConf().get("spark.master") or DEFAULT_MASTER
+    builder = SparkSession.builder.master(master).appName("sqlanon")
+    for key, value in {**default_conf(master), **conf}.items():
+        builder = builder.config(key, str(value))
     root = builder.getOrCreate()
-    if starting:  # a context started by someone else (a test fixture, spark-submit) keeps its level
+    if starting:  # a context started by someone else (a test fixture, a notebook) keeps its level
         root.sparkContext.setLogLevel("ERROR")
     return root.newSession()
 
@@ -122,10 +123,10 @@ def _parquet_in_order(spark, source: Source):
     from pyspark.sql import functions as F
 
     frame = _guard(source, lambda: spark.read.parquet(source.path))
-    files = sorted(frame.inputFiles())
-    ranks = spark.createDataFrame(pa.table({"__file": files, "__rank": pa.array(range(len(files)), pa.int64())}))
     located = frame.select("*", F.col("_metadata.file_path").alias("__path"), F.col("_metadata.row_index").alias("__index"))
-    # _metadata.file_path and inputFiles() spell a local path alike (file:///...) in Spark 4
+    # The paths as _metadata spells them (inputFiles() spells them otherwise): one small job.
+    files = sorted(row[0] for row in located.select("__path").distinct().collect())
+    ranks = spark.createDataFrame(pa.table({"__file": files, "__rank": pa.array(range(len(files)), pa.int64())}))
     joined = located.join(F.broadcast(ranks), located["__path"] == ranks["__file"])
     return joined.select(*(F.col(f"`{n}`") for n in frame.columns),
                          (F.col("__rank") * F.lit(2 ** 40) + F.col("__index")).alias(ROWID))
