@@ -188,7 +188,7 @@ def test_every_metric(subset, engine, metric):
     assert_same(results[REFERENCE], results[engine], metric)
 
 
-@pytest.mark.parametrize("engine, name", engine_cases(list(MODELS), on_spark=("distinct", "t-equal")))
+@pytest.mark.parametrize("engine, name", engine_cases(list(MODELS), on_spark=("t-equal",)))
 def test_every_model(models5, engine, name):
     # With suppression most models are not monotonic and Flash scans the whole lattice: the
     # distances (20-70 ms a DuckDB check) and the salary-class cases are searched without
