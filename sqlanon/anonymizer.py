@@ -55,8 +55,8 @@ def apply(job: Job, manifest: dict) -> Result:
 
 def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None) -> Result:
     job.validate()
-    if job.output.path is not None:
-        check_target(job.output, job.input)
+    if job.output.writes:
+        check_target(job.output, job.input, job.url)
     if job.algorithm in INTERVAL_ALGORITHMS and node is None:
         return _execute_intervals(job, on_phase)
     with _opened(job, on_phase) as (session, phase, seconds):
@@ -78,7 +78,7 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
         best = outcome.optimum
         started = time.perf_counter()
         verification = None
-        if best is not None and job.output.path is not None:
+        if best is not None and job.output.writes:
             verification = _write_and_verify(session, checker, best, phase)
         seconds["output"] = time.perf_counter() - started
         report = _report(session, checker, best, outcome, seconds, verification)
@@ -125,7 +125,7 @@ def _execute_intervals(job: Job, on_phase=None) -> Result:
         started = time.perf_counter()
         verification = None
         solution = outcome.solution
-        if outcome.found and job.output.path is not None:
+        if outcome.found and job.output.writes:
             verification = _publish(session, phase, lambda target: write_intervals(session, outcome, target),
                                     solution.suppressed, outcome.cost.limit)
         seconds["output"] = time.perf_counter() - started
@@ -163,13 +163,14 @@ def _publish(session: Session, phase, write, suppressed: int, limit_rows: int, m
     """Write the output atomically, then verify it independently (removing it if that fails)."""
     job = session.job
     phase("write")
-    with atomic_target(job.output) as target:
+    with atomic_target(job.output, job.url) as target:
         write(target)
     phase("verify")
     try:
-        return verify(job.output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall, population)
+        return verify(job.output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall, population,
+                      url=job.url)
     except Exception:
-        remove_output(job.output)
+        remove_output(job.output, job.url)
         raise
 
 
@@ -200,7 +201,7 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
             "sqlglot": sqlglot.__version__,
             "pyarrow": pyarrow.__version__,
         },
-        "output": job.output.path if (success and job.output.path) else None,
+        "output": job.output.describe() if (success and job.output.writes) else None,
         "verified": bool(verification and verification["verified"]),
     }
     if verification:

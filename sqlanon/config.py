@@ -21,21 +21,22 @@ SUPPRESSED_MODES = ("mask", "drop")
 @dataclass
 class Source:
     """Where the input lives: a CSV file, Parquet files (globs allowed), a table in a DuckDB
-    file, a Spark table (``table`` without a path; spark engine), or a pyarrow Table given in
-    code. ``drop`` lists columns deliberately left out."""
+    file, a table without a path (PostgreSQL's, or with ``catalog = "spark"`` a Spark table),
+    or a pyarrow Table given in code. ``drop`` lists columns deliberately left out."""
 
     path: str | None = None
     delimiter: str = ","
     table: str | None = None
     arrow: Any = None
     drop: tuple[str, ...] = ()
+    catalog: str | None = None  # "spark": ``table`` is in Spark's catalog (set for the spark engine)
 
     @property
     def kind(self) -> str:
         if self.arrow is not None:
             return "arrow"
-        if self.path is None and self.table:
-            return "table"
+        if self.path is None and self.table is not None:  # a table of the engine's database or catalog
+            return "spark" if self.catalog == "spark" else "postgres"
         suffix = str(self.path).lower()
         if suffix.endswith(".csv") or suffix.endswith(".tsv") or suffix.endswith(".txt"):
             return "csv"
@@ -51,7 +52,9 @@ class Source:
     def describe(self) -> str:
         if self.kind == "arrow":
             return "pyarrow Table"
-        if self.kind == "table":
+        if self.kind == "postgres":
+            return f"PostgreSQL table {self.table}"
+        if self.kind == "spark":
             return f"Spark table {self.table}"
         return f"{self.path}" + (f" table {self.table}" if self.table else "")
 
@@ -74,11 +77,21 @@ class Output:
 
     @property
     def kind(self) -> str:
+        if self.path is None and self.table:  # a new table in PostgreSQL (the postgres engine's database)
+            return "postgres"
         suffix = str(self.path).lower()
         for kind, ends in (("csv", (".csv",)), ("parquet", (".parquet",)), ("duckdb", (".duckdb", ".db"))):
             if suffix.endswith(ends):
                 return kind
         raise ConfigError(f"cannot tell the format of output '{self.path}': use .csv, .parquet or .duckdb")
+
+    @property
+    def writes(self) -> bool:
+        """Whether the job writes an output (a file, or a PostgreSQL table)."""
+        return self.path is not None or bool(self.table)
+
+    def describe(self) -> str:
+        return f"PostgreSQL table {self.table}" if self.kind == "postgres" else str(self.path)
 
 
 @dataclass(frozen=True)
@@ -160,7 +173,9 @@ class Job:
     memory_limit: str | None = None
     temp_directory: str | None = None
     threads: int | None = None
-    #: [engine] Spark: the master URL (default "local[2]") and Spark settings ("spark.*" keys)
+    #: [engine] url: the PostgreSQL database (libpq URL or key=value; None: the PG* variables)
+    url: str | None = None
+    #: [engine] Spark: the master URL (default: spark-submit's, else "local[2]") and Spark settings
     master: str | None = None
     spark_conf: dict | None = None
 
@@ -170,6 +185,10 @@ class Job:
         options = {"lookup": self.lookup, "snapshots": self.snapshots}
         if self.engine == "duckdb":
             options.update(memory_limit=self.memory_limit, temp_directory=self.temp_directory, threads=self.threads)
+            if self.input.kind == "postgres":
+                options.update(url=self.url)
+        if self.engine == "postgres":
+            options.update(url=self.url)
         if self.engine == "spark":
             options.update(master=self.master, spark_conf=self.spark_conf)
         return options
@@ -193,16 +212,25 @@ class Job:
         if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
             raise ConfigError(f"engine.history_ratio must be a number in [0, 1] (classes / input rows), got {ratio!r}")
         engine = ENGINES[self.engine]
+        if self.engine == "spark" and self.input.path is None and self.input.table and self.input.catalog is None:
+            self.input.catalog = "spark"  # with the spark engine, a table without a path is Spark's
         # Engines may declare the formats they read and write (capability flags, e.g. memory's).
         ends = (("input", self.input, getattr(engine, "inputs", None)), ("output", self.output, getattr(engine, "outputs", None)))
         for what, where, able in ends:
-            if able is None or (where.path is None and getattr(where, "arrow", None) is None):
+            if able is None or (where.path is None and getattr(where, "arrow", None) is None and not where.table):
                 continue
             if where.kind not in able:
                 raise ConfigError(
-                    f"the {self.engine} engine does not handle {where.kind} files ({what} {where.path}); it "
-                    f"handles {', '.join(able)}: use [engine] name = \"duckdb\""
+                    f"the {self.engine} engine does not handle {where.kind} {'tables' if where.kind in ('postgres', 'spark') else 'files'} "
+                    f"({what} {where.path or where.describe()}); it handles {', '.join(able)}: use [engine] name = "
+                    f"\"{where.kind if where.kind in ('postgres', 'spark') else 'duckdb'}\""
                 )
+        if self.url is not None:
+            from sqlanon.pg_connection import refuse_password
+
+            if self.engine != "postgres" and self.input.kind != "postgres":
+                raise ConfigError(f"engine.url applies to the postgres engine (or a PostgreSQL input table), not to '{self.engine}'")
+            refuse_password(self.url)
         if self.engine != "duckdb":
             given = [k for k in ("memory_limit", "temp_directory", "threads") if getattr(self, k) is not None]
             if given:
@@ -230,9 +258,9 @@ class Job:
                 for k, v in conf.items())):
             raise ConfigError("engine.spark_conf must be a table of Spark settings, e.g. "
                               f"{{ \"spark.driver.memory\" = \"4g\" }} (keys start with \"spark.\"), got {conf!r}")
-        if self.input.kind == "table" and self.engine != "spark":
-            raise ConfigError(f"input.table without input.path names a Spark table ('{self.input.table}'): "
-                              "use [engine] name = \"spark\", or give the .duckdb file as input.path")
+        if self.input.kind == "spark" and self.engine != "spark":
+            raise ConfigError(f"the {self.engine} engine does not handle spark tables (input {self.input.describe()}): "
+                              "use [engine] name = \"spark\"")
 
     def _validate_heuristic_settings(self, name: str, options: tuple[str, ...], optimal: bool) -> None:
         t = self.time_limit
@@ -445,7 +473,7 @@ _SECTIONS = {
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
-               "memory_limit", "temp_directory", "threads", "master", "spark_conf"},
+               "memory_limit", "temp_directory", "threads", "url", "master", "spark_conf"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
 }
 
@@ -488,7 +516,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
 
     raw_input = doc.get("input", {})
     if "path" not in raw_input and "table" not in raw_input:
-        raise ConfigError(f"{where}: [input] needs a path (or, with the spark engine, a table)")
+        raise ConfigError(f"{where}: [input] needs a path (or a table: a PostgreSQL table, see [engine] url, "
+                          "or with the spark engine a Spark table)")
     drop = raw_input.get("drop", [])
     if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
         raise ConfigError(f"{where}: input.drop must be a list of column names")
@@ -497,6 +526,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         delimiter=raw_input.get("delimiter", ","),
         table=raw_input.get("table"),
         drop=tuple(drop),
+        catalog="spark" if doc.get("engine", {}).get("name") == "spark" and "path" not in raw_input else None,
     )
     attributes = []
     raw_attributes = doc.get("attributes", {})
@@ -553,6 +583,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         memory_limit=doc.get("engine", {}).get("memory_limit"),
         temp_directory=resolve(doc.get("engine", {}).get("temp_directory")),
         threads=doc.get("engine", {}).get("threads"),
+        url=doc.get("engine", {}).get("url"),
         master=doc.get("engine", {}).get("master"),
         spark_conf=doc.get("engine", {}).get("spark_conf"),
         stable=search.get("stable", False),

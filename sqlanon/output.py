@@ -53,8 +53,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def check_target(output: Output, source: Source) -> None:
-    """Refuse to write over the input or (without overwrite) over an existing output."""
+def check_target(output: Output, source: Source, url: str | None = None) -> None:
+    """Refuse to write over the input or (without overwrite) over an existing output.
+    ``url``: the PostgreSQL connection, for an output table there."""
+    if output.kind == "postgres":
+        from sqlanon.pg_connection import check_output_table
+
+        check_output_table(url, output.table, source.table if source.kind == "postgres" else None, output.overwrite)
+        return
     if source.path is not None and _same_file(output.path, source.path):
         if output.kind != "duckdb":
             raise OutputError(f"output {output.path} is the input file: choose another output path")
@@ -72,8 +78,14 @@ def check_target(output: Output, source: Source) -> None:
 
 
 @contextmanager
-def atomic_target(output: Output) -> Iterator[str]:
+def atomic_target(output: Output, url: str | None = None) -> Iterator[str]:
     """Yield a temporary target for the writer; publish it only if the block succeeds."""
+    if output.kind == "postgres":
+        from sqlanon.pg_connection import atomic_table
+
+        with atomic_table(url, output.table, output.overwrite) as temp:
+            yield temp
+        return
     parent = Path(output.path).parent
     if not parent.exists():
         raise OutputError(f"output folder {parent} does not exist")
@@ -120,9 +132,13 @@ def write_text_atomically(path: str, text: str) -> None:
         raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
 
 
-def remove_output(output: Output) -> None:
+def remove_output(output: Output, url: str | None = None) -> None:
     """Take back a published output that failed verification."""
-    if output.kind == "duckdb":
+    if output.kind == "postgres":
+        from sqlanon.pg_connection import drop_table
+
+        drop_table(url, output.table)
+    elif output.kind == "duckdb":
         _drop_table(output.path, output.table)
     elif os.path.exists(output.path):
         os.remove(output.path)

@@ -1,4 +1,4 @@
-"""Re-read a written output with a fresh DuckDB connection and re-check every privacy model.
+"""Re-read a written output with a fresh connection and re-check every privacy model.
 
 Independent of the search: it sees only the file (or table), the QI column names and the
 models. Rows are grouped by their QI values as written; a group smaller than k may only
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import duckdb
@@ -47,13 +49,38 @@ def _relation(output: Output) -> tuple[str, dict]:
     return exp.Table(this=ident(output.table), db=ident("main"), catalog=ident("verify_db")).sql("duckdb"), {}
 
 
-def measure(output: Output, qis: list[str], k: int) -> Verification:
+@contextmanager
+def _reader(output: Output, url: str | None) -> Iterator[tuple[Callable, str, dict, str]]:
+    """A fresh connection to the written output: (run(sql, params) -> rows, relation, its
+    parameters, dialect). DuckDB reads files and DuckDB tables; a PostgreSQL output table is
+    read over its own connection (``url``)."""
+    if output.kind == "postgres":
+        from sqlanon import pg_connection as pg
+
+        con = pg.connect(url)
+
+        def run(sql: str, params: dict) -> list[tuple]:
+            cursor = con.execute(sql, params or None)
+            return cursor.fetchall() if cursor.description else []
+
+        try:
+            yield run, pg.quoted(output.table), {}, "postgres"
+        finally:
+            con.close()
+        return
     con = duckdb.connect()
     try:
         if output.kind == "duckdb":
             con.execute(f"ATTACH {exp.Literal.string(output.path).sql('duckdb')} AS verify_db (READ_ONLY)").fetchall()
         relation, params = _relation(output)
-        con.execute(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params).fetchall()
+        yield (lambda sql, params: con.execute(sql, params).fetchall()), relation, params, "duckdb"
+    finally:
+        con.close()
+
+
+def measure(output: Output, qis: list[str], k: int, url: str | None = None) -> Verification:
+    with _reader(output, url) as (run, relation, params, dialect):
+        run(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params)
         keys = [col(q) for q in qis]
         masked = exp.and_(*(exp.EQ(this=col(q), expression=param("mask")) for q in qis))
         groups = (
@@ -70,14 +97,12 @@ def measure(output: Output, qis: list[str], k: int) -> Verification:
             exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.EQ(this=col(MASKED), expression=exp.Literal.number(1)), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
             exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.and_(small.copy(), exp.EQ(this=col(MASKED), expression=exp.Literal.number(0))), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
         ).from_(groups.subquery(ident("g")))
-        rows, count, min_group, small_rows, masked_rows, small_unmasked = con.execute(
-            query.sql("duckdb"), {"k": k, "mask": MASK}
-        ).fetchall()[0]
-    finally:
-        con.close()
+        rows, count, min_group, small_rows, masked_rows, small_unmasked = run(
+            query.sql(dialect), {"k": k, "mask": MASK}
+        )[0]
     if small_unmasked:
         raise VerificationError(
-            f"output {output.path} is NOT {k}-anonymous: {small_unmasked} released rows are in "
+            f"output {output.describe()} is NOT {k}-anonymous: {small_unmasked} released rows are in "
             f"groups smaller than k. The output was removed; this is a bug, please report it."
         )
     return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows))
@@ -135,18 +160,12 @@ def population_counts(population: Population, qis: list[str]) -> tuple[Counter, 
     return everyone, chosen
 
 
-def _released_groups(output: Output, qis: list[str], attributes: list[str]) -> dict[tuple, list[tuple]]:
+def _released_groups(output: Output, qis: list[str], attributes: list[str], url: str | None = None) -> dict[tuple, list[tuple]]:
     """QI values as written -> the sensitive values (as text) of the group's rows."""
-    con = duckdb.connect()
-    try:
-        if output.kind == "duckdb":
-            con.execute(f"ATTACH {exp.Literal.string(output.path).sql('duckdb')} AS verify_db (READ_ONLY)").fetchall()
-        relation, params = _relation(output)
+    with _reader(output, url) as (run, relation, params, dialect):
         text = [exp.Coalesce(this=exp.Cast(this=col(a), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
                 for a in [*qis, *attributes]]
-        rows = con.execute(f"SELECT {', '.join(t.sql('duckdb') for t in text)} FROM {relation}", params).fetchall()
-    finally:
-        con.close()
+        rows = run(f"SELECT {', '.join(t.sql(dialect) for t in text)} FROM {relation}", params)
     groups: dict[tuple, list[tuple]] = defaultdict(list)
     for row in rows:
         groups[row[:len(qis)]].append(row[len(qis):])
@@ -154,7 +173,7 @@ def _released_groups(output: Output, qis: list[str], attributes: list[str]) -> d
 
 
 def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int,
-                 population: tuple[Counter, Counter] | None = None) -> list[dict]:
+                 population: tuple[Counter, Counter] | None = None, url: str | None = None) -> list[dict]:
     """Re-evaluate every model on the released groups; return each with its achieved value.
 
     ``overall``: per sensitive attribute, each value's frequency in the input (with
@@ -164,13 +183,13 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     their share of the class's population.
     """
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
-    groups = _released_groups(output, qis, attributes)
+    groups = _released_groups(output, qis, attributes, url)
     if output.suppressed == "mask" and groups:
         total = sum(len(g) for g in groups.values())
         for i, a in enumerate(attributes):
             counts = Counter(r[i] for g in groups.values() for r in g)
             if any(not math.isclose(counts.get(v, 0) / total, q, abs_tol=1e-12) for v, q in overall[a].items()):
-                raise VerificationError(f"output {output.path}: the distribution of '{a}' differs from the input's. This is a bug.")
+                raise VerificationError(f"output {output.describe()}: the distribution of '{a}' differs from the input's. This is a bug.")
     masked = tuple(MASK for _ in qis)
     released = {key: g for key, g in groups.items() if key != masked or not suppressed}
     values: dict[int, list[float]] = defaultdict(list)
@@ -180,7 +199,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 everyone, chosen = population
                 if chosen.get(key, 0) != len(group):
                     raise VerificationError(
-                        f"output {output.path}: the released class {dict(zip(qis, key))} has {len(group)} rows, but "
+                        f"output {output.describe()}: the released class {dict(zip(qis, key))} has {len(group)} rows, but "
                         f"the research subset has {chosen.get(key, 0)} in it. The output was removed; this is a bug.")
                 value = model.presence_value(len(group), everyone[key])
             elif model.attribute is None:  # a condition on the size (k, max_risk) or none
@@ -189,7 +208,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 value = model.class_value(Counter(r[attributes.index(model.attribute)] for r in group), overall[model.attribute])
             if not model.class_holds(value):
                 raise VerificationError(
-                    f"output {output.path}: the released class {dict(zip(qis, key))} fails {model.describe()} "
+                    f"output {output.describe()}: the released class {dict(zip(qis, key))} fails {model.describe()} "
                     f"({value}). The output was removed; this is a bug, please report it."
                 )
             values[index].append(value)
@@ -199,7 +218,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
         if model.whole_table:
             value = model.table_value(sizes)
             if not model.table_holds(value):
-                raise VerificationError(f"output {output.path}: {model.describe()} fails on the released table ({value}). This is a bug.")
+                raise VerificationError(f"output {output.describe()}: {model.describe()} fails on the released table ({value}). This is a bug.")
         elif values[index] and getattr(model, "population", False):  # the range of delta
             value = {"dmin": min(values[index]), "dmax": max(values[index])}
         elif values[index]:
@@ -211,10 +230,11 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
 
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
-           models=(), overall: dict | None = None, population: Population | None = None) -> dict:
+           models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None) -> dict:
     """Raise VerificationError unless the written output is what the search promised. With a
-    research subset (``population``), ``rows`` must also be the subset's rows counted afresh."""
-    v = measure(output, qis, k)
+    research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
+    ``url``: the PostgreSQL connection, for an output table there."""
+    v = measure(output, qis, k, url)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
     problems = []
     counts = population_counts(population, qis) if population is not None else None
@@ -229,8 +249,8 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     if output.suppressed == "mask" and v.masked_rows < suppressed:
         problems.append(f"only {v.masked_rows} rows are masked, but {suppressed} were suppressed")
     if problems:
-        raise VerificationError(f"output {output.path} failed verification: " + "; ".join(problems) + ". This is a bug.")
-    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts) if models else []
+        raise VerificationError(f"output {output.describe()} failed verification: " + "; ".join(problems) + ". This is a bug.")
+    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url) if models else []
     return {
         "verified": True,
         "models": achieved,

@@ -90,3 +90,19 @@ def adult_available():
     if not (ADULT / "adult.csv").exists():
         pytest.fail(f"ADULT not found at {ADULT}: the tests need ../shared/data beside the project")
     return ADULT
+
+
+from pg import postgres_url  # noqa: E402,F401  the session's throwaway PostgreSQL server (tests/pg.py)
+
+
+def on_engine(job: Job, engine: str, request) -> Job:
+    """The job as ``engine`` runs it. The postgres engine reads a table of its server: the
+    job's input (a CSV file or a pyarrow Table) is loaded there once."""
+    job.engine = engine
+    if engine == "spark":  # reads the file or Table itself, on the run's one SparkSession
+        request.getfixturevalue("spark")
+    if engine == "postgres":
+        from pg import on_postgres
+
+        return on_postgres(job, request.getfixturevalue("postgres_url"))
+    return job

@@ -81,8 +81,8 @@ def test_settings_and_refusals(tmp_path):
         table_job({"x": ["a"]}, {"x": [["a", "*"]]}, master="local[1]").validate()
     with pytest.raises(ConfigError, match=r"engine.spark_conf must be a table of Spark settings"):
         table_job({"x": ["a"]}, {"x": [["a", "*"]]}, engine="spark", spark_conf={"driver.memory": "4g"}).validate()
-    with pytest.raises(ConfigError, match=r"names a Spark table .* name = \"spark\""):
-        job(Source(table="people"), "duckdb", str(tmp_path / "out.parquet")).validate()
+    with pytest.raises(ConfigError, match=r"duckdb engine does not handle spark tables \(input Spark table people\).*name = \"spark\""):
+        job(Source(table="people", catalog="spark"), "duckdb", str(tmp_path / "out.parquet")).validate()
     with pytest.raises(ConfigError, match=r"spark engine does not handle duckdb files \(output .*out.duckdb\)"):
         out = job(Source(arrow=people(0, 8)), "spark", str(tmp_path / "out.duckdb"))
         out.output.table = "t"
@@ -92,5 +92,5 @@ def test_settings_and_refusals(tmp_path):
                                        'spark_conf = { "spark.sql.shuffle.partitions" = 1 }\n[output]\npath = "o.parquet"\n')
     (tmp_path / "h.csv").write_text("30;*\n")
     loaded = load_job(str(tmp_path / "job.toml"))
-    assert loaded.input.kind == "table" and loaded.engine_options["master"] == "local[1]"
+    assert loaded.input.kind == "spark" and loaded.engine_options["master"] == "local[1]"
     assert loaded.engine_options["spark_conf"] == {"spark.sql.shuffle.partitions": 1}

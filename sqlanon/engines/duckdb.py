@@ -21,6 +21,7 @@ from sqlanon import compiler as c
 from sqlanon.config import Output, Source
 from sqlanon.engines.sql import SqlEngine, first_line
 from sqlanon.errors import ConfigError, DataError, OutputError
+from sqlanon.pg_connection import table_name
 from sqlanon.population import IDS, ResearchSubset, subset_condition
 from sqlanon.snapshots import SnapshotSettings
 
@@ -38,12 +39,15 @@ class DuckDBEngine(SqlEngine):
     name = "duckdb"
     version = duckdb.__version__
     dialect = DIALECT
+    outputs = ("csv", "parquet", "duckdb")  # a PostgreSQL output table is the postgres engine's
     # Snapshots stay off by default (SqlEngine.snapshot_defaults): measured on ADULT and
     # ADULT x40, materializing costs more than reading from it saves.
 
     def __init__(self, database: str = ":memory:", lookup: str = "wide", snapshots: SnapshotSettings | None = None,
-                 memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None):
+                 memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
+                 url: str | None = None):
         self.con = duckdb.connect(database)
+        self.url = url  # the PostgreSQL database of a PostgreSQL input table
         for key, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
             if value is not None:
                 self.con.execute(f"SET {key} = {literal(str(value))}").fetchall()
@@ -97,6 +101,11 @@ class DuckDBEngine(SqlEngine):
         if kind == "duckdb":
             name = exp.Table(this=c.ident(source.table or ""), db=c.ident("main"), catalog=c.ident(SOURCE_DB))
             return name.sql(DIALECT), {}
+        if kind == "postgres":
+            name = table_name(source.table, "input.table")
+            name.set("db", name.args.get("db") or c.ident("public"))
+            name.set("catalog", c.ident(SOURCE_DB))
+            return name.sql(DIALECT), {}
         return "sqlanon_arrow", {}
 
     def open(self, source: Source) -> list[str]:
@@ -107,7 +116,9 @@ class DuckDBEngine(SqlEngine):
         if kind == "parquet" and not glob.glob(source.path):
             raise DataError(f"no Parquet file matches {source.path}")
         try:
-            if kind == "duckdb":
+            if kind == "postgres":
+                self._attach_postgres(source)
+            elif kind == "duckdb":
                 if not source.table:
                     raise DataError(f"input {source.path} is a DuckDB file: give input.table")
                 self.con.execute(f"ATTACH {literal(source.path)} AS {c.ident(SOURCE_DB).sql(DIALECT)} (READ_ONLY)").fetchall()
@@ -133,6 +144,24 @@ class DuckDBEngine(SqlEngine):
 
     def _read_error(self, source: Source, error: Exception) -> DataError:
         return read_error(source, error)
+
+    def _attach_postgres(self, source: Source) -> None:
+        """A PostgreSQL table read through DuckDB's postgres extension (local compute). The
+        DuckDB wheel does not bundle it; where it cannot be loaded or installed, say so and
+        name the engine that runs inside PostgreSQL instead."""
+        try:
+            try:
+                self.con.execute("LOAD postgres").fetchall()
+            except duckdb.Error:
+                self.con.execute("INSTALL postgres").fetchall()
+                self.con.execute("LOAD postgres").fetchall()
+        except duckdb.Error as error:
+            raise ConfigError(
+                f"the duckdb engine cannot read {source.describe()}: DuckDB {duckdb.__version__} has no postgres "
+                f"extension here ({first_line(error)}); use [engine] name = \"postgres\" to anonymize inside "
+                "PostgreSQL, or export the table to Parquet") from None
+        self.con.execute(f"ATTACH {literal(self.url or '')} AS {c.ident(SOURCE_DB).sql(DIALECT)} "
+                         "(TYPE postgres, READ_ONLY)").fetchall()
 
     # -- research subset (delta-presence) ----------------------------------------------------
     def _prepare_subset(self, subset: ResearchSubset) -> exp.Expression:

@@ -151,20 +151,28 @@ def text_or_null(column: pa.ChunkedArray | pa.Array, name: str) -> list[str | No
     )
 
 
-def write_csv(table: pa.Table, path: str, delimiter: str) -> None:
-    """CSV as DuckDB's COPY writes it: a header, quotes only where needed (the delimiter, a
-    quote, a line break, or an empty string, which an unquoted empty field would make NULL)."""
-    def quote(text: str | None) -> str:
-        if text is None:
-            return ""
-        if text == "" or delimiter in text or '"' in text or "\n" in text or "\r" in text:
-            return '"' + text.replace('"', '""') + '"'
-        return text
+def csv_field(text: str | None, delimiter: str) -> str:
+    """A field as DuckDB's COPY writes it: quoted only where needed (the delimiter, a quote, a
+    line break, or an empty string, which an unquoted empty field would make NULL)."""
+    if text is None:
+        return ""
+    if text == "" or delimiter in text or '"' in text or "\n" in text or "\r" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
-    columns = [[quote(v) for v in text_or_null(table.column(i), name)] for i, name in enumerate(table.column_names)]
+
+def csv_lines(table: pa.Table, delimiter: str) -> list[str]:
+    """The table's rows as CSV lines (no header), values as DuckDB's text."""
+    columns = [[csv_field(v, delimiter) for v in text_or_null(table.column(i), name)]
+               for i, name in enumerate(table.column_names)]
+    return [delimiter.join(row) + "\n" for row in zip(*columns)]
+
+
+def write_csv(table: pa.Table, path: str, delimiter: str) -> None:
+    """CSV as DuckDB's COPY writes it: a header, then ``csv_lines``."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(delimiter.join(quote(name) for name in table.column_names) + "\n")
-        handle.writelines(delimiter.join(row) + "\n" for row in zip(*columns))
+        handle.write(delimiter.join(csv_field(name, delimiter) for name in table.column_names) + "\n")
+        handle.writelines(csv_lines(table, delimiter))
 
 
 def write_parquet(table: pa.Table, path: str) -> None:

@@ -41,7 +41,7 @@ class SparkEngine(SqlEngine):
     name = "spark"
     version = _VERSION
     dialect = DIALECT
-    inputs = ("parquet", "table", "csv", "arrow")
+    inputs = ("parquet", "spark", "csv", "arrow")
     outputs = ("parquet", "csv")
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None,

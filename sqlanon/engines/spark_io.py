@@ -75,7 +75,7 @@ def columns_of(spark, source: Source) -> list[str]:
         if "://" not in source.path and not glob.glob(source.path):
             raise DataError(f"no Parquet file matches {source.path}")
         return list(_guard(source, lambda: spark.read.parquet(source.path).columns))
-    if kind == "table":
+    if kind == "spark":
         if not spark.catalog.tableExists(source.table):
             raise DataError(f"Spark table '{source.table}' not found (input.table); tables: "
                             f"{', '.join(sorted(t.name for t in spark.catalog.listTables())) or 'none'}")
@@ -102,14 +102,14 @@ def read(spark, source: Source, names: Sequence[str], texts: Sequence[str]):
                 table = table.set_column(table.column_names.index(name), name, text)
         table = table.append_column(ROWID, pa.array(range(table.num_rows), pa.int64()))
         return spark.createDataFrame(table)
-    frame = spark.table(source.table) if kind == "table" else _parquet_in_order(spark, source)
+    frame = spark.table(source.table) if kind == "spark" else _parquet_in_order(spark, source)
     for field in frame.schema.fields:
         if field.name in texts and type(field.dataType).__name__ not in TEXT_ALIKE:
             raise DataError(
                 f"column '{field.name}' of {source.describe()} has type {field.dataType.simpleString()}, which Spark "
                 "prints differently from the other engines (hierarchies match a QI by its text): cast it to string "
                 "or an integer in the source")
-    if kind == "table":
+    if kind == "spark":
         from pyspark.sql import functions as F
 
         # A table has no order of its own: the ids follow Spark's partitions.

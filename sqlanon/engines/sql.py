@@ -91,6 +91,7 @@ class SqlEngine:
         self._wide_token = self.quoted(c.WIDE)
         self.rows_scanned = 0
         self.queries = 0
+        self.bytes_fetched = 0  # the text length of every value fetched into Python (see fetched_bytes)
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}
         self._sensitives: list[str] = []
@@ -127,7 +128,9 @@ class SqlEngine:
         self._mode(lean_rows is not None, lean_rows or 0)
         sql = query if isinstance(query, str) else self.sql(query)
         self.queries += 1
-        return self._query(sql, params or {})[1]
+        rows = self._query(sql, params or {})[1]
+        self.bytes_fetched += fetched_bytes(rows)
+        return rows
 
     def _count(self, name: str) -> int:
         return int(self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(name)))[0][0])
@@ -391,6 +394,7 @@ class SqlEngine:
         query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))
         self.queries += 1
         names, rows = self._query(self.sql(query), params)
+        self.bytes_fetched += fetched_bytes(rows)
         return [dict(zip(names, row)) for row in rows]
 
     def _node_query(self, shape: tuple, node: Node, build, read=None) -> str | exp.Expression:
@@ -413,6 +417,7 @@ class SqlEngine:
         dimensions = len(self._qi_names)
         query = c.labelled_classes_query(dimensions, label)
         result = self._arrow(self.sql(query), {})
+        self.bytes_fetched += result.nbytes
         self.queries += 1
         self.rows_scanned += self._count(c.DATA)
         codes = np.stack([result.column(j).to_numpy() for j in range(dimensions)], axis=1).astype(np.int64)
@@ -468,6 +473,12 @@ class SqlEngine:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def fetched_bytes(rows) -> int:
+    """What a result moved into Python, measured alike for every engine: the length of each
+    value's text (NULL: 0). Not the wire size, which only a client-server engine has."""
+    return sum(len(str(v)) for row in rows for v in row if v is not None)
 
 
 def first_line(error: Exception) -> str:

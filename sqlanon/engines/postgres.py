@@ -1,0 +1,222 @@
+"""The PostgreSQL engine: encodes, compresses and checks inside a PostgreSQL server.
+
+The input is a table there (``[input] table = "schema.table"``); its copy, the lookup and class
+tables and the snapshots are temporary tables of the engine's connection, every query is a
+compiler tree rendered for sqlglot's ``postgres`` dialect, and only each check's one row of
+figures comes back to Python. The output goes to a new table (created under a temporary name
+and renamed in one transaction, see ``pg_connection.atomic_table``) or is streamed from a
+server-side cursor into a local CSV or Parquet file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from sqlglot import exp
+
+from sqlanon import compiler as c
+from sqlanon import pg_connection as pg
+from sqlanon.config import Output, Source
+from sqlanon.engines import memory_io
+from sqlanon.engines.sql import SqlEngine, fetched_bytes
+from sqlanon.errors import ConfigError, DataError, OutputError
+from sqlanon.snapshots import SnapshotSettings
+
+_PLACEHOLDER = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s|%")
+_TYPES = {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE PRECISION",
+          pa.string(): "TEXT", pa.large_string(): "TEXT", pa.bool_(): "BOOLEAN"}
+# result type OIDs -> Arrow types of a streamed Parquet output (others are written as text)
+_ARROW = {16: pa.bool_(), 20: pa.int64(), 21: pa.int16(), 23: pa.int32(), 700: pa.float64(), 701: pa.float64(),
+          1700: pa.float64(), 1082: pa.date32()}
+BATCH = 10_000
+
+
+def _driver_version() -> str:
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg not installed"
+    return f"psycopg {psycopg.__version__}"
+
+
+def _plain(value):
+    """NUMERIC (SUM of integers, for one) arrives as Decimal: an int when integral, else a float."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+class PostgresEngine(SqlEngine):
+    name = "postgres"
+    version = _driver_version()
+    dialect = "postgres"
+    inputs = ("postgres",)
+    outputs = ("postgres", "csv", "parquet")
+
+    def __init__(self, url: str | None = None, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
+        self.url = url
+        self.con = pg.connect(url)
+        # JIT compiles a plan in tens of milliseconds: more than a whole check costs.
+        self.con.execute("SET jit = off")
+        # The models' per-class figures are subqueries joined on the class codes; PostgreSQL
+        # underestimates their rows and picks nested loops, which took minutes where hash
+        # joins take a second (ADULT, five QIs, every model). Our queries are all analytic.
+        self.con.execute("SET enable_nestloop = off")
+        self.version = f"PostgreSQL {self.con.info.server_version // 10000}.{self.con.info.server_version % 10000}"
+        self._bound: dict[str, str] = {}
+        super().__init__(lookup, snapshots)
+
+    # -- hooks (see engines/sql.py) --------------------------------------------------------
+    def _bind(self, sql: str, params: dict) -> str:
+        """psycopg's placeholders are ``%(name)s``, as sqlglot renders them; any other ``%``
+        (in a quoted identifier, say) is doubled so psycopg reads it as text."""
+        key = sql if params else None
+        if key is not None and key in self._bound:
+            return self._bound[key]
+        bound = _PLACEHOLDER.sub(lambda m: m.group(0) if m.group(1) in params else "%%", sql) if params else sql
+        if key is not None and len(self._bound) < 256:
+            self._bound[key] = bound
+        return bound
+
+    def _query(self, sql: str, params: dict) -> tuple[list[str], list[tuple]]:
+        psycopg = pg._psycopg()
+        try:
+            cursor = self.con.execute(self._bind(sql, params), params or None)
+        except psycopg.errors.QueryCanceled:
+            raise KeyboardInterrupt from None
+        if cursor.description is None:
+            return [], []
+        rows = [tuple(_plain(v) for v in row) for row in cursor.fetchall()]
+        return [d.name for d in cursor.description], rows
+
+    def _source_relation(self, source: Source) -> tuple[str, dict]:
+        return pg.table_name(source.table, "input.table").sql(self.dialect), {}
+
+    def open(self, source: Source) -> list[str]:
+        """Check the input table and return its column names (reads no rows)."""
+        if source.kind != "postgres":
+            raise ConfigError(f"the postgres engine reads a table of its database ([input] table = \"schema.table\" "
+                              f"without a path), not {source.describe()}: load it into PostgreSQL, or use "
+                              "[engine] name = \"duckdb\"")
+        relation, _ = self._source_relation(source)
+        found = self.con.execute("SELECT to_regclass(%(name)s) IS NOT NULL", {"name": relation}).fetchone()[0]
+        if not found:
+            tables = [r[0] for r in self.con.execute(
+                "SELECT table_schema || '.' || table_name FROM information_schema.tables "
+                "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 20").fetchall()]
+            raise DataError(f"PostgreSQL ({pg.describe(self.url)}) has no table {source.table}; tables: "
+                            f"{', '.join(tables) or 'none'}")
+        cursor = self.con.execute(f"SELECT * FROM {relation} LIMIT 0")
+        self._source = source
+        return [d.name for d in cursor.description]
+
+    def _row_id(self) -> exp.Expression:
+        return exp.Window(this=exp.RowNumber())
+
+    def _create_input(self, names: Sequence[str]) -> None:
+        # One sequential scan, no parallel workers and no synchronized scans: rows numbered in
+        # the table's physical order, the order a plain SELECT returns them.
+        self.con.execute("SET max_parallel_workers_per_gather = 0")
+        self.con.execute("SET synchronize_seqscans = off")
+        try:
+            super()._create_input(names)
+        finally:
+            self.con.execute("RESET max_parallel_workers_per_gather")
+        self._analyze(c.INPUT)
+
+    def _analyze(self, name: str) -> None:
+        """Temp tables are never analyzed by autovacuum: without statistics joins plan badly."""
+        self.con.execute(f"ANALYZE {self.quoted(name)}")
+
+    def _create_table_as(self, name: str, query: exp.Expression, replace: bool = False,
+                         lean_rows: int | None = None) -> int:
+        if replace:
+            self._drop_table(name)
+        self.queries += 1
+        cursor = self.con.execute(self._bind(self.sql(c.create_temp_table(name, query)), {}))
+        rows = cursor.rowcount
+        if not replace:  # the base tables; a snapshot is read by one GROUP BY, no join to plan
+            self._analyze(name)
+        return int(rows)
+
+    def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
+        if replace:
+            self._drop_table(name)
+        columns = []
+        for field in data.schema:
+            if field.type not in _TYPES:
+                raise AssertionError(f"no PostgreSQL type for {field.type} ({name}.{field.name})")
+            columns.append(f"{self.quoted(field.name)} {_TYPES[field.type]}")
+        self.con.execute(f"CREATE TEMPORARY TABLE {self.quoted(name)} ({', '.join(columns)})")
+        with self.con.cursor() as cursor, cursor.copy(f"COPY {self.quoted(name)} FROM STDIN") as copy:
+            for row in zip(*(column.to_pylist() for column in data.columns)):
+                copy.write_row(row)
+        self._analyze(name)
+
+    # -- output ------------------------------------------------------------------------------
+    def _write(self, sql: str, params: dict, output: Output, target: str) -> None:
+        psycopg = pg._psycopg()
+        try:
+            if output.kind == "postgres":
+                self.con.execute(f"CREATE TABLE {pg.quoted(target)} AS {self._bind(sql, params)}", params)
+                return
+            self._stream(sql, params, output, target)
+        except psycopg.errors.QueryCanceled:
+            raise KeyboardInterrupt from None
+        except psycopg.Error as error:
+            raise OutputError(f"cannot write output {output.describe()}: {pg.first_line(error)}") from None
+        except OSError as error:
+            raise OutputError(f"cannot write output {output.path}: {error.strerror or error}") from None
+
+    def _stream(self, sql: str, params: dict, output: Output, target: str) -> None:
+        """The released rows through a server-side cursor, BATCH rows at a time, into a CSV
+        (as DuckDB's COPY writes it, ``memory_io``) or a Parquet file."""
+        with self.con.transaction(), self.con.cursor(name="sqlanon_output") as cursor:
+            cursor.execute(self._bind(sql, params), params)
+            names = [d.name for d in cursor.description]
+            types = [_ARROW.get(d.type_code, pa.string()) for d in cursor.description]
+            batches = self._batches(cursor, names, types)
+            if output.kind == "csv":
+                with open(target, "w", encoding="utf-8", newline="") as handle:
+                    handle.write(output.delimiter.join(memory_io.csv_field(n, output.delimiter) for n in names) + "\n")
+                    for batch in batches:
+                        handle.writelines(memory_io.csv_lines(batch, output.delimiter))
+                return
+            writer = None
+            try:
+                for batch in batches:
+                    writer = writer or pq.ParquetWriter(target, batch.schema)
+                    writer.write_table(batch)
+            finally:
+                if writer is not None:
+                    writer.close()
+
+    def _batches(self, cursor, names: list[str], types: list[pa.DataType]):
+        """Arrow tables of up to BATCH rows (one, empty, for an empty result)."""
+        first = True
+        while True:
+            rows = cursor.fetchmany(BATCH)
+            if not rows and not first:
+                return
+            first = False
+            self.bytes_fetched += fetched_bytes(rows)
+            columns = {}
+            for i, (name, kind) in enumerate(zip(names, types)):
+                values = [_plain(row[i]) for row in rows]
+                if kind == pa.string():  # types without an Arrow twin travel as their text
+                    values = [None if v is None else str(v) for v in values]
+                columns[name] = pa.array(values, kind)
+            yield pa.table(columns)
+            if len(rows) < BATCH:
+                return
+
+    def close(self) -> None:
+        if not self.con.closed:
+            try:
+                self.con.execute("DISCARD TEMP")  # a pooled connection would keep them
+            finally:
+                self.con.close()

@@ -1,0 +1,137 @@
+"""Connecting to PostgreSQL, and the output table's atomic publication.
+
+Shared by the postgres engine, the output step (``output.py``) and the verification, which
+opens its own connection. A connection is a libpq URL or key=value string, or empty for the
+``PG*`` environment variables; a password never belongs in a job file (``PGPASSWORD`` or
+``~/.pgpass`` hold it) and is never printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import parse_qs, urlsplit
+
+from sqlglot import exp
+
+from sqlanon.compiler import ident
+from sqlanon.errors import ConfigError, DataError, OutputError
+
+_INSTALL = "pip install 'sqlanon[postgres]' (psycopg 3)"
+_SHOWN = ("host", "port", "dbname", "user")
+
+
+def refuse_password(url: str) -> None:
+    """A password in the job file is refused, pointing at PGPASSWORD and ~/.pgpass."""
+    fix = ("engine.url holds a password: remove it from the job file and give it in the PGPASSWORD "
+           "environment variable or in ~/.pgpass")
+    if not isinstance(url, str):
+        raise ConfigError(f"engine.url must be a libpq connection string such as \"postgresql://user@host:5432/db\", got {url!r}")
+    if url.startswith(("postgresql://", "postgres://")):
+        parts = urlsplit(url)
+        if parts.password is not None or "password" in parse_qs(parts.query):
+            raise ConfigError(fix)
+    elif re.search(r"(^|\s)password\s*=", url):
+        raise ConfigError(fix)
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError:
+        raise ConfigError(f"the postgres engine needs the psycopg driver: {_INSTALL}") from None
+    return psycopg
+
+
+def describe(url: str | None) -> str:
+    """Where a connection goes, without its password: 'host=… port=… dbname=… user=…'."""
+    psycopg = _psycopg()
+    try:
+        given = psycopg.conninfo.conninfo_to_dict(url or "")
+    except psycopg.ProgrammingError:
+        return "an invalid connection string"
+    env = {"host": "PGHOST", "port": "PGPORT", "dbname": "PGDATABASE", "user": "PGUSER"}
+    shown = {k: given.get(k) or os.environ.get(env[k]) for k in _SHOWN}
+    return " ".join(f"{k}={v}" for k, v in shown.items() if v) or "the libpq defaults"
+
+
+def connect(url: str | None):
+    """An autocommit psycopg connection (temp tables live until it closes)."""
+    psycopg = _psycopg()
+    try:
+        return psycopg.connect(url or "", autocommit=True)
+    except psycopg.Error as error:
+        raise DataError(f"cannot connect to PostgreSQL ({describe(url)}): {first_line(error)}. Check [engine] url "
+                        "or the PG* environment variables (PGHOST, PGPORT, PGDATABASE, PGUSER; the password in "
+                        "PGPASSWORD or ~/.pgpass)") from None
+
+
+def first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def table_name(name: str, what: str) -> exp.Table:
+    """``schema.table`` or ``table`` as a quoted sqlglot table."""
+    parts = name.split(".") if isinstance(name, str) else []
+    if not 1 <= len(parts) <= 2 or not all(parts):
+        raise ConfigError(f"{what} must be a PostgreSQL table as \"schema.table\" or \"table\", got {name!r}")
+    return exp.Table(this=ident(parts[-1]), db=ident(parts[0]) if len(parts) == 2 else None)
+
+
+def quoted(name: str, what: str = "output.table") -> str:
+    return table_name(name, what).sql("postgres")
+
+
+def temporary_table(name: str) -> str:
+    """The output's temporary name, in the same schema (a rename cannot move a table)."""
+    parts = name.split(".")
+    return ".".join([*parts[:-1], f"__sqlanon_tmp_{os.getpid()}_{parts[-1]}"])
+
+
+def exists(con, name: str) -> bool:
+    return con.execute("SELECT to_regclass(%(name)s) IS NOT NULL", {"name": quoted(name)}).fetchone()[0]
+
+
+def check_output_table(url: str | None, output_table: str, input_table: str | None, overwrite: bool) -> None:
+    """Never over the input table, never over an existing table without overwrite."""
+    con = connect(url)
+    try:
+        if input_table is not None and quoted(output_table) == quoted(input_table, "input.table"):
+            raise OutputError(f"output table {output_table} is the input table: choose another output.table")
+        if not overwrite and exists(con, output_table):
+            raise OutputError(f"table {output_table} already exists in PostgreSQL: use --overwrite to replace it")
+    finally:
+        con.close()
+
+
+@contextmanager
+def atomic_table(url: str | None, name: str, overwrite: bool) -> Iterator[str]:
+    """Yield a temporary table name for the writer; publish it under ``name`` with one
+    transaction (drop the old table if ``overwrite``, rename); on any failure drop it."""
+    temp = temporary_table(name)
+    try:
+        yield temp
+        con = connect(url)
+        try:
+            with con.transaction():
+                if exists(con, name):
+                    if not overwrite:  # created since the check: still not ours to replace
+                        raise OutputError(f"table {name} already exists in PostgreSQL: use --overwrite to replace it")
+                    con.execute(f"DROP TABLE {quoted(name)}")
+                con.execute(f"ALTER TABLE {quoted(temp)} RENAME TO {ident(name.split('.')[-1]).sql('postgres')}")
+        finally:
+            con.close()
+    except BaseException:
+        drop_table(url, temp)
+        raise
+
+
+def drop_table(url: str | None, name: str) -> None:
+    con = connect(url)
+    try:
+        con.execute(f"DROP TABLE IF EXISTS {quoted(name)}")
+    finally:
+        con.close()

@@ -1,0 +1,200 @@
+"""The postgres engine's own behaviour on a real server (tests/pg.py): connection and
+configuration errors, the output table (atomic, never clobbered, verified), the refusals of
+the engines that cannot read a PostgreSQL table. Its results against DuckDB's are in
+test_engines.py, which runs on every engine."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import psycopg
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+from conftest import ADULT, adult_job
+from pg import load_arrow, load_csv
+
+from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize
+from sqlanon.cli import main
+from sqlanon.errors import ConfigError, DataError, OutputError
+from sqlanon.pg_connection import atomic_table
+from sqlanon.session import Session
+
+QIS = ["sex", "age", "race", "marital-status", "education"]
+
+
+@pytest.fixture(scope="module")
+def adult_table(postgres_url, adult_available):
+    return load_csv(postgres_url, "public.adult", ADULT / "adult.csv", ";")
+
+
+def pg_job(table="public.adult", **kwargs) -> Job:
+    job = adult_job(QIS, engine="postgres", **kwargs)
+    job.input = Source(table=table)
+    return job
+
+
+def rows_of(url, table, order="1"):
+    with psycopg.connect(url) as con:
+        return con.execute(f"SELECT * FROM {table} ORDER BY {order}").fetchall()
+
+
+def exists(url, table) -> bool:
+    with psycopg.connect(url) as con:
+        return con.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()[0]
+
+
+# -- connection and configuration -------------------------------------------------------------
+@pytest.mark.parametrize("url", ["postgresql://me:s3cret@127.0.0.1:5432/db", "postgresql://me@127.0.0.1/db?password=s3cret",
+                                 "host=127.0.0.1 user=me password=s3cret"])
+def test_a_password_in_the_job_is_refused(url):
+    with pytest.raises(ConfigError) as error:
+        pg_job(url=url).validate()
+    assert "PGPASSWORD" in str(error.value) and ".pgpass" in str(error.value)
+    assert "s3cret" not in str(error.value)
+
+
+def test_a_failed_connection_says_where_but_not_the_password(monkeypatch):
+    monkeypatch.setenv("PGPASSWORD", "s3cret")
+    with pytest.raises(DataError) as error:
+        Session(pg_job(url="postgresql://nobody@127.0.0.1:1/nowhere"))
+    message = str(error.value)
+    assert "host=127.0.0.1 port=1 dbname=nowhere user=nobody" in message and "PGHOST" in message
+    assert "s3cret" not in message
+
+
+def test_an_unknown_table_lists_the_tables(adult_table):
+    with pytest.raises(DataError, match=r"has no table public\.nope; tables: .*public\.adult"):
+        Session(pg_job("public.nope"))
+
+
+@pytest.mark.parametrize("name", ["a.b.c", "", ".x"])
+def test_a_malformed_table_name_is_refused(name, postgres_url):
+    with pytest.raises(ConfigError, match=r'input.table must be a PostgreSQL table as "schema.table"'):
+        Session(pg_job(name))
+
+
+def test_files_are_refused_naming_the_engine_that_reads_them():
+    job = adult_job(QIS, engine="postgres")
+    with pytest.raises(ConfigError, match=r'postgres engine does not handle csv files .*handles postgres.*name = "duckdb"'):
+        job.validate()
+
+
+def test_memory_refuses_a_postgres_table():
+    job = adult_job(QIS, engine="memory")
+    job.input = Source(table="public.adult")
+    with pytest.raises(ConfigError, match=r'memory engine does not handle postgres tables.*name = "postgres"'):
+        job.validate()
+
+
+def test_duckdb_cannot_read_postgres_here_and_names_the_alternative(adult_table):
+    """DuckDB 2.0.0's wheel has no postgres extension, INSTALL cannot download one, and the
+    PyPI packages of the extension stop at DuckDB 1.5.5 (they refuse to load into 2.0.0)."""
+    job = adult_job(QIS, engine="duckdb")
+    job.input = Source(table="public.adult")
+    with pytest.raises(ConfigError) as error:
+        Session(job)
+    assert 'use [engine] name = "postgres"' in str(error.value) and duckdb.__version__ in str(error.value)
+
+
+def test_duckdb_refuses_a_postgres_output_table():
+    job = adult_job(QIS, output=Output(table="public.out"))
+    with pytest.raises(ConfigError, match=r'duckdb engine does not handle postgres tables.*name = "postgres"'):
+        job.validate()
+
+
+# -- the output table -------------------------------------------------------------------------
+def test_output_table_equals_duckdbs_output_and_is_verified(postgres_url, adult_table, tmp_path):
+    result = anonymize(pg_job(k=5, suppression_limit=0.02, output=Output(table="public.released")))
+    assert result.success and result.report["verified"] and result.report["output"] == "PostgreSQL table public.released"
+    reference = anonymize(adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=str(tmp_path / "r.csv"))))
+    assert (result.levels, result.suppressed, result.loss) == (reference.levels, reference.suppressed, reference.loss)
+    with psycopg.connect(postgres_url) as con:
+        written = con.execute("SELECT * FROM public.released").fetchall()
+    expected = duckdb.connect().execute("SELECT * FROM read_csv($p, header = true, all_varchar = true)",
+                                        {"p": str(tmp_path / "r.csv")}).fetchall()
+    assert sorted(written) == sorted(expected) and len(written) == 30162
+    assert sum(1 for row in written if row[0] == "*") == result.suppressed
+
+
+def test_an_existing_table_is_not_clobbered_without_overwrite(postgres_url, adult_table):
+    with psycopg.connect(postgres_url, autocommit=True) as con:
+        con.execute("DROP TABLE IF EXISTS public.taken")
+        con.execute("CREATE TABLE public.taken AS SELECT 1 AS x")
+    with pytest.raises(OutputError, match=r"table public\.taken already exists in PostgreSQL: use --overwrite"):
+        anonymize(pg_job(k=5, output=Output(table="public.taken")))
+    assert rows_of(postgres_url, "public.taken") == [(1,)]
+    result = anonymize(pg_job(k=5, output=Output(table="public.taken", overwrite=True)))
+    assert result.success and len(rows_of(postgres_url, "public.taken")) == 30162
+
+
+def test_the_input_table_is_never_the_output(adult_table):
+    with pytest.raises(OutputError, match="is the input table"):
+        anonymize(pg_job(k=5, output=Output(table="public.adult", overwrite=True)))
+
+
+def test_a_failure_while_writing_leaves_no_table(postgres_url, adult_table):
+    # The writer creates the temporary table, then fails: neither it nor the target remains.
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        with atomic_table(postgres_url, "public.half", overwrite=False) as temp:
+            with psycopg.connect(postgres_url, autocommit=True) as con:
+                con.execute(f"CREATE TABLE {temp} AS SELECT 1 AS x")
+            assert exists(postgres_url, temp)
+            raise RuntimeError("disk on fire")
+    assert not exists(postgres_url, temp) and not exists(postgres_url, "public.half")
+    # The database refuses the write itself (no such schema): an OutputError, and no table.
+    with pytest.raises(OutputError, match=r"cannot write output PostgreSQL table nowhere\.half"):
+        anonymize(pg_job(k=5, output=Output(table="nowhere.half")))
+    with psycopg.connect(postgres_url) as con:
+        assert con.execute("SELECT count(*) FROM pg_class WHERE relname LIKE '%%sqlanon_tmp%%'").fetchone()[0] == 0
+
+
+def test_temp_tables_are_gone_after_close(postgres_url, adult_table):
+    with Session(pg_job()) as session:
+        session.search("flash", k=5)
+        with psycopg.connect(postgres_url) as con:
+            during = con.execute("SELECT count(*) FROM pg_class WHERE relpersistence = 't' "
+                                 "AND relname LIKE 'sqlanon%%'").fetchone()[0]
+    with psycopg.connect(postgres_url) as con:
+        after = con.execute("SELECT count(*) FROM pg_class WHERE relpersistence = 't'").fetchone()[0]
+    assert during >= 5 and after == 0
+
+
+# -- values -----------------------------------------------------------------------------------
+def test_typed_columns_match_their_postgresql_text(postgres_url, tmp_path):
+    """An integer, a boolean and a date column as QIs (matched by PostgreSQL's text of them),
+    a float released unchanged, and a column whose name holds a '%' (psycopg's placeholder sign)."""
+    import datetime
+
+    data = pa.table({"num": [1, 2, 2, 3, None, 1, 3, 2], "b": [True, False] * 4,
+                     "d": [datetime.date(2020, 1, 1 + i % 3) for i in range(8)],
+                     "rate %": ["x", "y"] * 4, "keep": [1.5, None, 3.25, 4.0, 5.0, 6.0, 7.0, 8.0]})
+    load_arrow(postgres_url, "public.typed", data)
+    hierarchies = {"num": ["1", "2", "3", ""], "b": ["true", "false"], "d": ["2020-01-01", "2020-01-02", "2020-01-03"],
+                   "rate %": ["x", "y"]}
+    attributes = [Attribute(n, "quasi", Hierarchy.from_rows(n, [[v, "*"] for v in values])) for n, values in hierarchies.items()]
+    job = Job(input=Source(table="public.typed"), attributes=[*attributes, Attribute("keep", "insensitive")], k=2,
+              suppression_limit=0.5, engine="postgres", output=Output(path=str(tmp_path / "out.parquet")))
+    result = anonymize(job)
+    assert result.success and result.report["verified"]
+    written = pa.parquet.read_table(str(tmp_path / "out.parquet"))
+    assert written.column_names == ["num", "b", "d", "rate %", "keep"]
+    assert written.schema.field("keep").type == pa.float64()
+    assert written.column("keep").to_pylist() == [1.5, None, 3.25, 4.0, 5.0, 6.0, 7.0, 8.0]
+
+
+# -- a job file ---------------------------------------------------------------------------------
+def test_a_job_file_anonymizes_inside_postgresql(postgres_url, adult_table, tmp_path):
+    hierarchies = {q: str(ADULT / f"adult_hierarchy_{q}.csv") for q in QIS}
+    attributes = "".join(f'[attributes."{q}"]\nrole = "quasi"\nhierarchy = "{path}"\n' for q, path in hierarchies.items())
+    rest = "".join(f'[attributes."{c}"]\nrole = "insensitive"\n' for c in ["native-country", "workclass", "occupation",
+                                                                            "salary-class"])
+    (tmp_path / "job.toml").write_text(
+        f'[input]\ntable = "public.adult"\n{attributes}{rest}[privacy]\nk = 5\nsuppression_limit = 0.02\n'
+        f'[engine]\nname = "postgres"\nurl = "{postgres_url}"\n[output]\ntable = "public.from_job"\nreport = "report.json"\n')
+    result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--overwrite"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["engine"] == "postgres" and report["verified"] and report["input"] == "PostgreSQL table public.adult"
+    assert len(rows_of(postgres_url, "public.from_job")) == 30162
