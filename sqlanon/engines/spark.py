@@ -92,9 +92,10 @@ class SparkEngine(SqlEngine):
     def _create_table_as(self, name: str, query: exp.Expression, replace: bool = False,
                          lean_rows: int | None = None) -> int:
         self.queries += 1
-        # Every class table and snapshot has at most as many rows as the input; the encoded
-        # data (read once, by the output) keeps the input's partitions.
-        bound = None if name == c.DATA else self._input_rows
+        # The base class table has at most as many rows as the input, the wide table and every
+        # snapshot at most as many as the base class table; the encoded data (read once, by
+        # the output) keeps the input's partitions.
+        bound = None if name == c.DATA else self._input_rows if name == c.CLASSES else self._base_classes or self._input_rows
         return self._cache(name, self.frame(self.sql(query)), replace, bound)
 
     def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
