@@ -11,7 +11,9 @@ PostgreSQL: ``--url`` (or the PG* variables) names a server; without either, a t
 cluster is started as the tests start it (``tests/pg.py``). The replicated ADULT
 (``replicate.py``) is loaded into it once per run as text columns, in file order.
 
-    python bench/warehouses.py [--times 40] [--limits 0 0.02] [--engines duckdb postgres memory]
+    python bench/warehouses.py [--times 40] [--limits 0 0.02] [--engines duckdb postgres memory spark]
+
+Spark reads the Parquet file itself (``--master``, default local[2]).
 
 Prints a table and writes bench/results/warehouses.json. An engine is one entry of RUNNERS: a
 function (times, configurations, options) -> rows; add one to compare another warehouse.
@@ -86,8 +88,16 @@ def run_postgres(times: int, configs, options) -> list[dict]:
     return search_all(job, configs)[1]
 
 
-#: engine name -> runner(times, [(k, s)], options) -> rows; options["url"] is the PostgreSQL server
-RUNNERS = {"duckdb": run_duckdb, "postgres": run_postgres, "memory": run_memory}
+def run_spark(times: int, configs, options) -> list[dict]:
+    """Spark reading the same Parquet file itself (``options["master"]``, default local[2])."""
+    from replicate import replicated_job
+
+    return search_all(replicated_job(times, metric="discernibility", engine="spark", master=options.get("master")), configs)[1]
+
+
+#: engine name -> runner(times, [(k, s)], options) -> rows; options["url"] is the PostgreSQL server,
+#: options["master"] Spark's
+RUNNERS = {"duckdb": run_duckdb, "postgres": run_postgres, "memory": run_memory, "spark": run_spark}
 
 
 def load_postgres(url: str, times: int) -> float:
@@ -123,9 +133,11 @@ def main() -> None:
     parser.add_argument("--limits", type=float, nargs="+", default=[0.0, 0.02])
     parser.add_argument("--engines", nargs="+", default=list(RUNNERS), choices=list(RUNNERS))
     parser.add_argument("--url", help="PostgreSQL server (default: PG* variables, else a throwaway cluster)")
+    parser.add_argument("--master", help="Spark master URL (default local[2])")
+    parser.add_argument("--results", default=str(RESULTS), help="where to write the JSON results")
     args = parser.parse_args()
     configs = [(k, s) for k in args.k for s in args.limits]
-    options, server = {"url": args.url}, None
+    options, server = {"url": args.url, "master": args.master}, None
     if "postgres" in args.engines:
         if args.url is None and not os.environ.get("PGHOST"):
             from pg import Server, bindir
@@ -146,8 +158,8 @@ def main() -> None:
     reference = {(r["k"], r["s"]): (r["node"], r["suppressed"]) for r in results if r["engine"] == args.engines[0]}
     for r in results:  # every engine finds the same optimum
         assert reference[r["k"], r["s"]] == (r["node"], r["suppressed"]), r
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps({"results": results, "load_seconds": options.get("load_seconds")}, indent=2) + "\n")
+    Path(args.results).parent.mkdir(exist_ok=True)
+    Path(args.results).write_text(json.dumps({"results": results, "load_seconds": options.get("load_seconds")}, indent=2) + "\n")
     print(table(results))
 
 

@@ -22,20 +22,22 @@ SUPPRESSED_MODES = ("mask", "drop")
 @dataclass
 class Source:
     """Where the input lives: a CSV file, Parquet files (globs allowed), a table in a DuckDB
-    file, or a pyarrow Table given in code. ``drop`` lists columns deliberately left out."""
+    file, a table without a path (PostgreSQL's, or with ``catalog = "spark"`` a Spark table),
+    or a pyarrow Table given in code. ``drop`` lists columns deliberately left out."""
 
     path: str | None = None
     delimiter: str = ","
     table: str | None = None
     arrow: Any = None
     drop: tuple[str, ...] = ()
+    catalog: str | None = None  # "spark": ``table`` is in Spark's catalog (set for the spark engine)
 
     @property
     def kind(self) -> str:
         if self.arrow is not None:
             return "arrow"
-        if self.path is None and self.table is not None:  # a table in PostgreSQL ([engine] url or PG* variables)
-            return "postgres"
+        if self.path is None and self.table is not None:  # a table of the engine's database or catalog
+            return "spark" if self.catalog == "spark" else "postgres"
         suffix = str(self.path).lower()
         if suffix.endswith(".csv") or suffix.endswith(".tsv") or suffix.endswith(".txt"):
             return "csv"
@@ -53,6 +55,8 @@ class Source:
             return "pyarrow Table"
         if self.kind == "postgres":
             return f"PostgreSQL table {self.table}"
+        if self.kind == "spark":
+            return f"Spark table {self.table}"
         return f"{self.path}" + (f" table {self.table}" if self.table else "")
 
 
@@ -176,6 +180,9 @@ class Job:
     url: str | None = None
     #: [risk] the population behind the sample and the at-risk threshold (sqlanon/risk/settings.py)
     risk: RiskSettings = field(default_factory=RiskSettings)
+    #: [engine] Spark: the master URL (default: spark-submit's, else "local[2]") and Spark settings
+    master: str | None = None
+    spark_conf: dict | None = None
 
     @property
     def engine_options(self) -> dict:
@@ -187,6 +194,8 @@ class Job:
                 options.update(url=self.url)
         if self.engine == "postgres":
             options.update(url=self.url)
+        if self.engine == "spark":
+            options.update(master=self.master, spark_conf=self.spark_conf)
         return options
 
     @property
@@ -208,6 +217,8 @@ class Job:
         if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
             raise ConfigError(f"engine.history_ratio must be a number in [0, 1] (classes / input rows), got {ratio!r}")
         engine = ENGINES[self.engine]
+        if self.engine == "spark" and self.input.path is None and self.input.table and self.input.catalog is None:
+            self.input.catalog = "spark"  # with the spark engine, a table without a path is Spark's
         # Engines may declare the formats they read and write (capability flags, e.g. memory's).
         ends = (("input", self.input, getattr(engine, "inputs", None)), ("output", self.output, getattr(engine, "outputs", None)))
         for what, where, able in ends:
@@ -215,9 +226,9 @@ class Job:
                 continue
             if where.kind not in able:
                 raise ConfigError(
-                    f"the {self.engine} engine does not handle {where.kind} {'tables' if where.kind == 'postgres' else 'files'} "
+                    f"the {self.engine} engine does not handle {where.kind} {'tables' if where.kind in ('postgres', 'spark') else 'files'} "
                     f"({what} {where.path or where.describe()}); it handles {', '.join(able)}: use [engine] name = "
-                    f"\"{'postgres' if where.kind == 'postgres' else 'duckdb'}\""
+                    f"\"{where.kind if where.kind in ('postgres', 'spark') else 'duckdb'}\""
                 )
         if self.url is not None:
             from sqlanon.pg_connection import refuse_password
@@ -229,6 +240,7 @@ class Job:
             given = [k for k in ("memory_limit", "temp_directory", "threads") if getattr(self, k) is not None]
             if given:
                 raise ConfigError(f"engine.{given[0]} applies to the duckdb engine only, not to '{self.engine}'")
+        self._validate_spark()
         if self.memory_limit is not None and not (isinstance(self.memory_limit, str) and re.fullmatch(
                 r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", self.memory_limit, re.IGNORECASE)):
             raise ConfigError(f"engine.memory_limit must be a size such as \"2GB\" or \"512MiB\", got {self.memory_limit!r}")
@@ -237,6 +249,23 @@ class Job:
         t = self.threads
         if t is not None and (isinstance(t, bool) or not isinstance(t, int) or t < 1):
             raise ConfigError(f"engine.threads must be an int >= 1, got {t!r}")
+
+    def _validate_spark(self) -> None:
+        given = [k for k in ("master", "spark_conf") if getattr(self, k) is not None]
+        if given and self.engine != "spark":
+            raise ConfigError(f"engine.{given[0]} applies to the spark engine only, not to '{self.engine}'")
+        if self.master is not None and (not isinstance(self.master, str) or not self.master.strip()):
+            raise ConfigError(f"engine.master must be a Spark master URL such as \"local[2]\" or "
+                              f"\"spark://host:7077\", got {self.master!r}")
+        conf = self.spark_conf
+        if conf is not None and (not isinstance(conf, dict) or not all(
+                isinstance(k, str) and k.startswith("spark.") and isinstance(v, (str, int, float, bool)) and not isinstance(v, dict)
+                for k, v in conf.items())):
+            raise ConfigError("engine.spark_conf must be a table of Spark settings, e.g. "
+                              f"{{ \"spark.driver.memory\" = \"4g\" }} (keys start with \"spark.\"), got {conf!r}")
+        if self.input.kind == "spark" and self.engine != "spark":
+            raise ConfigError(f"the {self.engine} engine does not handle spark tables (input {self.input.describe()}): "
+                              "use [engine] name = \"spark\"")
 
     def _validate_heuristic_settings(self, name: str, options: tuple[str, ...], optimal: bool) -> None:
         t = self.time_limit
@@ -449,7 +478,7 @@ _SECTIONS = {
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
-               "memory_limit", "temp_directory", "threads", "url"},
+               "memory_limit", "temp_directory", "threads", "url", "master", "spark_conf"},
     "output": {"path", "table", "report", "suppressed", "delimiter"},
     "risk": set(RISK_KEYS),
 }
@@ -501,7 +530,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
 
     raw_input = doc.get("input", {})
     if "path" not in raw_input and "table" not in raw_input:
-        raise ConfigError(f"{where}: [input] needs a path (or a table, for a PostgreSQL table: see [engine] url)")
+        raise ConfigError(f"{where}: [input] needs a path (or a table: a PostgreSQL table, see [engine] url, "
+                          "or with the spark engine a Spark table)")
     drop = raw_input.get("drop", [])
     if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
         raise ConfigError(f"{where}: input.drop must be a list of column names")
@@ -510,6 +540,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         delimiter=raw_input.get("delimiter", ","),
         table=raw_input.get("table"),
         drop=tuple(drop),
+        catalog="spark" if doc.get("engine", {}).get("name") == "spark" and "path" not in raw_input else None,
     )
     attributes = []
     raw_attributes = doc.get("attributes", {})
@@ -570,6 +601,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         temp_directory=resolve(doc.get("engine", {}).get("temp_directory")),
         threads=doc.get("engine", {}).get("threads"),
         url=doc.get("engine", {}).get("url"),
+        master=doc.get("engine", {}).get("master"),
+        spark_conf=doc.get("engine", {}).get("spark_conf"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
         time_limit=search.get("time_limit"),

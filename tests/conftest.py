@@ -69,6 +69,23 @@ def demo_job(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    """The one SparkSession of the test run (local[2], two shuffle partitions, no UI, quiet):
+    every Spark engine opens its own session (own temp views) on its context."""
+    pyspark = pytest.importorskip("pyspark", reason="the spark engine's tests need pyspark: pip install '.[spark]'")
+    from pyspark.sql import SparkSession
+
+    session = (SparkSession.builder.master("local[2]").appName("sqlanon-tests")
+               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse"))).getOrCreate())
+    session.sparkContext.setLogLevel("FATAL")
+    assert pyspark.__version__
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
 def adult_available():
     if not (ADULT / "adult.csv").exists():
         pytest.fail(f"ADULT not found at {ADULT}: the tests need ../shared/data beside the project")
@@ -82,6 +99,8 @@ def on_engine(job: Job, engine: str, request) -> Job:
     """The job as ``engine`` runs it. The postgres engine reads a table of its server: the
     job's input (a CSV file or a pyarrow Table) is loaded there once."""
     job.engine = engine
+    if engine == "spark":  # reads the file or Table itself, on the run's one SparkSession
+        request.getfixturevalue("spark")
     if engine == "postgres":
         from pg import on_postgres
 
