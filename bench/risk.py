@@ -4,9 +4,11 @@ it (prosecutor, Zayatz, Pitman, SNB, Dankar's rule) — on ADULT and ADULT x40 (
 
 Each (engine, size) runs in a fresh subprocess; preparation (reading and encoding the input,
 paid once per job) is reported apart; each step is timed ``--repeat`` times, median reported.
-Run from the project root:
+PostgreSQL reads ADULT xN loaded into a server (``--url`` or the PG* variables, else a
+throwaway cluster as the tests start it; loading is not counted); Spark reads the Parquet file
+itself (local[2]). Run from the project root:
 
-    python bench/risk.py [--sizes 1 40] [--repeat 5] [--fraction 0.1]
+    python bench/risk.py [--sizes 1 40] [--repeat 5] [--fraction 0.1] [--engines duckdb memory postgres spark]
 
 The node is ADULT's k = 5 optimum (1,1,1,2,3,2,2,1,1) with k = 5, so its table is the kept
 classes; the estimators run on the input's table (the larger one, where Pitman works hardest).
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # this checkout's sqlanon, not an installed one
+sys.path.insert(2, str(HERE.parent / "tests"))  # pg.py: the throwaway PostgreSQL cluster
 NODE = (1, 1, 1, 2, 3, 2, 2, 1, 1)
 
 
@@ -45,7 +49,17 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
     from sqlanon.risk.analysis import risk_section
     from sqlanon.session import Session
 
-    job = dataset_job("adult", engine=engine, k=5) if size == 1 else replicated_job(size, engine=engine, k=5)
+    if engine == "postgres":  # the rows were loaded into the server by the parent
+        from warehouses import TABLE
+
+        from sqlanon import Source
+
+        job = replicated_job(size, engine=engine, k=5)
+        job.input, job.url = Source(table=TABLE), os.environ.get("SQLANON_BENCH_URL") or None
+    elif engine == "spark":  # Spark reads Parquet itself
+        job = replicated_job(size, engine=engine, k=5)
+    else:
+        job = dataset_job("adult", engine=engine, k=5) if size == 1 else replicated_job(size, engine=engine, k=5)
     started = time.perf_counter()
     with Session(job) as session:
         prepare = time.perf_counter() - started
@@ -69,19 +83,38 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", type=int, default=[1, 40])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--fraction", type=float, default=0.1)
-    parser.add_argument("--engines", nargs="+", default=["duckdb", "memory"])
+    parser.add_argument("--engines", nargs="+", default=["duckdb", "memory", "postgres", "spark"],
+                        choices=["duckdb", "memory", "postgres", "spark"])
+    parser.add_argument("--url", help="PostgreSQL server (default: PG* variables, else a throwaway cluster)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         engine, size = args.child.split(":")
         print(json.dumps(run(engine, int(size), args.repeat, args.fraction)))
         return
-    rows = []
-    for size in args.sizes:
-        for engine in args.engines:
-            out = subprocess.run([sys.executable, __file__, "--child", f"{engine}:{size}", "--repeat", str(args.repeat),
-                                  "--fraction", str(args.fraction)], capture_output=True, text=True, check=True)
-            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    rows, server, url = [], None, args.url
+    if "postgres" in args.engines and url is None and not os.environ.get("PGHOST"):
+        from pg import Server, bindir
+
+        server = Server(bindir()).start()
+        url = server.url
+    try:
+        for size in args.sizes:
+            for engine in args.engines:
+                if engine == "postgres":
+                    from warehouses import load_postgres
+
+                    load_postgres(url or "", size)
+                out = subprocess.run([sys.executable, __file__, "--child", f"{engine}:{size}", "--repeat", str(args.repeat),
+                                      "--fraction", str(args.fraction)], capture_output=True, text=True, check=True,
+                                     env={**os.environ, "SQLANON_BENCH_URL": url or ""})
+                rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    finally:
+        if server is not None:
+            server.stop()
+    for r in rows:  # every engine counts the same class sizes
+        same = [o for o in rows if o["size"] == r["size"]]
+        assert all((o["input_classes"], o["node_classes"]) == (r["input_classes"], r["node_classes"]) for o in same), r
     ms = lambda s: f"{1000 * s:,.1f}"
     print("| data | rows | engine | prepare s | input sizes ms | node sizes ms | figures (input) ms | "
           "figures (node) ms | total risk ms |")
