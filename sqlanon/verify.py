@@ -36,6 +36,7 @@ class Verification:
     min_group: int | None
     small_group_rows: int
     masked_rows: int
+    class_sizes: dict  # size -> released classes, suppressed rows left out (the risk's "after")
 
 
 def _relation(output: Output) -> tuple[str, dict]:
@@ -78,7 +79,7 @@ def _reader(output: Output, url: str | None) -> Iterator[tuple[Callable, str, di
         con.close()
 
 
-def measure(output: Output, qis: list[str], k: int, url: str | None = None) -> Verification:
+def measure(output: Output, qis: list[str], k: int, url: str | None = None, suppressed: int = 0) -> Verification:
     with _reader(output, url) as (run, relation, params, dialect):
         run(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params)
         keys = [col(q) for q in qis]
@@ -100,12 +101,15 @@ def measure(output: Output, qis: list[str], k: int, url: str | None = None) -> V
         rows, count, min_group, small_rows, masked_rows, small_unmasked = run(
             query.sql(dialect), {"k": k, "mask": MASK}
         )[0]
+        sizes_query, sizes_params = _class_sizes_query(qis, suppressed if output.suppressed == "mask" else 0)
+        sizes = {int(size): int(n) for size, n in run(sizes_query.sql(dialect), sizes_params)}
     if small_unmasked:
         raise VerificationError(
             f"output {output.describe()} is NOT {k}-anonymous: {small_unmasked} released rows are in "
             f"groups smaller than k. The output was removed; this is a bug, please report it."
         )
-    return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows))
+    return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows),
+                        sizes)
 
 
 @dataclass(frozen=True)
@@ -229,31 +233,28 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     return achieved
 
 
-def released_class_sizes(output: Output, qis: list[str], suppressed: int, url: str | None = None) -> dict[int, int]:
-    """Class size -> number of released classes, counted afresh on the written output (the
-    risk section's "after"). Suppressed rows are left out, as ARX's risk analysis leaves them
-    out: the group of fully masked rows when rows were suppressed (with ``drop`` they are gone)."""
-    with _reader(output, url) as (run, relation, params, dialect):
-        run(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params)
-        params = {}
-        keys = [col(q) for q in qis]
-        released = exp.Table(this=ident("released"))
-        groups = exp.select(exp.Count(this=exp.Star()).as_(ident(SIZE))).from_(released).group_by(*keys)
-        if suppressed and output.suppressed == "mask":
-            # The masked rows form one group; a kept class whose labels are all the mask too
-            # falls into it, so that group counts its rows beyond the suppressed ones. A NULL
-            # QI (an empty CSV field) makes the comparison NULL: not the masked group.
-            masked = exp.and_(*(exp.EQ(this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expression=param("mask"))
-                                for q in qis))
-            flag = exp.Coalesce(this=exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))),
-                                expressions=[exp.Literal.number(0)])
-            size = exp.Sub(this=exp.Count(this=exp.Star()), expression=exp.Case(
-                ifs=[exp.If(this=flag.eq(1), true=param("suppressed"))], default=exp.Literal.number(0)))
-            groups = exp.select(size.as_(ident(SIZE))).from_(released.copy()).group_by(*keys)
-            params = {**params, "mask": MASK, "suppressed": suppressed}
-        groups = exp.select(col(SIZE)).from_(groups.subquery(ident("h"))).where(exp.GT(this=col(SIZE), expression=exp.Literal.number(0)))
-        query = exp.select(col(SIZE), exp.Count(this=exp.Star())).from_(groups.subquery(ident("g"))).group_by(col(SIZE))
-        return {int(size): int(count) for size, count in run(query.sql(dialect), params)}
+def _class_sizes_query(qis: list[str], suppressed: int) -> tuple[exp.Select, dict]:
+    """Class size -> number of released classes over the ``released`` table, the risk
+    section's "after". Suppressed rows are left out, as ARX's risk analysis leaves them out:
+    ``suppressed`` masked rows (0 when they were dropped or none were suppressed)."""
+    keys = [col(q) for q in qis]
+    released = exp.Table(this=ident("released"))
+    groups = exp.select(exp.Count(this=exp.Star()).as_(ident(SIZE))).from_(released).group_by(*keys)
+    params: dict = {}
+    if suppressed:
+        # The masked rows form one group; a kept class whose labels are all the mask too
+        # falls into it, so that group counts its rows beyond the suppressed ones. A NULL
+        # QI (an empty CSV field) makes the comparison NULL: not the masked group.
+        masked = exp.and_(*(exp.EQ(this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expression=param("mask"))
+                            for q in qis))
+        flag = exp.Coalesce(this=exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))),
+                            expressions=[exp.Literal.number(0)])
+        size = exp.Sub(this=exp.Count(this=exp.Star()), expression=exp.Case(
+            ifs=[exp.If(this=flag.eq(1), true=param("suppressed"))], default=exp.Literal.number(0)))
+        groups = exp.select(size.as_(ident(SIZE))).from_(released.copy()).group_by(*keys)
+        params = {"mask": MASK, "suppressed": suppressed}
+    groups = exp.select(col(SIZE)).from_(groups.subquery(ident("h"))).where(exp.GT(this=col(SIZE), expression=exp.Literal.number(0)))
+    return exp.select(col(SIZE), exp.Count(this=exp.Star())).from_(groups.subquery(ident("g"))).group_by(col(SIZE)), params
 
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
@@ -261,7 +262,7 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     """Raise VerificationError unless the written output is what the search promised. With a
     research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
     ``url``: the PostgreSQL connection, for an output table there."""
-    v = measure(output, qis, k, url)
+    v = measure(output, qis, k, url, suppressed)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
     problems = []
     counts = population_counts(population, qis) if population is not None else None
@@ -278,7 +279,7 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     if problems:
         raise VerificationError(f"output {output.describe()} failed verification: " + "; ".join(problems) + ". This is a bug.")
     achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url) if models else []
-    sizes = released_class_sizes(output, qis, suppressed, url)
+    sizes = v.class_sizes
     return {
         "verified": True,
         "models": achieved,
