@@ -15,11 +15,11 @@ import sqlglot
 from sqlanon import __version__
 from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import INTERVAL_ALGORITHMS, Job
-from sqlanon.errors import VerificationError
 from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
-from sqlanon.output import atomic_target, check_target, remove_output, write_text_atomically
+from sqlanon.release import Publication, protected_files
 from sqlanon.risk_report import checked_sizes, input_sizes, node_sizes, risk_report
 from sqlanon.search import HEURISTICS, SearchOutcome
+from sqlanon.risk_markdown import summary_files, summary_targets
 from sqlanon.session import Session
 from sqlanon.verify import Population, verify
 
@@ -43,24 +43,63 @@ def anonymize(job: Job, on_check=None, on_phase=None) -> Result:
 
     ``on_check`` is called with every check's result and ``on_phase`` with the name of each
     phase as it starts (prepare, search, write, verify); the CLI draws its progress line
-    with them.
+    with them. The output, the report and the summary are published together, and only when
+    a transformation was found and the output verified; otherwise nothing is written.
     """
     return _execute(job, on_check=on_check, on_phase=on_phase)
 
 
-def apply(job: Job, manifest: dict) -> Result:
+def apply(job: Job, manifest: dict, manifest_path: str | None = None) -> Result:
     """Apply a saved transformation (a report's manifest) to the job's data, re-checking the
-    models there; ``success`` is False, with a ``reason``, if they no longer hold."""
+    models there; ``success`` is False, with a ``reason``, if they no longer hold (and
+    nothing is written). ``manifest_path``: the manifest's file, which is never written over."""
     job, node = job_for_manifest(job, manifest)
-    return _execute(job, manifest=manifest, node=node)
+    protect = {manifest_path: "the manifest"} if manifest_path else None
+    return _execute(job, manifest=manifest, node=node, protect=protect)
 
 
-def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None) -> Result:
+def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None,
+             protect: dict | None = None) -> Result:
     job.validate()
-    if job.output.writes:
-        check_target(job.output, job.input, job.url)
-    if job.algorithm in INTERVAL_ALGORITHMS and node is None:
-        return _execute_intervals(job, on_phase)
+    with _publication(job, protect) as publication:
+        if job.algorithm in INTERVAL_ALGORITHMS and node is None:
+            result = _execute_intervals(job, on_phase, publication)
+        else:
+            result = _execute_lattice(job, on_check, on_phase, manifest, node, publication)
+        if result.success:
+            _add_warnings(result.report)
+            if job.output.report:
+                publication.put_text(job.output.report, json.dumps(result.report, indent=2) + "\n")
+            if job.output.summary:
+                for path, text in summary_files(result.report, job.output.summary).items():
+                    publication.put_text(path, text)
+            publication.commit()
+    return result
+
+
+def _publication(job: Job, protect: dict | None) -> Publication:
+    """Every target of the job, checked now, before any work: none may be a file the job
+    reads or another target; an existing one only with ``overwrite``."""
+    publication = Publication(protected_files(job, protect), job.output.overwrite, job.url)
+    publication.reserve_output(job.output, job.input)
+    publication.reserve(job.output.report, "report")
+    if job.output.summary:
+        for path, what in summary_targets(job.output.summary):
+            publication.reserve(path, what)
+    return publication
+
+
+def _add_warnings(report: dict) -> None:
+    """What a reader of a successful report must not miss."""
+    warnings = []
+    if report.get("success") and report.get("suppressed") is not None and report["suppressed"] >= report["rows"] > 0:
+        warnings.append(f"every one of the {report['rows']} rows is suppressed: the release contains no rows "
+                        "(lower the suppression limit or generalize further)")
+    if warnings:
+        report["warnings"] = warnings
+
+
+def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, publication: Publication) -> Result:
     with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None
@@ -81,11 +120,12 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
         started = time.perf_counter()
         verification = None
         if best is not None and job.output.writes:
-            verification = _write_and_verify(session, checker, best, phase)
+            verification = _write_and_verify(session, checker, best, phase, publication)
         seconds["output"] = time.perf_counter() - started
         report = _report(session, checker, best, outcome, seconds, verification)
         started = time.perf_counter()
-        after = None if best is None else _verified_sizes(session, node_sizes(session, checker, best.node), verification)
+        after = None if best is None else checked_sizes(node_sizes(session, checker, best.node), verification,
+                                                        job.output.describe())
         report["risk"] = risk_report(session, input_sizes(session), after, best.stats.suppressed if best else None)
         report["seconds"]["risk"] = round(time.perf_counter() - started, 6)
         if node is not None:
@@ -94,8 +134,6 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             report["reason"] = reason
         if best is not None:
             report["manifest"] = build_manifest(job, session.qis, best.node, session.hierarchy_objects)
-    if job.output.report:
-        write_text_atomically(job.output.report, json.dumps(report, indent=2) + "\n")
     return Result(
         success=best is not None,
         transformation=best.node if best else None,
@@ -119,7 +157,7 @@ def _opened(job: Job, on_phase):
         yield session, phase, {"prepare": session.prepare_seconds}
 
 
-def _execute_intervals(job: Job, on_phase=None) -> Result:
+def _execute_intervals(job: Job, on_phase, publication: Publication) -> Result:
     """k-optimize and hill-climb: the class table from the engine, the search in memory, the
     cuts written through SQL and verified like every output."""
     from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
@@ -132,7 +170,7 @@ def _execute_intervals(job: Job, on_phase=None) -> Result:
         verification = None
         solution = outcome.solution
         if outcome.found and job.output.writes:
-            verification = _publish(session, phase, lambda target: write_intervals(session, outcome, target),
+            verification = _publish(session, phase, publication, lambda target: write_intervals(session, outcome, target),
                                     solution.suppressed, outcome.cost.limit)
         seconds["output"] = time.perf_counter() - started
         report = _common_report(session, outcome.found, outcome.cost.limit, seconds, verification)
@@ -145,8 +183,6 @@ def _execute_intervals(job: Job, on_phase=None) -> Result:
         report["risk"] = risk_report(session, input_sizes(session), after, solution.suppressed if after is not None else None)
         report["seconds"]["risk"] = round(time.perf_counter() - started, 6)
         report["checks"] = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
-    if job.output.report:
-        write_text_atomically(job.output.report, json.dumps(report, indent=2) + "\n")
     return Result(
         success=outcome.found,
         transformation=None,
@@ -159,41 +195,29 @@ def _execute_intervals(job: Job, on_phase=None) -> Result:
     )
 
 
-def _verified_sizes(session: Session, sizes: dict[int, int], verification) -> dict[int, int]:
-    """The engine's class sizes of the output, which the written file must confirm."""
-    try:
-        return checked_sizes(sizes, verification, session.job.output.describe())
-    except VerificationError:
-        remove_output(session.job.output)
-        raise
-
-
-def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase) -> dict:
+def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase, publication: Publication) -> dict:
     job = session.job
     population = None
     if session.subset is not None:  # delta-presence is re-checked against the input itself
         population = Population(job.input, [h.rows for h in session.hierarchy_objects], best.node, session.subset)
     return _publish(
-        session, phase,
+        session, phase, publication,
         lambda target: session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target),
         best.stats.suppressed, checker.limit_rows, checker.models, session.overall(), population,
     )
 
 
-def _publish(session: Session, phase, write, suppressed: int, limit_rows: int, models=(), overall=None,
-             population=None) -> dict:
-    """Write the output atomically, then verify it independently (removing it if that fails)."""
+def _publish(session: Session, phase, publication: Publication, write, suppressed: int, limit_rows: int, models=(),
+             overall=None, population=None) -> dict:
+    """Write the output under its temporary name, then verify it there, independently: only
+    a verified output is ever published."""
     job = session.job
     phase("write")
-    with atomic_target(job.output, job.url) as target:
-        write(target)
+    write(publication.output_target)
+    publication.output_written()
     phase("verify")
-    try:
-        return verify(job.output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall, population,
-                      url=job.url)
-    except Exception:
-        remove_output(job.output, job.url)
-        raise
+    return verify(publication.staged_output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall,
+                  population, url=job.url, named=job.output.describe())
 
 
 def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:

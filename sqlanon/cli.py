@@ -11,6 +11,7 @@ import json
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -63,30 +64,37 @@ class Progress:
             self.stream.flush()
 
 
-def _run(job, as_json: bool, quiet: bool = False, markdown: str | None = None) -> int:
+def _run(job, as_json: bool, quiet: bool = False) -> int:
     progress = Progress()
     progress.active = progress.active and not quiet
     try:
         result = anonymize(job, on_check=progress, on_phase=progress.phase)
     finally:
         progress.close()
-    return _finish(result, as_json, quiet, markdown)
+    return _finish(job, result, as_json, quiet)
 
 
-def _finish(result, as_json: bool, quiet: bool, markdown: str | None = None) -> int:
-    """Summary on stderr (unless quiet), the report on stdout with --json, the Markdown
-    summary (and its PNG) where --markdown says, the exit code."""
-    if markdown:
-        from sqlanon.risk_markdown import write_markdown
-
-        written = write_markdown(result.report, markdown)
-        if not quiet:
-            click.echo(f"wrote {' and '.join(written)}", err=True)
+def _finish(job, result, as_json: bool, quiet: bool) -> int:
+    """Summary on stderr (unless quiet), the report on stdout with --json, the exit code."""
     if not quiet:
         click.echo(summary(result.report), err=True)
+        for line in written(job, result.success):
+            click.echo(f"  {line}", err=True)
     if as_json:
         click.echo(json.dumps(result.report, indent=2))
     return EXIT_OK if result.success else EXIT_NO_SOLUTION
+
+
+def written(job, success: bool) -> list[str]:
+    """What the run wrote beside the released table, or why nothing."""
+    out = job.output
+    if not success:
+        return ["nothing written" + (" (the report is printed by --json)" if out.report or out.writes else "")]
+    files = [path for path in (out.report, out.summary) if path]
+    if not out.writes and not files:
+        return ["nothing written (no [output] section: give output.path to release the table)"]
+    lines = [] if out.writes else ["no table released (no output.path)"]
+    return lines + ([f"wrote {', '.join(files)}"] if files else [])
 
 
 def _guard(action) -> None:
@@ -121,25 +129,26 @@ def main() -> None:
 @click.option("--seed", type=int, help="Override search.seed (genetic, random, hill-climb).")
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path (.parquet, .csv, .duckdb).")
 @click.option("--report", type=click.Path(dir_okay=False), help="Override output.report (JSON file).")
-@click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")
+@click.option("--overwrite", is_flag=True, default=None,
+              help="Replace existing targets (output, report, summary); never an input, the job or a hierarchy.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
 @click.option("--markdown", type=click.Path(dir_okay=False),
-              help="Also write the one-page risk and utility summary (Markdown) here, its histogram PNG beside it.")
+              help="Also write the one-page risk and utility summary (Markdown) here, its histogram SVG beside it.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text: summary on stderr; json: as --json; markdown: also write the one-page summary beside "
-                   "the output (<output stem>_summary.md and its PNG) unless --markdown names the file.")
+                   "the output (<output stem>_summary.md and its SVG) unless --markdown names the file.")
 def anonymize_command(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report,
                       overwrite, as_json, quiet, markdown, fmt):
     """Anonymize the table described by the TOML job CONFIG."""
     def action() -> int:
         job = load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
                        time_limit=time_limit, step_limit=step_limit, seed=seed,
-                       output=_absolute(output), report=_absolute(report), overwrite=overwrite)
-        page = _absolute(markdown)
-        if fmt == "markdown" and page is None:
-            page = summary_path(job.output)
-        return _run(job, as_json or fmt == "json", quiet, page)
+                       output=_absolute(output), report=_absolute(report), summary=_absolute(markdown),
+                       overwrite=overwrite)
+        if fmt == "markdown" and job.output.summary is None:
+            job = replace(job, output=replace(job.output, summary=summary_path(job.output)))
+        return _run(job, as_json or fmt == "json", quiet)
 
     _guard(action)
 
@@ -158,17 +167,19 @@ main.add_command(anonymize_command, name="anonymize")
 
 
 @main.command()
-@click.argument("config", type=click.Path(dir_okay=False), default="demo.toml")
-@click.option("--rows", type=int, default=4000, show_default=True, help="Rows of demo data to generate.")
+@click.argument("config", type=click.Path(dir_okay=False), required=False)
+@click.option("--rows", type=click.IntRange(min=1), default=4000, show_default=True, help="Rows of demo data to generate (>= 1).")
+@click.option("--overwrite", is_flag=True, help="Replace an input file that is not the demo's data (and, with CONFIG, existing outputs).")
 @click.option("--json", "as_json", is_flag=True, help="Also print the report as JSON on stdout.")
-def demo(config, rows, as_json):
-    """Generate the demo patient data and anonymize it with CONFIG (default demo.toml)."""
-    from sqlanon.demo import write_patients
+def demo(config, rows, overwrite, as_json):
+    """Generate the demo patient data and anonymize it: with the packaged demo job into ./demo/
+    (replacing the demo's earlier results there), or with the job CONFIG."""
+    from sqlanon.demo import demo_job, prepare_data
 
     def action() -> int:
-        job = load_job(config, overwrite=True)
-        write_patients(job.input.path, rows=rows)
-        click.echo(f"wrote {rows} demo rows to {job.input.path}", err=True)
+        job = load_job(config, overwrite=overwrite or None) if config else demo_job(Path.cwd() / "demo")
+        if prepare_data(job.input.path, rows, overwrite):
+            click.echo(f"wrote {rows} demo rows to {job.input.path}", err=True)
         return _run(job, as_json)
 
     _guard(action)
@@ -179,22 +190,21 @@ def demo(config, rows, as_json):
 @click.option("--manifest", "-m", required=True, type=click.Path(dir_okay=False), help="A report.json of an earlier anonymize run.")
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path.")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write this run's report here (output.report of the job is not used).")
-@click.option("--overwrite", is_flag=True, default=None, help="Replace an existing output.")
+@click.option("--overwrite", is_flag=True, default=None,
+              help="Replace existing targets (output, report); never an input, the job, a hierarchy or the manifest.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr (errors still).")
 def apply(config, manifest, output, report, overwrite, as_json, quiet):
     """Apply a saved transformation to CONFIG's data and re-check the privacy models."""
-    from dataclasses import replace
-
     from sqlanon.manifest import load_manifest
 
     def action() -> int:
         job = load_job(config, output=_absolute(output), overwrite=overwrite)
-        # The job's report path is usually the manifest itself: never write over it.
-        if report and Path(report).resolve() == Path(manifest).resolve():
-            raise ConfigError("--report names the manifest: choose another path")
-        job = replace(job, output=replace(job.output, report=_absolute(report)))
-        return _finish(apply_manifest(job, load_manifest(manifest)), as_json, quiet)
+        # The job's report path is usually the manifest itself: this run writes a report only
+        # where --report says (and the guard refuses the manifest there too).
+        job = replace(job, output=replace(job.output, report=_absolute(report), summary=None))
+        result = apply_manifest(job, load_manifest(manifest), manifest_path=manifest)
+        return _finish(job, result, as_json, quiet)
 
     _guard(action)
 
@@ -236,11 +246,11 @@ def explain(config, node, show):
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text and json go to stdout; markdown to --output (its histogram PNG beside it) or stdout.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
-def risk(config, node, fmt, output):
+@click.option("--overwrite", is_flag=True, help="Replace an existing --output file (and its histogram).")
+def risk(config, node, fmt, output, overwrite):
     """Re-identification risk of CONFIG's input (or of a node): prosecutor figures, sample and
     population uniqueness, class-size histogram."""
-    from sqlanon.output import write_text_atomically
-    from sqlanon.risk_markdown import histogram_png, markdown
+    from sqlanon.risk_markdown import markdown as markdown_text, summary_files, summary_targets
     from sqlanon.risk_report import analyse, text
 
     def action() -> int:
@@ -250,21 +260,34 @@ def risk(config, node, fmt, output):
                 levels = tuple(int(x) for x in node.split(","))
             except ValueError:
                 raise ConfigError(f"--node must be levels separated by commas, e.g. 1,2,0; got {node!r}") from None
-        result = analyse(load_job(config), levels)
-        image = None
-        if fmt == "markdown" and output:
-            image = Path(output).with_name(Path(output).stem + "_histogram.png")
-            histogram_png(result["risk"], image)
-        body = {"text": text, "json": lambda r: json.dumps(r, indent=2),
-                "markdown": lambda r: markdown(r, image.name if image else None)}[fmt](result)
-        if output:
-            write_text_atomically(output, body + "\n")
-            click.echo(f"wrote {output}" + (f" and {image}" if image else ""), err=True)
-        else:
-            click.echo(body)
+        job = load_job(config)
+        targets = summary_targets(_absolute(output)) if output and fmt == "markdown" else [(_absolute(output), "risk report")]
+        with _publication(job, overwrite, targets) as publication:
+            result = analyse(job, levels)
+            if output is None:
+                click.echo({"text": text, "json": lambda r: json.dumps(r, indent=2), "markdown": markdown_text}[fmt](result))
+                return EXIT_OK
+            files = (summary_files(result, targets[0][0]) if fmt == "markdown"
+                     else {targets[0][0]: (text(result) if fmt == "text" else json.dumps(result, indent=2)) + "\n"})
+            for path, body in files.items():
+                publication.put_text(path, body)
+            publication.commit()
+        click.echo(f"wrote {' and '.join(files)}", err=True)
         return EXIT_OK
 
     _guard(action)
+
+
+def _publication(job, overwrite: bool, targets):
+    """The command's files (path, what) checked against the guard: never an input, the job or a
+    hierarchy, an existing file only with --overwrite; published together."""
+    from sqlanon.release import Publication, protected_files
+
+    publication = Publication(protected_files(job), overwrite)
+    for path, what in targets:
+        if path:
+            publication.reserve(path, what)
+    return publication
 
 
 @main.group()
@@ -279,19 +302,18 @@ def hierarchy() -> None:
 @click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
 def build(config, attribute, output, overwrite):
     """Build ATTRIBUTE's hierarchy over its data and write it as an ARX CSV (';', no header)."""
-    from sqlanon.errors import OutputError
-    from sqlanon.output import write_text_atomically
     from sqlanon.session import hierarchy_for
 
     def action() -> int:
-        text = _arx_csv(hierarchy_for(load_job(config), attribute))
-        if output is None:
-            click.echo(text, nl=False)
-        else:
-            if Path(output).exists() and not overwrite:
-                raise OutputError(f"{output} already exists: use --overwrite to replace it")
-            write_text_atomically(output, text)
-            click.echo(f"wrote {output}", err=True)
+        job = load_job(config)
+        with _publication(job, overwrite, [(_absolute(output), "hierarchy file")]) as publication:
+            text = _arx_csv(hierarchy_for(job, attribute))
+            if output is None:
+                click.echo(text, nl=False)
+                return EXIT_OK
+            publication.put_text(_absolute(output), text)
+            publication.commit()
+        click.echo(f"wrote {output}", err=True)
         return EXIT_OK
 
     _guard(action)

@@ -72,6 +72,8 @@ class Output:
     path: str | None = None
     table: str | None = None
     report: str | None = None
+    #: the one-page Markdown summary (its histogram SVG beside it)
+    summary: str | None = None
     suppressed: str = "mask"  # mask: keep the row with every QI set to '*'; drop: remove it
     delimiter: str = ","
     overwrite: bool = False
@@ -183,6 +185,8 @@ class Job:
     #: [engine] Spark: the master URL (default: spark-submit's, else "local[2]") and Spark settings
     master: str | None = None
     spark_conf: dict | None = None
+    #: the TOML file the job was read from (never written over by a run)
+    file: str | None = None
 
     @property
     def engine_options(self) -> dict:
@@ -479,7 +483,7 @@ _SECTIONS = {
                "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
                "memory_limit", "temp_directory", "threads", "url", "master", "spark_conf"},
-    "output": {"path", "table", "report", "suppressed", "delimiter"},
+    "output": {"path", "table", "report", "summary", "suppressed", "delimiter"},
     "risk": set(RISK_KEYS),
 }
 
@@ -497,7 +501,8 @@ _KOPTIMIZE = {"suppression_rows", "upper_bound", "order"}
 def load_job(path: str | Path, **overrides: Any) -> Job:
     """Load a TOML job file; keyword overrides (CLI flags) win over the file.
 
-    Overrides: k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, overwrite.
+    Overrides: k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, summary,
+    overwrite.
     """
     path = Path(path)
     try:
@@ -508,7 +513,8 @@ def load_job(path: str | Path, **overrides: Any) -> Job:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
-    return job_from_dict(doc, base=path.parent, where=str(path), **overrides)
+    job = job_from_dict(doc, base=path.parent, where=str(path), **overrides)
+    return replace(job, file=str(path))
 
 
 def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overrides: Any) -> Job:
@@ -618,6 +624,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             path=resolve(output.get("path")),
             table=output.get("table"),
             report=resolve(output.get("report")),
+            summary=resolve(output.get("summary")),
             suppressed=output.get("suppressed", "mask"),
             delimiter=output.get("delimiter", ","),
         ),
@@ -671,6 +678,7 @@ def apply_overrides(job: Job, **overrides: Any) -> Job:
         job.output,
         path=o.pop("output", job.output.path),
         report=o.pop("report", job.output.report),
+        summary=o.pop("summary", job.output.summary),
         overwrite=o.pop("overwrite", job.output.overwrite),
     )
     unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm", "time_limit", "step_limit", "seed"}

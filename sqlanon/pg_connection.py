@@ -1,6 +1,6 @@
-"""Connecting to PostgreSQL, and the output table's atomic publication.
+"""Connecting to PostgreSQL, and the rename that publishes an output table.
 
-Shared by the postgres engine, the output step (``output.py``) and the verification, which
+Shared by the postgres engine, the publication of a run's targets (``release/``) and the verification, which
 opens its own connection. A connection is a libpq URL or key=value string, or empty for the
 ``PG*`` environment variables; a password never belongs in a job file (``PGPASSWORD`` or
 ``~/.pgpass`` hold it) and is never printed.
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
 from sqlglot import exp
@@ -107,28 +105,21 @@ def check_output_table(url: str | None, output_table: str, input_table: str | No
         con.close()
 
 
-@contextmanager
-def atomic_table(url: str | None, name: str, overwrite: bool) -> Iterator[str]:
-    """Yield a temporary table name for the writer; publish it under ``name`` with one
-    transaction (drop the old table if ``overwrite``, rename); on any failure drop it."""
-    temp = temporary_table(name)
+def publish_table(url: str | None, temp: str, name: str, overwrite: bool) -> None:
+    """Rename the written ``temp`` table to ``name`` in one transaction (dropping the old
+    table when ``overwrite``)."""
+    con = connect(url)
     try:
-        yield temp
-        con = connect(url)
-        try:
-            with con.transaction():
-                if exists(con, name):
-                    if not overwrite:  # created since the check: still not ours to replace
-                        raise OutputError(f"table {name} already exists in PostgreSQL: use --overwrite to replace it")
-                    con.execute(f"DROP TABLE {quoted(name)}")
-                con.execute(f"ALTER TABLE {quoted(temp)} RENAME TO {ident(name.split('.')[-1]).sql('postgres')}")
-        except _psycopg().Error as error:
-            raise OutputError(f"cannot publish output table {name}: {first_line(error)}") from None
-        finally:
-            con.close()
-    except BaseException:
-        drop_table(url, temp)
-        raise
+        with con.transaction():
+            if exists(con, name):
+                if not overwrite:  # created since the check: still not ours to replace
+                    raise OutputError(f"table {name} already exists in PostgreSQL: use --overwrite to replace it")
+                con.execute(f"DROP TABLE {quoted(name)}")
+            con.execute(f"ALTER TABLE {quoted(temp)} RENAME TO {ident(name.split('.')[-1]).sql('postgres')}")
+    except _psycopg().Error as error:
+        raise OutputError(f"cannot publish output table {name}: {first_line(error)}") from None
+    finally:
+        con.close()
 
 
 def drop_table(url: str | None, name: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlanon.output import write_text_atomically
+
 
 
 def _pct(x) -> str:
@@ -148,10 +148,15 @@ def histogram_png(risk: dict, path: str | Path) -> None:
     plt.close(fig)
 
 
-def write_markdown(report: dict, path: str | Path) -> tuple[str, str]:
-    """Write the summary to ``path`` and its histogram beside it (``<stem>_histogram.png``)."""
-    path = Path(path)
-    image = path.with_name(path.stem + "_histogram.png")
-    histogram_png(report["risk"], image)
-    write_text_atomically(str(path), markdown(report, image.name))
-    return str(path), str(image)
+
+
+def summary_targets(path: str) -> list[tuple[str, str]]:
+    """The files a summary at ``path`` consists of, each with what it is (for the guard)."""
+    p = Path(path)
+    return [(str(p), "summary"), (str(p.with_name(p.stem + "_histogram.svg")), "summary's histogram")]
+
+
+def summary_files(report: dict, path: str) -> dict[str, str]:
+    """TEMPORARY until the SVG histogram lands."""
+    (summary, _), (image, _) = summary_targets(path)
+    return {summary: markdown(report, Path(image).name), image: "<svg xmlns='http://www.w3.org/2000/svg'/>"}

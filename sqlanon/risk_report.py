@@ -38,7 +38,7 @@ def checked_sizes(engine_sizes: dict[int, int], verification: dict | None, path:
     if written != engine_sizes:
         raise VerificationError(
             f"output {path}: its class sizes {sorted(written.items())[:5]}... differ from the search's "
-            f"{sorted(engine_sizes.items())[:5]}.... The output was removed; this is a bug.")
+            f"{sorted(engine_sizes.items())[:5]}.... Nothing was published; this is a bug.")
     return written
 
 

@@ -79,7 +79,10 @@ def _reader(output: Output, url: str | None) -> Iterator[tuple[Callable, str, di
         con.close()
 
 
-def measure(output: Output, qis: list[str], k: int, url: str | None = None, suppressed: int = 0) -> Verification:
+def measure(output: Output, qis: list[str], k: int, url: str | None = None, suppressed: int = 0,
+            named: str | None = None) -> Verification:
+    """The released groups' figures. ``named``: how messages call the output (it may be read
+    under its temporary name)."""
     with _reader(output, url) as (run, relation, params, dialect):
         run(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params)
         keys = [col(q) for q in qis]
@@ -105,8 +108,8 @@ def measure(output: Output, qis: list[str], k: int, url: str | None = None, supp
         sizes = {int(size): int(n) for size, n in run(sizes_query.sql(dialect), sizes_params)}
     if small_unmasked:
         raise VerificationError(
-            f"output {output.describe()} is NOT {k}-anonymous: {small_unmasked} released rows are in "
-            f"groups smaller than k. The output was removed; this is a bug, please report it."
+            f"output {named or output.describe()} is NOT {k}-anonymous: {small_unmasked} released rows are in "
+            f"groups smaller than k. Nothing was published; this is a bug, please report it."
         )
     return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows),
                         sizes)
@@ -177,7 +180,8 @@ def _released_groups(output: Output, qis: list[str], attributes: list[str], url:
 
 
 def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int,
-                 population: tuple[Counter, Counter] | None = None, url: str | None = None) -> list[dict]:
+                 population: tuple[Counter, Counter] | None = None, url: str | None = None,
+                 named: str | None = None) -> list[dict]:
     """Re-evaluate every model on the released groups; return each with its achieved value.
 
     ``overall``: per sensitive attribute, each value's frequency in the input (with
@@ -188,12 +192,13 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     """
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
     groups = _released_groups(output, qis, attributes, url)
+    named = named or output.describe()
     if output.suppressed == "mask" and groups:
         total = sum(len(g) for g in groups.values())
         for i, a in enumerate(attributes):
             counts = Counter(r[i] for g in groups.values() for r in g)
             if any(not math.isclose(counts.get(v, 0) / total, q, abs_tol=1e-12) for v, q in overall[a].items()):
-                raise VerificationError(f"output {output.describe()}: the distribution of '{a}' differs from the input's. This is a bug.")
+                raise VerificationError(f"output {named}: the distribution of '{a}' differs from the input's. This is a bug.")
     masked = tuple(MASK for _ in qis)
     released = {key: g for key, g in groups.items() if key != masked or not suppressed}
     values: dict[int, list[float]] = defaultdict(list)
@@ -203,8 +208,8 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 everyone, chosen = population
                 if chosen.get(key, 0) != len(group):
                     raise VerificationError(
-                        f"output {output.describe()}: the released class {dict(zip(qis, key))} has {len(group)} rows, but "
-                        f"the research subset has {chosen.get(key, 0)} in it. The output was removed; this is a bug.")
+                        f"output {named}: the released class {dict(zip(qis, key))} has {len(group)} rows, but "
+                        f"the research subset has {chosen.get(key, 0)} in it. Nothing was published; this is a bug.")
                 value = model.presence_value(len(group), everyone[key])
             elif model.attribute is None:  # a condition on the size (k, max_risk) or none
                 value = len(group)
@@ -212,8 +217,8 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 value = model.class_value(Counter(r[attributes.index(model.attribute)] for r in group), overall[model.attribute])
             if not model.class_holds(value):
                 raise VerificationError(
-                    f"output {output.describe()}: the released class {dict(zip(qis, key))} fails {model.describe()} "
-                    f"({value}). The output was removed; this is a bug, please report it."
+                    f"output {named}: the released class {dict(zip(qis, key))} fails {model.describe()} "
+                    f"({value}). Nothing was published; this is a bug, please report it."
                 )
             values[index].append(value)
     sizes = [len(g) for g in released.values()]
@@ -222,7 +227,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
         if model.whole_table:
             value = model.table_value(sizes)
             if not model.table_holds(value):
-                raise VerificationError(f"output {output.describe()}: {model.describe()} fails on the released table ({value}). This is a bug.")
+                raise VerificationError(f"output {named}: {model.describe()} fails on the released table ({value}). This is a bug.")
         elif values[index] and getattr(model, "population", False):  # the range of delta
             value = {"dmin": min(values[index]), "dmax": max(values[index])}
         elif values[index]:
@@ -258,11 +263,14 @@ def _class_sizes_query(qis: list[str], suppressed: int) -> tuple[exp.Select, dic
 
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
-           models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None) -> dict:
+           models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None,
+           named: str | None = None) -> dict:
     """Raise VerificationError unless the written output is what the search promised. With a
     research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
-    ``url``: the PostgreSQL connection, for an output table there."""
-    v = measure(output, qis, k, url, suppressed)
+    ``url``: the PostgreSQL connection, for an output table there. ``named``: how messages call
+    the output (it is verified under its temporary name, before it is published)."""
+    named = named or output.describe()
+    v = measure(output, qis, k, url, suppressed, named)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
     problems = []
     counts = population_counts(population, qis) if population is not None else None
@@ -277,8 +285,8 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     if output.suppressed == "mask" and v.masked_rows < suppressed:
         problems.append(f"only {v.masked_rows} rows are masked, but {suppressed} were suppressed")
     if problems:
-        raise VerificationError(f"output {output.describe()} failed verification: " + "; ".join(problems) + ". This is a bug.")
-    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url) if models else []
+        raise VerificationError(f"output {named} failed verification: " + "; ".join(problems) + ". This is a bug.")
+    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url, named) if models else []
     sizes = v.class_sizes
     return {
         "verified": True,

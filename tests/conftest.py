@@ -56,15 +56,15 @@ def adult_subset_session(adult_available):
 
 @pytest.fixture
 def demo_job(tmp_path):
-    """demo.toml copied next to fresh demo data, so the test writes only under tmp_path."""
+    """The packaged demo job copied next to fresh demo data, so the test writes only under tmp_path."""
     from sqlanon.demo import HIERARCHIES, write_patients
 
     write_patients(tmp_path / "demo" / "patients.csv")
     (tmp_path / "hierarchies").mkdir()
     for name in HIERARCHIES:
-        (tmp_path / "hierarchies" / f"demo_{name}.csv").write_bytes((ROOT / "hierarchies" / f"demo_{name}.csv").read_bytes())
+        (tmp_path / "hierarchies" / f"demo_{name}.csv").write_bytes((ROOT / "sqlanon" / "demo" / "hierarchies" / f"demo_{name}.csv").read_bytes())
     path = tmp_path / "demo.toml"
-    path.write_text((ROOT / "demo.toml").read_text())
+    path.write_text((ROOT / "sqlanon" / "demo" / "job.toml").read_text())
     return path
 
 

@@ -68,7 +68,7 @@ def test_demo_data_is_deterministic_and_hierarchies_are_current(tmp_path):
     assert a.read_bytes() == b.read_bytes()
     write_hierarchies(tmp_path / "h")
     for name in HIERARCHIES:
-        assert (tmp_path / "h" / f"demo_{name}.csv").read_bytes() == (ROOT / "hierarchies" / f"demo_{name}.csv").read_bytes()
+        assert (tmp_path / "h" / f"demo_{name}.csv").read_bytes() == (ROOT / "sqlanon" / "demo" / "hierarchies" / f"demo_{name}.csv").read_bytes()
 
 
 def test_quiet_prints_nothing_and_json_only_json(demo_job):

@@ -80,7 +80,7 @@ def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, s
                             report=os.path.join(folder, "report.json"), suppressed=suppressed)
         result = anonymize(job)
         if not result.success:
-            assert sorted(os.listdir(folder)) == ["report.json"]
+            assert os.listdir(folder) == []  # a run without a solution publishes nothing
             return
         assert sorted(os.listdir(folder)) == sorted([f"out.{kind}", "report.json"])
         con = duckdb.connect()

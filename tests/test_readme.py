@@ -10,7 +10,7 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     text = (ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert blocks
-    shutil.copytree(ROOT / "hierarchies", tmp_path / "hierarchies")
+    shutil.copytree(ROOT / "sqlanon" / "demo" / "hierarchies", tmp_path / "hierarchies")
     monkeypatch.chdir(tmp_path)
     scope: dict = {}
     exec(compile(blocks[0], "README.md", "exec"), scope)

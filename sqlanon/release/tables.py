@@ -1,0 +1,46 @@
+"""Output tables: built under a temporary name in their database, renamed in one transaction.
+
+DuckDB: a table in a .duckdb file (opened here with its own connection, never the engine's).
+PostgreSQL: a table in the engine's database; the temporary name lives in the same schema,
+since a rename cannot move a table.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+import duckdb
+
+from sqlanon.compiler import ident
+from sqlanon.errors import OutputError
+
+
+def _with_db(path: str, action: Callable[[duckdb.DuckDBPyConnection], object]):
+    con = duckdb.connect(path)
+    try:
+        return action(con)
+    finally:
+        con.close()
+
+
+def duckdb_tables(path: str) -> set[str]:
+    return _with_db(path, lambda con: {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()})
+
+
+def publish_duckdb_table(path: str, temp: str, table: str) -> None:
+    def swap(con):
+        con.execute("BEGIN").fetchall()
+        con.execute(f"DROP TABLE IF EXISTS {ident(table).sql('duckdb')}").fetchall()
+        con.execute(f"ALTER TABLE {ident(temp).sql('duckdb')} RENAME TO {ident(table).sql('duckdb')}").fetchall()
+        con.execute("COMMIT").fetchall()
+
+    try:
+        _with_db(path, swap)
+    except duckdb.Error as error:
+        raise OutputError(f"cannot publish table '{table}' in {path}: {str(error).splitlines()[0]}") from None
+
+
+def drop_duckdb_table(path: str, table: str) -> None:
+    if os.path.exists(path):
+        _with_db(path, lambda con: con.execute(f"DROP TABLE IF EXISTS {ident(table).sql('duckdb')}").fetchall())
