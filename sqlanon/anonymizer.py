@@ -93,8 +93,8 @@ def _add_warnings(report: dict) -> None:
     """What a reader of a successful report must not miss."""
     warnings = []
     if report.get("success") and report.get("suppressed") is not None and report["suppressed"] >= report["rows"] > 0:
-        warnings.append(f"every one of the {report['rows']} rows is suppressed: the release contains no rows "
-                        "(lower the suppression limit or generalize further)")
+        warnings.append(f"every one of the {report['rows']} rows is suppressed: the release contains no rows (the "
+                        "models hold only by suppressing everything; relax them or give coarser hierarchies)")
     if warnings:
         report["warnings"] = warnings
 
@@ -359,4 +359,5 @@ def summary(report: dict) -> str:
                         else "the optimum may be better"))
     if report["output"]:
         lines.append(f"  wrote {report['output']} ({'verified' if report['verified'] else 'NOT verified'})")
+    lines += [f"  warning: {warning}" for warning in report.get("warnings", [])]
     return "\n".join(lines)
