@@ -60,7 +60,7 @@ def test_ctrl_c_during_search_leaves_nothing(tmp_path):
 def test_sigterm_during_output_write_leaves_nothing(tmp_path):
     job, out = write_job(tmp_path, limit=0.0)
     process = start(job, {"SQLANON_TEST_PAUSE_BEFORE_PUBLISH": "30"})
-    assert wait_for(lambda: any(name.endswith(".tmp") for name in os.listdir(out)))
+    assert wait_for(lambda: any(".sqlanon-" in name for name in os.listdir(out)))
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
@@ -70,12 +70,12 @@ def test_sigterm_during_output_write_leaves_nothing(tmp_path):
 def test_kill_during_output_write_leaves_no_partial_output_and_next_run_cleans_up(tmp_path):
     job, out = write_job(tmp_path, limit=0.0)
     process = start(job, {"SQLANON_TEST_PAUSE_BEFORE_PUBLISH": "30"})
-    assert wait_for(lambda: any(name.endswith(".tmp") for name in os.listdir(out)))
+    assert wait_for(lambda: len(os.listdir(out)) == 2)  # the output's and the report's temporaries
     process.kill()
     process.communicate(timeout=60)
-    left = os.listdir(out)
+    left = sorted(os.listdir(out))
     assert "released.parquet" not in left and "report.json" not in left  # no partial output
-    assert len(left) == 1 and left[0].startswith(".released.parquet.sqlanon-")
+    assert [name.split(".sqlanon-")[0] for name in left] == [".released.parquet", ".report.json"]
     again = start(job)
     _, err = again.communicate(timeout=120)
     assert again.returncode == 0, err

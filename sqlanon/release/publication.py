@@ -44,7 +44,7 @@ def sweep_stale(path: str) -> list[str]:
     stem = f".{p.name}.{TEMP_PREFIX}"
     removed = []
     for candidate in p.parent.glob(f"{glob.escape(stem)}*"):
-        pid, _, kind = candidate.name[len(stem):].partition(".")
+        pid, kind = (candidate.name[len(stem):].split(".") + [""])[:2]
         if pid.isdigit() and kind in ("tmp", "bak") and not _alive(int(pid)):
             candidate.unlink(missing_ok=True)
             removed.append(str(candidate))
@@ -160,6 +160,7 @@ class Publication:
     def commit(self) -> None:
         """Move every staged file into place, then rename the output table; all or nothing."""
         staged = [f for f in self._files if f.written]
+        _pause_for_tests()
         try:
             for f in staged:
                 if os.path.lexists(f.path):
@@ -220,6 +221,16 @@ class Publication:
     def __exit__(self, kind, error, trace) -> None:
         if not self.committed:
             self.abort()
+
+
+def _pause_for_tests() -> None:
+    """Test hook: SQLANON_TEST_PAUSE_BEFORE_PUBLISH=seconds holds the written temporaries before
+    their renames, so a test can kill the process in the middle of the output phase."""
+    pause = os.environ.get("SQLANON_TEST_PAUSE_BEFORE_PUBLISH")
+    if pause:
+        import time
+
+        time.sleep(float(pause))
 
 
 def _keep(path: str, backup: str) -> None:
