@@ -383,3 +383,26 @@ def test_a_release_with_every_row_suppressed_is_flagged(folder):
                                   "models hold only by suppressing everything; relax them or give coarser hierarchies)"]
     assert "warning: every one of the 12 rows is suppressed" in result.stderr
     assert json.loads((folder / "report.json").read_text())["warnings"] == report["warnings"]
+
+
+@pytest.mark.parametrize("engine, module, hint", [("spark", "pyspark", "pip install"),
+                                                  ("postgres", "psycopg", "pip install 'sqlanon[postgres]'")])
+def test_a_missing_optional_dependency_is_a_named_error_before_anything_is_written(folder, monkeypatch, engine, module,
+                                                                                   hint):
+    job = write_job(folder, output="out.parquet" if engine == "spark" else None, report="report.json",
+                    input_path="data.parquet" if engine == "spark" else "data.csv",
+                    input_table=None if engine == "spark" else "public.people",
+                    extra=f'[engine]\nname = "{engine}"\n')
+    if engine == "spark":
+        pq.write_table(pa.table({n: [r[j] for r in ROWS] for j, n in enumerate(["age", "sex", "diagnosis"])}),
+                       folder / "data.parquet")
+    else:
+        job.write_text(job.read_text().replace('path = "data.csv"\n', ""))
+    for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)  # as if it were not installed
+    before = snapshot(folder)
+    result = run("anonymize", job)
+    assert result.exit_code == 2, result.output
+    assert hint in result.stderr and "Traceback" not in result.output
+    assert snapshot(folder) == before
