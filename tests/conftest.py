@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -106,3 +107,32 @@ def on_engine(job: Job, engine: str, request) -> Job:
 
         return on_postgres(job, request.getfixturevalue("postgres_url"))
     return job
+
+
+@pytest.fixture
+def read_only():
+    """``with read_only(folder):`` no one can create a file in ``folder`` — root included (the
+    immutable attribute), since the tests run as root here; skips where neither works."""
+    import contextlib
+    import subprocess
+
+    @contextlib.contextmanager
+    def frozen(path):
+        if os.geteuid() == 0:
+            done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+            undo = ["chattr", "-i", str(path)]
+        else:
+            path.chmod(0o555)
+            done, undo = None, ["chmod", "755", str(path)]
+        try:
+            try:
+                (path / ".probe").touch()
+            except OSError:
+                yield path
+                return
+            (path / ".probe").unlink()
+            pytest.skip(f"cannot make a read-only folder here ({done.stderr if done else 'chmod'!r})")
+        finally:
+            subprocess.run(undo, check=False)
+
+    return frozen

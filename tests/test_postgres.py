@@ -18,7 +18,7 @@ from pg import load_arrow, load_csv
 from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize
 from sqlanon.cli import main
 from sqlanon.errors import ConfigError, DataError, OutputError
-from sqlanon.pg_connection import atomic_table
+from sqlanon.release import Protected, Publication
 from sqlanon.session import Session
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
@@ -137,7 +137,9 @@ def test_the_input_table_is_never_the_output(adult_table):
 def test_a_failure_while_writing_leaves_no_table(postgres_url, adult_table):
     # The writer creates the temporary table, then fails: neither it nor the target remains.
     with pytest.raises(RuntimeError, match="disk on fire"):
-        with atomic_table(postgres_url, "public.half", overwrite=False) as temp:
+        with Publication(Protected(), url=postgres_url) as publication:
+            publication.reserve_output(Output(table="public.half"), Source(table="public.adult"))
+            temp = publication.output_target
             with psycopg.connect(postgres_url, autocommit=True) as con:
                 con.execute(f"CREATE TABLE {temp} AS SELECT 1 AS x")
             assert exists(postgres_url, temp)
@@ -148,6 +150,17 @@ def test_a_failure_while_writing_leaves_no_table(postgres_url, adult_table):
         anonymize(pg_job(k=5, output=Output(table="nowhere.half")))
     with psycopg.connect(postgres_url) as con:
         assert con.execute("SELECT count(*) FROM pg_class WHERE relname LIKE '%%sqlanon_tmp%%'").fetchone()[0] == 0
+
+
+def test_an_output_table_is_published_with_the_report_or_not_at_all(postgres_url, adult_table, tmp_path, read_only):
+    # The report cannot be written (read-only folder): the verified table is not kept either.
+    job = pg_job(k=5, output=Output(table="public.with_report", report=str(tmp_path / "report.json")))
+    with read_only(tmp_path), pytest.raises(OutputError, match="cannot write the report"):
+        anonymize(job)
+    assert not exists(postgres_url, "public.with_report")
+    with psycopg.connect(postgres_url) as con:
+        assert con.execute("SELECT count(*) FROM pg_class WHERE relname LIKE '%%sqlanon_tmp%%'").fetchone()[0] == 0
+    assert anonymize(job).success and exists(postgres_url, "public.with_report")
 
 
 def test_temp_tables_are_gone_after_close(postgres_url, adult_table):

@@ -215,35 +215,15 @@ def test_a_run_without_a_solution_writes_nothing_and_keeps_the_previous_release(
     assert snapshot(folder) == before  # the manifest of the previous release is intact
 
 
-def _read_only(path: Path):
-    """Make ``path`` a folder no one can write in (root included: the immutable attribute), or skip."""
-    if os.geteuid() == 0:
-        done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
-        undo = ["chattr", "-i", str(path)]
-    else:
-        path.chmod(0o555)
-        done, undo = subprocess.CompletedProcess([], 0), ["chmod", "755", str(path)]
-    try:
-        (path / ".probe").touch()
-    except OSError:
-        return undo
-    (path / ".probe").unlink()
-    subprocess.run(undo)
-    pytest.skip(f"cannot make a read-only folder here ({done.stderr!r})")
-
-
 @pytest.mark.parametrize("previous", [False, True])
-def test_a_read_only_report_folder_publishes_nothing(folder, previous):
+def test_a_read_only_report_folder_publishes_nothing(folder, previous, read_only):
     job = write_job(folder, output="out.csv", report="reports/report.json")
     (folder / "reports").mkdir()
     if previous:  # an earlier release: its output and its report (the manifest) must stay as they were
         assert run("anonymize", job).exit_code == 0
     before = snapshot(folder)
-    undo = _read_only(folder / "reports")
-    try:
+    with read_only(folder / "reports"):
         result = run("anonymize", job, "--overwrite")
-    finally:
-        subprocess.run(undo, check=True)
     assert result.exit_code == 3 and "cannot write the report" in result.stderr, result.output
     assert snapshot(folder) == before
     assert sorted(os.listdir(folder)) == sorted(["age.csv", "data.csv", "job.toml", "reports", "sex.csv"]
