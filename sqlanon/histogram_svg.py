@@ -36,8 +36,9 @@ def histogram_svg(risk: dict) -> str:
             A section has ``records``, ``threshold`` and ``histogram`` (buckets with
             ``sizes``, ``high`` and ``records``).
 
-    The y axis is linear, in percent of each series' records; the dashed line separates the
-    buckets whose records are at risk (``1/size > threshold``) from the others.
+    The y axis is linear, in percent of each series' records, each bar labelled with its
+    value; a dashed line closes the buckets whose every record is at risk
+    (``1/size > threshold``), as the PNG drawn before with matplotlib did.
     """
     anonymized = "before" in risk
     before, after = (risk["before"], risk["after"]) if anonymized else (risk, None)
@@ -60,7 +61,10 @@ def histogram_svg(risk: dict) -> str:
     height = math.ceil(bottom + 8 + tick_depth + 12 + FONT + 14)
 
     top_value, step, decimals = _axis(max((s for row in shares for s in row), default=0.0))
-    y = lambda share: bottom - share / top_value * plot_h  # noqa: E731
+
+    def y(share: float) -> float:  # the pixel row of a share
+        return bottom - share / top_value * plot_h
+
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" '
            f'role="img" aria-label={quoteattr(TITLE)} font-family="sans-serif" fill="{INK}">',
            f"<title>{escape(TITLE)}</title>",
@@ -71,7 +75,7 @@ def histogram_svg(risk: dict) -> str:
     limit = 1 / before["threshold"] if before["threshold"] else None
     edge = sum(1 for b in buckets if b["high"] is not None and b["high"] < limit) if limit else 0
     if edge:
-        x = _n(LEFT + edge * slot)
+        risk_x = _n(LEFT + edge * slot)
         out.append(f'<rect class="at-risk" x="{LEFT}" y="{TOP}" width="{_n(edge * slot)}" height="{plot_h}" '
                    f'fill="{RISK}" fill-opacity="0.06"/>')
 
@@ -99,7 +103,7 @@ def histogram_svg(risk: dict) -> str:
                                  fill=("#ffffff" if kind == "after" else INK) if inside else "#555555"))
 
     if edge:  # above the bars, so that a tall bar never hides it
-        out.append(f'<line x1="{x}" y1="{TOP - 14}" x2="{x}" y2="{bottom}" stroke="{RISK}" stroke-width="1.2" '
+        out.append(f'<line x1="{risk_x}" y1="{TOP - 14}" x2="{risk_x}" y2="{bottom}" stroke="{RISK}" stroke-width="1.2" '
                    f'stroke-dasharray="5 3"/>')
         out.append(_text(LEFT + edge * slot - 5, TOP - 5, "at risk \u2190", size=11, anchor="end", fill=RISK))
 

@@ -7,6 +7,7 @@ hostile labels and refers to nothing outside itself."""
 from __future__ import annotations
 
 import csv
+import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 
@@ -36,6 +37,9 @@ class Chart:
         self.ticks = [float(t.text) for t in self.texts["tick y"]]
         assert len(grid) == len(self.ticks) and self.ticks[0] == 0
         self.zero, self.top = grid[0], grid[-1]  # pixel rows of the axis' 0 and of its top label
+        axes = re.fullmatch(r"M([\d.]+) ([\d.]+)V([\d.]+)H([\d.]+)", self.root.find(NS + "path").get("d"))
+        self.left, frame_top, frame_bottom, self.right = map(float, axes.groups())
+        assert (frame_top, frame_bottom) == (self.top, self.zero)  # the labelled axis is the drawn one
 
     def bars(self, kind: str) -> list[ET.Element]:
         return [r for r in self.root.iter(NS + "rect") if r.get("class") == f"bar {kind}"]
@@ -43,8 +47,10 @@ class Chart:
     def shares(self, kind: str) -> list[float]:
         """Each bar's height read on the y axis, in percent."""
         scale = (self.zero - self.top) / self.ticks[-1]
-        for bar in self.bars(kind):  # every bar stands on the axis
+        for bar in self.bars(kind):  # every bar stands on the axis, inside the chart
             assert float(bar.get("y")) + float(bar.get("height")) == pytest.approx(self.zero, abs=0.011)
+            assert float(bar.get("y")) >= self.top and self.left < float(bar.get("x"))
+            assert float(bar.get("x")) + float(bar.get("width")) < self.right
         return [float(bar.get("height")) / scale for bar in self.bars(kind)]
 
     def labels(self, cls: str) -> list[str]:
@@ -86,6 +92,10 @@ def test_risk_line_follows_the_threshold_and_single_series():
     x = float(next(line for line in chart.root.iter(NS + "line") if line.get("stroke-dasharray")).get("x1"))
     one, three = chart.bars("before")[0], chart.bars("before")[1]
     assert float(one.get("x")) + float(one.get("width")) < x < float(three.get("x"))
+    # shares of at most 18 %: steps of 2.5 up to 20, labelled with their decimal
+    flat = Chart(histogram_svg(risk_section({1: 15, 2: 8, 3: 5, 4: 4, 5: 3, 12: 1})))
+    assert flat.labels("tick y") == ["0.0", "2.5", "5.0", "7.5", "10.0", "12.5", "15.0", "17.5", "20.0"]
+    assert flat.shares("before") == pytest.approx([100 * r / 89 for r in (15, 16, 15, 16, 15, 12, 0, 0, 0)], abs=0.01)
     nobody = Chart(histogram_svg(risk_section({2: 1, 500: 1}, threshold=1.0)))  # 1/k > 1 never: no line
     assert not [line for line in nobody.root.iter(NS + "line") if line.get("stroke-dasharray")]
 
