@@ -19,7 +19,7 @@ from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.release import Publication, protected_files
 from sqlanon.risk_report import checked_sizes, input_sizes, node_sizes, risk_report
 from sqlanon.search import HEURISTICS, SearchOutcome
-from sqlanon.risk_markdown import summary_files, summary_targets
+from sqlanon.risk_markdown import markdown_files, summary_targets
 from sqlanon.session import Session
 from sqlanon.verify import Population, verify
 
@@ -71,7 +71,7 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             if job.output.report:
                 publication.put_text(job.output.report, json.dumps(result.report, indent=2) + "\n")
             if job.output.summary:
-                for path, text in summary_files(result.report, job.output.summary).items():
+                for path, text in markdown_files(result.report, job.output.summary).items():
                     publication.put_text(path, text)
             publication.commit()
     return result

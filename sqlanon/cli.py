@@ -250,7 +250,7 @@ def explain(config, node, show):
 def risk(config, node, fmt, output, overwrite):
     """Re-identification risk of CONFIG's input (or of a node): prosecutor figures, sample and
     population uniqueness, class-size histogram."""
-    from sqlanon.risk_markdown import markdown as markdown_text, summary_files, summary_targets
+    from sqlanon.risk_markdown import markdown as markdown_text, markdown_files, summary_targets
     from sqlanon.risk_report import analyse, text
 
     def action() -> int:
@@ -267,7 +267,7 @@ def risk(config, node, fmt, output, overwrite):
             if output is None:
                 click.echo({"text": text, "json": lambda r: json.dumps(r, indent=2), "markdown": markdown_text}[fmt](result))
                 return EXIT_OK
-            files = (summary_files(result, targets[0][0]) if fmt == "markdown"
+            files = (markdown_files(result, targets[0][0]) if fmt == "markdown"
                      else {targets[0][0]: (text(result) if fmt == "text" else json.dumps(result, indent=2)) + "\n"})
             for path, body in files.items():
                 publication.put_text(path, body)

@@ -1,15 +1,17 @@
-"""The one-page risk and utility summary (Markdown) and its class-size histogram (PNG).
+"""The one-page risk and utility summary (Markdown) and its class-size histogram (SVG).
 
 Written for a reader who does not run the tool (a data protection officer): each figure is
 named in words, with before (the input) and after (the released output) side by side, and
-every estimator that did not converge is said so.
+every estimator that did not converge is said so. Nothing is written here: the caller
+writes the texts of ``markdown_files``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
-
+from sqlanon.histogram_svg import histogram_svg
 
 
 def _pct(x) -> str:
@@ -85,7 +87,7 @@ def markdown(report: dict, image: str | None = None) -> str:
                       f"{report['min_class_size']}.")]
     lines += ["", "## Group sizes", ""]
     if image:
-        lines += [f"![Share of records by the size of their group]({image})", ""]
+        lines += [f"![Share of records by the size of their group]({quote(image)})", ""]  # a space would end the link
     lines += ["| Group size | Records before | Records after |" if anonymized else "| Group size | Groups | Records |",
               "|---|---:|---:|"]
     after_hist = {h["sizes"]: h for h in (after or {}).get("histogram", [])}
@@ -117,46 +119,21 @@ def _model(m: dict) -> str:
     return f"{m['model']} ({rest})" if rest else m["model"]
 
 
-def histogram_png(risk: dict, path: str | Path) -> None:
-    """Bars of the share of records per group-size bucket, before and after."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, no display
-    import matplotlib.pyplot as plt
-
-    before, after = (risk["before"], risk["after"]) if "before" in risk else (risk, None)
-    labels = [h["sizes"] for h in before["histogram"]]
-    share = lambda s: [100 * h["records"] / s["records"] if s["records"] else 0 for h in s["histogram"]]
-    fig, ax = plt.subplots(figsize=(8.5, 3.6), dpi=120)
-    x = range(len(labels))
-    width = 0.4 if after else 0.7
-    ax.bar([i - (width / 2 if after else 0) for i in x], share(before), width, label="before (input)", color="#b0b0b0")
-    if after and after.get("histogram"):
-        ax.bar([i + width / 2 for i in x], share(after), width, label="after (released)", color="#1f77b4")
-    limit = 1 / before["threshold"] if before["threshold"] else None
-    if limit:  # groups smaller than 1/threshold hold the records at risk
-        edge = sum(1 for h in before["histogram"] if h["high"] is not None and h["high"] < limit)
-        ax.axvline(edge - 0.5, color="#d62728", linestyle="--", linewidth=1)
-        ax.text(edge - 0.6, ax.get_ylim()[1] * 0.95, "at risk ←", color="#d62728", ha="right", va="top", fontsize=9)
-    ax.set_xticks(list(x), labels)
-    ax.set_xlabel("size of the group (records with the same quasi-identifier values)")
-    ax.set_ylabel("share of records (%)")
-    ax.set_title("Records by the size of their group")
-    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))  # outside: never over a bar
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+def histogram_name(markdown_path: str | Path) -> str:
+    """Where the page's histogram goes: beside it, ``<stem>_histogram.svg``."""
+    path = Path(markdown_path)
+    return str(path.with_name(path.stem + "_histogram.svg"))
 
 
+def summary_targets(markdown_path: str | Path) -> list[tuple[str, str]]:
+    """The files of a summary at ``markdown_path``, each with what it is (for the guard,
+    which checks them before the run starts)."""
+    return [(str(markdown_path), "summary"), (histogram_name(markdown_path), "summary's histogram")]
 
 
-def summary_targets(path: str) -> list[tuple[str, str]]:
-    """The files a summary at ``path`` consists of, each with what it is (for the guard)."""
-    p = Path(path)
-    return [(str(p), "summary"), (str(p.with_name(p.stem + "_histogram.svg")), "summary's histogram")]
-
-
-def summary_files(report: dict, path: str) -> dict[str, str]:
-    """TEMPORARY until the SVG histogram lands."""
-    (summary, _), (image, _) = summary_targets(path)
-    return {summary: markdown(report, Path(image).name), image: "<svg xmlns='http://www.w3.org/2000/svg'/>"}
+def markdown_files(report: dict, markdown_path: str | Path) -> dict[str, str]:
+    """The summary page of ``report`` and its histogram, ``{path: text}``, for the caller to
+    write (every file sqlanon writes goes through one guard): the histogram first, so that a
+    page is never left pointing to an image not yet written."""
+    image = histogram_name(markdown_path)
+    return {image: histogram_svg(report["risk"]), str(markdown_path): markdown(report, Path(image).name)}

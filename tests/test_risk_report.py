@@ -2,13 +2,14 @@
 an independent count of ADULT, the report's risk section against sqlanon.risk on sizes counted
 afresh from the files, the population-uniqueness model (hand-computed values, the optimum
 against brute force over every node, heuristics, combined with k-anonymity), the ``risk``
-command and the Markdown summary with its PNG."""
+command and the Markdown summary with its SVG histogram."""
 
 from __future__ import annotations
 
 import csv
 import itertools
 import json
+import xml.etree.ElementTree as ET
 from collections import Counter
 from fractions import Fraction
 
@@ -369,15 +370,17 @@ def test_risk_command_errors(risk_job):
         assert "job.toml" in result.stderr or "smaller than" in result.stderr
 
 
-def test_markdown_summary_and_png(risk_job, tmp_path):
+def test_markdown_summary_and_svg(risk_job, tmp_path):
+    from sqlanon.histogram_svg import histogram_svg
+
     summary = tmp_path / "summary.md"
     result = CliRunner().invoke(main, ["anonymize", risk_job(), "--markdown", str(summary), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     text = summary.read_text()
-    png = tmp_path / "summary_histogram.png"
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
-    assert "![Share of records by the size of their group](summary_histogram.png)" in text
+    # the chart of this report (its bars: tests/test_histogram_svg.py), beside the page that shows it
+    assert (tmp_path / "summary_histogram.svg").read_text() == histogram_svg(report["risk"])
+    assert "![Share of records by the size of their group](summary_histogram.svg)" in text
     before, after = report["risk"]["before"], report["risk"]["after"]
     row = f"| Sample uniqueness (records alone in their group) | {100 * before['sample_uniqueness']:.2f} % | 0.00 % |"
     assert row in text
@@ -387,16 +390,23 @@ def test_markdown_summary_and_png(risk_job, tmp_path):
     # the risk command writes the same page for the input alone
     alone = tmp_path / "input.md"
     result = CliRunner().invoke(main, ["risk", risk_job(), "--format", "markdown", "--output", str(alone)])
-    assert result.exit_code == 0 and (tmp_path / "input_histogram.png").exists()
+    assert result.exit_code == 0, result.output
+    svg = ET.fromstring((tmp_path / "input_histogram.svg").read_text())
+    bars = [r.get("class") for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class", "").startswith("bar")]
+    assert bars == ["bar before"] * len(before["histogram"])  # the input alone: one series
     assert f"| Average re-identification risk | {100 * before['average_risk']:.2f} % |" in alone.read_text()
+    assert "](input_histogram.svg)" in alone.read_text()
 
 
 def test_anonymize_format_markdown_writes_the_page_beside_the_output(risk_job, tmp_path):
     result = CliRunner().invoke(main, ["anonymize", risk_job(), "--format", "markdown", "--quiet"])
     assert result.exit_code == 0, result.output
     page = tmp_path / "out_summary.md"
-    assert (tmp_path / "out_summary_histogram.png").read_bytes()[:4] == b"\x89PNG"
     report = json.loads((tmp_path / "report.json").read_text())
+    svg = ET.fromstring((tmp_path / "out_summary_histogram.svg").read_text())
+    bars = Counter(r.get("class") for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class", "").startswith("bar"))
+    buckets = len(report["risk"]["before"]["histogram"])
+    assert bars == {"bar before": buckets, "bar after": buckets}  # before and after, side by side
     loss = f"{int(report['loss']):,}" if float(report["loss"]).is_integer() else f"{report['loss']:.6g}"
     assert f"Utility: information loss {loss} ({report['metric']} metric); {report['suppressed']:,} of" in page.read_text()
     as_json = CliRunner().invoke(main, ["anonymize", risk_job(), "--format", "json", "--quiet", "--overwrite"])
