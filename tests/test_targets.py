@@ -386,3 +386,27 @@ def test_a_missing_optional_dependency_is_a_named_error_before_anything_is_writt
     assert result.exit_code == 2, result.output
     assert hint in result.stderr and "Traceback" not in result.output
     assert snapshot(folder) == before
+
+
+def test_a_duckdb_output_table_is_published_with_the_run_or_not_at_all(folder, read_only):
+    job = write_job(folder, output="out.duckdb", report="reports/report.json", extra='table = "released"\n')
+    (folder / "reports").mkdir()
+    assert run("anonymize", job, "--k", "50").exit_code == 1
+    assert not (folder / "out.duckdb").exists()  # the database the run created is gone again
+    assert run("anonymize", job).exit_code == 0
+
+    def release():
+        con = duckdb.connect(str(folder / "out.duckdb"), read_only=True)
+        try:
+            return (con.execute("SELECT table_name FROM duckdb_tables()").fetchall(),
+                    con.execute("SELECT * FROM released ORDER BY ALL").fetchall())
+        finally:
+            con.close()
+
+    before, released = snapshot(folder), release()
+    assert released[0] == [("released",)]
+    with read_only(folder / "reports"):
+        result = run("anonymize", job, "--k", "6", "--overwrite")
+    assert result.exit_code == 3 and "cannot write the report" in result.stderr, result.output
+    assert release() == released  # the k=2 release as it was, and no temporary table beside it
+    assert snapshot(folder)["reports/report.json"] == before["reports/report.json"]
