@@ -31,6 +31,7 @@ class Source:
     arrow: Any = None
     drop: tuple[str, ...] = ()
     catalog: str | None = None  # "spark": ``table`` is in Spark's catalog (set for the spark engine)
+    encoding: str | None = None  # a CSV's text encoding (None: UTF-8), see sqlanon/text_encoding.py
 
     @property
     def kind(self) -> str:
@@ -65,6 +66,7 @@ class Attribute:
     name: str
     role: str
     hierarchy: Hierarchy | str | Path | dict | None = None  # dict: a builder spec
+    encoding: str | None = None  # the hierarchy file's text encoding (None: UTF-8)
 
 
 @dataclass
@@ -344,6 +346,11 @@ class Job:
             seen.add(a.name)
             if a.role == "quasi" and a.hierarchy is None:
                 raise ConfigError(f"quasi-identifier '{a.name}' needs a hierarchy (hierarchy = \"file.csv\")")
+            if a.role != "quasi" and a.hierarchy is not None:
+                raise ConfigError(
+                    f"attribute '{a.name}' has role \"{a.role}\" and a hierarchy, which only a quasi-identifier "
+                    "uses (it would be ignored): set role = \"quasi\" to generalize it, or remove the hierarchy")
+        self._validate_encodings()
         self._validate_models()
         self._validate_metric_options()
         from sqlanon.metrics import get_metric
@@ -359,6 +366,30 @@ class Job:
         if self.output.path is not None:
             if self.output.kind == "duckdb" and not self.output.table:
                 raise ConfigError("output.table is required when the output is a .duckdb file")
+
+    def _validate_encodings(self) -> None:
+        """input.encoding for a CSV only (and one DuckDB can read, for the duckdb engine);
+        an attribute's encoding only beside a hierarchy file."""
+        from sqlanon import text_encoding
+
+        if self.input.encoding is not None:
+            if self.input.kind != "csv":
+                raise ConfigError(
+                    f"input.encoding applies to a CSV input only, not to {self.input.describe()} ({self.input.kind}): "
+                    "Parquet and DuckDB store text as UTF-8; remove input.encoding")
+            name = text_encoding.codec(self.input.encoding, "input.encoding")
+            if self.engine == "duckdb" and name not in text_encoding.DUCKDB:
+                raise ConfigError(
+                    f"input.encoding = {self.input.encoding!r}: the duckdb engine reads CSV in utf-8, utf-16 or "
+                    "latin-1 only; convert the file (e.g. iconv -t utf-8), or use [engine] name = \"memory\"")
+        for a in self.attributes:
+            if a.encoding is None:
+                continue
+            if a.hierarchy is None or isinstance(a.hierarchy, (dict, Hierarchy)):
+                raise ConfigError(
+                    f"attribute '{a.name}': encoding applies to a hierarchy file (hierarchy = \"file.csv\"), "
+                    "which this attribute does not have; remove encoding")
+            text_encoding.codec(a.encoding, f"the encoding of attribute '{a.name}'")
 
     def _validate_models(self) -> None:
         from sqlanon.criteria import build_model
@@ -473,11 +504,11 @@ class Job:
             from sqlanon.hierarchy.builders import build_hierarchy
 
             return build_hierarchy(attribute.name, h, values() if callable(values) else values)
-        return read_hierarchy(h, attribute.name)
+        return read_hierarchy(h, attribute.name, encoding=attribute.encoding)
 
 
 _SECTIONS = {
-    "input": {"path", "delimiter", "table", "drop"},
+    "input": {"path", "delimiter", "table", "drop", "encoding"},
     "privacy": {"k", "suppression_limit", "models"},
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
@@ -546,6 +577,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         delimiter=raw_input.get("delimiter", ","),
         table=raw_input.get("table"),
         drop=tuple(drop),
+        encoding=raw_input.get("encoding"),
         catalog="spark" if doc.get("engine", {}).get("name") == "spark" and "path" not in raw_input else None,
     )
     attributes = []
@@ -555,9 +587,9 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
     for name, spec in raw_attributes.items():
         if not isinstance(spec, dict):
             raise ConfigError(f"{where}: [attributes.\"{name}\"] must be a table with a role")
-        extra = set(spec) - {"role", "hierarchy"}
+        extra = set(spec) - {"role", "hierarchy", "encoding"}
         if extra:
-            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for attribute '{name}'; known: hierarchy, role")
+            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for attribute '{name}'; known: encoding, hierarchy, role")
         if "role" not in spec:
             raise ConfigError(f"{where}: attribute '{name}' has no role; give one of {', '.join(ROLES)}")
         hierarchy = spec.get("hierarchy")
@@ -568,7 +600,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             raise ConfigError(f"{where}: the hierarchy of '{name}' must be a file path or a builder table")
         else:
             hierarchy = resolve(hierarchy)
-        attributes.append(Attribute(name, spec["role"], hierarchy))
+        attributes.append(Attribute(name, spec["role"], hierarchy, spec.get("encoding")))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
     koptimize = search.get("koptimize", {})
     if not isinstance(koptimize, dict):

@@ -45,3 +45,35 @@ class VerificationError(SqlanonError):
     """The written output failed the independent privacy re-check (a bug)."""
 
     exit_code = EXIT_INTERNAL
+
+
+#: the longest value an error message echoes whole
+CUT = 80
+
+
+def cut(value, limit: int = CUT) -> str:
+    """A data or hierarchy value as an error message quotes it: its repr, cut to ``limit``
+    characters with its length beside it, so a 100 KB field does not become a 100 KB message.
+
+    >>> cut("Zürich")
+    "'Zürich'"
+    >>> cut("a" * 100, 4)
+    "'aaaa…' (100 characters)"
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit] + '…'!r} ({len(text):,} characters)"
+
+
+def cuts(values) -> str:
+    """Several values for a message, each through ``cut`` (NULL as NULL), comma-separated."""
+    return ", ".join("NULL" if v is None else cut(v) for v in values)
+
+
+def first_line(error: Exception, limit: int = 300) -> str:
+    """The first line of a library's or database's message, cut to ``limit`` characters:
+    some quote a whole row or value of the file."""
+    text = str(error).strip()
+    line = text.splitlines()[0] if text else type(error).__name__
+    return line if len(line) <= limit else line[:limit] + "…"

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 from sqlglot import exp
 
 from sqlanon.compiler import ident
-from sqlanon.errors import ConfigError, DataError, OutputError
+from sqlanon.errors import ConfigError, DataError, OutputError, first_line
 
 _INSTALL = "pip install 'sqlanon[postgres]' (psycopg 3)"
 _SHOWN = ("host", "port", "dbname", "user")
@@ -64,11 +64,6 @@ def connect(url: str | None):
         raise DataError(f"cannot connect to PostgreSQL ({describe(url)}): {first_line(error)}. Check [engine] url "
                         "or the PG* environment variables (PGHOST, PGPORT, PGDATABASE, PGUSER; the password in "
                         "PGPASSWORD or ~/.pgpass)") from None
-
-
-def first_line(error: Exception) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def table_name(name: str, what: str) -> exp.Table:

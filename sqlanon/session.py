@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import time
 from dataclasses import replace
 from math import prod
@@ -17,7 +18,8 @@ from sqlanon.context import metric_context
 from sqlanon.criteria import build_models
 from sqlanon.engines import create_engine
 from sqlanon.engines.base import OutputColumn
-from sqlanon.errors import ConfigError
+from sqlanon.errors import ConfigError, cuts
+from sqlanon.hierarchy.coverage import refuse_header_row
 from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
 from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
@@ -58,6 +60,8 @@ class Session:
                                   "use engine.name = \"duckdb\"")
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
                                                 self.sensitives, **subset)
+            for hierarchy, counts in zip(self.hierarchy_objects, self.prepared.value_counts):
+                refuse_header_row(hierarchy, counts[0])  # a header read as a value would change the loss
         except BaseException:
             self.engine.close()
             raise
@@ -223,7 +227,7 @@ def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputCo
     if unknown:
         raise ConfigError(
             f"column(s) {unknown} named in the job are not in the input {job.input.describe()}; "
-            f"its columns are: {columns}"
+            f"its columns are: {cuts(columns[:20])}{' …' if len(columns) > 20 else ''}{_delimiter_hint(job, columns)}"
         )
     subset = job.research_subset
     if subset is not None:
@@ -231,7 +235,7 @@ def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputCo
         if subset.input_column not in columns:
             raise ConfigError(
                 f"the delta-presence model's {option} = '{subset.input_column}' is not a column of the input "
-                f"{job.input.describe()}; its columns are: {columns}"
+                f"{job.input.describe()}; its columns are: {cuts(columns[:20])}{' …' if len(columns) > 20 else ''}"
             )
         if subset.column is not None and subset.column not in job.input.drop:  # the model's, never released
             roles.setdefault(subset.column, "identifying")
@@ -254,3 +258,14 @@ def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputCo
         elif name in passthrough:
             output.append(OutputColumn(name, "pass", passthrough.index(name)))
     return passthrough, output
+
+
+def _delimiter_hint(job: Job, columns: list[str]) -> str:
+    """A CSV read with the wrong delimiter has one column whose name holds the real ones."""
+    if job.input.kind != "csv" or len(columns) != 1:
+        return ""
+    for separator in (";", ",", "\t", "|"):
+        if separator != job.input.delimiter and separator in columns[0]:
+            return (f". The header reads as one column: the file looks separated by {separator!r}; "
+                    f"set [input] delimiter = {json.dumps(separator)}")
+    return ""

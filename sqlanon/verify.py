@@ -23,6 +23,7 @@ from sqlglot import exp
 from sqlanon.compiler import col, ident, param
 from sqlanon.config import Output, Source
 from sqlanon.errors import VerificationError
+from sqlanon.text_encoding import duckdb_name
 
 MASK = "*"
 # the group figures' names, unlike any column a user would give (a QI may be called "n")
@@ -136,9 +137,9 @@ def population_counts(population: Population, qis: list[str]) -> tuple[Counter, 
         if source.kind == "arrow":
             con.register("population", source.arrow)
             relation, params = "population", {}
-        elif source.kind == "csv":
-            relation, params = "read_csv($path, delim = $delim, header = true, all_varchar = true)", {
-                "path": source.path, "delim": source.delimiter}
+        elif source.kind == "csv":  # read as the engine read it: every column text, in the input's encoding
+            relation, params = "read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $enc)", {
+                "path": source.path, "delim": source.delimiter, "enc": duckdb_name(source.encoding)}
         elif source.kind == "parquet":
             relation, params = "read_parquet($path)", {"path": source.path}
         else:

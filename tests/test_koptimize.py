@@ -344,8 +344,8 @@ def test_bad_settings_are_refused_with_the_key_and_the_fix(search, privacy, mess
 
 @pytest.mark.parametrize("koptimize, message", [
     ({"label": "salary"}, "search.label names 'salary', which must be a released column"),
-    ({"order": {"sex": ["Male"]}}, "leaves out 1 value(s) present in the data, e.g. ['Female']"),
-    ({"order": {"sex": ["Male", "Female", "Other"]}}, "lists ['Other'], which are not values of the hierarchy"),
+    ({"order": {"sex": ["Male"]}}, "leaves out 1 value(s) present in the data, e.g. 'Female'"),
+    ({"order": {"sex": ["Male", "Female", "Other"]}}, "lists 'Other', which are not values of the hierarchy"),
     ({"order": {"age": ["1"]}}, "search.koptimize.order names ['age'], which are not quasi-identifiers"),
 ])
 def test_bad_label_and_order_are_refused(adult_available, koptimize, message):

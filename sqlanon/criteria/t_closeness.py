@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Sequence
 
 import pyarrow as pa
@@ -28,18 +29,20 @@ from sqlglot import exp
 from sqlanon.compiler import col, ident, table
 from sqlanon.criteria.base import EPSILON, PrivacyModel, aggregate, as_double, number, share
 from sqlanon.criteria.options import fraction
-from sqlanon.errors import ConfigError, HierarchyError
+from sqlanon.errors import ConfigError, HierarchyError, cuts
+from sqlanon.text_encoding import codec
 
 DISTANCES = ("equal", "ordered", "hierarchical")
 
 
 class TCloseness(PrivacyModel):
     name = "t-closeness"
-    options = ("attribute", "t", "distance", "hierarchy", "order")
+    options = ("attribute", "t", "distance", "hierarchy", "order", "encoding")
     monotonic_with_suppression = False
     worst = "max"
 
-    def __init__(self, attribute: str, t: float, distance: str = "equal", hierarchy=None, order=None):
+    def __init__(self, attribute: str, t: float, distance: str = "equal", hierarchy=None, order=None,
+                 encoding: str | None = None):
         self.attribute = attribute
         self.t = fraction("t", t, self.name)
         if distance not in DISTANCES:
@@ -53,8 +56,14 @@ class TCloseness(PrivacyModel):
             raise ConfigError(f"t-closeness: order is used only with distance = \"ordered\", not {distance!r}")
         if order is not None and (not isinstance(order, list) or not all(isinstance(v, str) for v in order)):
             raise ConfigError("t-closeness: order must be a list of the attribute's values as strings")
+        if encoding is not None and not isinstance(hierarchy, (str, Path)):
+            raise ConfigError("t-closeness: encoding is the text encoding of the hierarchy file; give it with "
+                              "distance = \"hierarchical\" and hierarchy = \"file.csv\" only")
+        if encoding is not None:
+            codec(encoding, "t-closeness: encoding")
         self.hierarchy = hierarchy
         self.order = order
+        self.encoding = encoding
         self._labels: list[str] = []
 
     @property
@@ -88,7 +97,7 @@ class TCloseness(PrivacyModel):
             if missing:
                 raise ConfigError(
                     f"t-closeness: order for '{self.attribute}' lacks {len(missing)} value(s) of the data, "
-                    f"e.g. {missing[:5]}; list every value"
+                    f"e.g. {cuts(missing[:5])}; list every value"
                 )
             position = {v: i for i, v in enumerate(dict.fromkeys(self.order))}
             ranked = sorted(values, key=position.__getitem__)
@@ -98,7 +107,7 @@ class TCloseness(PrivacyModel):
             except ValueError:
                 bad = [v for v in values if not _is_number(v)][:5]
                 raise ConfigError(
-                    f"t-closeness: '{self.attribute}' is not numeric (e.g. {bad}); give order = [...] "
+                    f"t-closeness: '{self.attribute}' is not numeric (e.g. {cuts(bad)}); give order = [...] "
                     "listing its values for distance = \"ordered\""
                 ) from None
         return {v: i for i, v in enumerate(ranked)}
@@ -106,13 +115,14 @@ class TCloseness(PrivacyModel):
     def _tree(self, values: Sequence[str]) -> dict[str, tuple[str, ...]]:
         from sqlanon.hierarchy import Hierarchy, read_hierarchy
 
-        h = self.hierarchy if isinstance(self.hierarchy, Hierarchy) else read_hierarchy(self.hierarchy, self.attribute)
+        h = self.hierarchy if isinstance(self.hierarchy, Hierarchy) else read_hierarchy(
+            self.hierarchy, self.attribute, encoding=self.encoding, setting="the t-closeness model's")
         rows = {row[0]: tuple(row) for row in h.rows}
         missing = [v for v in values if v not in rows]
         if missing:
             raise HierarchyError(
                 f"t-closeness: the hierarchy of '{self.attribute}' ({h.source}) lacks {len(missing)} value(s) of "
-                f"the data, e.g. {missing[:5]}; add a row for each"
+                f"the data, e.g. {cuts(missing[:5])}; add a row for each"
             )
         if h.height == 0 or len({row[-1] for row in h.rows}) != 1:
             raise HierarchyError(
@@ -187,6 +197,8 @@ class TCloseness(PrivacyModel):
             if hasattr(h, "rows"):  # given in code: named by its rows' digest
                 h = f"{h.source} sha1:" + hashlib.sha1(json.dumps(h.rows).encode()).hexdigest()[:12]
             d["hierarchy"] = str(h)
+            if self.encoding is not None:
+                d["encoding"] = self.encoding
         if self.order is not None:
             d["order"] = self.order
         return d

@@ -7,7 +7,6 @@ and ATTACH for the output, and the research subset's checks and identifier files
 
 from __future__ import annotations
 
-import csv
 import glob
 import os
 from collections.abc import Sequence
@@ -18,9 +17,11 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sqlanon import compiler as c
+from sqlanon import text_encoding
 from sqlanon.config import Output, Source
+from sqlanon.engines.csv_input import check_header, read_error
 from sqlanon.engines.sql import SqlEngine, first_line
-from sqlanon.errors import ConfigError, DataError, OutputError
+from sqlanon.errors import ConfigError, DataError, OutputError, cuts
 from sqlanon.pg_connection import table_name
 from sqlanon.population import IDS, ResearchSubset, subset_condition
 from sqlanon.snapshots import SnapshotSettings
@@ -28,6 +29,15 @@ from sqlanon.snapshots import SnapshotSettings
 DIALECT = "duckdb"
 _SHOW = 5
 SOURCE_DB = "sqlanon_source"
+
+
+def csv_relation(source: Source) -> tuple[str, dict]:
+    """``read_csv`` of a CSV input, every column text, in the input's encoding."""
+    return "read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding)", {
+        "path": source.path,
+        "delim": source.delimiter,
+        "encoding": text_encoding.duckdb_name(source.encoding),
+    }
 
 
 def literal(value: str) -> str:
@@ -92,10 +102,7 @@ class DuckDBEngine(SqlEngine):
         """SQL of the source as a relation, with its parameters."""
         kind = source.kind
         if kind == "csv":
-            return "read_csv($path, delim = $delim, header = true, all_varchar = true)", {
-                "path": source.path,
-                "delim": source.delimiter,
-            }
+            return csv_relation(source)
         if kind == "parquet":
             return "read_parquet($path)", {"path": source.path}
         if kind == "duckdb":
@@ -115,6 +122,8 @@ class DuckDBEngine(SqlEngine):
             raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
         if kind == "parquet" and not glob.glob(source.path):
             raise DataError(f"no Parquet file matches {source.path}")
+        if kind == "csv":
+            check_header(source)
         try:
             if kind == "postgres":
                 self._attach_postgres(source)
@@ -176,7 +185,7 @@ class DuckDBEngine(SqlEngine):
             bad = self.run(f"SELECT DISTINCT {column} FROM {c.INPUT} WHERE TRY_CAST({column} AS BOOLEAN) IS NULL "
                            f"ORDER BY 1 NULLS FIRST LIMIT {_SHOW}")
             if bad:
-                shown = ", ".join("NULL" if v is None else repr(v) for (v,) in bad)
+                shown = cuts(v for (v,) in bad)
                 raise ConfigError(f"delta-presence: the subset column '{subset.column}' holds values that are not "
                                   f"true or false, e.g. {shown}: {fix}")
             return subset_condition(subset, "s")
@@ -204,14 +213,14 @@ class DuckDBEngine(SqlEngine):
                               f"GROUP BY 1 HAVING COUNT(*) > 1 ORDER BY 1 LIMIT {_SHOW}")
         if duplicates:
             raise ConfigError(f"delta-presence: identifiers of subset_file name more than one row of the input's key "
-                              f"column '{subset.key}' (e.g. {', '.join(repr(v) for (v,) in duplicates)}): each "
+                              f"column '{subset.key}' (e.g. {cuts(v for (v,) in duplicates)}): each "
                               "identifier must name one row; use a key that is unique in the input")
         missing = self.run(f"SELECT key FROM {ids} WHERE key NOT IN (SELECT {value} FROM {c.INPUT} AS s) "
                            "ORDER BY key")
         if missing:
             raise ConfigError(
                 f"delta-presence: {len(missing)} identifier(s) of subset_file {subset.file} are not in the input's "
-                f"column '{subset.key}', e.g. {', '.join(repr(v) for (v,) in missing[:_SHOW])}: the research subset "
+                f"column '{subset.key}', e.g. {cuts(v for (v,) in missing[:_SHOW])}: the research subset "
                 "must be part of the population (remove them, or use the whole population as input)")
         return subset_condition(subset, "s")
 
@@ -278,34 +287,3 @@ def interruptible():
         if "interrupted" in str(error).lower():
             raise KeyboardInterrupt from None
         raise
-
-
-def read_error(source: Source, error: Exception) -> DataError:
-    """The error for an unreadable input; for a CSV it names the line of the first ragged
-    row, which neither DuckDB's sniffer nor pyarrow does."""
-    if source.kind == "csv":
-        ragged = first_ragged_row(source.path, source.delimiter)
-        if ragged:
-            line, found, expected = ragged
-            return DataError(
-                f"input {source.path}: line {line} has {found} fields, the header has {expected} "
-                f"(delimiter {source.delimiter!r}). Fix the row or quote fields that contain the delimiter."
-            )
-    return DataError(f"cannot read input {source.describe()}: {first_line(error)}")
-
-
-def first_ragged_row(path: str, delimiter: str) -> tuple[int, int, int] | None:
-    """(line number, fields, header fields) of the first row whose width differs, or None."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.reader(handle, delimiter=delimiter)
-            header = next(reader, None)
-            if header is None:
-                return None
-            for row in reader:
-                if row and len(row) != len(header):
-                    return reader.line_num, len(row), len(header)
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return None
-    return None
-

@@ -33,13 +33,13 @@ from sqlanon.engines import memory_io as io
 from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
 from sqlanon.engines.evaluate import evaluate, keep_mask
 from sqlanon.engines.memory_figures import Histogram, figures
-from sqlanon.errors import DataError, HierarchyError, OutputError
+from sqlanon.errors import DataError, OutputError
 from sqlanon.hierarchy import EncodedHierarchy
+from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
 from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
 from sqlanon.stats import ClassStats
 
-_SHOW = 5
 MASK = "*"
 
 
@@ -202,15 +202,8 @@ class MemoryEngine:
         codes = pc.index_in(texts, value_set=pa.array(hierarchy.labels[0], pa.string()))
         if codes.null_count:
             missing = pc.value_counts(pc.filter(texts, pc.is_null(codes))).to_pylist()
-            missing.sort(key=lambda x: (-x["counts"], x["values"]))
-            rows = sum(x["counts"] for x in missing)
-            shown = ", ".join("NULL/empty" if x["values"] == "" else repr(x["values"]) for x in missing[:_SHOW])
-            hint = (" (map NULL and empty fields with a hierarchy row whose first field is empty, e.g. ';*')"
-                    if any(x["values"] == "" for x in missing) else "")
-            raise HierarchyError(
-                f"column '{name}' of {self._source.describe()} has {len(missing)} value(s) missing from its "
-                f"hierarchy ({rows} rows), e.g. {shown}. Add a row for each to the hierarchy file{hint}."
-            )
+            missing = sorted(((x["values"], x["counts"]) for x in missing), key=lambda x: (-x[1], x[0]))
+            raise missing_values_error(name, self._source.describe(), missing, hierarchy)
         return codes.to_numpy().astype(np.int64)
 
     def _encode_sensitive(self, name: str) -> tuple[list[str], list[int], np.ndarray]:

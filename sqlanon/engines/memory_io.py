@@ -20,6 +20,9 @@ import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
 from sqlanon.config import Source
+from sqlanon.engines import csv_input
+from sqlanon.engines.csv_input import check_header
+from sqlanon.text_encoding import codec, reading_codec
 from sqlanon.errors import ConfigError, DataError
 
 #: bytes the engine holds per input byte (text table, codes, class table, output), roughly
@@ -83,16 +86,19 @@ def read_columns(source: Source) -> list[str]:
         return list(source.arrow.column_names)
     if source.kind == "parquet":
         return list(pq.read_schema(sorted(glob.glob(source.path))[0]).names)
-    with open(source.path, "rb") as handle:
+    check_header(source)
+    # The first line only, decoded here (pyarrow is then given UTF-8).
+    with open(source.path, newline="", encoding=reading_codec(source.encoding)) as handle:
         first = handle.readline()
     if not first.strip():
         return []
-    return list(pcsv.read_csv(pa.py_buffer(first), _csv_read_options(), pcsv.ParseOptions(delimiter=source.delimiter),
-                              _csv_convert_options()).column_names)
+    return list(pcsv.read_csv(pa.py_buffer(first.encode("utf-8")), _csv_read_options(),
+                              pcsv.ParseOptions(delimiter=source.delimiter), _csv_convert_options()).column_names)
 
 
-def _csv_read_options() -> pcsv.ReadOptions:
-    return pcsv.ReadOptions(autogenerate_column_names=False)
+def _csv_read_options(encoding: str | None = None) -> pcsv.ReadOptions:
+    # pyarrow transcodes any other encoding to UTF-8 with Python's codec before parsing.
+    return pcsv.ReadOptions(autogenerate_column_names=False, encoding=codec(encoding, "input.encoding"))
 
 
 def _csv_convert_options() -> pcsv.ConvertOptions:
@@ -113,15 +119,14 @@ def read_table(source: Source, columns: Sequence[str]) -> pa.Table:
         options = _csv_convert_options()
         options.column_types = {name: pa.string() for name in names}
         options.include_columns = columns
-        return pcsv.read_csv(source.path, _csv_read_options(), pcsv.ParseOptions(delimiter=source.delimiter), options)
-    except pa.ArrowInvalid as error:
+        return pcsv.read_csv(source.path, _csv_read_options(source.encoding), pcsv.ParseOptions(delimiter=source.delimiter),
+                             options)
+    except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         raise _read_error(source, error) from None
 
 
 def _read_error(source: Source, error: Exception) -> DataError:
-    from sqlanon.engines.duckdb import read_error
-
-    return read_error(source, error)
+    return csv_input.read_error(source, error)
 
 
 def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from sqlanon.config import Source
 from sqlanon.engines import memory_io
-from sqlanon.errors import ConfigError, DataError, OutputError
+from sqlanon.errors import ConfigError, DataError, OutputError, first_line
 
 ROWID = "rowid"
 DEFAULT_MASTER = "local[2]"
@@ -169,6 +169,3 @@ def write_csv(frame, target: str, delimiter: str, path: str) -> None:
     except OSError as error:
         raise OutputError(f"cannot write output {path}: {error.strerror or error}") from None
 
-
-def first_line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

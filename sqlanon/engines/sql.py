@@ -53,15 +53,14 @@ from sqlanon import compiler as c
 from sqlanon.config import Output, Source
 from sqlanon.dialects import render
 from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
-from sqlanon.errors import ConfigError, DataError, HierarchyError
+from sqlanon.errors import ConfigError, DataError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
+from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
 from sqlanon.population import ResearchSubset
 from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
 from sqlanon.stats import ClassStats
-
-_SHOW = 5
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,7 @@ class SqlEngine:
         self.rows_scanned += rows
         for j, (name, hierarchy) in enumerate(qis):
             self._store_hierarchy(j, hierarchy)
-            self._check_coverage(j, name)
+            self._check_coverage(j, name, hierarchy)
         population, member = rows, None
         if subset is not None:
             member = self._prepare_subset(subset)
@@ -254,18 +253,11 @@ class SqlEngine:
         for name, data in tables.items():
             self._materialize(name, data, replace=True)
 
-    def _check_coverage(self, j: int, name: str) -> None:
+    def _check_coverage(self, j: int, name: str, hierarchy: EncodedHierarchy) -> None:
         # Ordered here too: the database's collation must not change the message.
         missing = sorted(self.run(c.missing_values_query(j, name)), key=lambda r: (-r[1], r[0]))
-        if not missing:
-            return
-        rows = sum(n for _, n in missing)
-        shown = ", ".join("NULL/empty" if v == "" else repr(v) for v, _ in missing[:_SHOW])
-        hint = " (map NULL and empty fields with a hierarchy row whose first field is empty, e.g. ';*')" if any(v == "" for v, _ in missing) else ""
-        raise HierarchyError(
-            f"column '{name}' of {self._source.describe()} has {len(missing)} value(s) missing from its "
-            f"hierarchy ({rows} rows), e.g. {shown}. Add a row for each to the hierarchy file{hint}."
-        )
+        if missing:
+            raise missing_values_error(name, self._source.describe(), missing, hierarchy)
 
     # -- checks ------------------------------------------------------------------------------
     def _figures(self, node: Node, keep: KeepCondition, lookup: str | None = None) -> list[exp.Select]:
@@ -488,6 +480,3 @@ def fetched_bytes(rows) -> int:
     value's text (NULL: 0). Not the wire size, which only a client-server engine has."""
     return sum(len(str(v)) for row in rows for v in row if v is not None)
 
-
-def first_line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0]

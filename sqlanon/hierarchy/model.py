@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Sequence
 
-from sqlanon.errors import HierarchyError
+from sqlanon.errors import HierarchyError, cut
 
 _SHOW = 5  # how many offending values an error message lists
 
@@ -24,6 +24,8 @@ class Hierarchy:
     attribute: str
     rows: tuple[tuple[str, ...], ...]
     source: str = "<memory>"
+    #: the line of each row in ``source`` (empty when the rows were not numbered), for messages
+    lines: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def from_rows(
@@ -38,7 +40,11 @@ class Hierarchy:
             for i, item in enumerate(rows, start=1)
         ]
         _validate(attribute, numbered, source)
-        return cls(attribute, tuple(row for _, row in numbered), source)
+        return cls(attribute, tuple(row for _, row in numbered), source, tuple(line for line, _ in numbered))
+
+    def line(self, index: int) -> int:
+        """The line of row ``index`` in the source (its position when the rows were not numbered)."""
+        return self.lines[index] if index < len(self.lines) else index + 1
 
     @property
     def height(self) -> int:
@@ -78,7 +84,7 @@ def _validate(attribute: str, numbered: list[tuple[int, tuple[str, ...]]], sourc
         else:
             seen[row[0]] = line
     if duplicates:
-        shown = ", ".join(f"'{v}' (lines {a} and {b})" for v, a, b in duplicates[:_SHOW])
+        shown = ", ".join(f"{cut(v)} (lines {a} and {b})" for v, a, b in duplicates[:_SHOW])
         raise HierarchyError(
             f"{where}: duplicate original values {shown} ({len(duplicates)} in all). "
             "Each value must appear in exactly one row."
@@ -90,8 +96,8 @@ def _validate(attribute: str, numbered: list[tuple[int, tuple[str, ...]]], sourc
             if value in parent and parent[value][0] != up:
                 first_up, first_line = parent[value]
                 raise HierarchyError(
-                    f"{where} is not functional: value '{value}' at level {level} maps to "
-                    f"'{first_up}' (line {first_line}) and to '{up}' (line {line}) at level "
+                    f"{where} is not functional: value {cut(value)} at level {level} maps to "
+                    f"{cut(first_up)} (line {first_line}) and to {cut(up)} (line {line}) at level "
                     f"{level + 1}. A value must have exactly one generalization per level."
                 )
             parent.setdefault(value, (up, line))
@@ -109,6 +115,8 @@ class EncodedHierarchy:
     labels: tuple[tuple[str, ...], ...]
     leaves: tuple[tuple[int, ...], ...]
     distinct: tuple[int, ...] = field(default=())
+    #: the hierarchy it encodes (its source and lines name the rows in messages)
+    origin: Hierarchy | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def build(cls, hierarchy: Hierarchy) -> "EncodedHierarchy":
@@ -127,4 +135,5 @@ class EncodedHierarchy:
             labels=labels,
             leaves=tuple(tuple(x) for x in leaves),
             distinct=tuple(len(lookup[l]) for l in range(levels)),
+            origin=hierarchy,
         )

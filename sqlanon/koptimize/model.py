@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sqlanon.errors import ConfigError
+from sqlanon.errors import ConfigError, cut, cuts
 from sqlanon.hierarchy import EncodedHierarchy
 
 _SHOW = 5
@@ -147,19 +147,19 @@ def _domain(name: str, hierarchy: EncodedHierarchy, present: np.ndarray, listed:
 def _listed(name: str, hierarchy: EncodedHierarchy, texts: dict[int, str], listed) -> list[int]:
     where = f"search.koptimize.order.\"{name}\""
     if not isinstance(listed, list) or not all(isinstance(v, str) for v in listed):
-        raise ConfigError(f"{where} must be a list of the attribute's values (strings), got {listed!r}")
+        raise ConfigError(f"{where} must be a list of the attribute's values (strings), got {cut(listed)}")
     duplicates = sorted({v for v in listed if listed.count(v) > 1})
     if duplicates:
-        raise ConfigError(f"{where} lists {duplicates[:_SHOW]} more than once; list each value once")
+        raise ConfigError(f"{where} lists {cuts(duplicates[:_SHOW])} more than once; list each value once")
     known = set(hierarchy.labels[0])
     strangers = [v for v in listed if v not in known]
     if strangers:
-        raise ConfigError(f"{where} lists {strangers[:_SHOW]}, which are not values of the hierarchy of '{name}'")
+        raise ConfigError(f"{where} lists {cuts(strangers[:_SHOW])}, which are not values of the hierarchy of '{name}'")
     position = {v: i for i, v in enumerate(listed)}
     missing = sorted(t for t in texts.values() if t not in position)
     if missing:
         raise ConfigError(
-            f"{where} leaves out {len(missing)} value(s) present in the data, e.g. {missing[:_SHOW]}; "
+            f"{where} leaves out {len(missing)} value(s) present in the data, e.g. {cuts(missing[:_SHOW])}; "
             "list every value of the attribute"
         )
     return sorted(texts, key=lambda code: position[texts[code]])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlanon.errors import ConfigError
+from sqlanon.errors import ConfigError, cut
 
 GRANULARITIES = {
     "month": lambda d: f"{d.year:04d}-{d.month:02d}",
@@ -36,7 +36,7 @@ def build_dates(attribute: str, spec: dict, values: list[str]) -> list[list[str]
             days[value] = datetime.strptime(value, fmt)
         except ValueError:
             raise ConfigError(
-                f"attribute '{attribute}': value {value!r} does not match the date format {fmt!r}"
+                f"attribute '{attribute}': value {cut(value)} does not match the date format {fmt!r}"
             ) from None
     rows = [[value] + [GRANULARITIES[l](day) for l in levels] for value, day in sorted(days.items(), key=lambda x: x[1])]
     return with_top(rows)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal, InvalidOperation
 
-from sqlanon.errors import ConfigError
+from sqlanon.errors import ConfigError, cut
 
 
 def _number(attribute: str, text: str) -> Decimal:
@@ -22,11 +22,11 @@ def _number(attribute: str, text: str) -> Decimal:
         value = Decimal(text)
     except InvalidOperation:
         raise ConfigError(
-            f"attribute '{attribute}': value {text!r} is not a number, so an intervals hierarchy "
+            f"attribute '{attribute}': value {cut(text)} is not a number, so an intervals hierarchy "
             "cannot place it; use a mask or order hierarchy, or clean the column"
         ) from None
     if not value.is_finite():
-        raise ConfigError(f"attribute '{attribute}': value {text!r} is not a finite number")
+        raise ConfigError(f"attribute '{attribute}': value {cut(text)} is not a finite number")
     return value
 
 
@@ -105,7 +105,7 @@ def _levels_from_cuts(attribute, spec):
                 if low <= n < high:
                     return low, high
             raise ConfigError(
-                f"attribute '{attribute}': value {text} lies outside the cuts {[str(p) for p in points]}; "
+                f"attribute '{attribute}': value {cut(text)} lies outside the cuts {[str(p) for p in points]}; "
                 "widen the first and last cut or use bottom/top coding"
             )
         return place

@@ -8,7 +8,7 @@ A group is labelled "first..last" (or the value itself when alone).
 
 from __future__ import annotations
 
-from sqlanon.errors import ConfigError
+from sqlanon.errors import ConfigError, cut
 
 
 def build_order(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
@@ -25,7 +25,7 @@ def build_order(attribute: str, spec: dict, values: list[str]) -> list[list[str]
     if missing:
         raise ConfigError(
             f"attribute '{attribute}': {len(missing)} value(s) of the data are not in the ordered list, "
-            f"e.g. {missing[:5]}; add them to 'values'"
+            f"e.g. {', '.join(cut(v) for v in missing[:5])}; add them to 'values'"
         )
     groups = [[i] for i in range(len(ordered))]
     columns = [list(ordered)]
