@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from sqlanon.compiler import col, ident, param
 from sqlanon.config import Output, Source
-from sqlanon.errors import VerificationError
+from sqlanon.errors import VerificationError, cut
 from sqlanon.text_encoding import duckdb_name
 
 MASK = "*"
@@ -180,6 +180,11 @@ def _released_groups(output: Output, qis: list[str], attributes: list[str], url:
     return groups
 
 
+def _class_text(qis: list[str], key: tuple) -> str:
+    """A released class for a message: each QI with its value, cut like every echoed value."""
+    return "{" + ", ".join(f"{q}: {'NULL' if v is None else cut(v)}" for q, v in zip(qis, key)) + "}"
+
+
 def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int,
                  population: tuple[Counter, Counter] | None = None, url: str | None = None,
                  named: str | None = None) -> list[dict]:
@@ -209,7 +214,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 everyone, chosen = population
                 if chosen.get(key, 0) != len(group):
                     raise VerificationError(
-                        f"output {named}: the released class {dict(zip(qis, key))} has {len(group)} rows, but "
+                        f"output {named}: the released class {_class_text(qis, key)} has {len(group)} rows, but "
                         f"the research subset has {chosen.get(key, 0)} in it. Nothing was published; this is a bug.")
                 value = model.presence_value(len(group), everyone[key])
             elif model.attribute is None:  # a condition on the size (k, max_risk) or none
@@ -218,7 +223,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 value = model.class_value(Counter(r[attributes.index(model.attribute)] for r in group), overall[model.attribute])
             if not model.class_holds(value):
                 raise VerificationError(
-                    f"output {named}: the released class {dict(zip(qis, key))} fails {model.describe()} "
+                    f"output {named}: the released class {_class_text(qis, key)} fails {model.describe()} "
                     f"({value}). Nothing was published; this is a bug, please report it."
                 )
             values[index].append(value)
