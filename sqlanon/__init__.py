@@ -1,9 +1,38 @@
-"""sqlanon: optimal anonymization of tables, pushed into an analytical database."""
+"""sqlanon: optimal anonymization of tables, pushed into an analytical database.
+
+The API is exported lazily (PEP 562): ``import sqlanon`` loads none of DuckDB, pyarrow,
+sqlglot or SciPy; ``sqlanon.anonymize`` (or ``from sqlanon import anonymize``) imports its
+module on first use. The command line (``sqlanon --version``, ``--help``) relies on this.
+"""
+
+from importlib import import_module
 
 __version__ = "0.1.0"
 
-from sqlanon.config import Attribute, Job, Output, Source, load_job  # noqa: E402
-from sqlanon.anonymizer import Result, anonymize  # noqa: E402
-from sqlanon.hierarchy import Hierarchy, read_hierarchy  # noqa: E402
+# exported name -> the module defining it
+_EXPORTS = {
+    "Attribute": "sqlanon.config",
+    "Job": "sqlanon.config",
+    "Output": "sqlanon.config",
+    "Source": "sqlanon.config",
+    "load_job": "sqlanon.config",
+    "Result": "sqlanon.anonymizer",
+    "anonymize": "sqlanon.anonymizer",
+    "Hierarchy": "sqlanon.hierarchy",
+    "read_hierarchy": "sqlanon.hierarchy",
+}
 
 __all__ = ["Attribute", "Hierarchy", "Job", "Output", "Result", "Source", "anonymize", "load_job", "read_hierarchy"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:  # not ours: lets ``from sqlanon import compiler`` import the submodule
+        raise AttributeError(f"module 'sqlanon' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -8,7 +8,6 @@ Exit codes: 0 solution written and verified, 1 no transformation satisfies the m
 from __future__ import annotations
 
 import json
-import signal
 import sys
 import time
 from dataclasses import replace
@@ -16,11 +15,28 @@ from pathlib import Path
 
 import click
 
-from sqlanon.anonymizer import anonymize, apply as apply_manifest, summary
 from sqlanon.config import INTERVAL_ALGORITHMS, INTERVAL_METRICS, load_job
+from sqlanon.entry import checkpoint, install_signal_handlers, interrupted
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError, SqlanonError
-from sqlanon.metrics import METRICS
-from sqlanon.search import ALGORITHMS
+from sqlanon.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
+
+
+def _api(name: str):
+    """A function of sqlanon.anonymizer, imported when a command first calls it: the engines,
+    the search, DuckDB and SciPy load inside the command's guard, not with the CLI, so
+    ``sqlanon --version`` and ``--help`` stay fast (see sqlanon/entry.py)."""
+    def call(*args, **kwargs):
+        from sqlanon import anonymizer
+
+        return getattr(anonymizer, name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+anonymize, apply_manifest, summary = _api("anonymize"), _api("apply"), _api("summary")
+
+checkpoint("import")  # test hook: a signal can be made to land here, with this module half-loaded
 
 
 class Progress:
@@ -98,21 +114,41 @@ def written(job, success: bool) -> list[str]:
 
 
 def _guard(action) -> None:
-    """Turn sqlanon errors into one clear line and the documented exit code."""
-    # SIGTERM is handled like Ctrl-C, so temporary outputs are removed on the way out.
-    signal.signal(signal.SIGTERM, _terminate)
+    """Turn sqlanon errors into one clear line and the documented exit code, an interrupt
+    into the one-line message and 130."""
+    # Installed by the entry point already; again here for `python -m sqlanon.cli` and code
+    # calling `main` itself. SIGTERM is handled like Ctrl-C, so temporary outputs are removed
+    # on the way out.
+    install_signal_handlers()
     try:
         code = action()
     except SqlanonError as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
-        click.echo("interrupted: no output was written", err=True)
-        sys.exit(130)
+        interrupted()
     sys.exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """click's standalone mode turns a KeyboardInterrupt into "Aborted!" and exit code 1; here
+    it is the one-line message and 130 wherever it lands: while the arguments are parsed, while
+    a command imports what it needs, or in a command outside ``_guard``."""
+
+    def make_context(self, *args, **kwargs):
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            interrupted()
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sqlanon")
 def main() -> None:
     """sqlanon: optimal k-anonymization of tables, pushed into DuckDB."""
@@ -348,10 +384,6 @@ def _arx_csv(h) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, delimiter=";", lineterminator="\n").writerows(h.rows)
     return buffer.getvalue()
-
-
-def _terminate(signum, frame):
-    raise KeyboardInterrupt
 
 
 def _absolute(path: str | None) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
-from sqlanon.risk.settings import RISK_KEYS, RiskSettings
+from sqlanon.risk_settings import RISK_KEYS, RiskSettings
 from sqlanon.snapshots import SnapshotSettings
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
@@ -182,7 +182,7 @@ class Job:
     threads: int | None = None
     #: [engine] url: the PostgreSQL database (libpq URL or key=value; None: the PG* variables)
     url: str | None = None
-    #: [risk] the population behind the sample and the at-risk threshold (sqlanon/risk/settings.py)
+    #: [risk] the population behind the sample and the at-risk threshold (sqlanon/risk_settings.py)
     risk: RiskSettings = field(default_factory=RiskSettings)
     #: [engine] Spark: the master URL (default: spark-submit's, else "local[2]") and Spark settings
     master: str | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlanon.errors import VerificationError
 from sqlanon.risk.analysis import risk_section
-from sqlanon.risk.settings import population_of
+from sqlanon.risk_settings import population_of
 
 
 def input_sizes(session) -> dict[int, int]:

@@ -1,15 +1,25 @@
-"""An interrupted run leaves no partial output and no temporary file behind."""
+"""An interrupted run leaves no partial output and no temporary file behind, and Ctrl-C (or
+SIGTERM) at any moment, imports included, exits 130 with the one-line message, never a traceback.
+
+No test sleeps a fixed time before signalling: each waits for something the program shows, its
+progress line on a terminal (a pseudo-terminal here: the line is drawn only on one), a test
+hold point of the entry point (SQLANON_TEST_HOLD_AT, sqlanon/entry.py) or a temporary file."""
 
 import os
+import pty
 import signal
 import subprocess
 import sys
+import threading
 import time
 
+import pytest
 
 from conftest import ADULT, ADULT_QIS, ROOT
 
-CLI = [sys.executable, "-m", "sqlanon.cli", "anonymize"]
+ENTRY = [sys.executable, "-m", "sqlanon"]  # the entry point of the `sqlanon` command
+CLI = [*ENTRY, "anonymize"]
+INTERRUPTED = "interrupted: no output was written"
 
 
 def write_job(tmp_path, limit=0.1):
@@ -39,21 +49,84 @@ def wait_for(predicate, seconds=60):
     return False
 
 
+class Terminal:
+    """A run whose stderr is a pseudo-terminal, as a user's: its progress line (the phase, then
+    the checks) is drawn there, so a test can wait for a phase instead of sleeping."""
+
+    def __init__(self, args):
+        master, slave = pty.openpty()
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=slave, cwd=ROOT)
+        os.close(slave)
+        self.text = ""
+        self._reader = threading.Thread(target=self._read, args=(master,), daemon=True)
+        self._reader.start()
+
+    def _read(self, master):
+        try:
+            while data := os.read(master, 4096):
+                self.text += data.decode(errors="replace")
+        except OSError:  # EIO: the process closed the terminal (it exited)
+            pass
+        finally:
+            os.close(master)
+
+    def shows(self, text, seconds=120):
+        return wait_for(lambda: text in self.text or self.process.poll() is not None, seconds) and text in self.text
+
+    def interrupt(self, signum=signal.SIGINT, presses=1):
+        """Send the signal, again every 0.5 s (``presses`` in all) while the run goes on."""
+        for _ in range(presses):
+            self.process.send_signal(signum)
+            if wait_for(lambda: self.process.poll() is not None, seconds=0.5):
+                break
+
+    def finish(self):
+        self.process.communicate(timeout=60)
+        self._reader.join(timeout=10)
+        return self.process.returncode, self.text
+
+
 def test_ctrl_c_during_search_leaves_nothing(tmp_path):
-    job, out = write_job(tmp_path, limit=0.1)  # about 5,000 checks: still searching after 3 s
-    process = start(job)
-    time.sleep(3)
-    assert process.poll() is None
+    job, out = write_job(tmp_path, limit=0.1)  # about 5,000 checks: searching for seconds
+    run = Terminal([*CLI, str(job)])
+    assert run.shows(" checks, best loss so far"), run.text  # the progress line of the search
     # A SIGINT that lands while DuckDB polls for signals at the very end of a query can be
     # consumed by DuckDB without an exception (seen once on a loaded machine): press again,
     # as a user would, until the run stops.
-    for _ in range(6):
-        process.send_signal(signal.SIGINT)
-        if wait_for(lambda: process.poll() is not None, seconds=3):
-            break
+    run.interrupt(presses=10)
+    code, err = run.finish()
+    assert code == 130, err
+    assert INTERRUPTED in err and "Traceback" not in err
+    assert "writing the output" not in err  # it was stopped in the search
+    assert os.listdir(out) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupt_during_prepare_leaves_nothing(tmp_path, signum):
+    """The signal lands while DuckDB reads and encodes the input (about a second on ADULT)."""
+    job, out = write_job(tmp_path, limit=0.1)
+    run = Terminal([*CLI, str(job)])
+    assert run.shows("reading and encoding the input"), run.text
+    run.interrupt(signum)
+    code, err = run.finish()
+    assert code == 130, err
+    assert INTERRUPTED in err and "Traceback" not in err
+    assert "searching" not in err  # stopped before the search began: in the prepare phase
+    assert os.listdir(out) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("moment", ["start", "import"])
+def test_interrupt_while_starting_is_one_line(tmp_path, moment, signum):
+    """At ``start`` the signal handling is installed and nothing else is imported yet; at
+    ``import`` the CLI module is half-loaded. Either way: the one line, 130, no traceback."""
+    job, out = write_job(tmp_path)
+    process = start(job, {"SQLANON_TEST_HOLD_AT": moment})
+    assert process.stderr.readline() == f"ready: {moment}\n"
+    process.send_signal(signum)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
-    assert "interrupted: no output was written" in err and "Traceback" not in err
+    assert err == INTERRUPTED + "\n"  # the whole of the rest of stderr: no traceback, no "Aborted!"
     assert os.listdir(out) == []
 
 

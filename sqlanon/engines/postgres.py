@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from decimal import Decimal
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -36,11 +38,12 @@ BATCH = 10_000
 
 
 def _driver_version() -> str:
+    """From the installed package's metadata: importing psycopg itself (0.1 s) waits for the
+    first connection (sqlanon/pg_connection.py), not for every job that loads the engines."""
     try:
-        import psycopg
-    except ImportError:
+        return f"psycopg {package_version('psycopg')}"
+    except PackageNotFoundError:
         return "psycopg not installed"
-    return f"psycopg {psycopg.__version__}"
 
 
 def _plain(value):
