@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from sqlanon.config import INTERVAL_ALGORITHMS, INTERVAL_METRICS, load_job
-from sqlanon.entry import checkpoint, install_signal_handlers, interrupted
+from sqlanon.entry import checkpoint, install_signal_handlers, interrupted, received
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError, SqlanonError
 from sqlanon.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
 
@@ -122,11 +122,15 @@ def _guard(action) -> None:
     install_signal_handlers()
     try:
         code = action()
-    except SqlanonError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(error.exit_code)
     except KeyboardInterrupt:
         interrupted()
+    except Exception as error:
+        if received():  # a library's error made of the signal (DuckDB's "Query interrupted")
+            interrupted()
+        if not isinstance(error, SqlanonError):
+            raise
+        click.echo(f"error: {error}", err=True)
+        sys.exit(error.exit_code)
     sys.exit(code)
 
 

@@ -21,6 +21,7 @@ from typing import NoReturn
 
 EXIT_INTERRUPTED = 130
 INTERRUPTED = "interrupted: no output was written"
+_received: list[int] = []  # the signals received, so an exception a library made of one is known as one
 
 
 def main() -> None:
@@ -33,6 +34,11 @@ def main() -> None:
     except KeyboardInterrupt:
         _ignore_signals()  # a second Ctrl-C must not interrupt the message
         interrupted()
+    except Exception:
+        if received():
+            _ignore_signals()
+            interrupted()
+        raise
     finally:
         # The exit code is decided: a signal now could only interrupt the interpreter's
         # shutdown (DuckDB's and Spark's exit hooks) and print a traceback.
@@ -45,7 +51,7 @@ def install_signal_handlers() -> None:
     a Spark session) runs before the exit with 130. SIGINT is set even when the process
     started with it ignored (a background job of a shell script): a run always stops on it."""
     try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _terminate)
         signal.signal(signal.SIGTERM, _terminate)
     except ValueError:  # not the main thread (the CLI called from a thread): signals do not reach it anyway
         pass
@@ -70,7 +76,16 @@ def checkpoint(moment: str) -> None:
         time.sleep(60)
 
 
+def received() -> bool:
+    """Whether a SIGINT or SIGTERM arrived. DuckDB runs the handler while it polls for signals
+    during a query and turns its KeyboardInterrupt into its own error ("Query interrupted"), and
+    a caller may wrap that once more (an OutputError): whatever exception follows a signal, the
+    run was interrupted."""
+    return bool(_received)
+
+
 def _terminate(signum, frame) -> NoReturn:
+    _received.append(signum)
     raise KeyboardInterrupt
 
 
