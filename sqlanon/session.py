@@ -58,6 +58,9 @@ class Session:
                                   "use engine.name = \"duckdb\"")
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
                                                 self.sensitives, **subset)
+            # An output the engine cannot write is refused now, not after the search.
+            if job.output.writes and hasattr(self.engine, "check_output"):
+                self.engine.check_output(job.output)
         except BaseException:
             self.engine.close()
             raise
