@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from dataclasses import replace
 from decimal import Decimal
 
 import psycopg
@@ -55,8 +56,7 @@ HIERARCHY = [[z, z[:4] + "*", "*"] for z in sorted(set(TABLE.column("zip").to_py
 def _job(source: Source, engine: str, path, drop=()) -> Job:
     attributes = [Attribute("zip", "quasi", Hierarchy.from_rows("zip", HIERARCHY)), Attribute("note", "sensitive")]
     attributes += [Attribute(n, "insensitive") for n in NON_QI if n not in ("note", *drop)]
-    source = Source(path=source.path, drop=tuple(drop)) if source.path else Source(table=source.table, drop=tuple(drop))
-    return Job(input=source, attributes=attributes, engine=engine, k=2, suppression_limit=0.1,
+    return Job(input=replace(source, drop=tuple(drop)), attributes=attributes, engine=engine, k=2, suppression_limit=0.1,
                output=Output(path=str(path)))
 
 
@@ -234,9 +234,7 @@ def test_postgres_refuses_nan_in_a_typed_numeric(postgres_url, tmp_path):
 def test_spark_keeps_the_types_of_an_arrow_input(inputs, request):
     """A pyarrow Table reaches Spark through the driver: a timestamp without a zone stays one."""
     request.getfixturevalue("spark")
-    job = _job(Source(path="unused"), "spark", inputs / "spark-arrow.parquet")
-    job.input = Source(arrow=TABLE)
-    assert anonymize(job).success
+    assert anonymize(_job(Source(arrow=TABLE), "spark", inputs / "spark-arrow.parquet")).success
     written = pq.read_table(inputs / "spark-arrow.parquet")
     assert [(f.name, f.type) for f in written.schema][1:] == [(f.name, f.type) for f in TABLE.schema][1:]
     assert written.select(NON_QI).to_pylist() == TABLE.select(NON_QI).to_pylist()
