@@ -62,6 +62,9 @@ class Session:
                                                 self.sensitives, **subset)
             for hierarchy, counts in zip(self.hierarchy_objects, self.prepared.value_counts):
                 refuse_header_row(hierarchy, counts[0])  # a header read as a value would change the loss
+            # An output the engine cannot write is refused now, not after the search.
+            if job.output.writes:
+                self.engine.check_output(job.output)
         except BaseException:
             self.engine.close()
             raise

@@ -139,8 +139,18 @@ def postgres_url():
         server.stop()
 
 
-_PG_TYPES = {"string": "text", "large_string": "text", "int64": "bigint", "int32": "integer", "double": "double precision",
-             "bool": "boolean", "date32[day]": "date", "null": "text"}
+_PG_TYPES = {"string": "text", "large_string": "text", "int64": "bigint", "int32": "integer", "int16": "smallint",
+             "double": "double precision", "float": "real", "bool": "boolean", "date32[day]": "date", "null": "text",
+             "timestamp[us]": "timestamp", "timestamp[us, tz=UTC]": "timestamptz", "time64[us]": "time"}
+
+
+def _pg_type(kind) -> str:
+    """The PostgreSQL type of an Arrow type (decimal128(p, s): numeric(p, s))."""
+    import pyarrow as pa
+
+    if pa.types.is_decimal(kind):
+        return f"numeric({kind.precision},{kind.scale})"
+    return _PG_TYPES[str(kind)]
 _LOADED: dict[tuple, str] = {}
 
 
@@ -150,7 +160,7 @@ def load_arrow(url: str, table: str, data) -> str:
         for row in zip(*(column.to_pylist() for column in data.columns)):
             writer.write_row(row)
 
-    return _ordered_table(url, table, [(f.name, _PG_TYPES[str(f.type)]) for f in data.schema], "", feed)
+    return _ordered_table(url, table, [(f.name, _pg_type(f.type)) for f in data.schema], "", feed)
 
 
 def on_postgres(job, url: str):

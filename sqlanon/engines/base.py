@@ -81,6 +81,10 @@ class Engine(Protocol):
 
     def distinct_values(self, column: str) -> list[str]: ...
 
+    def check_output(self, output: Output) -> None:
+        """Refuse now (before the search) an output this engine could not write exactly."""
+        ...
+
     def write(
         self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
         output: Output, target: str,

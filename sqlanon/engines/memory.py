@@ -409,12 +409,23 @@ class MemoryEngine:
         self._release_rows(labels, kept[inverse], columns, output, target)
         self.rows_scanned += self._data.num_rows
 
+    def check_output(self, output: Output) -> None:
+        """Refuse (before the search, ``Session``) a CSV output of a column released unchanged
+        whose type this engine cannot print as DuckDB does; Parquet keeps every type."""
+        if output.kind != "csv":
+            return
+        for name in self._passthrough:
+            kind = self._data.schema.field(name).type
+            if not io.printable(kind):
+                raise io.refuse_csv(name, kind, output.path)
+
     def _release_rows(self, labels: list[np.ndarray], kept: np.ndarray, columns: Sequence[OutputColumn],
                       output: Output, target: str) -> None:
         """The released table in input order: QI labels (masked where the row's class is
         suppressed), passthrough columns unchanged; written as CSV or Parquet."""
         if output.kind not in self.outputs:
             raise io.refuse_duckdb_file("output", output.path)
+        self.check_output(output)
         drop = output.suppressed == "drop"
         arrays = []
         for column in columns:

@@ -136,6 +136,24 @@ def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
     return np.array(["" if v is None else v for v in texts], dtype=object)
 
 
+def printable(kind: pa.DataType) -> bool:
+    """Whether ``text_or_null`` prints values of this type as DuckDB does."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
+            or pa.types.is_date32(kind) or pa.types.is_null(kind) or pa.types.is_boolean(kind)
+            or pa.types.is_float64(kind))
+
+
+def refuse_csv(name: str, kind: pa.DataType, path: str | None) -> ConfigError:
+    """A column released unchanged whose type this engine's CSV would print otherwise than DuckDB."""
+    return ConfigError(
+        f"the memory engine cannot write column '{name}' ({kind}) to the CSV output {path} as DuckDB prints it "
+        "(it prints text, integers, booleans, dates and 64-bit floats): write Parquet (it keeps every type), "
+        "cast the column in the source, or use [engine] name = \"duckdb\""
+    )
+
+
 def text_or_null(column: pa.ChunkedArray | pa.Array, name: str) -> list[str | None]:
     kind = column.type
     if pa.types.is_dictionary(kind):

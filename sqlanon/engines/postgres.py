@@ -23,7 +23,8 @@ from sqlglot import exp
 from sqlanon import compiler as c
 from sqlanon import pg_connection as pg
 from sqlanon.config import Output, Source
-from sqlanon.engines import memory_io
+from sqlanon.engines import arrow_csv
+from sqlanon.engines import postgres_arrow as pa_types
 from sqlanon.engines.sql import SqlEngine, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.snapshots import SnapshotSettings
@@ -31,9 +32,6 @@ from sqlanon.snapshots import SnapshotSettings
 _PLACEHOLDER = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s|%")
 _TYPES = {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE PRECISION",
           pa.string(): "TEXT", pa.large_string(): "TEXT", pa.bool_(): "BOOLEAN"}
-# result type OIDs -> Arrow types of a streamed Parquet output (others are written as text)
-_ARROW = {16: pa.bool_(), 20: pa.int64(), 21: pa.int16(), 23: pa.int32(), 700: pa.float64(), 701: pa.float64(),
-          1700: pa.float64(), 1082: pa.date32()}
 BATCH = 10_000
 
 
@@ -180,46 +178,35 @@ class PostgresEngine(SqlEngine):
             raise OutputError(f"cannot write output {output.path}: {error.strerror or error}") from None
 
     def _stream(self, sql: str, params: dict, output: Output, target: str) -> None:
-        """The released rows through a server-side cursor, BATCH rows at a time, into a CSV
-        (as DuckDB's COPY writes it, ``memory_io``) or a Parquet file."""
+        """The released rows through a server-side cursor, BATCH rows at a time, as Arrow
+        batches typed as DuckDB types the same columns (``postgres_arrow``), into a Parquet
+        file (pyarrow) or a CSV file (DuckDB's CSV writer, ``arrow_csv``)."""
         with self.con.transaction(), self.con.cursor(name="sqlanon_output") as cursor:
+            # DECLARE plans the query and reads no row: the result columns' types choose the
+            # Arrow schema, and which loaders the rows are fetched with.
             cursor.execute(self._bind(sql, params), params)
-            names = [d.name for d in cursor.description]
-            types = [_ARROW.get(d.type_code, pa.string()) for d in cursor.description]
-            batches = self._batches(cursor, names, types)
+            columns = list(cursor.description)
+            pa_types.load_as_text(columns, cursor.adapters)
+            scanned = self._scanned_types([d.name for d in columns if pa_types.needs_scan(d)])
+            schema = pa.schema([pa.field(d.name, pa_types.arrow_type(d, scanned.get(d.name))) for d in columns])
+            batches = pa_types.batches(cursor, schema, BATCH, self._fetched)
             if output.kind == "csv":
-                with open(target, "w", encoding="utf-8", newline="") as handle:
-                    handle.write(output.delimiter.join(memory_io.csv_field(n, output.delimiter) for n in names) + "\n")
-                    for batch in batches:
-                        handle.writelines(memory_io.csv_lines(batch, output.delimiter))
+                arrow_csv.write_csv(schema, batches, target, output.delimiter)
                 return
-            writer = None
-            try:
+            with pq.ParquetWriter(target, schema) as writer:
                 for batch in batches:
-                    writer = writer or pq.ParquetWriter(target, batch.schema)
-                    writer.write_table(batch)
-            finally:
-                if writer is not None:
-                    writer.close()
+                    writer.write_batch(batch)
 
-    def _batches(self, cursor, names: list[str], types: list[pa.DataType]):
-        """Arrow tables of up to BATCH rows (one, empty, for an empty result)."""
-        first = True
-        while True:
-            rows = cursor.fetchmany(BATCH)
-            if not rows and not first:
-                return
-            first = False
-            self.bytes_fetched += fetched_bytes(rows)
-            columns = {}
-            for i, (name, kind) in enumerate(zip(names, types)):
-                values = [_plain(row[i]) for row in rows]
-                if kind == pa.string():  # types without an Arrow twin travel as their text
-                    values = [None if v is None else str(v) for v in values]
-                columns[name] = pa.array(values, kind)
-            yield pa.table(columns)
-            if len(rows) < BATCH:
-                return
+    def _fetched(self, rows: list) -> None:
+        self.bytes_fetched += fetched_bytes(rows)
+
+    def _scanned_types(self, names: list[str]) -> dict[str, pa.DataType]:
+        """The decimal128 of each numeric column without a usable precision, from its values
+        in the input copy (so the type does not depend on which rows the output keeps)."""
+        if not names:
+            return {}
+        row = self.con.execute(self._bind(self.sql(pa_types.numeric_scan_query(names)), {})).fetchone()
+        return pa_types.scanned_types(names, row)
 
     def close(self) -> None:
         if not self.con.closed:

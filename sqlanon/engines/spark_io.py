@@ -6,8 +6,8 @@ and handed to Spark as Arrow. Every input gets a ``rowid`` column in input order
 name order, rows in file order), the order DuckDB reads and releases rows in.
 
 Outputs: Parquet is written by Spark into a temporary folder beside the target and its one
-part file renamed to the target; CSV is collected to the driver as Arrow and written there
-byte for byte as DuckDB writes it (``memory_io.write_csv``), so it suits small outputs only.
+part file renamed to the target; CSV is collected to the driver as Arrow and written there by
+DuckDB's CSV writer (``arrow_csv``), so it suits small outputs only.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ TEXT_ALIKE = ("StringType", "VarcharType", "CharType", "ByteType", "ShortType", 
               "BooleanType", "DateType", "NullType")
 
 
+OUTPUT_TIMESTAMPS = "spark.sql.parquet.outputTimestampType"
+
+
 def install_hint() -> str:
     return "install pyspark: python3 -m pip install 'sqlanon[spark]' (Java 17 or later must be on the PATH)"
 
@@ -55,7 +58,11 @@ def session(master: str | None, conf: dict[str, str]):
     root = builder.getOrCreate()
     if starting:  # a context started by someone else (a test fixture, a notebook) keeps its level
         root.sparkContext.setLogLevel("ERROR")
-    return root.newSession()
+    own = root.newSession()
+    # Spark writes timestamps with a time zone as INT96 by default, which readers (pyarrow,
+    # DuckDB) take as nanoseconds without a zone: written as DuckDB writes them instead.
+    own.conf.set(OUTPUT_TIMESTAMPS, conf.get(OUTPUT_TIMESTAMPS, "TIMESTAMP_MICROS"))
+    return own
 
 
 def default_conf(master: str) -> dict[str, str]:
@@ -101,7 +108,11 @@ def read(spark, source: Source, names: Sequence[str], texts: Sequence[str]):
                 text = pa.array(memory_io.text_or_null(table.column(name), name), pa.string())
                 table = table.set_column(table.column_names.index(name), name, text)
         table = table.append_column(ROWID, pa.array(range(table.num_rows), pa.int64()))
-        return spark.createDataFrame(table)
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        # A timestamp without a zone stays one (TIMESTAMP_NTZ), as Parquet and DuckDB keep it;
+        # Spark's default would give it the session's zone.
+        return spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
     frame = spark.table(source.table) if kind == "spark" else _parquet_in_order(spark, source)
     for field in frame.schema.fields:
         if field.name in texts and type(field.dataType).__name__ not in TEXT_ALIKE:
@@ -163,9 +174,13 @@ def write_parquet(frame, target: str, path: str) -> None:
 
 
 def write_csv(frame, target: str, delimiter: str, path: str) -> None:
-    """CSV written on the driver from Arrow, as DuckDB writes it."""
+    """CSV written on the driver from Arrow by DuckDB's CSV writer (``arrow_csv``): every type
+    printed as the DuckDB engine prints it."""
+    from sqlanon.engines import arrow_csv
+
+    table = frame.toArrow()
     try:
-        memory_io.write_csv(frame.toArrow(), target, delimiter)
+        arrow_csv.write_csv(table.schema, table.to_batches(), target, delimiter)
     except OSError as error:
         raise OutputError(f"cannot write output {path}: {error.strerror or error}") from None
 

@@ -434,6 +434,9 @@ class SqlEngine:
         return combos, per_label.sum(axis=1), values, per_label
 
     # -- output ------------------------------------------------------------------------------
+    def check_output(self, output: Output) -> None:
+        """Every SQL engine writes every column type it reads: nothing to refuse."""
+
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
               output: Output, target: str) -> None:
         """Write the released table to ``target`` (a temporary name chosen by the caller)."""
