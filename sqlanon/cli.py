@@ -391,8 +391,9 @@ def _arx_csv(h) -> str:
 
 
 def _absolute(path: str | None) -> str | None:
-    """A path given on the command line is relative to the working directory."""
-    return str(Path(path).resolve()) if path else None
+    """A path given on the command line is relative to the working directory. Not resolved:
+    messages name it as the user wrote it (the guard compares real paths itself)."""
+    return str(Path.cwd() / path) if path else None
 
 
 if __name__ == "__main__":  # pragma: no cover
