@@ -136,24 +136,6 @@ def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
     return np.array(["" if v is None else v for v in texts], dtype=object)
 
 
-def printable(kind: pa.DataType) -> bool:
-    """Whether ``text_or_null`` prints values of this type as DuckDB does."""
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    return (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind)
-            or pa.types.is_date32(kind) or pa.types.is_null(kind) or pa.types.is_boolean(kind)
-            or pa.types.is_float64(kind))
-
-
-def refuse_csv(name: str, kind: pa.DataType, path: str | None) -> ConfigError:
-    """A column released unchanged whose type this engine's CSV would print otherwise than DuckDB."""
-    return ConfigError(
-        f"the memory engine cannot write column '{name}' ({kind}) to the CSV output {path} as DuckDB prints it "
-        "(it prints text, integers, booleans, dates and 64-bit floats): write Parquet (it keeps every type), "
-        "cast the column in the source, or use [engine] name = \"duckdb\""
-    )
-
-
 def text_or_null(column: pa.ChunkedArray | pa.Array, name: str) -> list[str | None]:
     kind = column.type
     if pa.types.is_dictionary(kind):
@@ -172,30 +154,6 @@ def text_or_null(column: pa.ChunkedArray | pa.Array, name: str) -> list[str | No
         "(it prints text, integers, booleans, dates and 64-bit floats): cast it in the source, "
         "or use [engine] name = \"duckdb\""
     )
-
-
-def csv_field(text: str | None, delimiter: str) -> str:
-    """A field as DuckDB's COPY writes it: quoted only where needed (the delimiter, a quote, a
-    line break, or an empty string, which an unquoted empty field would make NULL)."""
-    if text is None:
-        return ""
-    if text == "" or delimiter in text or '"' in text or "\n" in text or "\r" in text:
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
-def csv_lines(table: pa.Table, delimiter: str) -> list[str]:
-    """The table's rows as CSV lines (no header), values as DuckDB's text."""
-    columns = [[csv_field(v, delimiter) for v in text_or_null(table.column(i), name)]
-               for i, name in enumerate(table.column_names)]
-    return [delimiter.join(row) + "\n" for row in zip(*columns)]
-
-
-def write_csv(table: pa.Table, path: str, delimiter: str) -> None:
-    """CSV as DuckDB's COPY writes it: a header, then ``csv_lines``."""
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(delimiter.join(csv_field(name, delimiter) for name in table.column_names) + "\n")
-        handle.writelines(csv_lines(table, delimiter))
 
 
 def write_parquet(table: pa.Table, path: str) -> None:
