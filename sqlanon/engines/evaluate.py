@@ -98,3 +98,23 @@ def keep_mask(keep, columns: dict[str, np.ndarray], params: dict) -> np.ndarray:
     """Per class: does it satisfy every model? ``keep(size)`` builds the combined predicate."""
     rows = len(columns["n"])
     return np.broadcast_to(np.asarray(evaluate(keep(exp.column("n")), columns, params), dtype=bool), (rows,)).copy()
+
+
+class Compiled:
+    """A keep condition's trees built once: the combined per-class predicate over ``n`` and
+    the metric's sums per number of QIs (``Conditions.stats_columns``)."""
+
+    def __init__(self, keep):
+        self.predicate = keep(exp.column("n"))
+        self._source = keep
+        self._sums: dict[int, dict] = {}
+
+    def keep(self, columns: dict[str, np.ndarray], params: dict) -> np.ndarray:
+        rows = len(columns["n"])
+        return np.broadcast_to(np.asarray(evaluate(self.predicate, columns, params), dtype=bool), (rows,)).copy()
+
+    def sums(self, d: int) -> dict:
+        if d not in self._sums:
+            build = getattr(self._source, "stats_columns", None)
+            self._sums[d] = build(d) if build is not None else {}
+        return self._sums[d]

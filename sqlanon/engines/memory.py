@@ -1,106 +1,35 @@
 """The in-memory engine: the same contract as the DuckDB engine, over numpy arrays (no SQL).
 
 The input is read with pyarrow (``memory_io``) and encoded once: each QI's values become leaf
-codes, and ``up[j][a][b]`` maps QI j's codes at level a to level b (hierarchies are
-functional). The base class table is arrays: the distinct combinations of QI codes (and of
-the sensitive codes the models read, so a class's histogram can be regrouped at any coarser
-node), their rows ``n`` and, for the KL-divergence, ``n ln c_x``. A check generalizes each
-code column of its starting table through ``up`` (a column already at the node's level is
-taken as it is when projection is on), combines them into one mixed-radix integer key (or
-``np.unique`` over the stacked columns when the radix product would overflow int64), and sums
-the rows per key with ``np.bincount``. The node's table is kept as a snapshot; the shared
-policy (``sqlanon/snapshots.py``) says which check starts from which snapshot.
-
-Verdicts use the models' own predicates and the metrics' own sums, evaluated over arrays
-(``evaluate``); the models' figures are computed in numpy (``memory_figures``).
+codes, and the base class table is built as arrays (the distinct combinations of QI codes and
+of the sensitive codes the models read, their rows ``n`` and, for the KL-divergence,
+``n ln c_x``). Every check runs in the shared kernel (``kernel.py``), the same code a SQL
+engine runs with ``checks = "local"``; this engine reads, encodes and writes with pyarrow.
 """
 
 from __future__ import annotations
 
 import glob
-import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from sqlglot import exp
 
 from sqlanon.config import Output, Source
 from sqlanon.engines import arrow_csv, memory_io as io
 from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
-from sqlanon.engines.evaluate import evaluate, keep_mask
-from sqlanon.engines.memory_figures import Histogram, figures
+from sqlanon.engines.evaluate import keep_mask
+from sqlanon.engines.kernel import Kernel, Table, group, total
 from sqlanon.errors import DataError, OutputError
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
-from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
+from sqlanon.snapshots import SnapshotSettings
 from sqlanon.stats import ClassStats
 
 MASK = "*"
-
-
-@dataclass
-class Table:
-    """A class table: QI code columns at ``node``'s levels, sensitive code columns, rows, and
-    sum of n ln c_x (None unless the KL-divergence needs it); rows sorted by the codes."""
-
-    node: Node
-    codes: list[np.ndarray]
-    sensitive: list[np.ndarray]
-    n: np.ndarray
-    nlnx: np.ndarray | None
-
-
-@dataclass
-class Classes:
-    """A node's classes in code order: codes, sizes, figure columns, verdicts."""
-
-    codes: list[np.ndarray]
-    n: np.ndarray
-    columns: dict[str, np.ndarray]
-    kept: np.ndarray
-
-
-def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[np.ndarray], np.ndarray]:
-    """Distinct rows of the code columns, sorted lexicographically, and each row's group."""
-    rows = len(columns[0]) if columns else 0
-    if not columns:
-        return [], np.zeros(rows, np.int64)
-    space = math.prod(max(r, 1) for r in radices)
-    if space >= 2 ** 62:  # the combined key would overflow int64
-        stacked = np.stack(columns, axis=1)
-        distinct, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        return [distinct[:, j] for j in range(len(columns))], inverse.ravel()
-    key = np.zeros(rows, np.int64)
-    for column, radix in zip(columns, radices):
-        key *= radix
-        key += column
-    if space <= max(4 * rows, 1 << 16):
-        present = np.flatnonzero(np.bincount(key, minlength=space))
-        position = np.zeros(space, np.int64)
-        position[present] = np.arange(len(present))
-        distinct, inverse = present, position[key]
-    else:
-        distinct, inverse = np.unique(key, return_inverse=True)
-    result = []
-    for radix in reversed(radices):
-        result.append(distinct % radix)
-        distinct = distinct // radix
-    return result[::-1], inverse
-
-
-def _sum(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
-    return np.bincount(inverse, weights=values, minlength=groups)
-
-
-def _size_table(sizes: np.ndarray) -> dict[int, int]:
-    """Class size -> number of classes, by bincount over the sizes."""
-    counts = np.bincount(sizes.astype(np.int64)) if len(sizes) else np.zeros(0, np.int64)
-    return {int(s): int(counts[s]) for s in np.flatnonzero(counts)}
 
 
 class MemoryEngine:
@@ -115,19 +44,27 @@ class MemoryEngine:
         self.settings = snapshots = (snapshots or SnapshotSettings()).resolved(rollup=True, history=True)
         self.rows_scanned = 0
         self.queries = 0
-        self._snapshots: Snapshots | None = None
-        self._pending: Snapshot | None = None
+        self.kernel: Kernel | None = None
+        self.checks_placement = "local"  # the only placement: there is no SQL to run
+        self.class_table_bytes = 0  # nothing is fetched: the class table is built here
         self._tables: dict[str, pa.Table] = {}
         self._sensitives: list[str] = []
         self._data: pa.Table | None = None
 
+    placements = ("local",)
+
     @property
     def rollups(self) -> int:
-        return self._snapshots.rollups if self._snapshots else 0
+        return self.kernel.rollups if self.kernel else 0
 
     @property
     def snapshot_hits(self) -> int:
-        return self._snapshots.hits if self._snapshots else 0
+        return self.kernel.hits if self.kernel else 0
+
+    def _count(self, rows: int) -> None:
+        """One pass of the kernel over a table of ``rows`` rows."""
+        self.queries += 1
+        self.rows_scanned += rows
 
     # -- source ----------------------------------------------------------------------------
     def open(self, source: Source) -> list[str]:
@@ -171,10 +108,6 @@ class MemoryEngine:
             self._svalues.append(values)
             self._scounts.append(counts)
             scodes.append(codes)
-        self._q = [np.array(counts, np.int64) / rows for counts in self._scounts]
-        self._up = [self._up_maps(h) for h in self._hierarchies]
-        self._leaves = [[np.array(level, np.int64) for level in h.leaves] for h in self._hierarchies]
-        self._labels = [[np.array(level, dtype=object) for level in h.labels] for h in self._hierarchies]
         # the base class table, sensitive codes as the last keys
         radices = [len(h.labels[0]) for h in self._hierarchies] + [len(v) for v in self._svalues]
         distinct, inverse = group(self._codes + scodes, radices)
@@ -186,10 +119,13 @@ class MemoryEngine:
         if "lnx" in needs:
             _, combination = group(self._codes, radices[:len(qis)])
             per_row = np.bincount(combination)[combination].astype(np.float64)
-            nlnx = _sum(inverse, np.log(per_row), count)
+            nlnx = total(inverse, np.log(per_row), count)
         d = len(qis)
-        self._base = Table((0,) * d, distinct[:d], distinct[d:], n, nlnx)
-        self._snapshots = Snapshots(self.settings, rows, self._release)
+        sensitives = [(name, values, np.array(counts, np.int64) / rows)
+                      for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
+        self.kernel = Kernel(self._hierarchies, Table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
+                             self.settings, rows, self._tables, self._count)
+        self._up, self._labels = self.kernel.up, self.kernel.labels
         counts = tuple(tuple(int(x) for x in np.bincount(codes, minlength=len(h.codes)))
                        for codes, h in zip(self._codes, self._hierarchies))
         return PreparedData(rows=rows, base_classes=count, value_counts=counts)
@@ -214,19 +150,6 @@ class MemoryEngine:
         self.rows_scanned += len(texts)
         return values, [c for _, c in found], codes
 
-    @staticmethod
-    def _up_maps(hierarchy: EncodedHierarchy) -> list[list[np.ndarray | None]]:
-        """``up[a][b][code at level a]`` = its code at level b (b >= a)."""
-        codes = np.array(hierarchy.codes, np.int64).reshape(len(hierarchy.codes), -1)
-        levels = len(hierarchy.labels)
-        up: list[list[np.ndarray | None]] = [[None] * levels for _ in range(levels)]
-        for a in range(levels):
-            for b in range(a, levels):
-                mapping = np.zeros(len(hierarchy.labels[a]), np.int64)
-                mapping[codes[:, a]] = codes[:, b]
-                up[a][b] = mapping
-        return up
-
     def sensitive_values(self, name: str) -> tuple[list[str], list[int]]:
         i = self._sensitives.index(name)
         return list(self._svalues[i]), list(self._scounts[i])
@@ -234,109 +157,19 @@ class MemoryEngine:
     def store_tables(self, tables: dict) -> None:
         self._tables.update(tables)
 
-    # -- grouping ----------------------------------------------------------------------------
-    def _generalize(self, source: Table, node: Node) -> Table:
-        """``source``'s table regrouped at ``node`` (a generalization of its node)."""
-        codes = []
-        for j, (a, b) in enumerate(zip(source.node, node)):
-            column = source.codes[j]
-            codes.append(column if a == b and self.settings.projection else self._up[j][a][b][column])
-        radices = [len(self._hierarchies[j].labels[b]) for j, b in enumerate(node)] + [len(v) for v in self._svalues]
-        distinct, inverse = group(codes + source.sensitive, radices)
-        self.queries += 1
-        self.rows_scanned += len(source.n)
-        count = len(distinct[0]) if distinct else 0
-        n = _sum(inverse, source.n, count).astype(np.int64)
-        nlnx = _sum(inverse, source.nlnx, count) if source.nlnx is not None else None
-        d = len(node)
-        return Table(tuple(node), distinct[:d], distinct[d:], n, nlnx)
-
-    def _classes(self, table: Table, keep, params: dict) -> Classes:
-        """The node's classes from its table: sizes, the models' figures, the verdicts."""
-        if table.sensitive:
-            change = np.zeros(len(table.n), bool)
-            change[0] = True
-            for column in table.codes:
-                change[1:] |= column[1:] != column[:-1]
-            starts = np.flatnonzero(change)
-            cls = np.cumsum(change) - 1
-        else:
-            starts = np.arange(len(table.n))
-            cls = starts
-        codes = [column[starts] for column in table.codes]
-        n = np.add.reduceat(table.n, starts) if table.sensitive else table.n
-        columns: dict[str, np.ndarray] = {"n": n}
-        for j, level in enumerate(table.node):
-            columns[f"leaves{j}"] = self._leaves[j][level][codes[j]]
-        if table.nlnx is not None:
-            columns["lnx"] = np.add.reduceat(table.nlnx, starts) if table.sensitive else table.nlnx
-        for model in getattr(keep, "histogram_models", ()):
-            i = self._sensitives.index(model.attribute)
-            values = table.sensitive[i]
-            if len(self._sensitives) == 1:
-                pairs_cls, pairs_v, pairs_f = cls, values, table.n
-            else:
-                (pairs_cls, pairs_v), inverse = group([cls, values], [len(n), len(self._svalues[i])])
-                pairs_f = _sum(inverse, table.n, len(pairs_cls)).astype(np.int64)
-            histogram = Histogram(pairs_cls, pairs_v, pairs_f, n, self._q[i])
-            columns.update(figures(model, histogram, self._tables.get(getattr(model, "aux", None))))
-        kept = keep_mask(keep, columns, params)
-        return Classes(codes, n, columns, kept)
-
-    # -- checks ------------------------------------------------------------------------------
+    # -- checks (the kernel's) ----------------------------------------------------------------
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
-        start = self._snapshots.start(node)
-        source = start.snapshot.handle if start.snapshot is not None else self._base
-        table = self._generalize(source, node)
-        cls = self._classes(table, keep, params)
-        # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
-        self._pending = Snapshot(tuple(node), table, len(cls.n))
-        n, kept = cls.n, cls.kept
-        kept_n = n[kept]
-        suppressed = int(n[~kept].sum())
-        leaves = tuple(int((kept_n * cls.columns[f"leaves{j}"][kept]).sum()) for j in range(len(node))) if "leaves" in needs else None
-        uniques = int(((n == 1) & kept).sum()) if "uniques" in needs else None
-        sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
-        figures_ = None
-        if sums:
-            columns = {**cls.columns, "kept": kept}
-            figures_ = {name: float(evaluate(e, columns, params)) for name, e in sums.items()}
-        histograms = None
-        if "suppressed_histograms" in needs:
-            histograms = tuple(() for _ in node)
-            if suppressed:
-                histograms = tuple(tuple(int(x) for x in _sum(cls.codes[j][~kept], n[~kept], len(self._labels[j][level]))
-                                         .astype(np.int64) if x)
-                                   for j, level in enumerate(node))
-        return ClassStats(
-            classes=len(n), kept_classes=int(kept.sum()), suppressed=suppressed,
-            min_kept=int(kept_n.min()) if len(kept_n) else None,
-            dm_kept=int((kept_n * kept_n).sum()), dm_all=int((n * n).sum()),
-            kept_leaves=leaves, suppressed_histograms=histograms, kept_uniques=uniques, figures=figures_,
-            min_class=int(n.min()), kept_sizes=_size_table(kept_n) if "sizes" in needs else None,
-        )
+        return self.kernel.class_stats(node, keep, params, needs)
 
     def checked(self, node: Node, anonymous: bool) -> None:
-        """The checker's verdict on the node just computed. Keeping its arrays costs nothing,
-        but the engine keeps them only when DuckDB would (``Snapshots.worth_keeping``), so both
-        engines start every check from the same table and report the same counters."""
-        pending, self._pending = self._pending, None
-        if pending is None or pending.node != tuple(node):
-            return  # answered without this engine computing it (a shared memo), as DuckDB
-        keep = self._snapshots.worth_keeping(pending.node, pending.classes, anonymous)
-        self._snapshots.checked(pending if keep else None, anonymous)
+        self.kernel.checked(node, anonymous)
 
     def reset_snapshots(self) -> None:
-        if self._snapshots is not None:
-            self._snapshots.clear()
-        self._pending = None
+        if self.kernel is not None:
+            self.kernel.reset_snapshots()
 
-    def _release(self, handle) -> None:
-        pass  # arrays: dropping the last reference frees them
-
-    def _node_classes(self, node: Node, keep, params: dict) -> Classes:
-        """A node's classes outside a search (explain, output): from the base table."""
-        return self._classes(self._generalize(self._base, node), keep, params)
+    def _node_classes(self, node: Node, keep, params: dict):
+        return self.kernel.node_classes(node, keep, params)
 
     def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str:
         return (f"-- the memory engine runs no SQL. Node {','.join(map(str, node))} is checked by mapping each QI's "
@@ -345,23 +178,13 @@ class MemoryEngine:
                 "(numpy bincount); the models' figures come from the per-class sensitive histograms the same way.")
 
     def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
-        cls = self._node_classes(node, keep, params)
-        rows = [tuple(self._labels[j][level][cls.codes[j][c]] for j, level in enumerate(node)) + (int(cls.n[c]),)
-                for c in np.flatnonzero(~cls.kept)]
-        rows.sort(key=lambda row: (row[-1], *row[:-1]))
-        return rows[:limit]
+        return self.kernel.failing_classes(node, keep, params, limit)
 
     def class_sizes(self, node: Node, keep: KeepCondition | None = None, params: dict | None = None) -> dict[int, int]:
-        """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
-        cls = self._node_classes(node, keep or (lambda n: exp.true()), params or {})
-        return _size_table(cls.n[cls.kept] if keep is not None else cls.n)
+        return self.kernel.class_sizes(node, keep, params)
 
     def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
-        cls = self._node_classes(node, keep, params)
-        names = [f"g{j}" for j in range(len(node))] + ["n"] + [
-            name for name in cls.columns if name != "n" and not name.startswith("leaves") and name != "lnx"]
-        columns = {**{f"g{j}": cls.codes[j] for j in range(len(node))}, **cls.columns, "kept": cls.kept}
-        return [{name: columns[name][c].item() for name in [*names, "kept"]} for c in range(len(cls.n))]
+        return self.kernel.class_figures(node, keep, params)
 
     def class_table(self, label: str | None = None) -> tuple:
         self.queries += 1
@@ -442,8 +265,8 @@ class MemoryEngine:
     def close(self) -> None:
         self._data = None
         self._tables.clear()
-        if self._snapshots is not None:
-            self._snapshots.clear()
+        if self.kernel is not None:
+            self.kernel.reset_snapshots()
 
     def __enter__(self):
         return self

@@ -1,0 +1,307 @@
+"""Checks in process: the per-node check over a base class table held as numpy arrays.
+
+The in-memory engine builds its base class table from the rows it reads; a SQL engine with
+``checks = "local"`` fetches its own (``sqlanon_classes``) once as Arrow. Either way the
+kernel answers every check from those arrays, so the two placements differ only in where
+the data-proportional work (read, encode, compress, write, verify) runs.
+
+The table: the distinct combinations of QI codes (and of the sensitive codes the models
+read, so a class's histogram can be regrouped at any coarser node), their rows ``n``, for the
+KL-divergence ``n ln c_x``, and with a research subset (delta-presence) the population count
+``pop`` (population-only rows carry n = 0). ``up[j][a][b]`` maps QI j's codes at level a to
+level b (hierarchies are functional). A check generalizes each code column of its starting
+table through ``up`` (a column already at the node's level is taken as it is when projection
+is on), combines them into one mixed-radix integer key (or ``np.unique`` over the stacked
+columns when the radix product would overflow int64), and sums the rows per key with
+``np.bincount``. The node's table is kept as a snapshot; the shared policy
+(``sqlanon/snapshots.py``) says which check starts from which snapshot.
+
+Verdicts use the models' own predicates and the metrics' own sums, evaluated over arrays
+(``evaluate``); the models' figures are computed in numpy (``memory_figures``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlglot import exp
+
+from sqlanon.engines.evaluate import Compiled, evaluate
+from sqlanon.engines.memory_figures import Histogram, figures
+from sqlanon.hierarchy import EncodedHierarchy
+from sqlanon.lattice import Node
+from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
+from sqlanon.stats import ClassStats
+
+
+@dataclass
+class Table:
+    """A class table: QI code columns at ``node``'s levels, sensitive code columns, rows, sum
+    of n ln c_x (None unless the KL-divergence needs it), population rows (None without a
+    research subset)."""
+
+    node: Node
+    codes: list[np.ndarray]
+    sensitive: list[np.ndarray]
+    n: np.ndarray
+    nlnx: np.ndarray | None
+    pop: np.ndarray | None = None
+
+
+@dataclass
+class Classes:
+    """A node's classes in code order: codes, sizes, figure columns, verdicts."""
+
+    codes: list[np.ndarray]
+    n: np.ndarray
+    columns: dict[str, np.ndarray]
+    kept: np.ndarray
+
+
+def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Distinct rows of the code columns, sorted lexicographically, and each row's group."""
+    rows = len(columns[0]) if columns else 0
+    if not columns:
+        return [], np.zeros(rows, np.int64)
+    space = math.prod(max(r, 1) for r in radices)
+    if space >= 2 ** 62:  # the combined key would overflow int64
+        stacked = np.stack(columns, axis=1)
+        distinct, inverse = np.unique(stacked, axis=0, return_inverse=True)
+        return [distinct[:, j] for j in range(len(columns))], inverse.ravel()
+    key = np.zeros(rows, np.int64)
+    for column, radix in zip(columns, radices):
+        key *= radix
+        key += column
+    if space <= max(4 * rows, 1 << 16):
+        present = np.flatnonzero(np.bincount(key, minlength=space))
+        position = np.zeros(space, np.int64)
+        position[present] = np.arange(len(present))
+        distinct, inverse = present, position[key]
+    else:
+        distinct, inverse = np.unique(key, return_inverse=True)
+    result = []
+    for radix in reversed(radices):
+        result.append(distinct % radix)
+        distinct = distinct // radix
+    return result[::-1], inverse
+
+
+def total(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
+    return np.bincount(inverse, weights=values, minlength=groups)
+
+
+def size_table(sizes: np.ndarray) -> dict[int, int]:
+    """Class size -> number of classes, by bincount over the sizes."""
+    counts = np.bincount(sizes.astype(np.int64)) if len(sizes) else np.zeros(0, np.int64)
+    return {int(s): int(counts[s]) for s in np.flatnonzero(counts)}
+
+
+def up_maps(hierarchy: EncodedHierarchy) -> list[list[np.ndarray | None]]:
+    """``up[a][b][code at level a]`` = its code at level b (b >= a)."""
+    codes = np.array(hierarchy.codes, np.int64).reshape(len(hierarchy.codes), -1)
+    levels = len(hierarchy.labels)
+    up: list[list[np.ndarray | None]] = [[None] * levels for _ in range(levels)]
+    for a in range(levels):
+        for b in range(a, levels):
+            mapping = np.zeros(len(hierarchy.labels[a]), np.int64)
+            mapping[codes[:, a]] = codes[:, b]
+            up[a][b] = mapping
+    return up
+
+
+class Kernel:
+    """Every per-node question over one base class table: ``class_stats`` (a check),
+    ``checked``/``reset_snapshots`` (the snapshot policy), and outside a search
+    ``node_classes``, ``class_sizes``, ``class_figures``, ``failing_classes``.
+
+    ``sensitives``: per attribute the models read, its name, values (codes are positions)
+    and their frequencies ``q`` in the input; ``tables``: the models' auxiliary tables by name
+    (shared with the engine, which adds to it); ``count(rows)`` is called once per pass
+    over a table, for the engine's ``queries`` and ``rows_scanned``."""
+
+    def __init__(self, hierarchies: Sequence[EncodedHierarchy], base: Table,
+                 sensitives: Sequence[tuple[str, list[str], np.ndarray]], settings: SnapshotSettings, rows: int,
+                 tables: dict, count: Callable[[int], None]):
+        self.hierarchies = list(hierarchies)
+        self.base = base
+        self.names = [name for name, _, _ in sensitives]
+        self.values = [values for _, values, _ in sensitives]
+        self.q = [np.asarray(q, np.float64) for _, _, q in sensitives]
+        self.settings = settings
+        self.tables = tables
+        self.count = count
+        self.up = [up_maps(h) for h in self.hierarchies]
+        self.leaves = [[np.array(level, np.int64) for level in h.leaves] for h in self.hierarchies]
+        self.labels = [[np.array(level, dtype=object) for level in h.labels] for h in self.hierarchies]
+        self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
+        self.snapshots = Snapshots(settings, rows, lambda handle: None)  # arrays: the last reference frees them
+        self._pending: Snapshot | None = None
+
+    @property
+    def rollups(self) -> int:
+        return self.snapshots.rollups
+
+    @property
+    def hits(self) -> int:
+        return self.snapshots.hits
+
+    # -- grouping ----------------------------------------------------------------------------
+    def generalize(self, source: Table, node: Node) -> Table:
+        """``source``'s table regrouped at ``node`` (a generalization of its node)."""
+        codes = []
+        for j, (a, b) in enumerate(zip(source.node, node)):
+            column = source.codes[j]
+            codes.append(column if a == b and self.settings.projection else self.up[j][a][b][column])
+        radices = [self.sizes[j][b] for j, b in enumerate(node)] + [len(v) for v in self.values]
+        distinct, inverse = group(codes + source.sensitive, radices)
+        self.count(len(source.n))
+        count = len(distinct[0]) if distinct else 0
+        n = total(inverse, source.n, count).astype(np.int64)
+        nlnx = total(inverse, source.nlnx, count) if source.nlnx is not None else None
+        pop = total(inverse, source.pop, count).astype(np.int64) if source.pop is not None else None
+        d = len(node)
+        return Table(tuple(node), distinct[:d], distinct[d:], n, nlnx, pop)
+
+    def classes(self, table: Table, keep, params: dict) -> Classes:
+        """The node's classes from its table: sizes, the models' figures, the verdicts. With a
+        research subset, classes without subset rows release nothing and are dropped (as the
+        SQL path's population join drops them)."""
+        rows_n = table.n
+        if table.sensitive:
+            change = np.zeros(len(rows_n), bool)
+            change[0] = True
+            for column in table.codes:
+                change[1:] |= column[1:] != column[:-1]
+            starts = np.flatnonzero(change)
+            cls = np.cumsum(change) - 1
+            per_class = lambda values: np.add.reduceat(values, starts)  # noqa: E731
+        else:
+            starts = cls = np.arange(len(rows_n))
+            per_class = lambda values: values  # noqa: E731
+        codes = [column[starts] for column in table.codes]
+        n = per_class(rows_n)
+        pop = per_class(table.pop) if table.pop is not None else None
+        nlnx = per_class(table.nlnx) if table.nlnx is not None else None
+        live_rows = None
+        if pop is not None:
+            live = n > 0
+            if not live.all():
+                remap = np.cumsum(live) - 1
+                codes, n, pop = [column[live] for column in codes], n[live], pop[live]
+                nlnx = nlnx[live] if nlnx is not None else None
+                live_rows = rows_n > 0  # a class's population-only rows add nothing to its histogram
+                cls = remap[cls]
+        columns: dict[str, np.ndarray] = {"n": n}
+        for j, level in enumerate(table.node):
+            columns[f"leaves{j}"] = self.leaves[j][level][codes[j]]
+        if nlnx is not None:
+            columns["lnx"] = nlnx
+        if pop is not None:
+            columns["pop"] = pop
+        for model in getattr(keep, "histogram_models", ()):
+            columns.update(self._figures(model, table, cls, live_rows, n))
+        kept = compiled(keep).keep(columns, params)
+        return Classes(codes, n, columns, kept)
+
+    def _figures(self, model, table: Table, cls: np.ndarray, live_rows, n: np.ndarray) -> dict[str, np.ndarray]:
+        i = self.names.index(model.attribute)
+        values, f = table.sensitive[i], table.n
+        if live_rows is not None:
+            cls, values, f = cls[live_rows], values[live_rows], f[live_rows]
+        if len(self.values) == 1 and live_rows is None:
+            pairs_cls, pairs_v, pairs_f = cls, values, f
+        else:
+            (pairs_cls, pairs_v), inverse = group([cls, values], [len(n), len(self.values[i])])
+            pairs_f = total(inverse, f, len(pairs_cls)).astype(np.int64)
+        histogram = Histogram(pairs_cls, pairs_v, pairs_f, n, self.q[i])
+        return figures(model, histogram, self.tables.get(getattr(model, "aux", None)))
+
+    # -- checks ------------------------------------------------------------------------------
+    def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str]) -> ClassStats:
+        start = self.snapshots.start(node)
+        source = start.snapshot.handle if start.snapshot is not None else self.base
+        table = self.generalize(source, node)
+        cls = self.classes(table, keep, params)
+        # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
+        self._pending = Snapshot(tuple(node), table, len(cls.n))
+        n, kept = cls.n, cls.kept
+        kept_n = n[kept]
+        suppressed = int(n[~kept].sum())
+        leaves = tuple(int((kept_n * cls.columns[f"leaves{j}"][kept]).sum()) for j in range(len(node))) if "leaves" in needs else None
+        uniques = int(((n == 1) & kept).sum()) if "uniques" in needs else None
+        sums = compiled(keep).sums(len(node))
+        figures_ = None
+        if sums:
+            columns = {**cls.columns, "kept": kept}
+            figures_ = {name: float(evaluate(e, columns, params)) for name, e in sums.items()}
+        histograms = None
+        if "suppressed_histograms" in needs:
+            histograms = tuple(() for _ in node)
+            if suppressed:
+                histograms = tuple(tuple(int(x) for x in total(cls.codes[j][~kept], n[~kept], self.sizes[j][level])
+                                         .astype(np.int64) if x)
+                                   for j, level in enumerate(node))
+        return ClassStats(
+            classes=len(n), kept_classes=int(kept.sum()), suppressed=suppressed,
+            min_kept=int(kept_n.min()) if len(kept_n) else None,
+            dm_kept=int((kept_n * kept_n).sum()), dm_all=int((n * n).sum()),
+            kept_leaves=leaves, suppressed_histograms=histograms, kept_uniques=uniques, figures=figures_,
+            min_class=int(n.min()) if len(n) else None, kept_sizes=size_table(kept_n) if "sizes" in needs else None,
+        )
+
+    def checked(self, node: Node, anonymous: bool) -> None:
+        """The checker's verdict on the node just computed. Keeping its arrays costs nothing,
+        but the kernel keeps them only when a SQL engine would (``Snapshots.worth_keeping``),
+        so every placement starts every check from the same table and counts alike."""
+        pending, self._pending = self._pending, None
+        if pending is None or pending.node != tuple(node):
+            return  # answered without the kernel computing it (a shared memo)
+        keep = self.snapshots.worth_keeping(pending.node, pending.classes, anonymous)
+        self.snapshots.checked(pending if keep else None, anonymous)
+
+    def reset_snapshots(self) -> None:
+        self.snapshots.clear()
+        self._pending = None
+
+    # -- outside a search (explain, risk, figures, output) -----------------------------------
+    def node_classes(self, node: Node, keep, params: dict) -> Classes:
+        """A node's classes from the base table."""
+        return self.classes(self.generalize(self.base, node), keep, params)
+
+    def failing_classes(self, node: Node, keep, params: dict, limit: int) -> list[tuple]:
+        """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
+        cls = self.node_classes(node, keep, params)
+        rows = [tuple(self.labels[j][level][cls.codes[j][c]] for j, level in enumerate(node)) + (int(cls.n[c]),)
+                for c in np.flatnonzero(~cls.kept)]
+        rows.sort(key=lambda row: (row[-1], *row[:-1]))
+        return rows[:limit]
+
+    def class_sizes(self, node: Node, keep=None, params: dict | None = None) -> dict[int, int]:
+        """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
+        cls = self.node_classes(node, keep or (lambda n: exp.true()), params or {})
+        return size_table(cls.n[cls.kept] if keep is not None else cls.n)
+
+    def class_figures(self, node: Node, keep, params: dict) -> list[dict]:
+        """Every class of a node with its size, the models' figures and its verdict, in code order."""
+        cls = self.node_classes(node, keep, params)
+        names = [f"g{j}" for j in range(len(node))] + ["n"] + [
+            name for name in cls.columns if name != "n" and not name.startswith("leaves") and name != "lnx"]
+        columns = {**{f"g{j}": cls.codes[j] for j in range(len(node))}, **cls.columns, "kept": cls.kept}
+        return [{name: columns[name][c].item() for name in [*names, "kept"]} for c in range(len(cls.n))]
+
+
+def compiled(keep) -> Compiled:
+    """The keep condition's predicate and sums as compiled evaluators, built once per
+    condition object: building the sqlglot trees again for every check costs more than the
+    check itself once a check takes a fraction of a millisecond."""
+    cached = getattr(keep, "_kernel_compiled", None)
+    if cached is None:
+        cached = Compiled(keep)
+        try:
+            keep._kernel_compiled = cached
+        except AttributeError:  # a plain function (a lambda): nothing to cache it on
+            pass
+    return cached
