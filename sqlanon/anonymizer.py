@@ -238,6 +238,10 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
         "queries": engine.queries,
         "seconds": {k: round(v, 6) for k, v in seconds.items()},
         "engine": engine.name,
+        # where the checks ran (sqlanon/placement.py) and what local checks fetched
+        "checks_placement": getattr(session, "placement", "sql"),
+        "checks_placement_reason": getattr(session, "placement_reason", ""),
+        "class_table_bytes": getattr(engine, "class_table_bytes", 0),
         "lookup": job.lookup,
         "snapshots": {k: getattr(engine.settings, k) for k in engine.settings.__dataclass_fields__},
         "versions": {

@@ -187,6 +187,10 @@ class Job:
     #: [engine] Spark: the master URL (default: spark-submit's, else "local[2]") and Spark settings
     master: str | None = None
     spark_conf: dict | None = None
+    #: [engine] checks: where each node's check runs, "auto" | "sql" | "local" (sqlanon/placement.py),
+    #: and local_budget: the largest class table local checks may hold (a size; default a quarter of free memory)
+    checks: str = "auto"
+    local_budget: str | None = None
     #: the TOML file the job was read from (never written over by a run)
     file: str | None = None
 
@@ -247,6 +251,11 @@ class Job:
             if given:
                 raise ConfigError(f"engine.{given[0]} applies to the duckdb engine only, not to '{self.engine}'")
         self._validate_spark()
+        if self.checks not in ("auto", "sql", "local"):
+            raise ConfigError(f"engine.checks must be \"auto\", \"sql\" or \"local\", got {self.checks!r}")
+        if self.local_budget is not None and not (isinstance(self.local_budget, str) and re.fullmatch(
+                r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", self.local_budget, re.IGNORECASE)):
+            raise ConfigError(f"engine.local_budget must be a size such as \"512MB\" or \"2GiB\", got {self.local_budget!r}")
         if self.memory_limit is not None and not (isinstance(self.memory_limit, str) and re.fullmatch(
                 r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", self.memory_limit, re.IGNORECASE)):
             raise ConfigError(f"engine.memory_limit must be a size such as \"2GB\" or \"512MiB\", got {self.memory_limit!r}")
@@ -513,7 +522,7 @@ _SECTIONS = {
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
-               "memory_limit", "temp_directory", "threads", "url", "master", "spark_conf"},
+               "memory_limit", "temp_directory", "threads", "url", "master", "spark_conf", "checks", "local_budget"},
     "output": {"path", "table", "report", "summary", "suppressed", "delimiter"},
     "risk": set(RISK_KEYS),
 }
@@ -641,6 +650,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         url=doc.get("engine", {}).get("url"),
         master=doc.get("engine", {}).get("master"),
         spark_conf=doc.get("engine", {}).get("spark_conf"),
+        checks=doc.get("engine", {}).get("checks", "auto"),
+        local_budget=doc.get("engine", {}).get("local_budget"),
         stable=search.get("stable", False),
         max_lattice_size=search.get("max_lattice_size", 100_000),
         time_limit=search.get("time_limit"),

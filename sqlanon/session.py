@@ -22,6 +22,7 @@ from sqlanon.errors import ConfigError, cuts
 from sqlanon.hierarchy.coverage import refuse_header_row
 from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
+from sqlanon.placement import decide
 from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
 
 ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
@@ -65,6 +66,7 @@ class Session:
             # An output the engine cannot write is refused now, not after the search.
             if job.output.writes:
                 self.engine.check_output(job.output)
+            self.placement, self.placement_reason = self._place_checks(job, lattice_metric)
         except BaseException:
             self.engine.close()
             raise
@@ -76,6 +78,18 @@ class Session:
         # Tests compare many searches on one session: with share_stats, a node's class figures
         # are computed once per k and reused (each checker still counts its own checks).
         self._shared: dict | None = {} if share_stats else None
+
+    def _place_checks(self, job: Job, lattice_metric: bool) -> tuple[str, str]:
+        """Where the checks run (``sqlanon/placement.py``); the interval algorithms run no
+        per-node check, so nothing is fetched for them."""
+        engine = self.engine
+        if not lattice_metric:
+            return getattr(engine, "checks_placement", "sql"), "the ordered-interval search reads the class table itself"
+        columns = engine.class_table_columns() if hasattr(engine, "class_table_columns") else 0
+        placement, reason = decide(job.checks, engine, self.prepared.base_classes, columns, job.local_budget)
+        if hasattr(engine, "place_checks"):
+            engine.place_checks(placement)
+        return placement, reason
 
     @property
     def rows(self) -> int:

@@ -79,9 +79,20 @@ class SqlEngine:
     dialect = "duckdb"
     #: rollup and history when the job does not set them (see SnapshotSettings.resolved)
     snapshot_defaults: ClassVar[dict[str, bool]] = {"rollup": False, "history": False}
+    #: where checks can run (``sqlanon/placement.py`` chooses): SQL here, or the kernel in process
+    placements = ("sql", "local")
+    #: what a lean check costs here: seconds per query, and per row of the class table it reads
+    #: (``placement.py`` weighs them against the kernel's cost; bench/README.md, "Check placement")
+    query_latency = 0.003
+    row_seconds = 20e-9
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup
+        self.requested = snapshots or SnapshotSettings()  # unresolved: local checks resolve it as the kernel's
+        self.kernel = None  # set by place_checks("local"): every check then runs in process
+        self.checks_placement = "sql"
+        self.class_table_bytes = 0
+        self._aux: dict[str, pa.Table] = {}
         self.settings = snapshots = (snapshots or SnapshotSettings()).resolved(**self.snapshot_defaults)
         self.snapshots = Snapshots(snapshots, 0, self._release_snapshot)
         self._free: list[str] = []  # names of released snapshot tables, for reuse
@@ -204,6 +215,8 @@ class SqlEngine:
             counts.append(tuple(column))
             self.rows_scanned += self._base_classes
         self._tops = [len(h.labels) - 1 for _, h in qis]
+        self._hierarchies = [h for _, h in qis]
+        self._rows = rows
         self._needs = needs
         self.snapshots.rows = population  # the input's rows (the population's with a research subset)
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
@@ -252,6 +265,7 @@ class SqlEngine:
         """Auxiliary tables of the privacy models (replaced when a new checker brings its own)."""
         for name, data in tables.items():
             self._materialize(name, data, replace=True)
+        self._aux.update(tables)  # the kernel's copy, for local checks
 
     def _check_coverage(self, j: int, name: str, hierarchy: EncodedHierarchy) -> None:
         # Ordered here too: the database's collation must not change the message.
@@ -271,7 +285,25 @@ class SqlEngine:
             figures.append(c.population_query(node, self.settings.projection, lookup))
         return figures
 
+    # -- placement (sqlanon/placement.py decides; engines/local_checks.py fetches) -------------
+    def class_table_columns(self) -> int:
+        """Columns of the base class table: QI codes, sensitive codes, n, pop, lnx."""
+        return len(self._qi_names) + len(self._sensitives) + 1 + (self._subset is not None) + ("lnx" in self._needs)
+
+    def place_checks(self, placement: str) -> None:
+        """``local``: fetch the base class table once and answer every check from it in
+        process; ``sql``: every check is a query (as before)."""
+        if placement == "local" and self.kernel is None:
+            from sqlanon.engines.local_checks import fetch_kernel
+
+            self.reset_snapshots()
+            self.kernel = fetch_kernel(self)
+            self.settings = self.kernel.settings
+        self.checks_placement = placement
+
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
+        if self.kernel is not None:
+            return self.kernel.class_stats(node, keep, params, needs)
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         start = self.snapshots.start(node)
@@ -311,11 +343,11 @@ class SqlEngine:
     # -- snapshots (the policy is sqlanon/snapshots.py; SQL engines store them as temp tables)
     @property
     def rollups(self) -> int:
-        return self.snapshots.rollups
+        return self.kernel.rollups if self.kernel is not None else self.snapshots.rollups
 
     @property
     def snapshot_hits(self) -> int:
-        return self.snapshots.hits
+        return self.kernel.hits if self.kernel is not None else self.snapshots.hits
 
     def _rows_of(self, handle) -> int:
         return self._base_classes if handle is None else handle.rows
@@ -340,6 +372,8 @@ class SqlEngine:
         as dear as the check, so the node's classes are materialized only now, and only when
         ``worth_keeping`` (non-anonymous and small); they become the roll-up source and, if
         the history wants them, a history entry."""
+        if self.kernel is not None:
+            return self.kernel.checked(node, anonymous)
         pending, self._pending = self._pending, None
         if pending is None or pending[0] != node:
             return  # answered without this engine computing it (a shared memo)
@@ -348,6 +382,8 @@ class SqlEngine:
         self.snapshots.checked(self._materialize_node(node, source, classes) if keep else None, anonymous)
 
     def reset_snapshots(self) -> None:
+        if self.kernel is not None:
+            self.kernel.reset_snapshots()
         self._pending = None
         self.snapshots.clear()
         for name in self._free:
@@ -378,17 +414,23 @@ class SqlEngine:
 
     def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
+        if self.kernel is not None:
+            return self.kernel.failing_classes(node, keep, params, limit)
         query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup, self._figures(node, keep))
         return self.run(query, {**params, "limit": limit})
 
     def class_sizes(self, node: Node, keep: KeepCondition | None = None, params: dict | None = None) -> dict[int, int]:
-        """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes), in SQL."""
+        """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
+        if self.kernel is not None:
+            return self.kernel.class_sizes(node, keep, params)
         query = c.class_size_query(node, None if keep is None else keep(c.col("n")), self.settings.projection,
                                    self.lookup, self._figures(node, keep))
         return {int(size): int(count) for size, count in self.run(query, params)}
 
     def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
         """Every class of a node with its size, the models' figures and its verdict, in code order."""
+        if self.kernel is not None:
+            return self.kernel.class_figures(node, keep, params)
         self._mode(False, 0)
         cls = c.class_query(node, False, True, self.lookup, self._figures(node, keep)).subquery(c.ident("cls"))
         query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))

@@ -1,0 +1,62 @@
+"""Local check placement for a SQL engine: its base class table fetched once as Arrow into
+the kernel (``kernel.py``), which then answers every check in process.
+
+The database still does the data-proportional work (read, encode, compress to
+``sqlanon_classes``; write and verify the released table); what crosses into Python is the
+class table only — one row per distinct combination of QI (and sensitive) codes — and its
+size is reported (``class_table_bytes``: the Arrow buffers' bytes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from sqlglot import exp
+
+from sqlanon import compiler as c
+from sqlanon.engines.kernel import Kernel, Table
+from sqlanon.population import POP
+
+
+def fetch_kernel(engine) -> Kernel:
+    """The kernel over ``engine``'s base class table (a prepared ``SqlEngine``)."""
+    d, s = len(engine._qi_names), len(engine._sensitives)
+    population = engine._subset is not None
+    lnx = "lnx" in engine._needs
+    names = [c.qi(j) for j in range(d)] + [c.sensitive(i) for i in range(s)] + ["n"] + \
+        ([POP] if population else []) + (["lnx"] if lnx else [])
+    engine._mode(False, 0)
+    data = engine._arrow(engine.sql(exp.select(*(c.col(name) for name in names)).from_(c.table(c.CLASSES))), {})
+    engine.queries += 1
+    engine.rows_scanned += engine._base_classes
+    engine.class_table_bytes = data.nbytes
+    engine.bytes_fetched += data.nbytes
+
+    def column(name: str, dtype) -> np.ndarray:
+        # population-only rows carry NULL sensitive codes and lnx (n = 0: they weigh nothing)
+        values = data.column(name)
+        if values.null_count:
+            values = pc.fill_null(values, pa.scalar(0, values.type))
+        return values.to_numpy().astype(dtype)
+
+    n = column("n", np.int64)
+    base = Table(
+        (0,) * d, [column(c.qi(j), np.int64) for j in range(d)], [column(c.sensitive(i), np.int64) for i in range(s)], n,
+        n * column("lnx", np.float64) if lnx else None, column(POP, np.int64) if population else None)
+    sensitives = []
+    for name in engine._sensitives:
+        values, counts = engine.sensitive_values(name)
+        sensitives.append((name, values, np.array(counts, np.int64) / engine._rows))
+    # Keeping arrays costs nothing: the memory engine's defaults (roll-up and history on), so
+    # the counters of every local placement equal the memory engine's.
+    settings = engine.requested.resolved(rollup=True, history=True)
+    return Kernel(engine._hierarchies, base, sensitives, settings, engine.snapshots.rows, engine._aux, _scanned(engine))
+
+
+def _scanned(engine):
+    """A kernel pass reads rows in process: counted in ``rows_scanned``, not in ``queries``
+    (those are the database's)."""
+    def count(rows: int) -> None:
+        engine.rows_scanned += rows
+    return count
