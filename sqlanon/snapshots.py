@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
 from sqlanon.lattice import Node
 
 
@@ -70,6 +72,12 @@ class Snapshots:
         self.history: OrderedDict[Node, Snapshot] = OrderedDict()
         self.rollups = 0
         self.hits = 0
+        # The history mirrored in fixed slots of arrays (node, classes, recency): with checks
+        # at a fraction of a millisecond, a Python scan of 200 entries per check would cost
+        # more than the check. ``_order`` numbers the entries as the OrderedDict orders them.
+        self._slot: dict[Node, int] = {}
+        self._nodes = self._classes = self._order = self._used = None
+        self._clock = 0
 
     def worth_keeping(self, node: Node, classes: int, anonymous: bool) -> bool:
         """For an engine where keeping a snapshot costs a query (a temp table): keep only a
@@ -85,14 +93,21 @@ class Snapshots:
             kind = "rollup"
         else:
             best, kind = None, "base"
-        if self.settings.history:
-            for stored in self.history.values():
-                if stored.node != node and generalizes(node, stored.node) and (best is None or stored.classes < best.classes):
-                    best, kind = stored, "history"
+        if self.settings.history and self.history:
+            point = np.asarray(node)
+            below = self._used & (self._nodes <= point).all(axis=1) & (self._nodes != point).any(axis=1)
+            if best is not None:
+                below &= self._classes < best.classes
+            if below.any():
+                # the fewest classes; among equals the first in the history's order, as a scan would
+                fewest = below & (self._classes == self._classes[below].min())
+                slot = np.flatnonzero(fewest)[np.argmin(self._order[fewest])]
+                best, kind = self.history[tuple(int(x) for x in self._nodes[slot])], "history"
         if best is None:
             return Start("base")
         if kind == "history":
             self.history.move_to_end(best.node)
+            self._order[self._slot[best.node]] = self._tick()
             self.hits += 1
         else:
             self.rollups += 1
@@ -112,18 +127,44 @@ class Snapshots:
         """Record the node just checked (its snapshot if the engine kept one): it becomes the
         roll-up source; the history keeps it if it qualifies; what nobody holds any more is
         released, once."""
-        before = self._held()
+        previous = self.last
+        evicted = []
         self.last = snapshot if self.settings.rollup else None
         if snapshot is not None and self.wants(snapshot.node, snapshot.classes, anonymous):
             self.history[snapshot.node] = snapshot
+            self._store(snapshot)
             while len(self.history) > self.settings.history_size:
-                self.history.popitem(last=False)
-        after = self._held()
-        if snapshot is not None:
-            before.setdefault(id(snapshot), snapshot)
-        for key, gone in before.items():
-            if key not in after:
-                self.release(gone.handle)
+                gone = self.history.popitem(last=False)[1]
+                self._used[self._slot.pop(gone.node)] = False
+                evicted.append(gone)
+        # only these can have lost their last holder: the previous roll-up source, what the
+        # history evicted, and the new snapshot if nothing kept it
+        seen = set()
+        for candidate in (previous, *evicted, snapshot):
+            if candidate is None or id(candidate) in seen:
+                continue
+            seen.add(id(candidate))
+            if not self._holds(candidate):
+                self.release(candidate.handle)
+
+    def _holds(self, snapshot: Snapshot) -> bool:
+        return snapshot is self.last or self.history.get(snapshot.node) is snapshot
+
+    def _tick(self) -> int:
+        self._clock += 1
+        return self._clock
+
+    def _store(self, snapshot: Snapshot) -> None:
+        """Put a new history entry in a free slot (the arrays sized once, for the history's size + 1)."""
+        if self._used is None:
+            slots = self.settings.history_size + 1
+            self._nodes = np.zeros((slots, len(snapshot.node)), np.int64)
+            self._classes, self._order = np.zeros(slots, np.int64), np.zeros(slots, np.int64)
+            self._used = np.zeros(slots, bool)
+        slot = int(np.flatnonzero(~self._used)[0])
+        self._nodes[slot], self._classes[slot], self._order[slot] = snapshot.node, snapshot.classes, self._tick()
+        self._used[slot] = True
+        self._slot[snapshot.node] = slot
 
     def _held(self) -> dict[int, Snapshot]:
         return {id(s): s for s in [self.last, *self.history.values()] if s is not None}
@@ -133,6 +174,9 @@ class Snapshots:
         held = self._held()
         self.last = None
         self.history.clear()
+        self._slot.clear()
+        if self._used is not None:
+            self._used[:] = False
         for snapshot in held.values():
             self.release(snapshot.handle)
         self.rollups = self.hits = 0

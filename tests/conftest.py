@@ -98,8 +98,13 @@ from pg import postgres_url  # noqa: E402,F401  the session's throwaway PostgreS
 
 def on_engine(job: Job, engine: str, request) -> Job:
     """The job as ``engine`` runs it. The postgres engine reads a table of its server: the
-    job's input (a CSV file or a pyarrow Table) is loaded there once."""
+    job's input (a CSV file or a pyarrow Table) is loaded there once. ``"<engine>-local"``
+    checks in process (``[engine] checks = "local"``); a SQL engine's plain name checks in SQL
+    (``checks = "sql"``, whatever ``auto`` would choose), so both placements stay tested."""
+    engine, _, placement = engine.partition("-")
     job.engine = engine
+    if engine != "memory":
+        job.checks = placement or "sql"
     if engine == "spark":  # reads the file or Table itself, on the run's one SparkSession
         request.getfixturevalue("spark")
     if engine == "postgres":

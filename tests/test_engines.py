@@ -31,8 +31,11 @@ from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.snapshots import SnapshotSettings
 
-REFERENCE = "duckdb"
+REFERENCE = "duckdb"  # checks in SQL (conftest.on_engine)
 OTHERS = [name for name in ENGINES if name != REFERENCE]
+#: the same SQL engines with their checks in process (``[engine] checks = "local"``)
+LOCAL = ["duckdb-local", "postgres-local", "spark-local"]
+VARIANTS = OTHERS + LOCAL
 QIS5 = ["sex", "age", "race", "marital-status", "education"]  # 240 nodes
 MODELS = {
     **ADULT_MODELS,
@@ -43,13 +46,15 @@ SENSITIVE = ("occupation", "salary-class")
 
 
 def engine_cases(values=None, on_spark=()):
-    """Cases for every engine but the reference: ``engine`` or ``(engine, value)``. A Spark
-    check costs ~0.3 s (DuckDB's 3 ms): Spark runs the values in ``on_spark`` by default and
-    the others only with ``-m spark_full``."""
+    """Cases for every engine and placement but the reference: ``engine`` or ``(engine,
+    value)``. A Spark check costs ~0.3 s (DuckDB's 3 ms): Spark runs the values in
+    ``on_spark`` by default and the others only with ``-m spark_full``; with local checks
+    (its preparation and writes still Spark's) only the values in ``on_spark``."""
     cases = []
-    for engine in OTHERS:
+    for engine in VARIANTS:
         for value in [None] if values is None else values:
-            full = engine == "spark" and value not in on_spark
+            full = engine == "spark" and value not in on_spark or engine == "spark-local" and (
+                values is None or value not in on_spark)
             marks = [pytest.mark.spark_full] if full else []
             cases.append(pytest.param(engine, marks=marks) if values is None else
                          pytest.param(engine, value, marks=marks, id=f"{value}-{engine}"))
@@ -59,7 +64,7 @@ def engine_cases(values=None, on_spark=()):
 @pytest.fixture(autouse=True)
 def _one_spark_session(request):
     """A Spark test runs on the run's one SparkSession (conftest), started on first use."""
-    if getattr(request.node, "callspec", None) is not None and request.node.callspec.params.get("engine") == "spark":
+    if getattr(request.node, "callspec", None) is not None and str(request.node.callspec.params.get("engine")).startswith("spark"):
         request.getfixturevalue("spark")
 
 
@@ -151,15 +156,18 @@ FLASH_ADULT = [
 
 
 def _flash_cases():
-    """DuckDB the k = 5 row, memory every row; PostgreSQL and Spark k in {2, 5} and s in
-    {0, 0.02}; on Spark (~0.3 s a check on two cores) k = 5, s = 0 by default and the others
-    (213, 2,602 and 1,859 checks) only with -m spark_full."""
-    for engine in ENGINES:
+    """DuckDB the k = 5 row, memory and DuckDB with local checks every row; PostgreSQL and
+    Spark (either placement) k in {2, 5} and s in {0, 0.02}; on Spark (~0.3 s a check on two
+    cores) k = 5, s = 0 by default and the others (213, 2,602 and 1,859 checks) only with -m
+    spark_full; with local checks Spark runs k = 5, s = 0.02 (1,859 checks in process)."""
+    for engine in [*ENGINES, *LOCAL]:
         for row in FLASH_ADULT:
             k, limit = row[:2]
-            if engine == REFERENCE and k != 5 or engine in ("postgres", "spark") and (k not in (2, 5) or limit not in (0.0, 0.02)):
+            if engine == REFERENCE and k != 5 or engine.startswith(("postgres", "spark")) and (
+                    k not in (2, 5) or limit not in (0.0, 0.02)):
                 continue
-            marks = [pytest.mark.spark_full] if engine == "spark" and (k, limit) != (5, 0.0) else []
+            marks = [pytest.mark.spark_full] if (engine == "spark" and (k, limit) != (5, 0.0) or
+                                                 engine == "spark-local" and (k, limit) != (5, 0.02)) else []
             yield pytest.param(engine, *row, marks=marks)
 
 
@@ -425,7 +433,7 @@ def test_memory_engine_in_a_job_file(tmp_path):
     assert explained.exit_code == 0 and "runs no SQL" in explained.output, explained.output
 
 
-@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("engine", [*ENGINES, "duckdb-local", "postgres-local"])
 @pytest.mark.parametrize("name", ["distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
                                   ("t-closeness", "equal"), ("t-closeness", "ordered"),
                                   ("t-closeness", "hierarchical"), "delta-disclosure"], ids=str)

@@ -1,5 +1,6 @@
 """Flash against exhaustive search on random small tables and hierarchies (hypothesis)."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,10 +48,13 @@ def jobs(draw):
     )
 
 
+@pytest.mark.parametrize("checks", ["sql", "local"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs())
-def test_flash_equals_exhaustive_on_random_tables(job):
+def test_flash_equals_exhaustive_on_random_tables(checks, job):
+    job.checks = checks
     with Session(job) as session:
+        assert session.placement == checks
         flash, _ = session.search("flash")
         exhaustive, checker = session.search("exhaustive")
     assert checker.checks == session.lattice.size
@@ -102,6 +106,26 @@ def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, s
     assert all(set(g) == {"*"} for g in small)
     assert sum(small.values()) <= job.limit_rows(n)
     assert len(rows) == (n - result.suppressed if suppressed == "drop" else n)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs(), st.sampled_from(["flash", "exhaustive", "lightning"]))
+def test_both_placements_give_the_same_figures_on_random_tables(job, algorithm):
+    """Every node a search checks has the same class figures in SQL and in the kernel."""
+    found = {}
+    for checks in ("sql", "local"):
+        job.checks = checks
+        with Session(job) as session:
+            outcome, checker = session.search(algorithm)
+            checked = {n: checker.checked(n) for n in session.lattice.nodes() if checker.checked(n)}
+            found[checks] = (outcome.optimum and outcome.optimum.node,
+                             {n: (r.anonymous, r.stats, r.loss) for n, r in checked.items()})
+    assert found["sql"][0] == found["local"][0]
+    assert found["sql"][1].keys() == found["local"][1].keys()
+    for node, (anonymous, stats, loss) in found["sql"][1].items():
+        other = found["local"][1][node]
+        assert (anonymous, stats) == other[:2], node
+        assert loss == other[2] or abs(loss - other[2]) <= 1e-9 * max(1.0, abs(loss)), node
 
 
 def test_equal_losses_reached_in_different_orders_tie_by_the_lattice_order():

@@ -75,7 +75,7 @@ def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[n
     for column, radix in zip(columns, radices):
         key *= radix
         key += column
-    if space <= max(4 * rows, 1 << 16):
+    if space <= max(4 * rows, 1 << 10):  # a dense count beats sorting only while the key space is small
         present = np.flatnonzero(np.bincount(key, minlength=space))
         position = np.zeros(space, np.int64)
         position[present] = np.arange(len(present))
@@ -187,12 +187,13 @@ class Kernel:
         nlnx = per_class(table.nlnx) if table.nlnx is not None else None
         live_rows = None
         if pop is not None:
+            # population-only rows (n = 0, sensitive codes read as 0) add nothing to a histogram
+            live_rows = rows_n > 0 if not (rows_n > 0).all() else None
             live = n > 0
             if not live.all():
                 remap = np.cumsum(live) - 1
                 codes, n, pop = [column[live] for column in codes], n[live], pop[live]
                 nlnx = nlnx[live] if nlnx is not None else None
-                live_rows = rows_n > 0  # a class's population-only rows add nothing to its histogram
                 cls = remap[cls]
         columns: dict[str, np.ndarray] = {"n": n}
         for j, level in enumerate(table.node):
