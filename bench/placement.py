@@ -1,0 +1,128 @@
+"""Check placement: Flash on ADULT (9 QIs, discernibility) with the checks in SQL, in process
+over the fetched class table, and in the in-memory engine (the same kernel).
+
+Per configuration (k in {2, 5}, s in {0, 0.02, 0.1}) and mode (DuckDB checks = "sql", DuckDB
+checks = "local", memory): checks, search seconds, milliseconds per check (search seconds /
+checks), the seconds inside checks (``Checker.seconds``) and the search's overhead outside
+them — medians of ``--repeat`` searches on one prepared session. Then PostgreSQL (a
+throwaway cluster as the tests start it, or ``--url``) with k = 5, s = 0.02 once per
+placement, with the class table's bytes fetched. The machine's load (``uptime``) is printed
+before and after.
+
+    python bench/placement.py [--repeat 3] [--no-postgres] [--profile]
+
+Writes bench/results/placement.json. ``--profile`` prints cProfile's top functions for the
+DuckDB local search of k = 5, s = 0.02.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from conftest import ADULT, ADULT_QIS, adult_job  # noqa: E402
+
+from sqlanon.session import Session  # noqa: E402
+
+GRID = [(k, s) for k in (2, 5) for s in (0.0, 0.02, 0.1)]
+MODES = [("duckdb", "sql"), ("duckdb", "local"), ("memory", "auto")]
+
+
+def load() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def measure(session: Session, k: int, s: float, repeat: int) -> dict:
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        outcome, checker = session.search("flash", k=k, suppression_limit=s)
+        seconds = time.perf_counter() - started
+        runs.append((seconds, checker.seconds, checker.checks, outcome.optimum.node if outcome.optimum else None))
+    search = statistics.median(r[0] for r in runs)
+    inside = statistics.median(r[1] for r in runs)
+    checks = runs[0][2]
+    return {"k": k, "s": s, "checks_count": checks, "search_s": round(search, 3), "ms_per_check": round(1e3 * search / checks, 3),
+            "check_ms": round(1e3 * inside / checks, 3), "overhead_share": round((search - inside) / search, 3),
+            "optimum": runs[0][3]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--url", help="a PostgreSQL server (default: a throwaway cluster)")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    print("load before:", load())
+    rows = []
+    for engine, checks in MODES:
+        job = adult_job(ADULT_QIS, engine=engine, checks=checks)
+        with Session(job) as session:
+            for k, s in GRID:
+                row = {"engine": engine, "checks": session.placement, **measure(session, k, s, args.repeat)}
+                rows.append(row)
+                print(row, flush=True)
+            if args.profile and checks == "local":
+                import cProfile
+                import pstats
+
+                profile = cProfile.Profile()
+                profile.enable()
+                session.search("flash", k=5, suppression_limit=0.02)
+                profile.disable()
+                pstats.Stats(profile).sort_stats("tottime").print_stats(15)
+    if not args.no_postgres:
+        rows += postgres(args.url)
+    print("load after:", load())
+    header = ["engine", "checks", "k", "s", "checks#", "search s", "ms/check", "check ms", "overhead"]
+    print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
+    for r in rows:
+        print(f"| {r['engine']} | {r['checks']} | {r['k']} | {r['s']} | {r['checks_count']} | "
+              f"{r['search_s']} | {r['ms_per_check']} | {r['check_ms']} | {r['overhead_share']:.0%} |")
+    out = ROOT / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "placement.json").write_text(json.dumps(rows, indent=1, default=str))
+
+
+def postgres(url: str | None) -> list[dict]:
+    from pg import Server, bindir, load_csv
+
+    from sqlanon import Source
+
+    server = None
+    if url is None:
+        server = Server(bindir()).start()
+        url = server.url
+    try:
+        table = load_csv(url, "adult", ADULT / "adult.csv", delimiter=";")
+        rows = []
+        for checks in ("sql", "local"):
+            job = adult_job(ADULT_QIS, engine="postgres", checks=checks)
+            job.input, job.url = Source(table=table), url
+            started = time.perf_counter()
+            with Session(job) as session:
+                prepared = time.perf_counter() - started
+                row = {"engine": "postgres", "checks": session.placement, "prepare_s": round(prepared, 2),
+                       "class_table_bytes": session.engine.class_table_bytes, **measure(session, 5, 0.02, 1)}
+            rows.append(row)
+            print(row, flush=True)
+        return rows
+    finally:
+        if server is not None:
+            server.stop()
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()
