@@ -103,8 +103,7 @@ def on_engine(job: Job, engine: str, request) -> Job:
     (``checks = "sql"``, whatever ``auto`` would choose), so both placements stay tested."""
     engine, _, placement = engine.partition("-")
     job.engine = engine
-    if engine != "memory":
-        job.checks = placement or "sql"
+    job.checks = "auto" if engine == "memory" else placement or "sql"  # a job object may go to several engines
     if engine == "spark":  # reads the file or Table itself, on the run's one SparkSession
         request.getfixturevalue("spark")
     if engine == "postgres":
