@@ -18,6 +18,7 @@ import click
 from sqlanon.config import INTERVAL_ALGORITHMS, INTERVAL_METRICS, load_job
 from sqlanon.entry import checkpoint, install_signal_handlers, interrupted, received
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError, SqlanonError
+from sqlanon.risk_markdown import summary_targets
 from sqlanon.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
 
 
@@ -106,7 +107,7 @@ def written(job, success: bool) -> list[str]:
     out = job.output
     if not success:
         return ["nothing written" + (" (the report is printed by --json)" if out.report or out.writes else "")]
-    files = [path for path in (out.report, out.summary) if path]
+    files = ([out.report] if out.report else []) + ([p for p, _ in summary_targets(out.summary)] if out.summary else [])
     if not out.writes and not files:
         return ["nothing written (no [output] section: give output.path to release the table)"]
     lines = [] if out.writes else ["no table released (no output.path)"]

@@ -13,7 +13,7 @@ from typing import Any
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
 from sqlanon.risk_settings import RISK_KEYS, RiskSettings
-from sqlanon.snapshots import SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
 SUPPRESSED_MODES = ("mask", "drop")

@@ -1,5 +1,5 @@
 """Which materialized class table a check starts from: the Flash framework's roll-up and
-history, kept apart from any engine (no SQL, no arrays here).
+history, kept apart from any engine (no SQL; the history's index is numpy arrays).
 
 A snapshot is a node's class table kept by the engine (a temp table, or arrays). A check of
 node M may start from the snapshot of any node S <= M (componentwise): the classes of S regroup
@@ -16,31 +16,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from sqlanon.lattice import Node
-
-
-@dataclass(frozen=True)
-class SnapshotSettings:
-    """The ``[engine]`` switches, so each optimization's effect can be measured alone.
-    ``rollup`` and ``history`` left unset (None) take the engine's default: on for the
-    in-memory engine, off for DuckDB, where a temp table costs more than it saves
-    (bench/README.md, "Engines")."""
-
-    rollup: bool | None = None
-    history: bool | None = None
-    projection: bool = True
-    history_size: int = 200
-    history_ratio: float = 0.2
-
-    def resolved(self, rollup: bool, history: bool) -> SnapshotSettings:
-        """These settings with the engine's defaults for what the job left unset."""
-        return replace(self, rollup=rollup if self.rollup is None else self.rollup,
-                       history=history if self.history is None else self.history)
+from sqlanon.snapshot_settings import SnapshotSettings
 
 
 @dataclass

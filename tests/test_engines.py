@@ -29,7 +29,7 @@ from sqlanon.errors import ConfigError, DataError, HierarchyError
 from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
-from sqlanon.snapshots import SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
 
 REFERENCE = "duckdb"  # checks in SQL (conftest.on_engine)
 OTHERS = [name for name in ENGINES if name != REFERENCE]

@@ -344,7 +344,7 @@ def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, lim
 def test_adult_snapshots_carry_the_population(adult_population):
     """Checks from snapshots (roll-up, history) sum ``pop`` like ``n``: every node Flash checks
     gets the figures of a search without snapshots."""
-    from sqlanon.snapshots import SnapshotSettings
+    from sqlanon.snapshot_settings import SnapshotSettings
 
     path, _, _ = adult_population
     found = {}

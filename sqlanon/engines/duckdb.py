@@ -24,7 +24,7 @@ from sqlanon.engines.sql import SqlEngine, first_line
 from sqlanon.errors import ConfigError, DataError, OutputError, cuts
 from sqlanon.pg_connection import table_name
 from sqlanon.population import IDS, ResearchSubset, subset_condition
-from sqlanon.snapshots import SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
 
 DIALECT = "duckdb"
 _SHOW = 5

@@ -33,7 +33,8 @@ from sqlanon.engines.evaluate import Compiled, evaluate
 from sqlanon.engines.memory_figures import Histogram, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
-from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.snapshots import Snapshot, Snapshots
 from sqlanon.stats import ClassStats
 
 

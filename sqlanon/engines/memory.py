@@ -26,7 +26,7 @@ from sqlanon.errors import DataError, OutputError
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
-from sqlanon.snapshots import SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
 from sqlanon.stats import ClassStats
 
 MASK = "*"

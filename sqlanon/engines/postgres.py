@@ -27,7 +27,7 @@ from sqlanon.engines import arrow_csv
 from sqlanon.engines import postgres_arrow as pa_types
 from sqlanon.engines.sql import SqlEngine, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
-from sqlanon.snapshots import SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
 
 _PLACEHOLDER = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s|%")
 _TYPES = {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE PRECISION",

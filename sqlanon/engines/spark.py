@@ -23,7 +23,7 @@ from sqlanon.config import Output, Source
 from sqlanon.engines import spark_io
 from sqlanon.engines.sql import SqlEngine
 from sqlanon.errors import ConfigError, DataError, OutputError
-from sqlanon.snapshots import SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
 
 DIALECT = "spark"
 #: A class table (or snapshot) of at most this many rows is cached as one partition: a check

@@ -59,7 +59,8 @@ from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
 from sqlanon.population import ResearchSubset
 from sqlanon.population import classes_query as population_classes_query
-from sqlanon.snapshots import Snapshot, Snapshots, SnapshotSettings
+from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.snapshots import Snapshot, Snapshots
 from sqlanon.stats import ClassStats
 
 
