@@ -92,7 +92,7 @@ def _publication(job: Job, protect: dict | None) -> Publication:
 def _add_warnings(report: dict) -> None:
     """What a reader of a successful report must not miss."""
     warnings = []
-    if report.get("success") and report.get("suppressed") is not None and report["suppressed"] >= report["rows"] > 0:
+    if report.get("suppressed") is not None and report["suppressed"] >= report["rows"] > 0:
         warnings.append(f"every one of the {report['rows']} rows is suppressed: the release contains no rows (the "
                         "models hold only by suppressing everything; relax them or give coarser hierarchies)")
     if warnings:
@@ -239,9 +239,9 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
         "seconds": {k: round(v, 6) for k, v in seconds.items()},
         "engine": engine.name,
         # where the checks ran (sqlanon/placement.py) and what local checks fetched
-        "checks_placement": getattr(session, "placement", "sql"),
-        "checks_placement_reason": getattr(session, "placement_reason", ""),
-        "class_table_bytes": getattr(engine, "class_table_bytes", 0),
+        "checks_placement": session.placement,
+        "checks_placement_reason": session.placement_reason,
+        "class_table_bytes": engine.class_table_bytes,
         "lookup": job.lookup,
         "snapshots": {k: getattr(engine.settings, k) for k in engine.settings.__dataclass_fields__},
         "versions": {

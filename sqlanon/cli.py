@@ -301,15 +301,15 @@ def risk(config, node, fmt, output, overwrite):
                 levels = tuple(int(x) for x in node.split(","))
             except ValueError:
                 raise ConfigError(f"--node must be levels separated by commas, e.g. 1,2,0; got {node!r}") from None
-        job = load_job(config)
-        targets = summary_targets(_absolute(output)) if output and fmt == "markdown" else [(_absolute(output), "risk report")]
+        job, path = load_job(config), _absolute(output)
+        targets = summary_targets(path) if path and fmt == "markdown" else [(path, "risk report")]
         with _publication(job, overwrite, targets) as publication:
             result = analyse(job, levels)
-            if output is None:
+            if path is None:
                 click.echo({"text": text, "json": lambda r: json.dumps(r, indent=2), "markdown": markdown_text}[fmt](result))
                 return EXIT_OK
-            files = (markdown_files(result, targets[0][0]) if fmt == "markdown"
-                     else {targets[0][0]: (text(result) if fmt == "text" else json.dumps(result, indent=2)) + "\n"})
+            files = (markdown_files(result, path) if fmt == "markdown"
+                     else {path: (text(result) if fmt == "text" else json.dumps(result, indent=2)) + "\n"})
             for path, body in files.items():
                 publication.put_text(path, body)
             publication.commit()
@@ -346,13 +346,13 @@ def build(config, attribute, output, overwrite):
     from sqlanon.session import hierarchy_for
 
     def action() -> int:
-        job = load_job(config)
-        with _publication(job, overwrite, [(_absolute(output), "hierarchy file")]) as publication:
+        job, path = load_job(config), _absolute(output)
+        with _publication(job, overwrite, [(path, "hierarchy file")]) as publication:
             text = _arx_csv(hierarchy_for(job, attribute))
-            if output is None:
+            if path is None:
                 click.echo(text, nl=False)
                 return EXIT_OK
-            publication.put_text(_absolute(output), text)
+            publication.put_text(path, text)
             publication.commit()
         click.echo(f"wrote {output}", err=True)
         return EXIT_OK

@@ -63,7 +63,7 @@ def _size(n: float) -> str:
 
 def decide(requested: str, engine, rows: int, columns: int, local_budget: str | None) -> tuple[str, str]:
     """(placement, why) for a class table of ``rows`` rows and ``columns`` columns."""
-    able = getattr(engine, "placements", ("sql",))
+    able = engine.placements
     if requested == "sql" and "sql" not in able:
         raise ConfigError(f"engine.checks = \"sql\": the {engine.name} engine runs no SQL, its checks run in process; "
                           "remove engine.checks or set it to \"auto\"")

@@ -84,11 +84,10 @@ class Session:
         per-node check, so nothing is fetched for them."""
         engine = self.engine
         if not lattice_metric:
-            return getattr(engine, "checks_placement", "sql"), "the ordered-interval search reads the class table itself"
-        columns = engine.class_table_columns() if hasattr(engine, "class_table_columns") else 0
-        placement, reason = decide(job.checks, engine, self.prepared.base_classes, columns, job.local_budget)
-        if hasattr(engine, "place_checks"):
-            engine.place_checks(placement)
+            return engine.checks_placement, "the ordered-interval search reads the class table itself"
+        placement, reason = decide(job.checks, engine, self.prepared.base_classes, engine.class_table_columns(),
+                                   job.local_budget)
+        engine.place_checks(placement)
         return placement, reason
 
     @property

@@ -77,7 +77,7 @@ def protected_files(job, extra: dict[str, str] | None = None) -> Protected:
         protected.add(source.path, "the input database" if source.kind == "duckdb" else "the input file")
         if source.kind == "duckdb":
             protected.add(str(source.path) + ".wal", "the input database's log")
-    protected.add(getattr(job, "file", None), "the job file")
+    protected.add(job.file, "the job file")
     for attribute in job.attributes:
         if isinstance(attribute.hierarchy, (str, Path)):
             protected.add(attribute.hierarchy, f"the hierarchy of '{attribute.name}'")
