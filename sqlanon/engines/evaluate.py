@@ -108,10 +108,19 @@ class Compiled:
         self.predicate = keep(exp.column("n"))
         self._source = keep
         self._sums: dict[int, dict] = {}
+        self._leaves: dict[int, bool] = {}
 
     def keep(self, columns: dict[str, np.ndarray], params: dict) -> np.ndarray:
         rows = len(columns["n"])
         return np.broadcast_to(np.asarray(evaluate(self.predicate, columns, params), dtype=bool), (rows,)).copy()
+
+    def reads_leaves(self, d: int) -> bool:
+        """Do the predicate or the sums read a ``leaves{j}`` column? (Building them costs a
+        gather per QI per check.)"""
+        if d not in self._leaves:
+            trees = [self.predicate, *self.sums(d).values()]
+            self._leaves[d] = any(column.name.startswith("leaves") for tree in trees for column in tree.find_all(exp.Column))
+        return self._leaves[d]
 
     def sums(self, d: int) -> dict:
         if d not in self._sums:

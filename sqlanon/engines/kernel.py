@@ -22,7 +22,6 @@ Verdicts use the models' own predicates and the metrics' own sums, evaluated ove
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -30,6 +29,7 @@ import numpy as np
 from sqlglot import exp
 
 from sqlanon.engines.evaluate import Compiled, evaluate
+from sqlanon.engines.grouping import Maps, group, regroup, summary, total
 from sqlanon.engines.memory_figures import Histogram, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
@@ -40,16 +40,31 @@ from sqlanon.stats import ClassStats
 
 @dataclass
 class Table:
-    """A class table: QI code columns at ``node``'s levels, sensitive code columns, rows, sum
-    of n ln c_x (None unless the KL-divergence needs it), population rows (None without a
-    research subset)."""
+    """A class table: QI code rows at ``node``'s levels then sensitive code rows (one int64
+    matrix, a row per attribute, so the compiled grouping reads it without copying), rows
+    ``n``, the sum of n ln c_x (None unless the KL-divergence needs it), population rows (None
+    without a research subset)."""
 
     node: Node
-    codes: list[np.ndarray]
-    sensitive: list[np.ndarray]
+    matrix: np.ndarray
     n: np.ndarray
     nlnx: np.ndarray | None
     pop: np.ndarray | None = None
+
+    @property
+    def codes(self) -> list[np.ndarray]:
+        return list(self.matrix[:len(self.node)])
+
+    @property
+    def sensitive(self) -> list[np.ndarray]:
+        return list(self.matrix[len(self.node):])
+
+
+def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarray], n: np.ndarray,
+          nlnx: np.ndarray | None = None, pop: np.ndarray | None = None) -> Table:
+    """A table from its code columns."""
+    matrix = np.ascontiguousarray(np.stack([np.asarray(c, np.int64) for c in [*codes, *sensitive]]))
+    return Table(tuple(node), matrix, n, nlnx, pop)
 
 
 @dataclass
@@ -60,38 +75,6 @@ class Classes:
     n: np.ndarray
     columns: dict[str, np.ndarray]
     kept: np.ndarray
-
-
-def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[np.ndarray], np.ndarray]:
-    """Distinct rows of the code columns, sorted lexicographically, and each row's group."""
-    rows = len(columns[0]) if columns else 0
-    if not columns:
-        return [], np.zeros(rows, np.int64)
-    space = math.prod(max(r, 1) for r in radices)
-    if space >= 2 ** 62:  # the combined key would overflow int64
-        stacked = np.stack(columns, axis=1)
-        distinct, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        return [distinct[:, j] for j in range(len(columns))], inverse.ravel()
-    key = np.zeros(rows, np.int64)
-    for column, radix in zip(columns, radices):
-        key *= radix
-        key += column
-    if space <= max(4 * rows, 1 << 10):  # a dense count beats sorting only while the key space is small
-        present = np.flatnonzero(np.bincount(key, minlength=space))
-        position = np.zeros(space, np.int64)
-        position[present] = np.arange(len(present))
-        distinct, inverse = present, position[key]
-    else:
-        distinct, inverse = np.unique(key, return_inverse=True)
-    result = []
-    for radix in reversed(radices):
-        result.append(distinct % radix)
-        distinct = distinct // radix
-    return result[::-1], inverse
-
-
-def total(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
-    return np.bincount(inverse, weights=values, minlength=groups)
 
 
 def size_table(sizes: np.ndarray) -> dict[int, int]:
@@ -135,6 +118,10 @@ class Kernel:
         self.tables = tables
         self.count = count
         self.up = [up_maps(h) for h in self.hierarchies]
+        # every up map end to end, so a check passes its columns' maps to the compiled loop by offset
+        order = [(j, a, b) for j, up in enumerate(self.up) for a, row in enumerate(up) for b, m in enumerate(row) if m is not None]
+        self.maps = Maps([self.up[j][a][b] for j, a, b in order])
+        self._map_index = {key: i for i, key in enumerate(order)}
         self.leaves = [[np.array(level, np.int64) for level in h.leaves] for h in self.hierarchies]
         self.labels = [[np.array(level, dtype=object) for level in h.labels] for h in self.hierarchies]
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
@@ -150,26 +137,25 @@ class Kernel:
         return self.snapshots.hits
 
     # -- grouping ----------------------------------------------------------------------------
-    def generalize(self, source: Table, node: Node) -> Table:
-        """``source``'s table regrouped at ``node`` (a generalization of its node)."""
-        codes = []
-        for j, (a, b) in enumerate(zip(source.node, node)):
-            column = source.codes[j]
-            codes.append(column if a == b and self.settings.projection else self.up[j][a][b][column])
+    def generalize(self, source: Table, node: Node, ordered: bool = True) -> Table:
+        """``source``'s table regrouped at ``node`` (a generalization of its node); unless
+        ``ordered``, its rows in any order (see ``classes``)."""
+        chosen = [None if a == b and self.settings.projection else self._map_index[(j, a, b)]
+                  for j, (a, b) in enumerate(zip(source.node, node))] + [None] * len(self.values)
         radices = [self.sizes[j][b] for j, b in enumerate(node)] + [len(v) for v in self.values]
-        distinct, inverse = group(codes + source.sensitive, radices)
+        matrix, inverse = regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen), ordered)
         self.count(len(source.n))
-        count = len(distinct[0]) if distinct else 0
-        n = total(inverse, source.n, count).astype(np.int64)
+        count = matrix.shape[1]
+        n = total(inverse, source.n, count)
         nlnx = total(inverse, source.nlnx, count) if source.nlnx is not None else None
-        pop = total(inverse, source.pop, count).astype(np.int64) if source.pop is not None else None
-        d = len(node)
-        return Table(tuple(node), distinct[:d], distinct[d:], n, nlnx, pop)
+        pop = total(inverse, source.pop, count) if source.pop is not None else None
+        return Table(tuple(node), matrix, n, nlnx, pop)
 
-    def classes(self, table: Table, keep, params: dict) -> Classes:
+    def classes(self, table: Table, keep, params: dict, leaves: bool = True) -> Classes:
         """The node's classes from its table: sizes, the models' figures, the verdicts. With a
         research subset, classes without subset rows release nothing and are dropped (as the
-        SQL path's population join drops them)."""
+        SQL path's population join drops them). ``leaves``: add the columns ``leaves{j}`` even
+        when the keep condition does not read them."""
         rows_n = table.n
         if table.sensitive:
             change = np.zeros(len(rows_n), bool)
@@ -179,10 +165,11 @@ class Kernel:
             starts = np.flatnonzero(change)
             cls = np.cumsum(change) - 1
             per_class = lambda values: np.add.reduceat(values, starts)  # noqa: E731
+            codes = [column[starts] for column in table.codes]
         else:
-            starts = cls = np.arange(len(rows_n))
+            cls = np.arange(len(rows_n))
             per_class = lambda values: values  # noqa: E731
-        codes = [column[starts] for column in table.codes]
+            codes = table.codes
         n = per_class(rows_n)
         pop = per_class(table.pop) if table.pop is not None else None
         nlnx = per_class(table.nlnx) if table.nlnx is not None else None
@@ -197,8 +184,9 @@ class Kernel:
                 nlnx = nlnx[live] if nlnx is not None else None
                 cls = remap[cls]
         columns: dict[str, np.ndarray] = {"n": n}
-        for j, level in enumerate(table.node):
-            columns[f"leaves{j}"] = self.leaves[j][level][codes[j]]
+        if leaves or compiled(keep).reads_leaves(len(table.node)):
+            for j, level in enumerate(table.node):
+                columns[f"leaves{j}"] = self.leaves[j][level][codes[j]]
         if nlnx is not None:
             columns["lnx"] = nlnx
         if pop is not None:
@@ -217,7 +205,7 @@ class Kernel:
             pairs_cls, pairs_v, pairs_f = cls, values, f
         else:
             (pairs_cls, pairs_v), inverse = group([cls, values], [len(n), len(self.values[i])])
-            pairs_f = total(inverse, f, len(pairs_cls)).astype(np.int64)
+            pairs_f = total(inverse, f, len(pairs_cls))
         histogram = Histogram(pairs_cls, pairs_v, pairs_f, n, self.q[i])
         return figures(model, histogram, self.tables.get(getattr(model, "aux", None)))
 
@@ -225,15 +213,16 @@ class Kernel:
     def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str]) -> ClassStats:
         start = self.snapshots.start(node)
         source = start.snapshot.handle if start.snapshot is not None else self.base
-        table = self.generalize(source, node)
-        cls = self.classes(table, keep, params)
+        # a class's sensitive sub-rows must be adjacent (``classes``); otherwise any order serves
+        table = self.generalize(source, node, ordered=bool(self.values))
+        cls = self.classes(table, keep, params, leaves="leaves" in needs)
         # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
         self._pending = Snapshot(tuple(node), table, len(cls.n))
         n, kept = cls.n, cls.kept
-        kept_n = n[kept]
-        suppressed = int(n[~kept].sum())
-        leaves = tuple(int((kept_n * cls.columns[f"leaves{j}"][kept]).sum()) for j in range(len(node))) if "leaves" in needs else None
-        uniques = int(((n == 1) & kept).sum()) if "uniques" in needs else None
+        kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
+        leaves = None
+        if "leaves" in needs:
+            leaves = tuple(int((n * cls.columns[f"leaves{j}"])[kept].sum()) for j in range(len(node)))
         sums = compiled(keep).sums(len(node))
         figures_ = None
         if sums:
@@ -243,15 +232,15 @@ class Kernel:
         if "suppressed_histograms" in needs:
             histograms = tuple(() for _ in node)
             if suppressed:
-                histograms = tuple(tuple(int(x) for x in total(cls.codes[j][~kept], n[~kept], self.sizes[j][level])
-                                         .astype(np.int64) if x)
+                histograms = tuple(tuple(int(x) for x in total(cls.codes[j][~kept], n[~kept], self.sizes[j][level]) if x)
                                    for j, level in enumerate(node))
         return ClassStats(
-            classes=len(n), kept_classes=int(kept.sum()), suppressed=suppressed,
-            min_kept=int(kept_n.min()) if len(kept_n) else None,
-            dm_kept=int((kept_n * kept_n).sum()), dm_all=int((n * n).sum()),
-            kept_leaves=leaves, suppressed_histograms=histograms, kept_uniques=uniques, figures=figures_,
-            min_class=int(n.min()) if len(n) else None, kept_sizes=size_table(kept_n) if "sizes" in needs else None,
+            classes=len(n), kept_classes=kept_classes, suppressed=suppressed,
+            min_kept=min_kept if min_kept >= 0 else None, dm_kept=dm_kept, dm_all=dm_all,
+            kept_leaves=leaves, suppressed_histograms=histograms,
+            kept_uniques=uniques if "uniques" in needs else None, figures=figures_,
+            min_class=min_class if min_class >= 0 else None,
+            kept_sizes=size_table(n[kept]) if "sizes" in needs else None,
         )
 
     def checked(self, node: Node, anonymous: bool) -> None:

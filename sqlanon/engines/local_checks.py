@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from sqlglot import exp
 
 from sqlanon import compiler as c
-from sqlanon.engines.kernel import Kernel, Table
+from sqlanon.engines.kernel import Kernel, table
 from sqlanon.population import POP
 
 
@@ -41,7 +41,7 @@ def fetch_kernel(engine) -> Kernel:
         return values.to_numpy().astype(dtype)
 
     n = column("n", np.int64)
-    base = Table(
+    base = table(
         (0,) * d, [column(c.qi(j), np.int64) for j in range(d)], [column(c.sensitive(i), np.int64) for i in range(s)], n,
         n * column("lnx", np.float64) if lnx else None, column(POP, np.int64) if population else None)
     sensitives = []

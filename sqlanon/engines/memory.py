@@ -21,7 +21,8 @@ from sqlanon.config import Output, Source
 from sqlanon.engines import arrow_csv, memory_io as io
 from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
 from sqlanon.engines.evaluate import keep_mask
-from sqlanon.engines.kernel import Kernel, Table, group, total
+from sqlanon.engines.grouping import group, total
+from sqlanon.engines.kernel import Kernel, table
 from sqlanon.errors import DataError, OutputError
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import missing_values_error
@@ -130,7 +131,7 @@ class MemoryEngine:
         d = len(qis)
         sensitives = [(name, values, np.array(counts, np.int64) / rows)
                       for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
-        self.kernel = Kernel(self._hierarchies, Table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
+        self.kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
                              self.settings, rows, self._tables, self._count)
         self._up, self._labels = self.kernel.up, self.kernel.labels
         counts = tuple(tuple(int(x) for x in np.bincount(codes, minlength=len(h.codes)))

@@ -1,0 +1,212 @@
+"""Grouping code columns: the one data-proportional loop of a check in process.
+
+A check regroups a class table at a coarser node: every QI code column is mapped through its
+hierarchy (``up`` arrays), the columns are combined into one mixed-radix integer key, and the
+rows are summed per key. In numpy that is a dozen passes over the table (a gather, a multiply
+and an add per column, then a sort or a dense count over the key space), each paying its call
+overhead; here it is one compiled pass (numba) that maps, combines and hashes each row, and
+one pass that sums — a few microseconds for the ADULT tables a search regroups thousands of
+times.
+
+The groups come out in key order (the lexicographic order of their codes), as ``np.unique``
+gives them: the kernel relies on a class's sensitive sub-rows being adjacent.
+
+Keys that would overflow int64 (a product of the radices >= 2**62: many QIs with large
+domains) fall back to ``np.unique`` over the stacked columns.
+
+numba compiles on first use and caches the machine code beside this file (``cache=True``), so
+the compile (about 2 s) is paid once per installation, not per run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numba
+import numpy as np
+
+OVERFLOW = 2 ** 62
+
+
+@numba.njit(cache=True, nogil=True)
+def _keys(columns, maps, offsets, radices):  # pragma: no cover - compiled
+    """Each row's mixed-radix key over its mapped codes (offset -1: the column as it is)."""
+    m, rows = columns.shape
+    key = np.zeros(rows, np.int64)
+    for j in range(m):
+        radix, offset = radices[j], offsets[j]
+        for r in range(rows):
+            code = columns[j, r]
+            if offset >= 0:
+                code = maps[offset + code]
+            key[r] = key[r] * radix + code
+    return key
+
+
+@numba.njit(cache=True, nogil=True)
+def _group(key, space, ordered):  # pragma: no cover - compiled
+    """(each group's first row, each row's group). A dense table over the key space while the
+    space is small beside the rows (groups in ascending key order), an open-addressing hash
+    table otherwise (groups in order of appearance, then sorted by key if ``ordered``)."""
+    rows = key.shape[0]
+    inverse = np.empty(rows, np.int64)
+    if space <= 2 * rows + 1024:
+        slot = np.full(space, -1, np.int64)
+        for r in range(rows):
+            if slot[key[r]] == -1:
+                slot[key[r]] = r
+        count = 0
+        first = np.empty(rows, np.int64)
+        for k in range(space):
+            if slot[k] != -1:
+                first[count] = slot[k]
+                slot[k] = count
+                count += 1
+        for r in range(rows):
+            inverse[r] = slot[key[r]]
+        return first[:count], inverse
+    capacity, bits = 1, 0
+    while capacity < 2 * rows:
+        capacity *= 2
+        bits += 1
+    shift = np.uint64(64 - bits)
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    keys = np.full(capacity, -1, np.int64)
+    ids = np.empty(capacity, np.int64)
+    found = np.empty(rows, np.int64)
+    first = np.empty(rows, np.int64)
+    count = 0
+    for r in range(rows):
+        k = key[r]
+        h = np.int64((np.uint64(k) * golden) >> shift)  # Fibonacci hashing: the product's top bits
+        while keys[h] != -1 and keys[h] != k:
+            h = (h + 1) & (capacity - 1)
+        if keys[h] == -1:
+            keys[h] = k
+            ids[h] = count
+            found[count] = k
+            first[count] = r
+            count += 1
+        inverse[r] = ids[h]
+    if not ordered:
+        return first[:count], inverse
+    order = np.argsort(found[:count])
+    rank = np.empty(count, np.int64)
+    for i in range(count):
+        rank[order[i]] = i
+    for r in range(rows):
+        inverse[r] = rank[inverse[r]]
+    return first[:count][order], inverse
+
+
+@numba.njit(cache=True, nogil=True)
+def _pick(matrix, maps, offsets, rows):  # pragma: no cover - compiled
+    """The mapped codes of the given rows: each group's codes from its first row (decoding
+    the key would cost a division per code)."""
+    m = matrix.shape[0]
+    out = np.empty((m, rows.shape[0]), np.int64)
+    for j in range(m):
+        offset = offsets[j]
+        for g in range(rows.shape[0]):
+            code = matrix[j, rows[g]]
+            out[j, g] = maps[offset + code] if offset >= 0 else code
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_int(inverse, values, groups):  # pragma: no cover - compiled
+    out = np.zeros(groups, np.int64)
+    for r in range(inverse.shape[0]):
+        out[inverse[r]] += values[r]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sum_float(inverse, values, groups):  # pragma: no cover - compiled
+    out = np.zeros(groups, np.float64)
+    for r in range(inverse.shape[0]):
+        out[inverse[r]] += values[r]
+    return out
+
+
+def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[np.ndarray], np.ndarray]:
+    """Distinct rows of the code columns, sorted lexicographically, and each row's group."""
+    if not columns:
+        return [], np.zeros(0, np.int64)
+    matrix = np.ascontiguousarray(np.stack([np.asarray(c, np.int64) for c in columns]))
+    distinct, inverse = group_matrix(matrix, radices, [None] * len(columns))
+    return list(distinct), inverse
+
+
+def group_matrix(matrix: np.ndarray, radices: Sequence[int],
+                 maps: Sequence[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray]:
+    """``group`` over a (columns x rows) int64 matrix whose column j is first mapped through
+    ``maps[j]`` (None: as it is): the distinct rows as a (columns x groups) matrix."""
+    flat = Maps(maps)
+    return regroup(matrix, radices, flat.values, flat.offsets([None if up is None else j for j, up in enumerate(maps)]))
+
+
+class Maps:
+    """Code maps laid end to end in one array, so a compiled loop takes any subset of them by
+    offset: built once per kernel, not per check."""
+
+    def __init__(self, maps: Sequence[np.ndarray | None]):
+        self.starts: list[int] = []
+        at, parts = 0, []
+        for up in maps:
+            self.starts.append(at)
+            if up is not None:
+                parts.append(np.asarray(up, np.int64))
+                at += len(up)
+        self.values = np.concatenate(parts) if parts else np.zeros(1, np.int64)
+
+    def offsets(self, chosen: Sequence[int | None]) -> np.ndarray:
+        """Per column, the start of map ``chosen[j]`` (None: the column is taken as it is)."""
+        return np.array([-1 if i is None else self.starts[i] for i in chosen], np.int64)
+
+
+def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
+            ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The core of ``group_matrix``: column j mapped through ``maps[offsets[j]:]`` (offset -1:
+    as it is). Unless ``ordered``, the groups may come in any order: a check's figures do not
+    depend on it, and sorting the groups is the dearest step of a regrouping."""
+    space = math.prod(max(r, 1) for r in radices)
+    if space >= OVERFLOW:
+        mapped = np.stack([column if o < 0 else maps[o + column] for column, o in zip(matrix, offsets)], axis=1)
+        distinct, inverse = np.unique(mapped, axis=0, return_inverse=True)
+        return np.ascontiguousarray(distinct.T), inverse.ravel()
+    radix = np.array([max(r, 1) for r in radices], np.int64)
+    first, inverse = _group(_keys(matrix, maps, offsets, radix), space, ordered)
+    return _pick(matrix, maps, offsets, first), inverse
+
+
+def total(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
+    """``values`` summed per group (int64 for integer values, float64 otherwise)."""
+    if np.issubdtype(values.dtype, np.integer):
+        return _sum_int(inverse, values.astype(np.int64, copy=False), groups)
+    return _sum_float(inverse, values.astype(np.float64, copy=False), groups)
+
+
+@numba.njit(cache=True, nogil=True)
+def summary(n, kept):  # pragma: no cover - compiled
+    """One pass over a node's classes for the figures every check reports: (kept classes,
+    suppressed rows, smallest kept class or -1, sum of kept squares, sum of all squares,
+    smallest class or -1, kept classes of one row)."""
+    kept_classes = suppressed = dm_kept = dm_all = uniques = 0
+    min_kept = min_class = -1
+    for c in range(n.shape[0]):
+        size = n[c]
+        dm_all += size * size
+        if min_class == -1 or size < min_class:
+            min_class = size
+        if kept[c]:
+            kept_classes += 1
+            dm_kept += size * size
+            if min_kept == -1 or size < min_kept:
+                min_kept = size
+            if size == 1:
+                uniques += 1
+        else:
+            suppressed += size
+    return kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques
