@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import threading
 import time
 from dataclasses import replace
 from math import prod
@@ -17,6 +18,7 @@ from sqlanon.config import INTERVAL_ALGORITHMS, Job
 from sqlanon.context import metric_context
 from sqlanon.criteria import build_models
 from sqlanon.engines import create_engine
+from sqlanon.engines import grouping
 from sqlanon.engines.base import OutputColumn
 from sqlanon.errors import ConfigError, cuts
 from sqlanon.hierarchy.coverage import refuse_header_row
@@ -34,6 +36,9 @@ class Session:
     def __init__(self, job: Job, needs: frozenset[str] | None = None, share_stats: bool = False):
         job.validate()
         started = time.perf_counter()
+        if job.checks != "sql" and needs is None:
+            # the compiled kernel loads while the engine reads (see grouping.warm)
+            threading.Thread(target=grouping.warm, name="sqlanon-warm", daemon=True).start()
         self.job = job
         self.qis = [a.name for a in job.quasi_identifiers]
         # Hierarchy files first (fail fast), builders once the data is open.

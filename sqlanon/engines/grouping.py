@@ -45,10 +45,11 @@ def _keys(columns, maps, offsets, radices):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _group(key, space, ordered):  # pragma: no cover - compiled
-    """(each group's first row, each row's group). A dense table over the key space while the
-    space is small beside the rows (groups in ascending key order), an open-addressing hash
-    table otherwise (groups in order of appearance, then sorted by key if ``ordered``)."""
+def _group(key, space):  # pragma: no cover - compiled
+    """(each group's first row, each row's group, the groups' keys — empty when the groups are
+    already in ascending key order). A dense table over the key space while the space is small beside the
+    rows (groups in key order), an open-addressing hash table otherwise (groups in order of
+    appearance)."""
     rows = key.shape[0]
     inverse = np.empty(rows, np.int64)
     if space <= 2 * rows + 1024:
@@ -65,7 +66,7 @@ def _group(key, space, ordered):  # pragma: no cover - compiled
                 count += 1
         for r in range(rows):
             inverse[r] = slot[key[r]]
-        return first[:count], inverse
+        return first[:count], inverse, np.empty(0, np.int64)
     capacity, bits = 1, 0
     while capacity < 2 * rows:
         capacity *= 2
@@ -89,15 +90,7 @@ def _group(key, space, ordered):  # pragma: no cover - compiled
             first[count] = r
             count += 1
         inverse[r] = ids[h]
-    if not ordered:
-        return first[:count], inverse
-    order = np.argsort(found[:count])
-    rank = np.empty(count, np.int64)
-    for i in range(count):
-        rank[order[i]] = i
-    for r in range(rows):
-        inverse[r] = rank[inverse[r]]
-    return first[:count][order], inverse
+    return first[:count], inverse, found[:count]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -177,7 +170,13 @@ def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offset
         distinct, inverse = np.unique(mapped, axis=0, return_inverse=True)
         return np.ascontiguousarray(distinct.T), inverse.ravel()
     radix = np.array([max(r, 1) for r in radices], np.int64)
-    first, inverse = _group(_keys(matrix, maps, offsets, radix), space, ordered)
+    first, inverse, keys = _group(_keys(matrix, maps, offsets, radix), space)
+    if ordered and len(keys):
+        # numpy's sort (SIMD) beats a compiled one several times over
+        order = np.argsort(keys)
+        rank = np.empty(len(order), np.int64)
+        rank[order] = np.arange(len(order))
+        first, inverse = first[order], rank[inverse]
     return _pick(matrix, maps, offsets, first), inverse
 
 
@@ -210,3 +209,31 @@ def summary(n, kept):  # pragma: no cover - compiled
         else:
             suppressed += size
     return kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques
+
+
+def warm() -> None:
+    """Load every compiled function (compiling it on the first run after an installation):
+    about 0.4 s of LLVM set-up per process, which a session pays in a background thread while
+    its engine reads the input (the database releases the GIL), not before its first check."""
+    matrix = np.zeros((1, 2), np.int64)
+    for ordered in (True, False):
+        regroup(matrix, [1], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
+        regroup(matrix, [1 << 12], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
+    total(np.zeros(2, np.int64), np.ones(2, np.int64), 1)
+    total(np.zeros(2, np.int64), np.ones(2, np.float64), 1)
+    summary(np.ones(2, np.int64), np.ones(2, bool))
+
+
+@numba.njit(cache=True, nogil=True)
+def weighted_sums(matrix, n, kept, maps, offsets):  # pragma: no cover - compiled
+    """Per column j: the sum over kept groups of n * maps[offsets[j] + code] (the loss
+    metric's rows under each kept class's value, per QI)."""
+    m = matrix.shape[0]
+    out = np.zeros(m, np.int64)
+    for j in range(m):
+        offset, acc = offsets[j], 0
+        for g in range(n.shape[0]):
+            if kept[g]:
+                acc += n[g] * maps[offset + matrix[j, g]]
+        out[j] = acc
+    return out

@@ -29,7 +29,7 @@ import numpy as np
 from sqlglot import exp
 
 from sqlanon.engines.evaluate import Compiled, evaluate
-from sqlanon.engines.grouping import Maps, group, regroup, summary, total
+from sqlanon.engines.grouping import Maps, group, regroup, summary, total, weighted_sums
 from sqlanon.engines.memory_figures import Histogram, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
@@ -69,12 +69,16 @@ def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarra
 
 @dataclass
 class Classes:
-    """A node's classes in code order: codes, sizes, figure columns, verdicts."""
+    """A node's classes: QI codes (a row per QI), sizes, figure columns, verdicts."""
 
-    codes: list[np.ndarray]
+    matrix: np.ndarray
     n: np.ndarray
     columns: dict[str, np.ndarray]
     kept: np.ndarray
+
+    @property
+    def codes(self) -> list[np.ndarray]:
+        return list(self.matrix)
 
 
 def size_table(sizes: np.ndarray) -> dict[int, int]:
@@ -123,10 +127,14 @@ class Kernel:
         self.maps = Maps([self.up[j][a][b] for j, a, b in order])
         self._map_index = {key: i for i, key in enumerate(order)}
         self.leaves = [[np.array(level, np.int64) for level in h.leaves] for h in self.hierarchies]
+        self.leaf_maps = Maps([level for leaves in self.leaves for level in leaves])
+        self._leaf_index = {(j, l): i for i, (j, l) in enumerate((j, l) for j, leaves in enumerate(self.leaves)
+                                                                  for l in range(len(leaves)))}
         self.labels = [[np.array(level, dtype=object) for level in h.labels] for h in self.hierarchies]
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
         self.snapshots = Snapshots(settings, rows, lambda handle: None)  # arrays: the last reference frees them
         self._pending: Snapshot | None = None
+        self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
 
     @property
     def rollups(self) -> int:
@@ -165,11 +173,11 @@ class Kernel:
             starts = np.flatnonzero(change)
             cls = np.cumsum(change) - 1
             per_class = lambda values: np.add.reduceat(values, starts)  # noqa: E731
-            codes = [column[starts] for column in table.codes]
+            matrix = table.matrix[:len(table.node), starts]
         else:
             cls = np.arange(len(rows_n))
             per_class = lambda values: values  # noqa: E731
-            codes = table.codes
+            matrix = table.matrix[:len(table.node)]
         n = per_class(rows_n)
         pop = per_class(table.pop) if table.pop is not None else None
         nlnx = per_class(table.nlnx) if table.nlnx is not None else None
@@ -180,9 +188,10 @@ class Kernel:
             live = n > 0
             if not live.all():
                 remap = np.cumsum(live) - 1
-                codes, n, pop = [column[live] for column in codes], n[live], pop[live]
+                matrix, n, pop = matrix[:, live], n[live], pop[live]
                 nlnx = nlnx[live] if nlnx is not None else None
                 cls = remap[cls]
+        codes = list(matrix)
         columns: dict[str, np.ndarray] = {"n": n}
         if leaves or compiled(keep).reads_leaves(len(table.node)):
             for j, level in enumerate(table.node):
@@ -194,7 +203,7 @@ class Kernel:
         for model in getattr(keep, "histogram_models", ()):
             columns.update(self._figures(model, table, cls, live_rows, n))
         kept = compiled(keep).keep(columns, params)
-        return Classes(codes, n, columns, kept)
+        return Classes(matrix, n, columns, kept)
 
     def _figures(self, model, table: Table, cls: np.ndarray, live_rows, n: np.ndarray) -> dict[str, np.ndarray]:
         i = self.names.index(model.attribute)
@@ -207,7 +216,7 @@ class Kernel:
             (pairs_cls, pairs_v), inverse = group([cls, values], [len(n), len(self.values[i])])
             pairs_f = total(inverse, f, len(pairs_cls))
         histogram = Histogram(pairs_cls, pairs_v, pairs_f, n, self.q[i])
-        return figures(model, histogram, self.tables.get(getattr(model, "aux", None)))
+        return figures(model, histogram, self.tables.get(getattr(model, "aux", None)), self._derived)
 
     # -- checks ------------------------------------------------------------------------------
     def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str]) -> ClassStats:
@@ -215,14 +224,15 @@ class Kernel:
         source = start.snapshot.handle if start.snapshot is not None else self.base
         # a class's sensitive sub-rows must be adjacent (``classes``); otherwise any order serves
         table = self.generalize(source, node, ordered=bool(self.values))
-        cls = self.classes(table, keep, params, leaves="leaves" in needs)
+        cls = self.classes(table, keep, params, leaves=False)
         # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
         self._pending = Snapshot(tuple(node), table, len(cls.n))
         n, kept = cls.n, cls.kept
         kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
         leaves = None
         if "leaves" in needs:
-            leaves = tuple(int((n * cls.columns[f"leaves{j}"])[kept].sum()) for j in range(len(node)))
+            offsets = self.leaf_maps.offsets([self._leaf_index[(j, level)] for j, level in enumerate(node)])
+            leaves = tuple(int(x) for x in weighted_sums(cls.matrix, n, kept, self.leaf_maps.values, offsets))
         sums = compiled(keep).sums(len(node))
         figures_ = None
         if sums:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sqlanon.engines.tree_distance import Tree
+
 #: cells of a dense (classes x values) block
 BLOCK_CELLS = 4_000_000
 
@@ -47,8 +49,9 @@ class Histogram:
             yield first, block - self.q
 
 
-def figures(model, h: Histogram, aux) -> dict[str, np.ndarray]:
-    """The model's (or the classification metric's) per-class figure columns."""
+def figures(model, h: Histogram, aux, cache: dict | None = None) -> dict[str, np.ndarray]:
+    """The model's (or the classification metric's) per-class figure columns. ``cache`` keeps
+    what depends on the model's auxiliary table only (built once, not per check)."""
     name = model.name
     if name == "classification":
         return {"mx_top": h.maximum(h.counts)}
@@ -70,39 +73,25 @@ def figures(model, h: Histogram, aux) -> dict[str, np.ndarray]:
     if name == "delta-disclosure":
         return {model.name_of("delta"): h.maximum(np.abs(np.log(h.share / h.q[h.v])))}
     if name == "t-closeness":
-        return {model.name_of("t"): _t(model, h, aux)}
+        return {model.name_of("t"): _t(model, h, aux, {} if cache is None else cache)}
     raise NotImplementedError(f"the memory engine has no figures for the {name} model")
 
 
-def _t(model, h: Histogram, aux) -> np.ndarray:
+def _t(model, h: Histogram, aux, cache: dict) -> np.ndarray:
     if model.distance == "equal":
         q = h.q[h.v]
         return 0.5 * (h.total(np.abs(h.share - q)) + (1 - h.total(q)))
     result = np.zeros(h.classes)
     if model.distance == "ordered":
-        order = np.argsort(np.asarray(aux.column("ord")))  # value codes by rank
+        order = cache.get(model.aux)
+        if order is None:
+            order = cache[model.aux] = np.argsort(np.asarray(aux.column("ord")))  # value codes by rank
         span = max(len(h.q) - 1, 1)
         for first, diff in h.dense():
             result[first:first + len(diff)] = np.abs(np.cumsum(diff[:, order], axis=1)).sum(axis=1) / span
         return result
-    height = sum(1 for name in aux.column_names if name.startswith("a")) - 1
-    ancestors = [np.asarray(aux.column(f"a{l}")) for l in range(height + 1)]
-    levels = []
-    for level in range(1, height + 1):
-        # children are (a_(l-1), a_l) pairs, as the SQL groups them; parents are a_l
-        pairs, child = np.unique(np.stack([ancestors[level - 1], ancestors[level]], axis=1), axis=0, return_inverse=True)
-        child = child.ravel()
-        to_child = np.zeros((len(h.q), len(pairs)))
-        to_child[np.arange(len(h.q)), child] = 1.0
-        parents = np.unique(pairs[:, 1], return_inverse=True)[1].ravel()
-        to_parent = np.zeros((len(pairs), parents.max() + 1))
-        to_parent[np.arange(len(pairs)), parents] = 1.0
-        levels.append((level / height, to_child, to_parent))
-    for first, diff in h.dense():
-        total = np.zeros(len(diff))
-        for weight, to_child, to_parent in levels:
-            extra = diff @ to_child
-            positive, negative = np.maximum(extra, 0) @ to_parent, np.maximum(-extra, 0) @ to_parent
-            total += (np.minimum(positive, negative) * weight).sum(axis=1)
-        result[first:first + len(diff)] = total
-    return result
+    tree = cache.get(model.aux)
+    if tree is None:
+        height = sum(1 for name in aux.column_names if name.startswith("a")) - 1
+        tree = cache[model.aux] = Tree([np.asarray(aux.column(f"a{l}"), np.int64) for l in range(height + 1)])
+    return tree.distances(np.r_[h.starts, len(h.cls)].astype(np.int64), h.v.astype(np.int64), h.share, h.q)

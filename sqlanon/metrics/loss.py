@@ -7,15 +7,20 @@ truncated to 10 decimals; Loss = prod_j (1 + L_j)^(1/d) - 1. The engine returns
 sum(kept rows * rows under the value) as an integer, so L_j is an exact fraction here.
 """
 
-from fractions import Fraction
+from sqlanon.metrics.base import Metric
 
-from sqlanon.metrics.base import Metric, truncate
+#: ARX keeps 10 decimals of L_j, cutting the rest
+DECIMALS = 10 ** 10
 
 
 def attribute_loss(leaves: int, suppressed: int, size: int, n: int) -> float:
-    """L_j, truncated: (a/|H| + S - N/|H|) / (N - N/|H|), multiplied through by |H|."""
-    share = Fraction(leaves + suppressed * size - n, n * (size - 1)) if size > 1 else Fraction(0)
-    return truncate(max(share, Fraction(0)))
+    """L_j, truncated: (a/|H| + S - N/|H|) / (N - N/|H|), multiplied through by |H|. In
+    integers: floor(share * 1e10) is an integer division, and int / int is correctly rounded,
+    as float(Fraction) is (a Fraction costs more than a check)."""
+    numerator = leaves + suppressed * size - n
+    if size <= 1 or numerator <= 0:
+        return 0.0
+    return (numerator * DECIMALS // (n * (size - 1))) / DECIMALS
 
 
 def aggregate(losses) -> float:
