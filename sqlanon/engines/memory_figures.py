@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sqlanon.engines.tree_distance import Tree
+from sqlanon.engines.histogram_loops import Tree, recursive
 
 #: cells of a dense (classes x values) block
 BLOCK_CELLS = 4_000_000
@@ -26,6 +26,10 @@ class Histogram:
         self.classes = len(n)
         self.starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(cls) else np.zeros(0, np.int64)
         self.share = self.f / n[cls].astype(np.float64)
+
+    def bounds(self) -> np.ndarray:
+        """Where each class's pairs start, and the end of the last."""
+        return np.r_[self.starts, len(self.cls)].astype(np.int64)
 
     def count(self) -> np.ndarray:
         return np.bincount(self.cls, minlength=self.classes)
@@ -62,14 +66,10 @@ def figures(model, h: Histogram, aux, cache: dict | None = None) -> dict[str, np
         return {model.name_of("entropy"): np.log(n) - h.total(h.f * np.log(h.f)) / n,
                 model.name_of("distinct"): h.count()}
     if name == "recursive-cl-diversity":
-        # rank within the class by count (descending), ties by value code: SQL's ROW_NUMBER
-        order = np.lexsort((h.v, -h.f, h.cls))
-        cls, f = h.cls[order], h.counts[order]
-        rank = np.arange(len(cls)) - h.starts[cls] + 1
-        tail = rank >= model.l
-        return {model.name_of("top"): h.maximum(h.counts),
-                model.name_of("tail"): np.bincount(cls[tail], weights=f[tail], minlength=h.classes).astype(np.int64),
-                model.name_of("distinct"): h.count()}
+        # SQL ranks by count (descending), ties by value code; which of two equal counts gets
+        # rank l does not change the tail's sum
+        top, tail, distinct = recursive(h.bounds(), h.counts, model.l)
+        return {model.name_of("top"): top, model.name_of("tail"): tail, model.name_of("distinct"): distinct}
     if name == "delta-disclosure":
         return {model.name_of("delta"): h.maximum(np.abs(np.log(h.share / h.q[h.v])))}
     if name == "t-closeness":
@@ -94,4 +94,4 @@ def _t(model, h: Histogram, aux, cache: dict) -> np.ndarray:
     if tree is None:
         height = sum(1 for name in aux.column_names if name.startswith("a")) - 1
         tree = cache[model.aux] = Tree([np.asarray(aux.column(f"a{l}"), np.int64) for l in range(height + 1)])
-    return tree.distances(np.r_[h.starts, len(h.cls)].astype(np.int64), h.v.astype(np.int64), h.share, h.q)
+    return tree.distances(h.bounds(), h.v.astype(np.int64), h.share, h.q)

@@ -1,5 +1,10 @@
-"""Hierarchical earth mover's distance (t-closeness with ``distance = "hierarchical"``,
-Li et al. 2007), compiled: per class, one pass over the domain's values per hierarchy level.
+"""Per-class figures of the sensitive histograms that numpy can only reach by sorting or
+dense matrices, compiled (numba) as one loop over each class's values.
+
+* Hierarchical earth mover's distance (t-closeness with ``distance = "hierarchical"``, Li et
+  al. 2007): per class, one pass over the domain's values per hierarchy level.
+* Recursive (c,l)-diversity: a class's largest count and the sum of its counts from rank l
+  on (ranks by count, descending), which is the total minus the l - 1 largest counts.
 
 The SQL of ``sqlanon/criteria/t_closeness.py`` and numpy both need a dense (classes x values)
 matrix and a handful of reductions per level; with thousands of checks of a few thousand
@@ -74,3 +79,35 @@ def _distances(starts, v, share, q, child, parent, children, parents, weights): 
             cost += weights[l] * moved
         result[c] = cost
     return result
+
+
+@numba.njit(cache=True, nogil=True)
+def recursive(starts, counts, l):  # pragma: no cover - compiled
+    """Per class: (largest count, sum of the counts ranked l and below, distinct values)."""
+    classes = starts.shape[0] - 1
+    top = np.zeros(classes, np.int64)
+    tail = np.zeros(classes, np.int64)
+    distinct = np.zeros(classes, np.int64)
+    best = np.zeros(max(l - 1, 1), np.int64)  # the l - 1 largest counts, descending
+    for c in range(classes):
+        kept, total = 0, 0
+        for i in range(starts[c], starts[c + 1]):
+            x = counts[i]
+            total += x
+            if x > top[c]:
+                top[c] = x
+            # insert x among the l - 1 largest
+            j = kept if kept < l - 1 else l - 2
+            if j >= 0 and (kept < l - 1 or x > best[j]):
+                while j > 0 and best[j - 1] < x:
+                    best[j] = best[j - 1]
+                    j -= 1
+                best[j] = x
+                if kept < l - 1:
+                    kept += 1
+        head = 0
+        for i in range(kept):
+            head += best[i]
+        tail[c] = total - head
+        distinct[c] = starts[c + 1] - starts[c]
+    return top, tail, distinct

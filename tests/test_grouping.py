@@ -1,0 +1,132 @@
+"""The compiled loops of local checks (sqlanon/engines/grouping.py, histogram_loops.py)
+against plain numpy definitions, on random tables that reach every branch: the dense count,
+the hash table (ordered and not), the int64-overflow fallback, empty and one-row tables."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sqlanon.engines.grouping import Maps, group, regroup, summary, total, weighted_sums
+from sqlanon.engines.histogram_loops import Tree, recursive
+
+
+def reference(columns):
+    distinct, inverse = np.unique(np.stack(columns, axis=1), axis=0, return_inverse=True)
+    return [distinct[:, j] for j in range(len(columns))], inverse.ravel()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 300), st.lists(st.integers(1, 40), min_size=1, max_size=5), st.integers(0, 2 ** 31))
+def test_group_is_numpy_unique(rows, radices, seed):
+    rng = np.random.default_rng(seed)
+    columns = [rng.integers(0, r, rows) for r in radices]
+    if rows == 0:
+        return
+    distinct, inverse = group(columns, radices)
+    expected, expected_inverse = reference(columns)
+    assert [d.tolist() for d in distinct] == [e.tolist() for e in expected]
+    assert inverse.tolist() == expected_inverse.tolist()
+
+
+@pytest.mark.parametrize("radices", [[3, 4], [10 ** 5, 10 ** 5], [2 ** 31, 2 ** 31, 4]])  # dense, hash, overflow
+@pytest.mark.parametrize("ordered", [True, False])
+def test_regroup_through_maps(radices, ordered):
+    rng = np.random.default_rng(7)
+    rows = 5_000
+    matrix = np.stack([rng.integers(0, min(r, 50), rows) for r in radices]).astype(np.int64)
+    # column 0 coarsened through a map (code -> code // 2), the others as they are
+    up = np.arange(50, dtype=np.int64) // 2
+    maps = Maps([up])
+    offsets = maps.offsets([0] + [None] * (len(radices) - 1))
+    out, inverse = regroup(matrix, radices, maps.values, offsets, ordered)
+    mapped = [up[matrix[0]]] + list(matrix[1:])
+    expected, _ = reference(mapped)
+    got = sorted(zip(*out.tolist())) if not ordered else list(zip(*out.tolist()))
+    assert got == list(zip(*[e.tolist() for e in expected]))
+    # every row lands in the group with its codes
+    for j, column in enumerate(mapped):
+        assert (out[j][inverse] == column).all()
+
+
+def test_one_row_and_sums():
+    out, inverse = regroup(np.array([[5]], np.int64), [6], np.zeros(1, np.int64), np.array([-1]))
+    assert out.tolist() == [[5]] and inverse.tolist() == [0]
+    assert total(np.array([0, 1, 0]), np.array([2, 3, 4]), 2).tolist() == [6, 3]
+    assert total(np.array([0, 1, 0]), np.array([0.5, 3.0, 4.0]), 2).tolist() == [4.5, 3.0]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 50), st.booleans()), min_size=1, max_size=40))
+def test_summary(classes):
+    n = np.array([c[0] for c in classes], np.int64)
+    kept = np.array([c[1] for c in classes])
+    kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
+    assert kept_classes == kept.sum() and suppressed == n[~kept].sum()
+    assert min_kept == (n[kept].min() if kept.any() else -1) and min_class == n.min()
+    assert dm_kept == (n[kept] ** 2).sum() and dm_all == (n ** 2).sum()
+    assert uniques == ((n == 1) & kept).sum()
+
+
+def test_weighted_sums():
+    matrix = np.array([[0, 1, 2], [1, 1, 0]], np.int64)
+    n = np.array([3, 4, 5], np.int64)
+    kept = np.array([True, False, True])
+    maps = Maps([np.array([10, 20, 30]), np.array([7, 9])])
+    sums = weighted_sums(matrix, n, kept, maps.values, maps.offsets([0, 1]))
+    assert sums.tolist() == [3 * 10 + 5 * 30, 3 * 9 + 5 * 7]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=8), min_size=1, max_size=6), st.integers(1, 6))
+def test_recursive_ranks(classes, l):
+    counts = np.array([x for c in classes for x in c], np.int64)
+    starts = np.r_[0, np.cumsum([len(c) for c in classes])].astype(np.int64)
+    top, tail, distinct = recursive(starts, counts, l)
+    for c, values in enumerate(classes):
+        ranked = sorted(values, reverse=True)
+        assert (top[c], tail[c], distinct[c]) == (ranked[0], sum(ranked[l - 1:]), len(values))
+
+
+def matrix_distance(ancestors, diff):
+    """The hierarchical EMD as 0/1 matrix products (the formulation the SQL follows)."""
+    height = len(ancestors) - 1
+    total_cost = np.zeros(len(diff))
+    for level in range(1, height + 1):
+        pairs, child = np.unique(np.stack([ancestors[level - 1], ancestors[level]], axis=1), axis=0, return_inverse=True)
+        to_child = np.zeros((len(ancestors[0]), len(pairs)))
+        to_child[np.arange(len(ancestors[0])), child.ravel()] = 1
+        parents = np.unique(pairs[:, 1], return_inverse=True)[1].ravel()
+        to_parent = np.zeros((len(pairs), parents.max() + 1))
+        to_parent[np.arange(len(pairs)), parents] = 1
+        extra = diff @ to_child
+        positive, negative = np.maximum(extra, 0) @ to_parent, np.maximum(-extra, 0) @ to_parent
+        total_cost += np.minimum(positive, negative).sum(axis=1) * level / height
+    return total_cost
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 31))
+def test_hierarchical_distance(seed):
+    rng = np.random.default_rng(seed)
+    values = int(rng.integers(2, 12))
+    # a random three-level tree over the values: leaves -> groups -> one root
+    groups = rng.integers(0, max(values // 2, 1), values)
+    ancestors = [np.arange(values), groups, np.zeros(values, np.int64)]
+    q = rng.random(values)
+    q /= q.sum()
+    classes = int(rng.integers(1, 6))
+    cls, v, share = [], [], []
+    for c in range(classes):
+        present = np.sort(rng.choice(values, int(rng.integers(1, values + 1)), replace=False))
+        counts = rng.integers(1, 10, len(present))
+        cls += [c] * len(present)
+        v += present.tolist()
+        share += (counts / counts.sum()).tolist()
+    cls, v, share = np.array(cls), np.array(v, np.int64), np.array(share)
+    starts = np.r_[np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]), len(cls)].astype(np.int64)
+    diff = np.zeros((classes, values))
+    diff[cls, v] = share
+    diff -= q
+    got = Tree([a.astype(np.int64) for a in ancestors]).distances(starts, v, share, q)
+    assert np.allclose(got, matrix_distance(ancestors, diff), rtol=1e-12, atol=1e-12)
