@@ -211,19 +211,6 @@ def summary(n, kept):  # pragma: no cover - compiled
     return kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques
 
 
-def warm() -> None:
-    """Load every compiled function (compiling it on the first run after an installation):
-    about 0.4 s of LLVM set-up per process, which a session pays in a background thread while
-    its engine reads the input (the database releases the GIL), not before its first check."""
-    matrix = np.zeros((1, 2), np.int64)
-    for ordered in (True, False):
-        regroup(matrix, [1], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
-        regroup(matrix, [1 << 12], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
-    total(np.zeros(2, np.int64), np.ones(2, np.int64), 1)
-    total(np.zeros(2, np.int64), np.ones(2, np.float64), 1)
-    summary(np.ones(2, np.int64), np.ones(2, bool))
-
-
 @numba.njit(cache=True, nogil=True)
 def weighted_sums(matrix, n, kept, maps, offsets):  # pragma: no cover - compiled
     """Per column j: the sum over kept groups of n * maps[offsets[j] + code] (the loss
@@ -237,3 +224,25 @@ def weighted_sums(matrix, n, kept, maps, offsets):  # pragma: no cover - compile
                 acc += n[g] * maps[offset + matrix[j, g]]
         out[j] = acc
     return out
+
+
+def warm() -> None:
+    """Load every compiled function (compiling it on the first run after an installation):
+    about 0.4 s of LLVM set-up per process, which a session pays in a background thread while
+    its engine reads the input (the database releases the GIL), not before its first check.
+    Any failure here is left to the first real call, which reports it where it matters."""
+    try:
+        _warm()
+    except Exception:  # noqa: BLE001 - see above
+        pass
+
+
+def _warm() -> None:
+    matrix = np.zeros((1, 2), np.int64)
+    for ordered in (True, False):
+        regroup(matrix, [1], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
+        regroup(matrix, [1 << 12], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
+    total(np.zeros(2, np.int64), np.ones(2, np.int64), 1)
+    total(np.zeros(2, np.int64), np.ones(2, np.float64), 1)
+    summary(np.ones(2, np.int64), np.ones(2, bool))
+    weighted_sums(matrix, np.ones(2, np.int64), np.ones(2, bool), np.zeros(1, np.int64), np.zeros(1, np.int64))
