@@ -100,7 +100,8 @@ def main() -> None:
                     checks = report["checks"]
                     row = {"model": key, "k": k, "s": s, "end_to_end_s": round(wall, 3), **phases, "checks": checks,
                            "ms_per_check": round(1e3 * phases["search"] / checks, 3) if checks else None,
-                           "placement": report.get("checks_placement"), "optimum": report.get("node")}
+                           "placement": report.get("checks_placement"), "optimum": report.get("transformation"),
+                           "loss": report.get("loss"), "suppressed": report.get("suppressed")}
                     rows.append(row)
                     print(row, flush=True)
     print("load after:", uptime())
