@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlglot import exp
 
-from sqlanon.engines.evaluate import Compiled, evaluate
+from sqlanon.engines.evaluate import Compiled
 from sqlanon.engines.grouping import Maps, group, regroup, summary, total, weighted_sums
 from sqlanon.engines.memory_figures import Histogram, figures
 from sqlanon.hierarchy import EncodedHierarchy
@@ -233,11 +233,7 @@ class Kernel:
         if "leaves" in needs:
             offsets = self.leaf_maps.offsets([self._leaf_index[(j, level)] for j, level in enumerate(node)])
             leaves = tuple(int(x) for x in weighted_sums(cls.matrix, n, kept, self.leaf_maps.values, offsets))
-        sums = compiled(keep).sums(len(node))
-        figures_ = None
-        if sums:
-            columns = {**cls.columns, "kept": kept}
-            figures_ = {name: float(evaluate(e, columns, params)) for name, e in sums.items()}
+        figures_ = compiled(keep).figures(len(node), {**cls.columns, "kept": kept}, params)
         histograms = None
         if "suppressed_histograms" in needs:
             histograms = tuple(() for _ in node)
