@@ -1,7 +1,7 @@
 """The generalization lattice, kept implicit: a node is a tuple of levels, one per QI.
 
 Nothing here allocates the whole lattice; successors, predecessors and the nodes of one
-level are computed on demand. The traversal order is Flash's stable order (Kohlmayer et al.
+level are computed on demand (the optimal algorithms number the whole lattice, ``index``). The traversal order is Flash's stable order (Kohlmayer et al.
 2012): c(n) = (level, mean l_j/h_j, 1 - mean distinct_j(l_j)/distinct_j(0)), then the level
 vector read in the order of the QIs' names, so every algorithm breaks ties the same way and
 permuting the columns of a job changes nothing.
@@ -37,6 +37,27 @@ class Lattice:
         self._kept_total = base * len(self.heights)
         self.order_key = lru_cache(maxsize=None)(self._order_key)
         self._levels: dict[int, list[Node]] = {}
+        self._index = None
+
+    @property
+    def index(self):
+        """The lattice numbered (``sqlanon/lattice_index.py``), built on first use: only the
+        optimal algorithms, whose lattices are bounded by max_lattice_size, ask for it."""
+        if self._index is None:
+            import gc
+
+            from sqlanon.lattice_index import LatticeIndex
+
+            # Tens of thousands of small lists at once would run the cyclic garbage collector
+            # over the whole heap (the engine's, too) several times: pause it meanwhile.
+            enabled = gc.isenabled()
+            gc.disable()
+            try:
+                self._index = LatticeIndex(self)
+            finally:
+                if enabled:
+                    gc.enable()
+        return self._index
 
     @property
     def dimensions(self) -> int:
@@ -106,8 +127,15 @@ class Lattice:
         whose lattices are bounded by max_lattice_size, enumerate levels)."""
         found = self._levels.get(level)
         if found is None:
-            found = self._levels[level] = sorted(self.nodes_on_level(level), key=self.order_key)
+            nodes = self.index.nodes
+            found = self._levels[level] = [nodes[i] for i in self.index.levels[level]]
         return found
+
+    def order_terms(self) -> tuple:
+        """The integer terms of ``order_key``, for a vectorized sort of many nodes: per QI the
+        weight of a level in the relative height, per QI and level the distinct values kept
+        (scaled), their most, and the QIs in name order."""
+        return self._relative, self._kept, self._kept_total, self._canonical
 
     def _order_key(self, node: Node) -> tuple:
         relative = sum(l * r for l, r in zip(node, self._relative))

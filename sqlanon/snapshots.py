@@ -1,5 +1,5 @@
 """Which materialized class table a check starts from: the Flash framework's roll-up and
-history, kept apart from any engine (no SQL; the history's index is numpy arrays).
+history, kept apart from any engine (no SQL; the history's index is bitsets, below).
 
 A snapshot is a node's class table kept by the engine (a temp table, or arrays). A check of
 node M may start from the snapshot of any node S <= M (componentwise): the classes of S regroup
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import ge
 from typing import Any
 
-import numpy as np
 
 from sqlanon.lattice import Node
 from sqlanon.snapshot_settings import SnapshotSettings
@@ -42,7 +42,44 @@ class Start:
 
 def generalizes(node: Node, other: Node) -> bool:
     """Is ``node`` a generalization of ``other`` (or equal)?"""
-    return all(a >= b for a, b in zip(node, other))
+    return all(map(ge, node, other))
+
+
+class _Levels:
+    """Which history slots hold a strict specialization of a node, in about a microsecond:
+    per QI j and level l, the slots whose level j is at most l, as the bits of an int, so
+    the answer is an AND over the QIs (a scan of 200 entries per check, in Python or numpy,
+    would cost as much as a compiled check). Levels above any stored one need no entry."""
+
+    def __init__(self):
+        self.used = 0  # the bits of the slots in use
+        self.at_most: list[list[int]] = []  # [j][l]: slots whose level j <= l
+
+    def add(self, slot: int, node: Node) -> None:
+        bit = 1 << slot
+        if not self.at_most:
+            self.at_most = [[] for _ in node]
+        for column, level in zip(self.at_most, node):
+            if level >= len(column):  # every slot in use is below this new level
+                column.extend([self.used] * (level + 1 - len(column)))
+            for l in range(level, len(column)):
+                column[l] |= bit
+        self.used |= bit
+
+    def remove(self, slot: int, node: Node) -> None:
+        bit = 1 << slot
+        for column, level in zip(self.at_most, node):
+            for l in range(level, len(column)):
+                column[l] ^= bit
+        self.used ^= bit
+
+    def below(self, node: Node) -> int:
+        """The bits of the slots whose node is <= ``node`` (componentwise)."""
+        found = self.used
+        for column, level in zip(self.at_most, node):
+            if level < len(column):
+                found &= column[level]
+        return found
 
 
 class Snapshots:
@@ -54,11 +91,15 @@ class Snapshots:
         self.history: OrderedDict[Node, Snapshot] = OrderedDict()
         self.rollups = 0
         self.hits = 0
-        # The history mirrored in fixed slots of arrays (node, classes, recency): with checks
-        # at a fraction of a millisecond, a Python scan of 200 entries per check would cost
-        # more than the check. ``_order`` numbers the entries as the OrderedDict orders them.
+        # The history's entries in numbered slots: ``_levels`` finds the specializations,
+        # ``_classes`` and ``_order`` (recency, numbering the entries as the OrderedDict
+        # orders them) pick the one to read.
+        self._levels = _Levels()
         self._slot: dict[Node, int] = {}
-        self._nodes = self._classes = self._order = self._used = None
+        self._free: list[int] = []
+        self._node_at: list[Node | None] = []
+        self._classes: list[int] = []
+        self._order: list[int] = []
         self._clock = 0
 
     def worth_keeping(self, node: Node, classes: int, anonymous: bool) -> bool:
@@ -76,15 +117,21 @@ class Snapshots:
         else:
             best, kind = None, "base"
         if self.settings.history and self.history:
-            point = np.asarray(node)
-            below = self._used & (self._nodes <= point).all(axis=1) & (self._nodes != point).any(axis=1)
-            if best is not None:
-                below &= self._classes < best.classes
-            if below.any():
-                # the fewest classes; among equals the first in the history's order, as a scan would
-                fewest = below & (self._classes == self._classes[below].min())
-                slot = np.flatnonzero(fewest)[np.argmin(self._order[fewest])]
-                best, kind = self.history[tuple(int(x) for x in self._nodes[slot])], "history"
+            # the fewest classes; among equals the first in the history's order, as a scan would
+            candidates = self._levels.below(node)
+            itself = self._slot.get(node)
+            if itself is not None:
+                candidates &= ~(1 << itself)  # a strict specialization only
+            chosen, fewest = None, (best.classes, -1) if best is not None else None
+            while candidates:
+                lowest = candidates & -candidates
+                candidates ^= lowest
+                slot = lowest.bit_length() - 1
+                key = (self._classes[slot], self._order[slot])
+                if fewest is None or key < fewest:
+                    chosen, fewest = slot, key
+            if chosen is not None:
+                best, kind = self.history[self._node_at[chosen]], "history"
         if best is None:
             return Start("base")
         if kind == "history":
@@ -117,7 +164,7 @@ class Snapshots:
             self._store(snapshot)
             while len(self.history) > self.settings.history_size:
                 gone = self.history.popitem(last=False)[1]
-                self._used[self._slot.pop(gone.node)] = False
+                self._vacate(gone.node)
                 evicted.append(gone)
         # only these can have lost their last holder: the previous roll-up source, what the
         # history evicted, and the new snapshot if nothing kept it
@@ -137,16 +184,23 @@ class Snapshots:
         return self._clock
 
     def _store(self, snapshot: Snapshot) -> None:
-        """Put a new history entry in a free slot (the arrays sized once, for the history's size + 1)."""
-        if self._used is None:
-            slots = self.settings.history_size + 1
-            self._nodes = np.zeros((slots, len(snapshot.node)), np.int64)
-            self._classes, self._order = np.zeros(slots, np.int64), np.zeros(slots, np.int64)
-            self._used = np.zeros(slots, bool)
-        slot = int(np.flatnonzero(~self._used)[0])
-        self._nodes[slot], self._classes[slot], self._order[slot] = snapshot.node, snapshot.classes, self._tick()
-        self._used[slot] = True
+        """Put a new history entry in a free slot (the history's size + 1 slots at most)."""
+        if self._free:
+            slot = self._free.pop()
+        else:
+            slot = len(self._node_at)
+            self._node_at.append(None)
+            self._classes.append(0)
+            self._order.append(0)
+        self._node_at[slot], self._classes[slot], self._order[slot] = snapshot.node, snapshot.classes, self._tick()
         self._slot[snapshot.node] = slot
+        self._levels.add(slot, snapshot.node)
+
+    def _vacate(self, node: Node) -> None:
+        slot = self._slot.pop(node)
+        self._levels.remove(slot, node)
+        self._node_at[slot] = None
+        self._free.append(slot)
 
     def _held(self) -> dict[int, Snapshot]:
         return {id(s): s for s in [self.last, *self.history.values()] if s is not None}
@@ -156,9 +210,8 @@ class Snapshots:
         held = self._held()
         self.last = None
         self.history.clear()
-        self._slot.clear()
-        if self._used is not None:
-            self._used[:] = False
+        self._levels, self._slot, self._free = _Levels(), {}, []
+        self._node_at, self._classes, self._order = [], [], []
         for snapshot in held.values():
             self.release(snapshot.handle)
         self.rollups = self.hits = 0

@@ -7,54 +7,104 @@ anonymous result propagates UP, a non-anonymous one propagates DOWN.
 A third tag, *pruned*, marks nodes that cannot beat the optimum found so far (a lower bound on
 their loss already loses); it propagates UP, since bounds only grow under generalization.
 Their anonymity is never needed. A non-anonymous result still passes down through them.
+
+Nodes are the lattice's ids (``sqlanon/lattice_index.py``) and the tags one byte per node. A
+spread walks the neighbours from the node, which costs what it tags; when the walk's frontier
+grows past a few nodes, the rest is a few array operations on the node's box of the lattice
+(its generalizations or specializations), which cost the same whatever the box holds. Both
+tag the same nodes, because a node is checked, pruned or tagged only while untagged, and so
+
+* the nodes tagged NOT_ANONYMOUS stay closed downwards: a walk down passes through every node
+  not so tagged and stops only at one whose specializations all are;
+* the nodes tagged ANONYMOUS or PRUNED stay closed upwards, likewise; and no node above an
+  untagged one is NOT_ANONYMOUS (that node would be tagged too).
+
+Hence a spread up reaches exactly the untagged nodes among the node's generalizations, and a
+spread down exactly the nodes among its specializations not yet tagged NOT_ANONYMOUS.
 """
 
 from __future__ import annotations
 
-from sqlanon.lattice import Lattice, Node
+import numpy as np
 
-PRUNED = None
+from sqlanon.lattice_index import LatticeIndex
+
+UNKNOWN, ANONYMOUS, NOT_ANONYMOUS, PRUNED = 0, 1, 2, 3
+#: a walk whose frontier outgrows this finishes on the box (measured: bench/README.md, "Search overhead")
+WALK = 4
 
 
 class Tags:
-    """Anonymity known for a node (True/False), or PRUNED."""
+    """Per node id: UNKNOWN, ANONYMOUS, NOT_ANONYMOUS or PRUNED (``state``, one byte each)."""
 
-    def __init__(self, lattice: Lattice):
-        self.lattice = lattice
-        self.state: dict[Node, bool | None] = {}
+    def __init__(self, index: LatticeIndex):
+        self.index = index
+        # one byte more: the missing neighbour (``index.size``) stays tagged, so walks stop there
+        self.state = bytearray(index.size + 1)
+        self.state[index.size] = NOT_ANONYMOUS
+        # the same bytes, one axis per QI
+        self._box = np.frombuffer(self.state, np.uint8, count=index.size).reshape(index.shape)
         self.predicted = 0  # nodes tagged anonymous or not without a check
         self.pruned = 0  # nodes tagged PRUNED
 
-    def known(self, node: Node) -> bool:
-        return node in self.state
+    def known(self, node: int) -> bool:
+        return self.state[node] != UNKNOWN
 
-    def is_anonymous(self, node: Node) -> bool:
-        return self.state.get(node) is True
+    def is_anonymous(self, node: int) -> bool:
+        return self.state[node] == ANONYMOUS
 
-    def record(self, node: Node, anonymous: bool) -> None:
-        """Tag a checked node and everything its result implies."""
-        self.state[node] = anonymous
+    def anonymous(self) -> np.ndarray:
+        """A mask over the ids: the nodes tagged anonymous."""
+        return np.frombuffer(self.state, np.uint8, count=self.index.size) == ANONYMOUS
+
+    def record(self, node: int, anonymous: bool) -> None:
+        """Tag a checked node (untagged until now) and everything its result implies."""
         if anonymous:
-            self._spread(node, self.lattice.successors, True, lambda other: other not in self.state)
+            self.state[node] = ANONYMOUS
+            self.predicted += self._spread_up(node, ANONYMOUS)
         else:
-            self._spread(node, self.lattice.predecessors, False, lambda other: self.state.get(other, 0) is not False)
+            self.state[node] = NOT_ANONYMOUS
+            self._spread_down(node)
 
-    def prune(self, node: Node) -> None:
-        """Tag a node that cannot become the optimum, and all its generalizations."""
-        if node not in self.state:
-            self.state[node] = PRUNED
-            self.pruned += 1
-        self._spread(node, self.lattice.successors, PRUNED, lambda other: other not in self.state)
+    def prune(self, node: int) -> None:
+        """Tag an untagged node that cannot become the optimum, and all its generalizations."""
+        self.state[node] = PRUNED
+        self.pruned += 1 + self._spread_up(node, PRUNED)
 
-    def _spread(self, node: Node, step, value, open_) -> None:
-        # A node already tagged this way has had its own neighbours tagged.
+    def _spread_up(self, node: int, value: int) -> int:
+        """Tag ``value`` the untagged generalizations; return how many."""
+        state, up = self.state, self.index.up
         frontier = [node]
+        count = 0
         while frontier:
-            for other in step(frontier.pop()):
-                if open_(other):
-                    if value is PRUNED:
-                        self.pruned += 1
-                    else:
-                        self.predicted += self.state.get(other, 0) is not PRUNED
-                    self.state[other] = value
+            for other in up[frontier.pop()]:
+                if not state[other]:
+                    state[other] = value
+                    count += 1
                     frontier.append(other)
+            if len(frontier) > WALK:
+                above = self._box[self.index.generalizations(node)]
+                untagged = above == UNKNOWN
+                above[untagged] = value
+                return count + int(np.count_nonzero(untagged))
+        return count
+
+    def _spread_down(self, node: int) -> None:
+        """Tag NOT_ANONYMOUS the specializations not yet so; each is a prediction unless it
+        was pruned."""
+        state, down = self.state, self.index.down
+        frontier = [node]
+        predicted = 0
+        while frontier:
+            for other in down[frontier.pop()]:
+                tag = state[other]
+                if tag != NOT_ANONYMOUS:
+                    predicted += tag != PRUNED
+                    state[other] = NOT_ANONYMOUS
+                    frontier.append(other)
+            if len(frontier) > WALK:
+                below = self._box[self.index.specializations(node)]
+                predicted += int(np.count_nonzero(below < NOT_ANONYMOUS))  # UNKNOWN or ANONYMOUS
+                below[...] = NOT_ANONYMOUS
+                break
+        self.predicted += predicted

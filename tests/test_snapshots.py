@@ -72,6 +72,48 @@ def test_a_snapshot_held_by_both_roll_up_and_history_is_released_once():
     assert released == ["a", "b"]
 
 
+class ScanPolicy:
+    """The history's choice written as a scan over its entries (what the bitset index of
+    ``Snapshots`` replaces): the strict specialization with the fewest classes, fewer than
+    the roll-up source's, the first in least-recently-used order among equals."""
+
+    def __init__(self, size):
+        self.size, self.entries, self.last = size, [], None  # entries: (node, classes), oldest first
+
+    def start(self, node):
+        best = self.last if self.last and self.last[0] != node and all(a >= b for a, b in zip(node, self.last[0])) else None
+        kind = "rollup" if best else "base"
+        for entry in self.entries:
+            if entry[0] != node and all(a >= b for a, b in zip(node, entry[0])) and (best is None or entry[1] < best[1]):
+                best, kind = entry, "history"
+        if kind == "history":
+            self.entries.remove(best)
+            self.entries.append(best)
+        return kind, best and best[0]
+
+    def checked(self, node, classes, anonymous):
+        self.last = (node, classes)
+        if not anonymous and classes <= 200 and node not in [e[0] for e in self.entries]:
+            self.entries.append((node, classes))
+            del self.entries[: max(0, len(self.entries) - self.size)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 6), st.lists(st.tuples(st.tuples(*[st.integers(0, 3)] * 3), st.integers(1, 250), st.booleans()),
+                                   min_size=1, max_size=60))
+def test_the_history_index_chooses_as_a_scan_of_the_history(size, checks):
+    snaps, released = policy(history_size=size)
+    scan = ScanPolicy(size)
+    for node, classes, anonymous in checks:
+        start = snaps.start(node)
+        assert (start.kind, start.snapshot and start.snapshot.node) == scan.start(node)
+        snaps.checked(Snapshot(node, node, classes), anonymous)
+        scan.checked(node, classes, anonymous)
+        assert list(snaps.history) == [e[0] for e in scan.entries]
+    snaps.clear()
+    assert not snaps.history and snaps.start((3, 3, 3)).kind == "base"
+
+
 def _outcome(job, algorithm="flash", **overrides):
     with Session(job) as session:
         outcome, checker = session.search(algorithm, **overrides)

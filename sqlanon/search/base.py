@@ -89,24 +89,13 @@ class SearchAlgorithm:
         (ARX disables predictive tagging likewise). Every node is visited bottom-up and
         checked unless the metric's lower bounds (static, or of a checked specialization,
         which hold whatever the models decide) show it cannot beat the optimum."""
+        import numpy as np
+
         from sqlanon.search.completion import complete
 
         self.counters.update(tagged=0, pruned=0)
-        self.counters["skipped_by_bound"] = complete(self.lattice, self.checker, lambda node: True, self.optimum)
-
-    def hopeless(self, node: Node) -> bool:
-        """True when a lower bound shows ``node`` (and so any generalization) cannot become
-        the optimum: the static bound, or the bound of a checked direct specialization."""
-        if self.optimum.best is None or self.checker.monotonic_metric:
-            # Monotonic: the optimum is a minimal anonymous node, and checking a node tags
-            # its specializations, which pruning it would not; ARX does the same.
-            return False
-        bound = self.checker.static_bound(node)
-        for below in self.lattice.predecessors(node):
-            result = self.checker.checked(below)
-            if result is not None and (bound is None or result.bound > bound):
-                bound = result.bound
-        return bound is not None and not self.optimum.can_improve(bound, node)
+        everything = np.ones(self.lattice.index.size, bool)
+        self.counters["skipped_by_bound"] = complete(self.lattice, self.checker, everything, self.optimum)
 
     def run(self) -> SearchOutcome:
         started = self.optimum.started = time.perf_counter()

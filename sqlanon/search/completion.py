@@ -11,39 +11,66 @@ the sum of squared class sizes for discernibility).
 
 from __future__ import annotations
 
-from typing import Callable
+import numpy as np
 
 from sqlanon.checker import Checker
-from sqlanon.lattice import Lattice, Node
+from sqlanon.lattice import Lattice
 from sqlanon.search.base import Optimum
 
 
-def complete(lattice: Lattice, checker: Checker, is_anonymous: Callable[[Node], bool], optimum: Optimum) -> int:
-    """Check every anonymous node that may beat the optimum; return how many were skipped."""
+def complete(lattice: Lattice, checker: Checker, anonymous: np.ndarray, optimum: Optimum) -> int:
+    """Check every anonymous node that may beat the optimum; return how many were skipped.
+    ``anonymous`` is a mask over the lattice's ids (``sqlanon/lattice_index.py``)."""
+    index = lattice.index
+    checked = np.zeros(index.size, bool)
+    # known[id]: the largest lower bound known for the node, from its own check or inherited
+    # from its specializations; a last slot stands for "no specialization"
+    known = np.full(index.size + 1, -np.inf)
+    results = list(checker.results())
+    ids = index.ids(r.node for r in results)
+    checked[ids] = True
     if checker.monotonic_metric and checker.monotonic_models:
         # Every unchecked anonymous node generalizes a checked anonymous one: its loss is no
         # lower and it comes later in the tie order, so none can win. Only count them.
-        return sum(1 for node in lattice.nodes() if checker.checked(node) is None and is_anonymous(node))
-    inherited: dict = {}
+        return int((anonymous & ~checked).sum())
+    own = np.full(index.size, -np.inf)
+    own[ids] = [r.bound for r in results]
+    static = checker.static_bound(lattice.bottom) is not None
     skipped = 0
-    for node in lattice.nodes():
-        bound = max(
-            (_known_bound(p, checker, inherited) for p in lattice.predecessors(node)),
-            default=float("-inf"),
-        )
-        static = checker.static_bound(node)
-        if static is not None:
-            bound = max(bound, static)
-        inherited[node] = bound
-        if checker.checked(node) is not None or not is_anonymous(node):
-            continue
-        if optimum.can_improve(bound, node):
-            optimum.offer(checker.check(node))
-        else:
-            skipped += 1
+    # Level by level: a node's inherited bound reads only the level below, so a level's bounds
+    # are computed at once; then its unchecked anonymous nodes are decided in traversal order.
+    for level, below in zip(index.level_ids, index.level_down):
+        inherited = known[below].max(axis=1)
+        if static:
+            bounds = (checker.static_bound(index.nodes[i]) for i in level.tolist())
+            inherited = np.maximum(inherited, [-np.inf if b is None else b for b in bounds])
+        known[level] = np.maximum(inherited, own[level])
+        todo = np.flatnonzero(anonymous[level] & ~checked[level])
+        candidates, values = level[todo].tolist(), inherited[todo]
+        checks = 0
+        start = 0
+        while start < len(candidates):
+            best = optimum.best
+            # Only the nodes whose bound does not lose to this optimum beyond same_loss's
+            # tolerance need a decision; until the optimum changes, the others are skipped.
+            maybe = range(start, len(candidates)) if best is None else (start + np.flatnonzero(~_loses(values[start:], best.loss))).tolist()
+            start = len(candidates)
+            for position in maybe:
+                node, bound = candidates[position], float(values[position])
+                if optimum.can_improve(bound, index.nodes[node]):
+                    result = checker.check(index.nodes[node])
+                    checks += 1
+                    optimum.offer(result)
+                    known[node] = max(bound, result.bound)
+                    if optimum.best is not best:
+                        start = position + 1
+                        break
+        skipped += len(candidates) - checks
     return skipped
 
 
-def _known_bound(node, checker: Checker, inherited: dict) -> float:
-    result = checker.checked(node)
-    return inherited[node] if result is None else max(inherited[node], result.bound)
+def _loses(bounds: np.ndarray, best: float) -> np.ndarray:
+    """Where ``Optimum.can_improve`` is surely false: the bound is above ``best`` and not
+    ``same_loss`` (math.isclose's test, vectorized; NaN and infinities never lose here)."""
+    gap = bounds - best
+    return (gap > 0) & (np.abs(gap) > np.maximum(1e-9 * np.maximum(np.abs(bounds), abs(best)), 1e-12))

@@ -14,65 +14,94 @@ metric is monotonic, those not excluded by lower bounds when it is not.
 
 from __future__ import annotations
 
-import heapq
+from heapq import heappop, heappush
 
-from sqlanon.lattice import Node
+from sqlanon.checker import CheckResult
 from sqlanon.search.base import SearchAlgorithm
 from sqlanon.search.completion import complete
-from sqlanon.tagging import Tags
+from sqlanon.tagging import NOT_ANONYMOUS, Tags
 
 
 class Flash(SearchAlgorithm):
     name = "flash"
 
+    # Nodes are the lattice's ids (sqlanon/lattice_index.py); the heap holds their ranks in
+    # the traversal order, which is the order c(n) of the paper.
     def traverse(self) -> None:
-        lattice = self.lattice
-        self.tags = Tags(lattice)
-        self.heap: list[tuple[tuple, Node]] = []
-        for level in range(lattice.height + 1):
-            for node in lattice.ordered_level(level):
-                if self.tags.known(node):
+        index = self.index = self.lattice.index
+        self.tags = Tags(index)
+        known = self.tags.state  # nonzero: tagged
+        #: bounds[id]: the metric's lower bound from the node's check, None until checked
+        self.bounds: list = [None] * (index.size + 1)
+        order = index.order
+        # metrics without a static bound (discernibility) answer None for every node
+        self.static = self.checker.static_bound(self.lattice.bottom) is not None
+        for level in index.levels:
+            for node in level:
+                if known[node]:
                     continue
                 if self.hopeless(node):
                     self.tags.prune(node)
                     continue
-                self._push(node)
+                self.heap = [index.rank[node]]
                 while self.heap:
-                    _, head = heapq.heappop(self.heap)
-                    if not self.tags.known(head):
+                    head = order[heappop(self.heap)]
+                    if not known[head]:
                         self._check_path(self._find_path(head))
         self.counters["tagged"] = self.tags.predicted
         self.counters["pruned"] = self.tags.pruned
-        self.counters["skipped_by_bound"] = complete(lattice, self.checker, self.tags.is_anonymous, self.optimum)
+        self.counters["skipped_by_bound"] = complete(self.lattice, self.checker, self.tags.anonymous(), self.optimum)
 
-    def _push(self, node: Node) -> None:
-        heapq.heappush(self.heap, (self.lattice.order_key(node), node))
-
-    def _find_path(self, start: Node) -> list[Node]:
+    def _find_path(self, start: int) -> list[int]:
+        """From ``start``, repeatedly the first untagged successor in traversal order."""
+        known, up = self.tags.state, self.index.up
         path = [start]
         current = start
         while True:
-            successors = sorted(self.lattice.successors(current), key=self.lattice.order_key)
-            current = next((s for s in successors if not self.tags.known(s)), None)
-            if current is None:
+            for successor in up[current]:
+                if not known[successor]:
+                    path.append(successor)
+                    current = successor
+                    break
+            else:
                 return path
-            path.append(current)
 
-    def _check_path(self, path: list[Node]) -> None:
+    def _check_path(self, path: list[int]) -> None:
+        known, rank = self.tags.state, self.index.rank
         low, high = 0, len(path) - 1
         while low <= high:
             mid = (low + high) // 2
             node = path[mid]
-            if not self.tags.known(node) and self.hopeless(node):
+            if not known[node] and self.hopeless(node):
                 self.tags.prune(node)
-            if not self.tags.known(node):
-                result = self.checker.check(node)
+            if not known[node]:
+                result = self._check(node)
                 self.tags.record(node, result.anonymous)
                 self.optimum.offer(result)
-            if self.tags.state[node] is not False:  # anonymous or pruned: look lower
+            if known[node] != NOT_ANONYMOUS:  # anonymous or pruned: look lower
                 high = mid - 1
             else:
-                for up in self.lattice.successors(node):
-                    if not self.tags.known(up):
-                        self._push(up)
+                for up in self.index.up[node]:
+                    if not known[up]:
+                        heappush(self.heap, rank[up])
                 low = mid + 1
+
+    def _check(self, node: int) -> CheckResult:
+        result = self.checker.check(self.index.nodes[node])
+        self.bounds[node] = result.bound
+        return result
+
+    def hopeless(self, node: int) -> bool:
+        """True when a lower bound shows ``node`` (and so any generalization) cannot become
+        the optimum: the static bound, or the bound of a checked direct specialization."""
+        if self.optimum.best is None or self.checker.monotonic_metric:
+            # Monotonic: the optimum is a minimal anonymous node, and checking a node tags
+            # its specializations, which pruning it would not; ARX does the same.
+            return False
+        levels = self.index.nodes[node]
+        bound = self.checker.static_bound(levels) if self.static else None
+        for below in self.index.down[node]:
+            known = self.bounds[below]
+            if known is not None and (bound is None or known > bound):
+                bound = known
+        return bound is not None and not self.optimum.can_improve(bound, levels)

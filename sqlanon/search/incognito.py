@@ -16,6 +16,7 @@ the projection's. ``complete`` then makes the optimum exact for non-monotonic me
 
 from __future__ import annotations
 
+import numpy as np
 
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
@@ -40,7 +41,10 @@ class Incognito(SearchAlgorithm):
             candidates = self._candidates(size, survivors)
             self.counters["candidates"] += len(candidates)
             survivors = self._search(candidates)
-        self.counters["skipped_by_bound"] = complete(lattice, self.checker, survivors.__contains__, self.optimum)
+        # the last round's subsets are the full QI set: its anonymous nodes are full-lattice nodes
+        anonymous = np.zeros(lattice.index.size, bool)
+        anonymous[lattice.index.ids(survivors)] = True
+        self.counters["skipped_by_bound"] = complete(lattice, self.checker, anonymous, self.optimum)
 
     def _candidates(self, size: int, previous: set[Node]) -> set[Node]:
         d, heights = self.lattice.dimensions, self.lattice.heights

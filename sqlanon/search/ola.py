@@ -16,6 +16,8 @@ are not monotonic; with a monotonic metric the optimum is a k-minimal node and i
 
 from __future__ import annotations
 
+import numpy as np
+
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
 from sqlanon.search.completion import complete
@@ -31,34 +33,27 @@ class OLA(SearchAlgorithm):
         self.stable = stable
 
     def traverse(self) -> None:
-        self.tags = Tags(self.lattice)
+        self.index = self.lattice.index
+        self.tags = Tags(self.index)
         self.minimal: set[Node] = set()
         self.explored: set[tuple[Node, Node]] = set()
         self._kmin(self.lattice.bottom, self.lattice.top)
-        anonymous = self._generalizations(self.minimal)
+        # The anonymous nodes, given the k-minimal ones: they and all their generalizations.
+        anonymous = self.index.upward_closure(self.index.id(n) for n in self.minimal)
         self.counters["tagged"] = self.tags.predicted
+        padded = np.append(anonymous, False)  # the missing neighbour is not anonymous
         self.counters["k_minimal"] = sum(
-            1 for n in self.minimal if not any(p in anonymous for p in self.lattice.predecessors(n))
+            1 for n in self.minimal if not any(padded[p] for p in self.index.down[self.index.id(n)])
         )
-        self.counters["skipped_by_bound"] = complete(self.lattice, self.checker, anonymous.__contains__, self.optimum)
-
-    def _generalizations(self, nodes) -> set[Node]:
-        """The nodes and all their generalizations: the anonymous nodes, given the k-minimal ones."""
-        result = set(nodes)
-        frontier = list(nodes)
-        while frontier:
-            for up in self.lattice.successors(frontier.pop()):
-                if up not in result:
-                    result.add(up)
-                    frontier.append(up)
-        return result
+        self.counters["skipped_by_bound"] = complete(self.lattice, self.checker, anonymous, self.optimum)
 
     def _anonymous(self, node: Node) -> bool:
-        if not self.tags.known(node):
+        number = self.index.id(node)
+        if not self.tags.known(number):
             result = self.checker.check(node)
-            self.tags.record(node, result.anonymous)
+            self.tags.record(number, result.anonymous)
             self.optimum.offer(result)
-        return self.tags.is_anonymous(node)
+        return self.tags.is_anonymous(number)
 
     def _kmin(self, bottom: Node, top: Node) -> None:
         if (bottom, top) in self.explored:
