@@ -130,3 +130,21 @@ def test_hierarchical_distance(seed):
     diff -= q
     got = Tree([a.astype(np.int64) for a in ancestors]).distances(starts, v, share, q)
     assert np.allclose(got, matrix_distance(ancestors, diff), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("radices", [[3, 4, 5], [10 ** 5, 10 ** 5, 7]])  # dense (sorted), hash (clustered)
+def test_regroup_clusters_the_last_columns(radices):
+    """``clustered = 1``: the groups of one (QI codes) class are adjacent, whatever their order."""
+    rng = np.random.default_rng(11)
+    matrix = np.stack([rng.integers(0, min(r, 30), 4_000) for r in radices]).astype(np.int64)
+    out, inverse = regroup(matrix, radices, np.zeros(1, np.int64), np.full(3, -1, np.int64), False, clustered=1)
+    classes = list(zip(out[0].tolist(), out[1].tolist()))
+    seen, previous = set(), None
+    for cls in classes:
+        if cls != previous:
+            assert cls not in seen  # a class never comes back after another
+            seen.add(cls)
+        previous = cls
+    assert sorted(zip(*out.tolist())) == sorted(set(zip(*matrix.tolist())))
+    for j in range(3):
+        assert (out[j][inverse] == matrix[j]).all()

@@ -94,6 +94,44 @@ def _group(key, space):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _cluster(keys, divisor):  # pragma: no cover - compiled
+    """An order of the groups that makes those with equal ``key // divisor`` adjacent (the
+    same QI codes, when the sensitive codes are the key's last digits): a hash of the class
+    keys, then a counting sort by class — linear, where sorting the keys is not."""
+    count = keys.shape[0]
+    capacity, bits = 1, 0
+    while capacity < 2 * count:
+        capacity *= 2
+        bits += 1
+    shift = np.uint64(64 - bits)
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    slots = np.full(capacity, -1, np.int64)
+    ids = np.empty(capacity, np.int64)
+    cls = np.empty(count, np.int64)
+    classes = 0
+    for g in range(count):
+        k = keys[g] // divisor
+        h = np.int64((np.uint64(k) * golden) >> shift)
+        while slots[h] != -1 and slots[h] != k:
+            h = (h + 1) & (capacity - 1)
+        if slots[h] == -1:
+            slots[h] = k
+            ids[h] = classes
+            classes += 1
+        cls[g] = ids[h]
+    start = np.zeros(classes + 1, np.int64)
+    for g in range(count):
+        start[cls[g] + 1] += 1
+    for c in range(classes):
+        start[c + 1] += start[c]
+    order = np.empty(count, np.int64)
+    for g in range(count):
+        order[start[cls[g]]] = g
+        start[cls[g]] += 1
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
 def _pick(matrix, maps, offsets, rows):  # pragma: no cover - compiled
     """The mapped codes of the given rows: each group's codes from its first row (decoding
     the key would cost a division per code)."""
@@ -160,10 +198,11 @@ class Maps:
 
 
 def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
-            ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+            ordered: bool = True, clustered: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The core of ``group_matrix``: column j mapped through ``maps[offsets[j]:]`` (offset -1:
-    as it is). Unless ``ordered``, the groups may come in any order: a check's figures do not
-    depend on it, and sorting the groups is the dearest step of a regrouping."""
+    as it is). Unless ``ordered``, the groups may come in any order — a check's figures do not
+    depend on it, and sorting the groups is the dearest step of a regrouping — except that
+    with ``clustered = c`` groups equal in all but their last ``c`` columns are adjacent."""
     space = math.prod(max(r, 1) for r in radices)
     if space >= OVERFLOW:
         mapped = np.stack([column if o < 0 else maps[o + column] for column, o in zip(matrix, offsets)], axis=1)
@@ -171,9 +210,9 @@ def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offset
         return np.ascontiguousarray(distinct.T), inverse.ravel()
     radix = np.array([max(r, 1) for r in radices], np.int64)
     first, inverse, keys = _group(_keys(matrix, maps, offsets, radix), space)
-    if ordered and len(keys):
+    if len(keys) and (ordered or clustered):
         # numpy's sort (SIMD) beats a compiled one several times over
-        order = np.argsort(keys)
+        order = np.argsort(keys) if ordered else _cluster(keys, math.prod(int(r) for r in radix[len(radix) - clustered:]))
         rank = np.empty(len(order), np.int64)
         rank[order] = np.arange(len(order))
         first, inverse = first[order], rank[inverse]

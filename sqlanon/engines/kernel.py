@@ -147,11 +147,13 @@ class Kernel:
     # -- grouping ----------------------------------------------------------------------------
     def generalize(self, source: Table, node: Node, ordered: bool = True) -> Table:
         """``source``'s table regrouped at ``node`` (a generalization of its node); unless
-        ``ordered``, its rows in any order (see ``classes``)."""
+        ``ordered``, its rows in any order but a class's rows (its sensitive codes) adjacent,
+        which is all ``classes`` needs."""
         chosen = [None if a == b and self.settings.projection else self._map_index[(j, a, b)]
                   for j, (a, b) in enumerate(zip(source.node, node))] + [None] * len(self.values)
         radices = [self.sizes[j][b] for j, b in enumerate(node)] + [len(v) for v in self.values]
-        matrix, inverse = regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen), ordered)
+        matrix, inverse = regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen), ordered,
+                                  clustered=len(self.values))
         self.count(len(source.n))
         count = matrix.shape[1]
         n = total(inverse, source.n, count)
@@ -222,8 +224,7 @@ class Kernel:
     def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str]) -> ClassStats:
         start = self.snapshots.start(node)
         source = start.snapshot.handle if start.snapshot is not None else self.base
-        # a class's sensitive sub-rows must be adjacent (``classes``); otherwise any order serves
-        table = self.generalize(source, node, ordered=bool(self.values))
+        table = self.generalize(source, node, ordered=False)
         cls = self.classes(table, keep, params, leaves=False)
         # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
         self._pending = Snapshot(tuple(node), table, len(cls.n))
