@@ -8,7 +8,11 @@ Internal tables (names owned by sqlanon, so they never collide with user columns
 * ``sqlanon_hier_<j>(code, l0..lh, c0..ch)``: leaf code -> code at each level, and the
   number of hierarchy rows under that level value (for the loss metric).
 * ``sqlanon_label_<j>(level, code, label)``: the text of every code, for encoding and decoding.
-* ``sqlanon_data(__row, q0.., p0..)``: the input, QIs as leaf codes, other kept columns as-is.
+* ``sqlanon_distinct(t0.., u0.., n)``: the input read once and grouped by the text of its QIs
+  (``t<j>``) and of the sensitive attributes the models read (``u<i>``), with the rows of each
+  combination; the engines that prepare in one scan build everything else from it.
+* ``sqlanon_data(__row, q0.., p0..)``: the input, QIs as leaf codes, other kept columns as-is
+  (built at once by the engines that copy their input, on demand by those that scan it once).
 * ``sqlanon_classes(q0.., n)``: the base class table, one row per distinct QI combination.
 * ``sqlanon_wide(q<j>_<l>.., [c<j>_<l>..], [s<i>..], n)``: the base class table with every QI's
   code at every level (and its leaf count) joined once, so a check is a plain GROUP BY without
@@ -30,6 +34,7 @@ from sqlanon.dialects import render
 from sqlanon.lattice import Node
 
 DATA = "sqlanon_data"
+DISTINCT = "sqlanon_distinct"
 CLASSES = "sqlanon_classes"
 WIDE = "sqlanon_wide"
 INPUT = "sqlanon_input"
@@ -422,11 +427,54 @@ def base_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) 
         .from_(table(DATA))
         .group_by(*keys)
     )
-    if not lnx:
-        return query
+    return _with_lnx(query, dimensions) if lnx else query
+
+
+def _with_lnx(classes: exp.Select, dimensions: int) -> exp.Select:
+    """The base class table with ln c_x on every row (c_x: the rows of its QI combination)."""
     combination = exp.Window(this=exp.Sum(this=col("n")), partition_by=[col(qi(j)) for j in range(dimensions)])
     ln = exp.Ln(this=exp.Cast(this=combination, to=exp.DataType.build("DOUBLE")))
-    return exp.select(exp.Star(), ln.as_(ident("lnx"))).from_(query.subquery(ident("b")))
+    return exp.select(exp.Star(), ln.as_(ident("lnx"))).from_(classes.subquery(ident("b")))
+
+
+def distinct_text(j: int) -> str:
+    """``sqlanon_distinct``'s column of QI j's text."""
+    return f"t{j}"
+
+
+def distinct_sensitive(i: int) -> str:
+    """``sqlanon_distinct``'s column of sensitive attribute i's text."""
+    return f"u{i}"
+
+
+def distinct_columns(qis: Sequence[str], sensitives: Sequence[str] = ()) -> list[exp.Expression]:
+    """The grouped columns of ``sqlanon_distinct``, over the source: each QI's and each read
+    sensitive attribute's text (as the hierarchies and value tables list it)."""
+    return ([as_text(col(name)).as_(ident(distinct_text(j))) for j, name in enumerate(qis)]
+            + [as_text(col(name)).as_(ident(distinct_sensitive(i))) for i, name in enumerate(sensitives)])
+
+
+def distinct_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) -> exp.Select:
+    """The base class table from ``sqlanon_distinct``: each text replaced by its code (QIs
+    through their level-0 labels, sensitive attributes through their value tables), the rows
+    summed per code combination. The same table ``base_classes_query`` builds from the rows."""
+    query = exp.select().from_(table(DISTINCT, "s"), copy=False)
+    keys = []
+    for j in range(dimensions):
+        alias = f"d{j}"
+        query = query.join(table(label_table(j), alias), on=exp.and_(
+            exp.EQ(this=col("level", alias), expression=exp.Literal.number(0)),
+            exp.EQ(this=col("label", alias), expression=col(distinct_text(j), "s"))), copy=False)
+        keys.append((col("code", alias), qi(j)))
+    for i in range(sensitives):
+        alias = f"e{i}"
+        query = query.join(table(sval_table(i), alias),
+                           on=exp.EQ(this=col("label", alias), expression=col(distinct_sensitive(i), "s")), copy=False)
+        keys.append((col("code", alias), sensitive(i)))
+    rows = exp.Cast(this=exp.Sum(this=col("n", "s")), to=exp.DataType.build("BIGINT"))
+    query = query.select(*(key.as_(ident(name)) for key, name in keys), rows.as_(ident("n")), copy=False)
+    query = query.group_by(*(key.copy() for key, _ in keys), copy=False)
+    return _with_lnx(query, dimensions) if lnx else query
 
 
 def labelled_classes_query(dimensions: int, label: str | None) -> exp.Select:
@@ -471,12 +519,14 @@ def encode_query(qis: Sequence[str], passthrough: Sequence[str], sensitives: Seq
     return query
 
 
-def missing_values_query(j: int, name: str) -> exp.Select:
-    """Values of QI ``name`` absent from its hierarchy, most frequent first."""
+def missing_values_query(j: int, name: str, source: str = INPUT) -> exp.Select:
+    """Values of QI ``name`` absent from its hierarchy, most frequent first. ``source``: the
+    input's rows, or ``sqlanon_distinct`` (``name`` its text column, whose rows ``n`` counts)."""
     value = as_text(col(name, "s"))
+    rows = exp.Count(this=exp.Star()) if source == INPUT else exp.Sum(this=col("n", "s"))
     return (
-        exp.select(value.as_(ident("value")), exp.Count(this=exp.Star()).as_(ident("rows")))
-        .from_(table(INPUT, "s"))
+        exp.select(value.as_(ident("value")), rows.as_(ident("rows")))
+        .from_(table(source, "s"))
         .join(
             table(label_table(j), "d"),
             on=exp.and_(

@@ -19,8 +19,11 @@ from sqlglot import exp
 from sqlanon import compiler as c
 from sqlanon import text_encoding
 from sqlanon.config import Output, Source
+from sqlanon.engines import duckdb_release as release
+from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.csv_input import check_header, read_error
 from sqlanon.engines.sql import SqlEngine, first_line
+from sqlanon.lattice import Node
 from sqlanon.errors import ConfigError, DataError, OutputError, cuts
 from sqlanon.pg_connection import table_name
 from sqlanon.population import IDS, ResearchSubset, subset_condition
@@ -50,6 +53,7 @@ class DuckDBEngine(SqlEngine):
     version = duckdb.__version__
     dialect = DIALECT
     outputs = ("csv", "parquet", "duckdb")  # a PostgreSQL output table is the postgres engine's
+    scan_once = True  # prepare groups the input in one scan; write streams it (duckdb_release.py)
     # Snapshots stay off by default (SqlEngine.snapshot_defaults): measured on ADULT and
     # ADULT x40, materializing costs more than reading from it saves.
 
@@ -94,6 +98,12 @@ class DuckDBEngine(SqlEngine):
     def _create_input(self, names: Sequence[str]) -> None:
         try:
             super()._create_input(names)
+        except duckdb.Error as error:
+            raise self._read_error(self._source, error) from None
+
+    def _scan_distinct(self) -> None:
+        try:
+            super()._scan_distinct()
         except duckdb.Error as error:
             raise self._read_error(self._source, error) from None
 
@@ -239,6 +249,46 @@ class DuckDBEngine(SqlEngine):
         if threads != self._current_mode[1]:
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
         self._current_mode = wanted
+
+    # -- output ------------------------------------------------------------------------------
+    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
+              output: Output, target: str) -> None:
+        """The released table as one streamed projection of the input (``duckdb_release.py``);
+        with a research subset, or failing classes too many for a bitstring, through the row
+        tables and the sorted query as before."""
+        if self._subset is None:
+            chosen = self._release_plan(node, keep, params)
+            if chosen is not None:
+                relation, source_params = self._source_relation(self._source)
+                sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, "*",
+                                                   output.suppressed == "drop")
+                self._mode(False, 0)
+                self.queries += 1
+                try:
+                    self._write(sql, {**source_params, **bound}, output, target)
+                finally:
+                    if chosen.keys is not None:
+                        self.con.execute(f"RESET VARIABLE {release.SUPPRESSED}").fetchall()
+                self.rows_scanned += self._rows
+                return
+        super().write(node, keep, params, columns, output, target)
+
+    def _release_plan(self, node: Node, keep: KeepCondition, params: dict) -> release.Plan | None:
+        """The lists and the bitstring of the failing classes for the streamed release; None
+        when it cannot stream (see ``duckdb_release.py``)."""
+        self._mode(False, 0)
+        for j in range(len(self._qi_names)):
+            self.run(release.enum_query(j))
+            if self.run(release.enum_mismatches(j))[0][0]:
+                return None
+        verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self._figures(node, keep))
+        keys = [c.col(k) for k in c.class_keys(node)]
+        failing = self.run(exp.select(*keys).from_(verdicts.subquery(c.ident("v"))).where(
+            exp.Not(this=exp.Paren(this=c.col("__kept")))), params)
+        chosen = release.plan(self._hierarchies, node, [tuple(int(x) for x in row) for row in failing])
+        if chosen is not None and chosen.keys is not None:
+            self.run(release.suppressed_query(chosen.bits), {"keys": chosen.suppressed})
+        return chosen
 
     def _write(self, sql: str, params: dict, output: Output, target: str) -> None:
         try:

@@ -86,6 +86,9 @@ class SqlEngine:
     #: (``placement.py`` weighs them against the kernel's cost; bench/README.md, "Check placement")
     query_latency = 0.003
     row_seconds = 20e-9
+    #: prepare reads the input once, grouped (``sqlanon_distinct``), instead of copying it
+    #: into ``sqlanon_input`` and encoding every row (see ``prepare``)
+    scan_once = False
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup
@@ -107,6 +110,7 @@ class SqlEngine:
         self._templates: dict[tuple, c.NodeTemplate] = {}
         self._sensitives: list[str] = []
         self._subset: ResearchSubset | None = None
+        self._row_tables = False  # sqlanon_input and sqlanon_data exist
 
     # -- hooks with defaults -------------------------------------------------------------------
     def _mode(self, lean: bool, rows: int) -> None:
@@ -172,20 +176,35 @@ class SqlEngine:
         """``sensitives``: attributes whose per-class histograms the models read; only then
         do the class tables carry their codes. ``subset``: the research subset of
         delta-presence; only its rows are encoded and released, and the class tables carry
-        the population count ``pop`` (see ``sqlanon/population.py``)."""
+        the population count ``pop`` (see ``sqlanon/population.py``).
+
+        An engine with ``scan_once`` reads the input once here, grouped by the text of the
+        QIs and sensitive attributes (``sqlanon_distinct``), and builds the class tables from
+        that; the row tables (``sqlanon_input``, ``sqlanon_data``) wait until something asks
+        for them (``_ensure_row_tables``). A research subset still copies the input."""
         self._sensitives = list(sensitives)
         self._subset = subset
         extra = [subset.input_column] if subset is not None else []
         names = list(dict.fromkeys([name for name, _ in qis] + list(passthrough) + self._sensitives + extra))
         self._qi_names = [name for name, _ in qis]
-        self._create_input(names)
-        rows = self._count(c.INPUT)
+        self._input_names, self._passthrough = names, list(passthrough)
+        once = self.scan_once and subset is None
+        if once:
+            self._scan_distinct()
+            rows = int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build("BIGINT")))
+                                .from_(c.table(c.DISTINCT)))[0][0] or 0)
+        else:
+            self._create_input(names)
+            rows = self._count(c.INPUT)
         if rows == 0:
             raise DataError(f"input {self._source.describe()} has no rows: there is nothing to anonymize")
         self.rows_scanned += rows
         for j, (name, hierarchy) in enumerate(qis):
             self._store_hierarchy(j, hierarchy)
-            self._check_coverage(j, name, hierarchy)
+            if once:
+                self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
+            else:
+                self._check_coverage(j, name, hierarchy, name, c.INPUT)
         population, member = rows, None
         if subset is not None:
             member = self._prepare_subset(subset)
@@ -194,15 +213,19 @@ class SqlEngine:
                 raise ConfigError(f"delta-presence: the research subset ({subset.describe()}) has no row of the input: "
                                   "there is nothing to release")
         for i, name in enumerate(self._sensitives):
-            self._store_sensitive(i, name, rows, member)
-        encode = c.encode_query([n for n, _ in qis], passthrough, self._sensitives)
-        self._create_table_as(c.DATA, encode if member is None else encode.where(member))
-        if subset is None:
-            classes = c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+            self._store_sensitive(i, c.distinct_sensitive(i) if once else name, rows, member, once)
+        if once:
+            classes = c.distinct_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
         else:
-            classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
+            encode = c.encode_query([n for n, _ in qis], passthrough, self._sensitives)
+            self._create_table_as(c.DATA, encode if member is None else encode.where(member))
+            self.rows_scanned += population
+            if subset is None:
+                classes = c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+            else:
+                classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
+        self._row_tables = not once
         self._base_classes = self._create_table_as(c.CLASSES, classes)
-        self.rows_scanned += population
         if self.lookup == "wide":
             wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs,
                                 [[len(labels) for labels in h.labels] for _, h in qis], population=subset is not None)
@@ -223,6 +246,25 @@ class SqlEngine:
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
                             population=population if subset is not None else None)
 
+    def _scan_distinct(self) -> None:
+        """``sqlanon_distinct``: the one scan of the input (see ``prepare``)."""
+        relation, params = self._source_relation(self._source)
+        columns = [self.sql(e) for e in c.distinct_columns(self._qi_names, self._sensitives)]
+        keys = ", ".join(str(i + 1) for i in range(len(columns)))
+        self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS SELECT {', '.join(columns)}, "
+                 f"COUNT(*) AS {self.quoted('n')} FROM {relation} GROUP BY {keys}", params)
+
+    def _ensure_row_tables(self) -> None:
+        """``sqlanon_input`` and ``sqlanon_data`` for what reads rows rather than classes (the
+        ordered-interval searches, and a release the engine cannot stream): after a one-scan
+        prepare, the input is read again now."""
+        if self._row_tables:
+            return
+        self._create_input(self._input_names)
+        self._create_table_as(c.DATA, c.encode_query(self._qi_names, self._passthrough, self._sensitives))
+        self.rows_scanned += self._rows
+        self._row_tables = True
+
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
         levels = len(hierarchy.labels)
         columns = {"code": [row[0] for row in hierarchy.codes]}
@@ -238,13 +280,17 @@ class SqlEngine:
         })
         self._materialize(c.label_table(j), labels)
 
-    def _store_sensitive(self, i: int, name: str, rows: int, member: exp.Expression | None = None) -> None:
+    def _store_sensitive(self, i: int, name: str, rows: int, member: exp.Expression | None = None,
+                         distinct: bool = False) -> None:
         """``sqlanon_sval_<i>``: the attribute's distinct values as text, sorted, with counts
-        (with a research subset: the population's values, the subset's counts)."""
+        (with a research subset: the population's values, the subset's counts). ``distinct``:
+        counted over ``sqlanon_distinct`` (``name`` its text column) instead of the rows."""
         value = c.as_text(c.col(name, "s"))
         count = exp.Count(this=exp.Star()) if member is None else exp.Sum(
             this=exp.Case(ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)))
-        query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.INPUT, "s"))
+        if distinct:
+            count = exp.Cast(this=exp.Sum(this=c.col("n", "s")), to=exp.DataType.build("BIGINT"))
+        query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.DISTINCT if distinct else c.INPUT, "s"))
                  .group_by(value.copy()))
         # Sorted here: the codes are positions in Python's order, whatever the database's collation.
         found = sorted(self.run(query))
@@ -268,9 +314,12 @@ class SqlEngine:
             self._materialize(name, data, replace=True)
         self._aux.update(tables)  # the kernel's copy, for local checks
 
-    def _check_coverage(self, j: int, name: str, hierarchy: EncodedHierarchy) -> None:
+    def _check_coverage(self, j: int, column: str, hierarchy: EncodedHierarchy, name: str, source: str) -> None:
+        """Every value of QI ``name`` (``column`` of ``source``: the rows or the distinct
+        table) is a leaf of its hierarchy."""
         # Ordered here too: the database's collation must not change the message.
-        missing = sorted(self.run(c.missing_values_query(j, name)), key=lambda r: (-r[1], r[0]))
+        missing = sorted(((v, int(n)) for v, n in self.run(c.missing_values_query(j, column, source))),
+                         key=lambda r: (-r[1], r[0]))
         if missing:
             raise missing_values_error(name, self._source.describe(), missing, hierarchy)
 
@@ -456,6 +505,7 @@ class SqlEngine:
         """The class table for an in-memory search, read once: leaf codes of each distinct QI
         combination (m, d), its rows (m,), and with ``label`` the label values and the rows of
         each combination per label value (m, L)."""
+        self._ensure_row_tables()
         self._mode(False, 0)
         dimensions = len(self._qi_names)
         query = c.labelled_classes_query(dimensions, label)
@@ -483,6 +533,7 @@ class SqlEngine:
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
               output: Output, target: str) -> None:
         """Write the released table to ``target`` (a temporary name chosen by the caller)."""
+        self._ensure_row_tables()
         figures = self._figures(node, keep)
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
@@ -496,6 +547,7 @@ class SqlEngine:
         the rank of leaf code ``code`` of QI j in its order (-1: absent from the data) and
         ``intervals[j]`` its (first rank, last rank, label) intervals. Both become tables (the
         labels are data, never SQL) and a range join buckets every row."""
+        self._ensure_row_tables()
         for j, (rank, spans) in enumerate(zip(ranks, intervals)):
             codes = np.flatnonzero(rank >= 0)
             self._materialize(c.rank_table(j), pa.table({
