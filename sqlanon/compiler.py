@@ -447,11 +447,35 @@ def distinct_sensitive(i: int) -> str:
     return f"u{i}"
 
 
-def distinct_columns(qis: Sequence[str], sensitives: Sequence[str] = ()) -> list[exp.Expression]:
-    """The grouped columns of ``sqlanon_distinct``, over the source: each QI's and each read
-    sensitive attribute's text (as the hierarchies and value tables list it)."""
-    return ([as_text(col(name)).as_(ident(distinct_text(j))) for j, name in enumerate(qis)]
-            + [as_text(col(name)).as_(ident(distinct_sensitive(i))) for i, name in enumerate(sensitives)])
+def distinct_query(relation: str, qis: Sequence[str], sensitives: Sequence[str] = (), dialect: str = "duckdb") -> str:
+    """``sqlanon_distinct``'s rows over the source ``relation`` (SQL text): each QI's and each
+    read sensitive attribute's text (as the hierarchies and value tables list it) with the rows
+    holding it. Grouped first by the columns as they are (the bare GROUP BY a scan costs), then
+    by their text over those few groups (values of one text, NULL and '' say, merge there)."""
+    names = [*qis, *sensitives]
+    raw = [col(name).as_(ident(f"c{i}")) for i, name in enumerate(names)]
+    inner = (f"SELECT {', '.join(render(e, dialect) for e in raw)}, COUNT(*) AS {render(ident('n'), dialect)} "
+             f"FROM {relation} GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+    aliases = [distinct_text(j) for j in range(len(qis))] + [distinct_sensitive(i) for i in range(len(sensitives))]
+    texts = [as_text(col(f"c{i}")).as_(ident(alias)) for i, alias in enumerate(aliases)]
+    rows = exp.Cast(this=exp.Sum(this=col("n")), to=exp.DataType.build("BIGINT")).as_(ident("n"))
+    return (f"SELECT {', '.join(render(e, dialect) for e in [*texts, rows])} FROM ({inner}) AS {render(ident('g'), dialect)} "
+            f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+
+
+def value_counts_query(dimensions: int) -> exp.Expression:
+    """Rows per leaf code of every QI over the base class table, in one query: ``(j, code,
+    rows)``, and ``(-1, NULL, all rows)`` (which, short of the input's rows, means a value
+    fell out of the encoding: see ``missing_values_query``)."""
+    total = exp.select(exp.Literal.number(-1).as_(ident("j")), exp.Cast(this=exp.Null(), to=exp.DataType.build("INT")).as_(ident("code")),
+                       exp.Sum(this=col("n")).as_(ident("rows"))).from_(table(CLASSES))
+    query: exp.Expression = total
+    for j in range(dimensions):
+        per = (exp.select(exp.Literal.number(j).as_(ident("j")), col(qi(j)).as_(ident("code")),
+                          exp.Sum(this=col("n")).as_(ident("rows")))
+               .from_(table(CLASSES)).group_by(col(qi(j))))
+        query = exp.union(query, per, distinct=False)
+    return query
 
 
 def distinct_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) -> exp.Select:

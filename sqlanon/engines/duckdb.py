@@ -30,6 +30,7 @@ from sqlanon.population import IDS, ResearchSubset, subset_condition
 from sqlanon.snapshot_settings import SnapshotSettings
 
 DIALECT = "duckdb"
+MASK = "*"  # what a suppressed row holds in every QI (as the SQL engines bind $mask)
 _SHOW = 5
 SOURCE_DB = "sqlanon_source"
 
@@ -90,10 +91,11 @@ class DuckDBEngine(SqlEngine):
 
     def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
         self._mode(False, 0)
-        self.con.register("sqlanon_staging", data)
+        # DuckDB reads the Arrow table by its variable name here (a replacement scan): half the
+        # cost of register + unregister, and a prepare stores two tables per QI.
+        sqlanon_staging = data  # noqa: F841 (read by the statement below)
         create = "CREATE OR REPLACE TEMP TABLE" if replace else "CREATE TEMP TABLE"
         self.con.execute(f"{create} {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
-        self.con.unregister("sqlanon_staging")
 
     def _create_input(self, names: Sequence[str]) -> None:
         try:
@@ -260,8 +262,14 @@ class DuckDBEngine(SqlEngine):
             chosen = self._release_plan(node, keep, params)
             if chosen is not None:
                 relation, source_params = self._source_relation(self._source)
-                sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, "*",
-                                                   output.suppressed == "drop")
+                enums = output.kind == "parquet"  # a DuckDB table must not hold a temporary type
+                if enums:
+                    for column in columns:
+                        if column.kind == "qi":
+                            self.run(release.output_type_query(column.index),
+                                     {"values": release.output_values(chosen, column.index, MASK)})
+                sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, MASK,
+                                                   output.suppressed == "drop", enums)
                 self._mode(False, 0)
                 self.queries += 1
                 try:

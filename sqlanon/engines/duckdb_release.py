@@ -106,11 +106,28 @@ def suppressed_query(bits: int) -> str:
             "FROM unnest($keys) AS t(k))")
 
 
+def output_type(j: int) -> str:
+    return f"sqlanon_out_{j}"
+
+
+def output_values(chosen: Plan, j: int, mask: str) -> list[str]:
+    """The values of QI j's output ENUM: the node's labels, then the mask (once)."""
+    return list(dict.fromkeys([*chosen.labels[j], mask]))
+
+
+def output_type_query(j: int) -> str:
+    """CREATE QI j's output ENUM from the values bound as ``$values``."""
+    return f"CREATE OR REPLACE TEMP TYPE {c.ident(output_type(j)).sql('duckdb')} AS ENUM (SELECT unnest($values))"
+
+
 def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str], columns: Sequence[OutputColumn],
-                  chosen: Plan, mask: str, drop: bool) -> tuple[str, dict]:
+                  chosen: Plan, mask: str, drop: bool, enums: bool = False) -> tuple[str, dict]:
     """The released rows of ``relation`` (the input), in input order, and their parameters:
     the plan's lists (``label_<j>``, ``key_<j>``) and ``mask``, which every QI of a suppressed
-    row gets (with ``drop`` those rows are left out)."""
+    row gets (with ``drop`` those rows are left out). With ``enums`` each QI comes out as its
+    output ENUM (``output_type_query``, created by the caller) picked by position, not as a
+    string: the Parquet writer then takes its dictionary as it is (a quarter faster on ADULT
+    x40); ``label_<j>`` then holds positions in ``output_values``."""
     leaf = [exp.Add(this=exp.Anonymous(this="enum_code", expressions=[_as_enum(c.as_text(c.col(q)), j)]),
                     expression=exp.Literal.number(1)).as_(c.ident(f"__c{j}")) for j, q in enumerate(qis)]
     kept = [c.col(p).as_(c.ident(f"__p{i}")) for i, p in enumerate(passthrough)]
@@ -130,15 +147,27 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
         inner = f"SELECT *, {flag.sql('duckdb')} FROM ({inner}) AS r"
     selected = []
     for column in columns:
-        if column.kind == "qi":
-            params[f"label_{column.index}"] = chosen.labels[column.index]
-            value = exp.Anonymous(this="list_extract",
-                                  expressions=[c.param(f"label_{column.index}"), c.col(f"__c{column.index}")])
-            if suppresses:
-                params["mask"] = mask
-                value = exp.Case(ifs=[exp.If(this=c.col("__s"), true=c.param("mask"))], default=value)
+        if column.kind != "qi":
+            selected.append(c.col(f"__p{column.index}").as_(c.ident(column.name)))
+            continue
+        j = column.index
+        name = f"label_{j}"
+        if enums:
+            values = output_values(chosen, j, mask)
+            params[name] = [values.index(label) + 1 for label in chosen.labels[j]]
+            masked: exp.Expression = exp.Literal.number(values.index(mask) + 1)
         else:
-            value = c.col(f"__p{column.index}")
+            params[name] = chosen.labels[j]
+            masked = c.param("mask")
+        value = exp.Anonymous(this="list_extract", expressions=[c.param(name), c.col(f"__c{j}")])
+        if suppresses:
+            if not enums:
+                params["mask"] = mask
+            value = exp.Case(ifs=[exp.If(this=c.col("__s"), true=masked)], default=value)
+        if enums:
+            every = exp.Anonymous(this="enum_range", expressions=[
+                exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=c.ident(output_type(j))))])
+            value = exp.Anonymous(this="list_extract", expressions=[every, value])
         selected.append(value.as_(c.ident(column.name)))
     sql = f"SELECT {', '.join(e.sql('duckdb') for e in selected)} FROM ({inner}) AS o"
     if suppresses and drop:

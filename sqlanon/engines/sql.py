@@ -201,9 +201,7 @@ class SqlEngine:
         self.rows_scanned += rows
         for j, (name, hierarchy) in enumerate(qis):
             self._store_hierarchy(j, hierarchy)
-            if once:
-                self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
-            else:
+            if not once:  # one scan: the classes' rows tell whether a value is missing (below)
                 self._check_coverage(j, name, hierarchy, name, c.INPUT)
         population, member = rows, None
         if subset is not None:
@@ -226,33 +224,36 @@ class SqlEngine:
                 classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
         self._row_tables = not once
         self._base_classes = self._create_table_as(c.CLASSES, classes)
+        counts = [[0] * len(hierarchy.codes) for _, hierarchy in qis]
+        encoded = 0
+        for j, code, n in self.run(c.value_counts_query(len(qis))):
+            if j < 0:
+                encoded = int(n or 0)
+            else:
+                counts[j][code] = int(n)
+        self.rows_scanned += self._base_classes * len(qis)
+        if once and encoded != rows:  # the joins to the leaves dropped a value no hierarchy holds
+            for j, (name, hierarchy) in enumerate(qis):
+                self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
+            raise DataError(f"input {self._source.describe()}: {rows - encoded} rows were lost in the encoding. "
+                            "This is a bug, please report it.")
         if self.lookup == "wide":
             wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs,
                                 [[len(labels) for labels in h.labels] for _, h in qis], population=subset is not None)
             self._create_table_as(c.WIDE, wide)
-        counts = []
-        for j, (_, hierarchy) in enumerate(qis):
-            column = [0] * len(hierarchy.codes)
-            query = exp.select(c.col(c.qi(j)), exp.Sum(this=c.col("n"))).from_(c.table(c.CLASSES)).group_by(c.col(c.qi(j)))
-            for code, n in self.run(query):
-                column[code] = int(n)
-            counts.append(tuple(column))
-            self.rows_scanned += self._base_classes
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._hierarchies = [h for _, h in qis]
         self._rows = rows
         self._needs = needs
         self.snapshots.rows = population  # the input's rows (the population's with a research subset)
-        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
+        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(tuple(x) for x in counts),
                             population=population if subset is not None else None)
 
     def _scan_distinct(self) -> None:
         """``sqlanon_distinct``: the one scan of the input (see ``prepare``)."""
         relation, params = self._source_relation(self._source)
-        columns = [self.sql(e) for e in c.distinct_columns(self._qi_names, self._sensitives)]
-        keys = ", ".join(str(i + 1) for i in range(len(columns)))
-        self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS SELECT {', '.join(columns)}, "
-                 f"COUNT(*) AS {self.quoted('n')} FROM {relation} GROUP BY {keys}", params)
+        query = c.distinct_query(relation, self._qi_names, self._sensitives, self.dialect)
+        self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}", params)
 
     def _ensure_row_tables(self) -> None:
         """``sqlanon_input`` and ``sqlanon_data`` for what reads rows rather than classes (the
