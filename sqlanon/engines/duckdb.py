@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from collections.abc import Sequence
 from contextlib import contextmanager
 
@@ -24,7 +25,7 @@ from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.csv_input import check_header, read_error
 from sqlanon.engines.sql import SqlEngine, first_line
 from sqlanon.lattice import Node
-from sqlanon.errors import ConfigError, DataError, OutputError, cuts
+from sqlanon.errors import ConfigError, DataError, OutputError, cut, cuts
 from sqlanon.pg_connection import table_name
 from sqlanon.population import IDS, ResearchSubset, subset_condition
 from sqlanon.snapshot_settings import SnapshotSettings
@@ -273,7 +274,7 @@ class DuckDBEngine(SqlEngine):
                 self._mode(False, 0)
                 self.queries += 1
                 try:
-                    self._write(sql, {**source_params, **bound}, output, target)
+                    self._write(sql, {**source_params, **bound}, output, target, streamed=True)
                 finally:
                     if chosen.keys is not None:
                         self.con.execute(f"RESET VARIABLE {release.SUPPRESSED}").fetchall()
@@ -298,12 +299,22 @@ class DuckDBEngine(SqlEngine):
             self.run(release.suppressed_query(chosen.bits), {"keys": chosen.suppressed})
         return chosen
 
-    def _write(self, sql: str, params: dict, output: Output, target: str) -> None:
+    def _write(self, sql: str, params: dict, output: Output, target: str, streamed: bool = False) -> None:
+        """``streamed``: ``sql`` reads the input again (``duckdb_release.py``), so a value the
+        ENUM of its leaves lacks means the input changed since prepare read it."""
         try:
             with interruptible():
                 self._write_file(sql, params, output, target)
         except duckdb.InterruptException:
             raise
+        except duckdb.ConversionException as error:
+            if not streamed:
+                raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
+            found = re.search(r"string '(.*?)' to ", str(error), re.S)
+            value = f" ({cut(found.group(1))})" if found else ""
+            raise DataError(f"input {self._source.describe()} changed while it was anonymized: it now holds a value"
+                            f"{value} that is in none of the hierarchies' leaves it held before. Nothing was written; "
+                            "run again when nothing writes to the input") from None
         except duckdb.Error as error:
             raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
 
