@@ -41,6 +41,11 @@ INPUT = "sqlanon_input"
 ROW = "__row"
 
 
+def datatype(kind: str) -> exp.DataType:
+    """A plain SQL type (``INT``, ``VARCHAR``...), built without parsing its name."""
+    return exp.DataType(this=exp.DataType.Type[kind], nested=False)
+
+
 def ident(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
@@ -458,7 +463,7 @@ def distinct_query(relation: str, qis: Sequence[str], sensitives: Sequence[str] 
              f"FROM {relation} GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
     aliases = [distinct_text(j) for j in range(len(qis))] + [distinct_sensitive(i) for i in range(len(sensitives))]
     texts = [as_text(col(f"c{i}")).as_(ident(alias)) for i, alias in enumerate(aliases)]
-    rows = exp.Cast(this=exp.Sum(this=col("n")), to=exp.DataType.build("BIGINT")).as_(ident("n"))
+    rows = exp.Cast(this=exp.Sum(this=col("n")), to=datatype("BIGINT")).as_(ident("n"))
     return (f"SELECT {', '.join(render(e, dialect) for e in [*texts, rows])} FROM ({inner}) AS {render(ident('g'), dialect)} "
             f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
 
@@ -467,15 +472,12 @@ def value_counts_query(dimensions: int) -> exp.Expression:
     """Rows per leaf code of every QI over the base class table, in one query: ``(j, code,
     rows)``, and ``(-1, NULL, all rows)`` (which, short of the input's rows, means a value
     fell out of the encoding: see ``missing_values_query``)."""
-    total = exp.select(exp.Literal.number(-1).as_(ident("j")), exp.Cast(this=exp.Null(), to=exp.DataType.build("INT")).as_(ident("code")),
+    total = exp.select(exp.Literal.number(-1).as_(ident("j")), exp.Cast(this=exp.Null(), to=datatype("INT")).as_(ident("code")),
                        exp.Sum(this=col("n")).as_(ident("rows"))).from_(table(CLASSES))
-    query: exp.Expression = total
-    for j in range(dimensions):
-        per = (exp.select(exp.Literal.number(j).as_(ident("j")), col(qi(j)).as_(ident("code")),
-                          exp.Sum(this=col("n")).as_(ident("rows")))
-               .from_(table(CLASSES)).group_by(col(qi(j))))
-        query = exp.union(query, per, distinct=False)
-    return query
+    per = [exp.select(exp.Literal.number(j).as_(ident("j")), col(qi(j)).as_(ident("code")),
+                      exp.Sum(this=col("n")).as_(ident("rows")), copy=False)
+           .from_(table(CLASSES), copy=False).group_by(col(qi(j)), copy=False) for j in range(dimensions)]
+    return exp.union(total, *per, distinct=False, copy=False)
 
 
 def distinct_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) -> exp.Select:
@@ -495,7 +497,7 @@ def distinct_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = Fal
         query = query.join(table(sval_table(i), alias),
                            on=exp.EQ(this=col("label", alias), expression=col(distinct_sensitive(i), "s")), copy=False)
         keys.append((col("code", alias), sensitive(i)))
-    rows = exp.Cast(this=exp.Sum(this=col("n", "s")), to=exp.DataType.build("BIGINT"))
+    rows = exp.Cast(this=exp.Sum(this=col("n", "s")), to=datatype("BIGINT"))
     query = query.select(*(key.as_(ident(name)) for key, name in keys), rows.as_(ident("n")), copy=False)
     query = query.group_by(*(key.copy() for key, _ in keys), copy=False)
     return _with_lnx(query, dimensions) if lnx else query
@@ -516,7 +518,7 @@ def labelled_classes_query(dimensions: int, label: str | None) -> exp.Select:
 
 def as_text(e: exp.Expression) -> exp.Expression:
     """A QI value as the text its hierarchy lists; NULL reads as '' (an empty first field)."""
-    return exp.Coalesce(this=exp.Cast(this=e, to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
+    return exp.Coalesce(this=exp.Cast(this=e, to=datatype("VARCHAR")), expressions=[exp.Literal.string("")])
 
 
 def encode_query(qis: Sequence[str], passthrough: Sequence[str], sensitives: Sequence[str] = ()) -> exp.Select:

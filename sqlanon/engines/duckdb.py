@@ -20,6 +20,7 @@ from sqlglot import exp
 from sqlanon import compiler as c
 from sqlanon import text_encoding
 from sqlanon.config import Output, Source
+from sqlanon.engines import duckdb_codes as codes
 from sqlanon.engines import duckdb_release as release
 from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.csv_input import check_header, read_error
@@ -69,6 +70,7 @@ class DuckDBEngine(SqlEngine):
                 self.con.execute(f"SET {key} = {literal(str(value))}").fetchall()
         self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
+        self._enums = False  # the ENUMs of the leaves exist and hold every leaf at its code
         super().__init__(lookup, snapshots)
 
     # -- hooks (see engines/sql.py) ------------------------------------------------------------
@@ -109,6 +111,25 @@ class DuckDBEngine(SqlEngine):
             super()._scan_distinct()
         except duckdb.Error as error:
             raise self._read_error(self._source, error) from None
+
+    def _distinct_classes(self) -> int:
+        """Through the ENUMs of the leaves (``duckdb_codes.py``), which the streamed release
+        reads too; through the label tables if an ENUM would not hold every leaf at its code."""
+        dimensions = len(self._qi_names)
+        self._mode(False, 0)
+        self.con.execute("; ".join(codes.enum_query(j) for j in range(dimensions))).fetchall()
+        self.queries += dimensions
+        self._enums = not self.run(codes.enum_mismatches(dimensions))[0][0]
+        if not self._enums:
+            return super()._distinct_classes()
+        return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), "lnx" in self._needs))
+
+    def _create_wide(self, population: bool) -> None:
+        """Through the level lists (``duckdb_codes.py``), no join."""
+        query, params = codes.wide_query(self._hierarchies, "leaves" in self._needs, len(self._sensitives),
+                                         "lnx" in self._needs, population)
+        self._mode(False, 0)
+        self.run(c.create_temp_table(c.WIDE, query), params)
 
     # -- source ----------------------------------------------------------------------------
     def _source_relation(self, source: Source) -> tuple[str, dict]:
@@ -259,7 +280,7 @@ class DuckDBEngine(SqlEngine):
         """The released table as one streamed projection of the input (``duckdb_release.py``);
         with a research subset, or failing classes too many for a bitstring, through the row
         tables and the sorted query as before."""
-        if self._subset is None:
+        if self._subset is None and self._enums:
             chosen = self._release_plan(node, keep, params)
             if chosen is not None:
                 relation, source_params = self._source_relation(self._source)
@@ -286,10 +307,6 @@ class DuckDBEngine(SqlEngine):
         """The lists and the bitstring of the failing classes for the streamed release; None
         when it cannot stream (see ``duckdb_release.py``)."""
         self._mode(False, 0)
-        for j in range(len(self._qi_names)):
-            self.run(release.enum_query(j))
-            if self.run(release.enum_mismatches(j))[0][0]:
-                return None
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self._figures(node, keep))
         keys = [c.col(k) for k in c.class_keys(node)]
         failing = self.run(exp.select(*keys).from_(verdicts.subquery(c.ident("v"))).where(

@@ -5,8 +5,8 @@ through joins: with two threads a join of the input to its classes comes out reo
 sorting 1.2 M rows back (``ORDER BY`` the row number) cost more than writing them. So after a
 one-scan prepare (``SqlEngine.prepare``) the output is a projection of the input itself:
 
-* each QI's value, as text (as the class tables read it), becomes its leaf code through an
-  ENUM type of the hierarchy's leaves (``enum_code``, a hash lookup per value);
+* each QI's value, as text (as the class tables read it), becomes its leaf code through the
+  ENUM type of the hierarchy's leaves (``duckdb_codes.py``, a hash lookup per value);
 * the code indexes two lists bound as parameters: the node's label of every leaf, and the
   leaf's part of its class key;
 * the classes that fail the models (read from the class table; few) are the set bits of a
@@ -29,34 +29,13 @@ from sqlglot import exp
 
 from sqlanon import compiler as c
 from sqlanon.engines.base import OutputColumn
+from sqlanon.engines.duckdb_codes import leaf_code
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 
 #: the largest class-key space held as a bitstring (16 MiB)
 MAX_BITS = 1 << 27
 SUPPRESSED = "sqlanon_suppressed"
-
-
-def enum_type(j: int) -> str:
-    return f"sqlanon_enum_{j}"
-
-
-def enum_query(j: int) -> str:
-    """CREATE the ENUM of QI j's leaves in code order (from its label table)."""
-    labels = c.label_table(j)
-    return (f"CREATE OR REPLACE TEMP TYPE {c.ident(enum_type(j)).sql('duckdb')} AS ENUM ("
-            f"SELECT label FROM {c.ident(labels).sql('duckdb')} WHERE level = 0 ORDER BY code)")
-
-
-def enum_mismatches(j: int) -> str:
-    """Leaves whose ENUM position is not their code (a duplicate label would shift them)."""
-    labels = c.ident(c.label_table(j)).sql("duckdb")
-    leaf = exp.Anonymous(this="enum_code", expressions=[_as_enum(c.col("label"), j)]).sql("duckdb")
-    return f"SELECT COUNT(*) FROM {labels} WHERE level = 0 AND {leaf} <> code"
-
-
-def _as_enum(value: exp.Expression, j: int) -> exp.Expression:
-    return exp.Cast(this=value, to=exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=c.ident(enum_type(j))))
 
 
 @dataclass(frozen=True)
@@ -128,8 +107,8 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
     output ENUM (``output_type_query``, created by the caller) picked by position, not as a
     string: the Parquet writer then takes its dictionary as it is (a quarter faster on ADULT
     x40); ``label_<j>`` then holds positions in ``output_values``."""
-    leaf = [exp.Add(this=exp.Anonymous(this="enum_code", expressions=[_as_enum(c.as_text(c.col(q)), j)]),
-                    expression=exp.Literal.number(1)).as_(c.ident(f"__c{j}")) for j, q in enumerate(qis)]
+    leaf = [exp.Add(this=leaf_code(c.as_text(c.col(q)), j), expression=exp.Literal.number(1)).as_(c.ident(f"__c{j}"))
+            for j, q in enumerate(qis)]
     kept = [c.col(p).as_(c.ident(f"__p{i}")) for i, p in enumerate(passthrough)]
     inner = f"SELECT {', '.join(e.sql('duckdb') for e in [*leaf, *kept])} FROM {relation}"
     params: dict = {}
@@ -142,7 +121,7 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
             key = term if key is None else exp.Add(this=key, expression=term)
         bit = exp.Anonymous(this="get_bit", expressions=[
             exp.Anonymous(this="getvariable", expressions=[exp.Literal.string(SUPPRESSED)]),
-            exp.Cast(this=key, to=exp.DataType.build("INTEGER"))])
+            exp.Cast(this=key, to=c.datatype("INT"))])
         flag = exp.EQ(this=bit, expression=exp.Literal.number(1)).as_(c.ident("__s"))
         inner = f"SELECT *, {flag.sql('duckdb')} FROM ({inner}) AS r"
     selected = []

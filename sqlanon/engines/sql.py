@@ -213,7 +213,7 @@ class SqlEngine:
         for i, name in enumerate(self._sensitives):
             self._store_sensitive(i, c.distinct_sensitive(i) if once else name, rows, member, once)
         if once:
-            classes = c.distinct_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+            classes = None
         else:
             encode = c.encode_query([n for n, _ in qis], passthrough, self._sensitives)
             self._create_table_as(c.DATA, encode if member is None else encode.where(member))
@@ -223,7 +223,9 @@ class SqlEngine:
             else:
                 classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
         self._row_tables = not once
-        self._base_classes = self._create_table_as(c.CLASSES, classes)
+        self._hierarchies = [h for _, h in qis]
+        self._needs = needs
+        self._base_classes = self._distinct_classes() if once else self._create_table_as(c.CLASSES, classes)
         counts = [[0] * len(hierarchy.codes) for _, hierarchy in qis]
         encoded = 0
         for j, code, n in self.run(c.value_counts_query(len(qis))):
@@ -238,16 +240,24 @@ class SqlEngine:
             raise DataError(f"input {self._source.describe()}: {rows - encoded} rows were lost in the encoding. "
                             "This is a bug, please report it.")
         if self.lookup == "wide":
-            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs,
-                                [[len(labels) for labels in h.labels] for _, h in qis], population=subset is not None)
-            self._create_table_as(c.WIDE, wide)
+            self._create_wide(subset is not None)
         self._tops = [len(h.labels) - 1 for _, h in qis]
-        self._hierarchies = [h for _, h in qis]
         self._rows = rows
-        self._needs = needs
         self.snapshots.rows = population  # the input's rows (the population's with a research subset)
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(tuple(x) for x in counts),
                             population=population if subset is not None else None)
+
+    def _distinct_classes(self) -> int:
+        """CREATE ``sqlanon_classes`` from ``sqlanon_distinct``; its rows."""
+        return self._create_table_as(c.CLASSES, c.distinct_classes_query(
+            len(self._qi_names), len(self._sensitives), "lnx" in self._needs))
+
+    def _create_wide(self, population: bool) -> None:
+        """CREATE ``sqlanon_wide`` from ``sqlanon_classes``."""
+        hierarchies = self._hierarchies
+        self._create_table_as(c.WIDE, c.wide_query(
+            [len(h.labels) - 1 for h in hierarchies], "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
+            [[len(labels) for labels in h.labels] for h in hierarchies], population=population))
 
     def _scan_distinct(self) -> None:
         """``sqlanon_distinct``: the one scan of the input (see ``prepare``)."""
