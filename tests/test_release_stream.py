@@ -86,9 +86,11 @@ def test_the_sorted_release_beyond_the_bitstring_writes_the_same_bytes(adult_x4,
     assert streamed.read_bytes() == sorted_.read_bytes()
 
 
-def test_an_input_changed_after_prepare_is_refused_and_nothing_is_written(adult_available, tmp_path):
+@pytest.mark.parametrize("column, value", [(0, "Femme"), (1, "201")], ids=["sex-by-list", "age-by-enum"])
+def test_an_input_changed_after_prepare_is_refused_and_nothing_is_written(adult_available, tmp_path, column, value):
     """The release reads the input again: a value the prepare never saw stops the run (exit
-    code 3) before anything is published."""
+    code 3) before anything is published, whichever way its code is found (sex has 2 leaves:
+    list_position; age 100 in a CSV: the ENUM)."""
     data = tmp_path / "adult.csv"
     shutil.copy(ADULT / "adult.csv", data)
     job = adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=str(tmp_path / "out.csv")))
@@ -97,10 +99,12 @@ def test_an_input_changed_after_prepare_is_refused_and_nothing_is_written(adult_
     def rewrite(phase):
         if phase == "write":  # after the search, before the release reads the input again
             lines = data.read_text(encoding="utf-8").splitlines(keepends=True)
-            lines[1] = "Femme" + lines[1][lines[1].index(";"):]
+            fields = lines[1].split(";")
+            fields[column] = value
+            lines[1] = ";".join(fields)
             data.write_text("".join(lines), encoding="utf-8")
 
-    with pytest.raises(DataError, match=r"changed while it was anonymized: it now holds a value \('Femme'\)"):
+    with pytest.raises(DataError, match=rf"changed while it was anonymized: it now holds a value \('{value}'\)"):
         anonymize(job, on_phase=rewrite)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.csv"]
 
@@ -140,3 +144,23 @@ def test_verification_rechecks_the_models_from_its_one_pass(tmp_path):
     out.write_text("a,s\n*,p\n*,p\ny,q\ny,p\ny,q\ny,q\n")  # the same rows masked: suppressed, not released
     report = verify(Output(path=str(out)), ["a"], 2, 6, 2, 2, models, overall)
     assert report["models"][-1]["achieved"] == 2 and report["masked_rows"] == 2 and report["class_sizes"] == [[4, 1]]
+
+
+def test_null_values_read_as_the_empty_leaf_in_the_release(tmp_path):
+    """A text QI's NULL is the leaf '' (as prepare reads it), by list_position and by the ENUM
+    alike; the release equals the one computed here."""
+    values = ["a", None, "b", "a", None, "b", "", "a"]
+    many = [None, "v3", "v19", "", "v3", None, "v0", "v7"]  # 21 leaves: the ENUM for a CSV, list_position else
+    hierarchies = {"x": [["a", "ab", "*"], ["b", "ab", "*"], ["", "none", "*"]],
+                   "y": [[f"v{i}", "v", "*"] for i in range(20)] + [["", "none", "*"]]}
+    for name, kind in (("arrow", None), ("csv", "csv")):
+        job = table_job({"x": values, "y": many, "id": list(range(8))}, hierarchies, k=1, output=Output(path=str(tmp_path / f"{name}.csv")))
+        if kind == "csv":
+            source = tmp_path / "in.csv"
+            source.write_text("x,y,id\n" + "".join(f"{v or ''},{w or ''},{i}\n" for i, (v, w) in enumerate(zip(values, many))))
+            job.input = Source(path=str(source))
+        result = anonymize(job)
+        assert result.success and result.levels == {"x": 0, "y": 0}
+        rows = pacsv.read_csv(tmp_path / f"{name}.csv", convert_options=pacsv.ConvertOptions(
+            column_types={"x": pa.string(), "y": pa.string()}, strings_can_be_null=False)).to_pylist()
+        assert [(r["x"], r["y"], r["id"]) for r in rows] == [(v or "", w or "", i) for i, (v, w) in enumerate(zip(values, many))]

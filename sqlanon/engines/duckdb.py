@@ -71,6 +71,7 @@ class DuckDBEngine(SqlEngine):
         self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
         self._enums = False  # the ENUMs of the leaves exist and hold every leaf at its code
+        self._types: dict[str, str] = {}  # the source's column types, by name
         super().__init__(lookup, snapshots)
 
     # -- hooks (see engines/sql.py) ------------------------------------------------------------
@@ -183,6 +184,7 @@ class DuckDBEngine(SqlEngine):
         except duckdb.Error as error:
             raise self._read_error(source, error) from None
         self._source = source
+        self._types = {d[0]: str(d[1]) for d in description}  # the release reads text columns by list_position
         return [d[0] for d in description]
 
     def _read_error(self, source: Source, error: Exception) -> DataError:
@@ -290,8 +292,11 @@ class DuckDBEngine(SqlEngine):
                         if column.kind == "qi":
                             self.run(release.output_type_query(column.index),
                                      {"values": release.output_values(chosen, column.index, MASK)})
+                csv = self._source.kind == "csv"
+                leaves = [h.labels[0] if codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv) else None
+                          for q, h in zip(self._qi_names, self._hierarchies)]
                 sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, MASK,
-                                                   output.suppressed == "drop", enums)
+                                                   output.suppressed == "drop", enums, leaves)
                 self._mode(False, 0)
                 self.queries += 1
                 try:
@@ -324,11 +329,16 @@ class DuckDBEngine(SqlEngine):
                 self._write_file(sql, params, output, target)
         except duckdb.InterruptException:
             raise
-        except duckdb.ConversionException as error:
-            if not streamed:
+        except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
+            unknown = str(error).find(codes.UNKNOWN)
+            if not streamed or (unknown < 0 and not isinstance(error, duckdb.ConversionException)):
                 raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
             found = re.search(r"string '(.*?)' to ", str(error), re.S)
-            value = f" ({cut(found.group(1))})" if found else ""
+            if unknown >= 0:
+                text = str(error)[unknown + len(codes.UNKNOWN):]
+                value = " (NULL)" if text == "NULL" else f" ({cut(text)})"
+            else:
+                value = f" ({cut(found.group(1))})" if found else ""
             raise DataError(f"input {self._source.describe()} changed while it was anonymized: it now holds a value"
                             f"{value} that is in none of the hierarchies' leaves it held before. Nothing was written; "
                             "run again when nothing writes to the input") from None

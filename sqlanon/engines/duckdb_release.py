@@ -6,7 +6,7 @@ sorting 1.2 M rows back (``ORDER BY`` the row number) cost more than writing the
 one-scan prepare (``SqlEngine.prepare``) the output is a projection of the input itself:
 
 * each QI's value, as text (as the class tables read it), becomes its leaf code through the
-  ENUM type of the hierarchy's leaves (``duckdb_codes.py``, a hash lookup per value);
+  ENUM type of the hierarchy's leaves or a list_position in them (``duckdb_codes.row_code``);
 * the code indexes two lists bound as parameters: the node's label of every leaf, and the
   leaf's part of its class key;
 * the classes that fail the models (read from the class table; few) are the set bits of a
@@ -29,7 +29,7 @@ from sqlglot import exp
 
 from sqlanon import compiler as c
 from sqlanon.engines.base import OutputColumn
-from sqlanon.engines.duckdb_codes import leaf_code
+from sqlanon.engines.duckdb_codes import row_code
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 
@@ -100,18 +100,19 @@ def output_type_query(j: int) -> str:
 
 
 def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str], columns: Sequence[OutputColumn],
-                  chosen: Plan, mask: str, drop: bool, enums: bool = False) -> tuple[str, dict]:
+                  chosen: Plan, mask: str, drop: bool, enums: bool = False,
+                  leaves: Sequence[Sequence[str] | None] | None = None) -> tuple[str, dict]:
     """The released rows of ``relation`` (the input), in input order, and their parameters:
     the plan's lists (``label_<j>``, ``key_<j>``) and ``mask``, which every QI of a suppressed
     row gets (with ``drop`` those rows are left out). With ``enums`` each QI comes out as its
     output ENUM (``output_type_query``, created by the caller) picked by position, not as a
     string: the Parquet writer then takes its dictionary as it is (a quarter faster on ADULT
     x40); ``label_<j>`` then holds positions in ``output_values``."""
-    leaf = [exp.Add(this=leaf_code(c.as_text(c.col(q)), j), expression=exp.Literal.number(1)).as_(c.ident(f"__c{j}"))
-            for j, q in enumerate(qis)]
+    leaves = leaves or [None] * len(qis)
+    params: dict = {f"leaves_{j}": list(found) for j, found in enumerate(leaves) if found is not None}
+    leaf = [row_code(c.col(q), j, leaves[j], f"leaves_{j}").as_(c.ident(f"__c{j}")) for j, q in enumerate(qis)]
     kept = [c.col(p).as_(c.ident(f"__p{i}")) for i, p in enumerate(passthrough)]
     inner = f"SELECT {', '.join(e.sql('duckdb') for e in [*leaf, *kept])} FROM {relation}"
-    params: dict = {}
     suppresses = chosen.keys is not None
     if suppresses:
         key = None
