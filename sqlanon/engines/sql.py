@@ -22,6 +22,11 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
 * ``_create_table_as(name, query, replace=False, lean_rows=None) -> rows``: a temp table from a
   query, returning its row count; ``replace`` drops one of that name first (DuckDB: CREATE OR
   REPLACE; others DROP + CREATE). ``lean_rows`` as in ``run``.
+* ``scan_once`` (class attribute, default False): prepare reads the input once, grouped by the
+  text of its QIs and sensitive attributes (``sqlanon_distinct``), and builds the class tables
+  from that; the row tables are built only for what reads rows (``_ensure_row_tables``). With
+  it, ``_distinct_classes()`` and ``_create_wide(population)`` may be overridden (DuckDB codes
+  without joins), and ``write`` should stream the release from the input (DuckDB does).
 * ``_row_id()``: an expression numbering the input's rows in input order, stored as ``rowid``
   in ``sqlanon_input`` (the output keeps that order); None when the engine has a ``rowid``
   pseudo-column (DuckDB).
