@@ -311,11 +311,16 @@ class DuckDBEngine(SqlEngine):
     def _release_plan(self, node: Node, keep: KeepCondition, params: dict) -> release.Plan | None:
         """The lists and the bitstring of the failing classes for the streamed release; None
         when it cannot stream (see ``duckdb_release.py``)."""
-        self._mode(False, 0)
-        verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self._figures(node, keep))
-        keys = [c.col(k) for k in c.class_keys(node)]
-        failing = self.run(exp.select(*keys).from_(verdicts.subquery(c.ident("v"))).where(
-            exp.Not(this=exp.Paren(this=c.col("__kept")))), params)
+        keys = c.class_keys(node)
+        if self.kernel is not None:  # local checks: the kernel has the node's classes and verdicts
+            classes = self.kernel.node_classes(node, keep, params)
+            failing = list(zip(*(codes[~classes.kept].tolist() for codes in classes.codes)))
+        else:
+            self._ensure_wide()
+            self._mode(False, 0)
+            verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self._figures(node, keep))
+            failing = self.run(exp.select(*(c.col(k) for k in keys)).from_(verdicts.subquery(c.ident("v"))).where(
+                exp.Not(this=exp.Paren(this=c.col("__kept")))), params)
         chosen = release.plan(self._hierarchies, node, [tuple(int(x) for x in row) for row in failing])
         if chosen is not None and chosen.keys is not None:
             self.run(release.suppressed_query(chosen.bits), {"keys": chosen.suppressed})

@@ -116,6 +116,8 @@ class SqlEngine:
         self._sensitives: list[str] = []
         self._subset: ResearchSubset | None = None
         self._row_tables = False  # sqlanon_input and sqlanon_data exist
+        self._wide_pending = False  # sqlanon_wide is due but not built (see prepare)
+        self._population = False
 
     # -- hooks with defaults -------------------------------------------------------------------
     def _mode(self, lean: bool, rows: int) -> None:
@@ -244,8 +246,12 @@ class SqlEngine:
                 self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
             raise DataError(f"input {self._source.describe()}: {rows - encoded} rows were lost in the encoding. "
                             "This is a bug, please report it.")
-        if self.lookup == "wide":
-            self._create_wide(subset is not None)
+        # The wide form serves checks in SQL: an engine that scans once builds it only when one
+        # runs (local checks never read it), the others at once, as before.
+        self._wide_pending = self.lookup == "wide"
+        self._population = subset is not None
+        if not once:
+            self._ensure_wide()
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._rows = rows
         self.snapshots.rows = population  # the input's rows (the population's with a research subset)
@@ -256,6 +262,12 @@ class SqlEngine:
         """CREATE ``sqlanon_classes`` from ``sqlanon_distinct``; its rows."""
         return self._create_table_as(c.CLASSES, c.distinct_classes_query(
             len(self._qi_names), len(self._sensitives), "lnx" in self._needs))
+
+    def _ensure_wide(self) -> None:
+        """``sqlanon_wide``, if the layout reads it and it is not built yet."""
+        if self._wide_pending:
+            self._create_wide(self._population)
+            self._wide_pending = False
 
     def _create_wide(self, population: bool) -> None:
         """CREATE ``sqlanon_wide`` from ``sqlanon_classes``."""
@@ -359,6 +371,8 @@ class SqlEngine:
     def place_checks(self, placement: str) -> None:
         """``local``: fetch the base class table once and answer every check from it in
         process; ``sql``: every check is a query (as before)."""
+        if placement == "sql":
+            self._ensure_wide()
         if placement == "local" and self.kernel is None:
             from sqlanon.engines.local_checks import fetch_kernel
 
@@ -370,6 +384,7 @@ class SqlEngine:
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
         if self.kernel is not None:
             return self.kernel.class_stats(node, keep, params, needs)
+        self._ensure_wide()
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         start = self.snapshots.start(node)
@@ -482,6 +497,7 @@ class SqlEngine:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
         if self.kernel is not None:
             return self.kernel.failing_classes(node, keep, params, limit)
+        self._ensure_wide()
         query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup, self._figures(node, keep))
         return self.run(query, {**params, "limit": limit})
 
@@ -489,6 +505,7 @@ class SqlEngine:
         """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
         if self.kernel is not None:
             return self.kernel.class_sizes(node, keep, params)
+        self._ensure_wide()
         query = c.class_size_query(node, None if keep is None else keep(c.col("n")), self.settings.projection,
                                    self.lookup, self._figures(node, keep))
         return {int(size): int(count) for size, count in self.run(query, params)}
@@ -497,6 +514,7 @@ class SqlEngine:
         """Every class of a node with its size, the models' figures and its verdict, in code order."""
         if self.kernel is not None:
             return self.kernel.class_figures(node, keep, params)
+        self._ensure_wide()
         self._mode(False, 0)
         cls = c.class_query(node, False, True, self.lookup, self._figures(node, keep)).subquery(c.ident("cls"))
         query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))
@@ -509,6 +527,7 @@ class SqlEngine:
         """The SQL of a per-node query over the base class table or the snapshot ``read``.
         Whatever reads the wide form (the wide table, any snapshot) comes from a template
         rendered once per shape; only base checks in the join layout build a tree per node."""
+        self._ensure_wide()
         if read is None and self.lookup != "wide":
             return build(node, self.lookup)
         template = self._templates.get(shape)
@@ -550,6 +569,7 @@ class SqlEngine:
               output: Output, target: str) -> None:
         """Write the released table to ``target`` (a temporary name chosen by the caller)."""
         self._ensure_row_tables()
+        self._ensure_wide()
         figures = self._figures(node, keep)
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
