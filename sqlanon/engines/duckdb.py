@@ -120,7 +120,8 @@ class DuckDBEngine(SqlEngine):
         self._mode(False, 0)
         self.con.execute("; ".join(codes.enum_query(j) for j in range(dimensions))).fetchall()
         self.queries += dimensions
-        self._enums = not self.run(codes.enum_mismatches(dimensions))[0][0]
+        self._enums = bool(self.run(codes.enum_check(dimensions),
+                                    {f"leaves_{j}": list(h.labels[0]) for j, h in enumerate(self._hierarchies)})[0][0])
         if not self._enums:
             return super()._distinct_classes()
         return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), "lnx" in self._needs))

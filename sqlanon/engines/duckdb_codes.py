@@ -40,15 +40,11 @@ def enum_query(j: int) -> str:
             f"SELECT label FROM {labels} WHERE level = 0 ORDER BY code)")
 
 
-def enum_mismatches(dimensions: int) -> str:
-    """Leaves, over every QI, whose ENUM position is not their code (a duplicate label would
-    shift them; the hierarchies never hold one, this makes sure)."""
-    parts = []
-    for j in range(dimensions):
-        labels = c.ident(c.label_table(j)).sql(DIALECT)
-        parts.append(f"SELECT COUNT(*) AS n FROM {labels} WHERE level = 0 AND "
-                     f"{leaf_code(c.col('label'), j).sql(DIALECT)} <> code")
-    return f"SELECT SUM(n) FROM ({' UNION ALL '.join(parts)}) AS m"
+def enum_check(dimensions: int) -> str:
+    """Whether every ENUM lists the leaves bound as ``$leaves_<j>``, in that order (so a leaf's
+    position is its code; a duplicate label would shift them, and the hierarchies hold none)."""
+    return "SELECT " + " AND ".join(
+        f"enum_range(CAST(NULL AS {c.ident(enum_type(j)).sql(DIALECT)})) = $leaves_{j}" for j in range(dimensions))
 
 
 def as_enum(value: exp.Expression, j: int, strict: bool = True) -> exp.Expression:
