@@ -104,12 +104,16 @@ def read_released(output: Output, qis: list[str], attributes: list[str] = (), ur
     """One GROUP BY over the written output (a fresh connection): its groups' rows, and with
     ``attributes`` the attributes' values per group."""
     attributes = list(attributes)
+    names = [*qis, *attributes]
     with _reader(output, url) as (run, relation, params, dialect):
-        text = [exp.Coalesce(this=exp.Cast(this=col(a), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
-                for a in [*qis, *attributes]]
-        columns = ", ".join(t.sql(dialect) for t in text)
-        rows = run(f"SELECT {columns}, COUNT(*) FROM {relation} GROUP BY {', '.join(str(i + 1) for i in range(len(text)))}",
-                   params)
+        # Grouped by the values as they are (what a bare GROUP BY costs), then each group's
+        # values as text; groups whose texts coincide merge below.
+        raw = ", ".join(col(a).as_(ident(f"c{i}")).sql(dialect) for i, a in enumerate(names))
+        inner = (f"SELECT {raw}, COUNT(*) AS {ident('n').sql(dialect)} FROM {relation} "
+                 f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+        text = ", ".join(exp.Coalesce(this=exp.Cast(this=col(f"c{i}"), to=exp.DataType.build("VARCHAR")),
+                                      expressions=[exp.Literal.string("")]).sql(dialect) for i in range(len(names)))
+        rows = run(f"SELECT {text}, {ident('n').sql(dialect)} FROM ({inner}) AS {ident('g').sql(dialect)}", params)
     d = len(qis)
     sizes: dict[tuple, int] = {}
     histograms: dict[tuple, Counter] = defaultdict(Counter)
