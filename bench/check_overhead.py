@@ -503,7 +503,7 @@ def main() -> None:
     rows, meta, recorded = [], {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in ["adult"] + [d for d in args.datasets if d != "adult"]:
-            job = dataset_job("adult", metric="discernibility")
+            job = dataset_job("adult", metric="discernibility", checks="sql")  # SQL checks: this measures them
             if name == "adult40":
                 job.input = Source(path=str(adult40(Path(tmp))), delimiter=";")
             with Session(job) as session:

@@ -8,7 +8,11 @@ Internal tables (names owned by sqlanon, so they never collide with user columns
 * ``sqlanon_hier_<j>(code, l0..lh, c0..ch)``: leaf code -> code at each level, and the
   number of hierarchy rows under that level value (for the loss metric).
 * ``sqlanon_label_<j>(level, code, label)``: the text of every code, for encoding and decoding.
-* ``sqlanon_data(__row, q0.., p0..)``: the input, QIs as leaf codes, other kept columns as-is.
+* ``sqlanon_distinct(t0.., u0.., n)``: the input read once and grouped by the text of its QIs
+  (``t<j>``) and of the sensitive attributes the models read (``u<i>``), with the rows of each
+  combination; the engines that prepare in one scan build everything else from it.
+* ``sqlanon_data(__row, q0.., p0..)``: the input, QIs as leaf codes, other kept columns as-is
+  (built at once by the engines that copy their input, on demand by those that scan it once).
 * ``sqlanon_classes(q0.., n)``: the base class table, one row per distinct QI combination.
 * ``sqlanon_wide(q<j>_<l>.., [c<j>_<l>..], [s<i>..], n)``: the base class table with every QI's
   code at every level (and its leaf count) joined once, so a check is a plain GROUP BY without
@@ -30,10 +34,16 @@ from sqlanon.dialects import render
 from sqlanon.lattice import Node
 
 DATA = "sqlanon_data"
+DISTINCT = "sqlanon_distinct"
 CLASSES = "sqlanon_classes"
 WIDE = "sqlanon_wide"
 INPUT = "sqlanon_input"
 ROW = "__row"
+
+
+def datatype(kind: str) -> exp.DataType:
+    """A plain SQL type (``INT``, ``VARCHAR``...), built without parsing its name."""
+    return exp.DataType(this=exp.DataType.Type[kind], nested=False)
 
 
 def ident(name: str) -> exp.Identifier:
@@ -422,11 +432,75 @@ def base_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) 
         .from_(table(DATA))
         .group_by(*keys)
     )
-    if not lnx:
-        return query
+    return _with_lnx(query, dimensions) if lnx else query
+
+
+def _with_lnx(classes: exp.Select, dimensions: int) -> exp.Select:
+    """The base class table with ln c_x on every row (c_x: the rows of its QI combination)."""
     combination = exp.Window(this=exp.Sum(this=col("n")), partition_by=[col(qi(j)) for j in range(dimensions)])
     ln = exp.Ln(this=exp.Cast(this=combination, to=exp.DataType.build("DOUBLE")))
-    return exp.select(exp.Star(), ln.as_(ident("lnx"))).from_(query.subquery(ident("b")))
+    return exp.select(exp.Star(), ln.as_(ident("lnx"))).from_(classes.subquery(ident("b")))
+
+
+def distinct_text(j: int) -> str:
+    """``sqlanon_distinct``'s column of QI j's text."""
+    return f"t{j}"
+
+
+def distinct_sensitive(i: int) -> str:
+    """``sqlanon_distinct``'s column of sensitive attribute i's text."""
+    return f"u{i}"
+
+
+def distinct_query(relation: str, qis: Sequence[str], sensitives: Sequence[str] = (), dialect: str = "duckdb") -> str:
+    """``sqlanon_distinct``'s rows over the source ``relation`` (SQL text): each QI's and each
+    read sensitive attribute's text (as the hierarchies and value tables list it) with the rows
+    holding it. Grouped first by the columns as they are (the bare GROUP BY a scan costs), then
+    by their text over those few groups (values of one text, NULL and '' say, merge there)."""
+    names = [*qis, *sensitives]
+    raw = [col(name).as_(ident(f"c{i}")) for i, name in enumerate(names)]
+    inner = (f"SELECT {', '.join(render(e, dialect) for e in raw)}, COUNT(*) AS {render(ident('n'), dialect)} "
+             f"FROM {relation} GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+    aliases = [distinct_text(j) for j in range(len(qis))] + [distinct_sensitive(i) for i in range(len(sensitives))]
+    texts = [as_text(col(f"c{i}")).as_(ident(alias)) for i, alias in enumerate(aliases)]
+    rows = exp.Cast(this=exp.Sum(this=col("n")), to=datatype("BIGINT")).as_(ident("n"))
+    return (f"SELECT {', '.join(render(e, dialect) for e in [*texts, rows])} FROM ({inner}) AS {render(ident('g'), dialect)} "
+            f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+
+
+def value_counts_query(dimensions: int) -> exp.Expression:
+    """Rows per leaf code of every QI over the base class table, in one query: ``(j, code,
+    rows)``, and ``(-1, NULL, all rows)`` (which, short of the input's rows, means a value
+    fell out of the encoding: see ``missing_values_query``)."""
+    total = exp.select(exp.Literal.number(-1).as_(ident("j")), exp.Cast(this=exp.Null(), to=datatype("INT")).as_(ident("code")),
+                       exp.Sum(this=col("n")).as_(ident("rows"))).from_(table(CLASSES))
+    per = [exp.select(exp.Literal.number(j).as_(ident("j")), col(qi(j)).as_(ident("code")),
+                      exp.Sum(this=col("n")).as_(ident("rows")), copy=False)
+           .from_(table(CLASSES), copy=False).group_by(col(qi(j)), copy=False) for j in range(dimensions)]
+    return exp.union(total, *per, distinct=False, copy=False)
+
+
+def distinct_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) -> exp.Select:
+    """The base class table from ``sqlanon_distinct``: each text replaced by its code (QIs
+    through their level-0 labels, sensitive attributes through their value tables), the rows
+    summed per code combination. The same table ``base_classes_query`` builds from the rows."""
+    query = exp.select().from_(table(DISTINCT, "s"), copy=False)
+    keys = []
+    for j in range(dimensions):
+        alias = f"d{j}"
+        query = query.join(table(label_table(j), alias), on=exp.and_(
+            exp.EQ(this=col("level", alias), expression=exp.Literal.number(0)),
+            exp.EQ(this=col("label", alias), expression=col(distinct_text(j), "s"))), copy=False)
+        keys.append((col("code", alias), qi(j)))
+    for i in range(sensitives):
+        alias = f"e{i}"
+        query = query.join(table(sval_table(i), alias),
+                           on=exp.EQ(this=col("label", alias), expression=col(distinct_sensitive(i), "s")), copy=False)
+        keys.append((col("code", alias), sensitive(i)))
+    rows = exp.Cast(this=exp.Sum(this=col("n", "s")), to=datatype("BIGINT"))
+    query = query.select(*(key.as_(ident(name)) for key, name in keys), rows.as_(ident("n")), copy=False)
+    query = query.group_by(*(key.copy() for key, _ in keys), copy=False)
+    return _with_lnx(query, dimensions) if lnx else query
 
 
 def labelled_classes_query(dimensions: int, label: str | None) -> exp.Select:
@@ -444,7 +518,7 @@ def labelled_classes_query(dimensions: int, label: str | None) -> exp.Select:
 
 def as_text(e: exp.Expression) -> exp.Expression:
     """A QI value as the text its hierarchy lists; NULL reads as '' (an empty first field)."""
-    return exp.Coalesce(this=exp.Cast(this=e, to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
+    return exp.Coalesce(this=exp.Cast(this=e, to=datatype("VARCHAR")), expressions=[exp.Literal.string("")])
 
 
 def encode_query(qis: Sequence[str], passthrough: Sequence[str], sensitives: Sequence[str] = ()) -> exp.Select:
@@ -471,12 +545,14 @@ def encode_query(qis: Sequence[str], passthrough: Sequence[str], sensitives: Seq
     return query
 
 
-def missing_values_query(j: int, name: str) -> exp.Select:
-    """Values of QI ``name`` absent from its hierarchy, most frequent first."""
+def missing_values_query(j: int, name: str, source: str = INPUT) -> exp.Select:
+    """Values of QI ``name`` absent from its hierarchy, most frequent first. ``source``: the
+    input's rows, or ``sqlanon_distinct`` (``name`` its text column, whose rows ``n`` counts)."""
     value = as_text(col(name, "s"))
+    rows = exp.Count(this=exp.Star()) if source == INPUT else exp.Sum(this=col("n", "s"))
     return (
-        exp.select(value.as_(ident("value")), exp.Count(this=exp.Star()).as_(ident("rows")))
-        .from_(table(INPUT, "s"))
+        exp.select(value.as_(ident("value")), rows.as_(ident("rows")))
+        .from_(table(source, "s"))
         .join(
             table(label_table(j), "d"),
             on=exp.and_(

@@ -1,12 +1,14 @@
 """Re-read a written output with a fresh connection and re-check every privacy model.
 
 Independent of the search: it sees only the file (or table), the QI column names and the
-models. Rows are grouped by their QI values as written; a group smaller than k may only
-consist of suppressed rows (every QI masked), and there may be at most floor(s * N) of those
-rows. Then every group is evaluated again in plain Python (the models' ``class_value``, not
-the SQL): a group failing a per-class model must be fully masked, the whole-table models must
-hold on the released groups, and the worst value of each model over the released groups is
-what the report states as achieved.
+models. The output is read once, by one GROUP BY of its QI values as written (and of the
+values of the attributes the models read); everything below comes from that pass. A group
+smaller than k may only consist of suppressed rows (every QI masked), and there may be at most
+floor(s * N) of those rows. Then every group is evaluated again in plain Python (the models'
+``class_value``, not the SQL): a group failing a per-class model must be fully masked, the
+whole-table models must hold on the released groups, and the worst value of each model over
+the released groups is what the report states as achieved. The released classes' sizes (the
+risk analysis' "after", which must agree with the search's) are counted from the same groups.
 """
 
 from __future__ import annotations
@@ -20,14 +22,12 @@ from dataclasses import dataclass
 import duckdb
 from sqlglot import exp
 
-from sqlanon.compiler import col, ident, param
+from sqlanon.compiler import col, ident
 from sqlanon.config import Output, Source
 from sqlanon.errors import VerificationError, cut
 from sqlanon.text_encoding import duckdb_name
 
 MASK = "*"
-# the group figures' names, unlike any column a user would give (a QI may be called "n")
-SIZE, MASKED = "__sqlanon_size", "__sqlanon_masked"
 
 
 @dataclass(frozen=True)
@@ -80,40 +80,93 @@ def _reader(output: Output, url: str | None) -> Iterator[tuple[Callable, str, di
         con.close()
 
 
-def measure(output: Output, qis: list[str], k: int, url: str | None = None, suppressed: int = 0,
-            named: str | None = None) -> Verification:
-    """The released groups' figures. ``named``: how messages call the output (it may be read
-    under its temporary name)."""
+@dataclass(frozen=True)
+class Released:
+    """The written output, read once: every released group (its QI values as written, as text;
+    NULL reads as '') with its rows, and with ``attributes`` the rows of each combination of
+    their values (as text) in the group. Every figure of the verification and the risk
+    re-count comes from this one pass."""
+
+    qis: list[str]
+    attributes: list[str]
+    sizes: dict[tuple, int]
+    histograms: dict[tuple, Counter]  # group -> Counter of attribute-value tuples (attributes only)
+
+    def attribute_counts(self, key: tuple, index: int) -> Counter:
+        """The rows of each value of attribute ``index`` in group ``key``."""
+        counts: Counter = Counter()
+        for values, n in self.histograms[key].items():
+            counts[values[index]] += n
+        return counts
+
+
+def read_released(output: Output, qis: list[str], attributes: list[str] = (), url: str | None = None) -> Released:
+    """One GROUP BY over the written output (a fresh connection): its groups' rows, and with
+    ``attributes`` the attributes' values per group."""
+    attributes = list(attributes)
+    names = [*qis, *attributes]
     with _reader(output, url) as (run, relation, params, dialect):
-        run(f"CREATE TEMP TABLE released AS SELECT * FROM {relation}", params)
-        keys = [col(q) for q in qis]
-        masked = exp.and_(*(exp.EQ(this=col(q), expression=param("mask")) for q in qis))
-        groups = (
-            exp.select(*keys, exp.Count(this=exp.Star()).as_(ident(SIZE)), exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))).as_(ident(MASKED)))
-            .from_(exp.Table(this=ident("released")))
-            .group_by(*keys)
-        )
-        n, small = col(SIZE), exp.LT(this=col(SIZE), expression=param("k"))
-        query = exp.select(
-            exp.Coalesce(this=exp.Sum(this=n), expressions=[exp.Literal.number(0)]),
-            exp.Count(this=exp.Star()),
-            exp.Min(this=exp.Case(ifs=[exp.If(this=exp.Not(this=small.copy()), true=n.copy())])),
-            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=small.copy(), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
-            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.EQ(this=col(MASKED), expression=exp.Literal.number(1)), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
-            exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=exp.and_(small.copy(), exp.EQ(this=col(MASKED), expression=exp.Literal.number(0))), true=n.copy())], default=exp.Literal.number(0))), expressions=[exp.Literal.number(0)]),
-        ).from_(groups.subquery(ident("g")))
-        rows, count, min_group, small_rows, masked_rows, small_unmasked = run(
-            query.sql(dialect), {"k": k, "mask": MASK}
-        )[0]
-        sizes_query, sizes_params = _class_sizes_query(qis, suppressed if output.suppressed == "mask" else 0)
-        sizes = {int(size): int(n) for size, n in run(sizes_query.sql(dialect), sizes_params)}
+        # Grouped by the values as they are (what a bare GROUP BY costs), then each group's
+        # values as text; groups whose texts coincide merge below.
+        raw = ", ".join(col(a).as_(ident(f"c{i}")).sql(dialect) for i, a in enumerate(names))
+        inner = (f"SELECT {raw}, COUNT(*) AS {ident('n').sql(dialect)} FROM {relation} "
+                 f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+        text = ", ".join(exp.Coalesce(this=exp.Cast(this=col(f"c{i}"), to=exp.DataType.build("VARCHAR")),
+                                      expressions=[exp.Literal.string("")]).sql(dialect) for i in range(len(names)))
+        rows = run(f"SELECT {text}, {ident('n').sql(dialect)} FROM ({inner}) AS {ident('g').sql(dialect)}", params)
+    d = len(qis)
+    sizes: dict[tuple, int] = {}
+    histograms: dict[tuple, Counter] = defaultdict(Counter)
+    for row in rows:
+        key, n = tuple(row[:d]), int(row[-1])
+        sizes[key] = sizes.get(key, 0) + n
+        if attributes:
+            histograms[key][tuple(row[d:-1])] += n
+    return Released(list(qis), attributes, sizes, dict(histograms))
+
+
+def measure(output: Output, qis: list[str], k: int, url: str | None = None, suppressed: int = 0,
+            named: str | None = None, released: Released | None = None) -> Verification:
+    """The released groups' figures. ``named``: how messages call the output (it may be read
+    under its temporary name). ``released``: the output as already read (else read here)."""
+    if released is None:
+        released = read_released(output, qis, (), url)
+    masked_key = tuple(MASK for _ in qis)
+    rows = small_rows = masked_rows = small_unmasked = 0
+    min_group = None
+    for key, n in released.sizes.items():
+        rows += n
+        masked = key == masked_key
+        if masked:
+            masked_rows += n
+        if n < k:
+            small_rows += n
+            if not masked:
+                small_unmasked += n
+        elif min_group is None or n < min_group:
+            min_group = n
     if small_unmasked:
         raise VerificationError(
             f"output {named or output.describe()} is NOT {k}-anonymous: {small_unmasked} released rows are in "
             f"groups smaller than k. Nothing was published; this is a bug, please report it."
         )
-    return Verification(int(rows), int(count), None if min_group is None else int(min_group), int(small_rows), int(masked_rows),
-                        sizes)
+    sizes = _class_sizes(released, masked_key, suppressed if output.suppressed == "mask" else 0)
+    return Verification(rows, len(released.sizes), min_group, small_rows, masked_rows, sizes)
+
+
+def _class_sizes(released: Released, masked_key: tuple, suppressed: int) -> dict[int, int]:
+    """Class size -> number of released classes, the risk section's "after". Suppressed rows
+    are left out, as ARX's risk analysis leaves them out: ``suppressed`` masked rows (0 when
+    they were dropped or none were suppressed). The masked rows form one group; a kept class
+    whose labels are all the mask too falls into it, so that group counts its rows beyond the
+    suppressed ones. A NULL QI (an empty CSV field) reads as '': not the mask."""
+    sizes: Counter = Counter()
+    for key, n in released.sizes.items():
+        if suppressed and key == masked_key:
+            n -= suppressed
+        if n > 0:
+            sizes[n] += 1
+    return dict(sizes)
 
 
 @dataclass(frozen=True)
@@ -168,18 +221,6 @@ def population_counts(population: Population, qis: list[str]) -> tuple[Counter, 
     return everyone, chosen
 
 
-def _released_groups(output: Output, qis: list[str], attributes: list[str], url: str | None = None) -> dict[tuple, list[tuple]]:
-    """QI values as written -> the sensitive values (as text) of the group's rows."""
-    with _reader(output, url) as (run, relation, params, dialect):
-        text = [exp.Coalesce(this=exp.Cast(this=col(a), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
-                for a in [*qis, *attributes]]
-        rows = run(f"SELECT {', '.join(t.sql(dialect) for t in text)} FROM {relation}", params)
-    groups: dict[tuple, list[tuple]] = defaultdict(list)
-    for row in rows:
-        groups[row[:len(qis)]].append(row[len(qis):])
-    return groups
-
-
 def _class_text(qis: list[str], key: tuple) -> str:
     """A released class for a message: each QI with its value, cut like every echoed value."""
     return "{" + ", ".join(f"{q}: {'NULL' if v is None else cut(v)}" for q, v in zip(qis, key)) + "}"
@@ -187,47 +228,53 @@ def _class_text(qis: list[str], key: tuple) -> str:
 
 def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int,
                  population: tuple[Counter, Counter] | None = None, url: str | None = None,
-                 named: str | None = None) -> list[dict]:
+                 named: str | None = None, released: Released | None = None) -> list[dict]:
     """Re-evaluate every model on the released groups; return each with its achieved value.
 
     ``overall``: per sensitive attribute, each value's frequency in the input (with
     ``suppressed = "mask"`` every row is in the output, and it must match). ``population``: the
     population's and the research subset's rows per class (``population_counts``), for
     delta-presence: a released group must hold all its class's subset rows, and its delta is
-    their share of the class's population.
+    their share of the class's population. ``released``: the output as already read (with the
+    models' attributes; else read here).
     """
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
-    groups = _released_groups(output, qis, attributes, url)
+    if released is None or released.attributes != attributes:
+        released = read_released(output, qis, attributes, url)
     named = named or output.describe()
-    if output.suppressed == "mask" and groups:
-        total = sum(len(g) for g in groups.values())
+    if output.suppressed == "mask" and released.sizes:
+        total = sum(released.sizes.values())
         for i, a in enumerate(attributes):
-            counts = Counter(r[i] for g in groups.values() for r in g)
+            counts: Counter = Counter()
+            for histogram in released.histograms.values():
+                for values, n in histogram.items():
+                    counts[values[i]] += n
             if any(not math.isclose(counts.get(v, 0) / total, q, abs_tol=1e-12) for v, q in overall[a].items()):
                 raise VerificationError(f"output {named}: the distribution of '{a}' differs from the input's. This is a bug.")
     masked = tuple(MASK for _ in qis)
-    released = {key: g for key, g in groups.items() if key != masked or not suppressed}
+    groups = {key: n for key, n in released.sizes.items() if key != masked or not suppressed}
     values: dict[int, list[float]] = defaultdict(list)
-    for key, group in released.items():
+    for key, size in groups.items():
         for index, model in enumerate(models):
             if getattr(model, "population", False):
                 everyone, chosen = population
-                if chosen.get(key, 0) != len(group):
+                if chosen.get(key, 0) != size:
                     raise VerificationError(
-                        f"output {named}: the released class {_class_text(qis, key)} has {len(group)} rows, but "
+                        f"output {named}: the released class {_class_text(qis, key)} has {size} rows, but "
                         f"the research subset has {chosen.get(key, 0)} in it. Nothing was published; this is a bug.")
-                value = model.presence_value(len(group), everyone[key])
+                value = model.presence_value(size, everyone[key])
             elif model.attribute is None:  # a condition on the size (k, max_risk) or none
-                value = len(group)
+                value = size
             else:
-                value = model.class_value(Counter(r[attributes.index(model.attribute)] for r in group), overall[model.attribute])
+                value = model.class_value(released.attribute_counts(key, attributes.index(model.attribute)),
+                                          overall[model.attribute])
             if not model.class_holds(value):
                 raise VerificationError(
                     f"output {named}: the released class {_class_text(qis, key)} fails {model.describe()} "
                     f"({value}). Nothing was published; this is a bug, please report it."
                 )
             values[index].append(value)
-    sizes = [len(g) for g in released.values()]
+    sizes = list(groups.values())
     achieved = []
     for index, model in enumerate(models):
         if model.whole_table:
@@ -244,30 +291,6 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     return achieved
 
 
-def _class_sizes_query(qis: list[str], suppressed: int) -> tuple[exp.Select, dict]:
-    """Class size -> number of released classes over the ``released`` table, the risk
-    section's "after". Suppressed rows are left out, as ARX's risk analysis leaves them out:
-    ``suppressed`` masked rows (0 when they were dropped or none were suppressed)."""
-    keys = [col(q) for q in qis]
-    released = exp.Table(this=ident("released"))
-    groups = exp.select(exp.Count(this=exp.Star()).as_(ident(SIZE))).from_(released).group_by(*keys)
-    params: dict = {}
-    if suppressed:
-        # The masked rows form one group; a kept class whose labels are all the mask too
-        # falls into it, so that group counts its rows beyond the suppressed ones. A NULL
-        # QI (an empty CSV field) makes the comparison NULL: not the masked group.
-        masked = exp.and_(*(exp.EQ(this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expression=param("mask"))
-                            for q in qis))
-        flag = exp.Coalesce(this=exp.Max(this=exp.Cast(this=masked, to=exp.DataType.build("INT"))),
-                            expressions=[exp.Literal.number(0)])
-        size = exp.Sub(this=exp.Count(this=exp.Star()), expression=exp.Case(
-            ifs=[exp.If(this=flag.eq(1), true=param("suppressed"))], default=exp.Literal.number(0)))
-        groups = exp.select(size.as_(ident(SIZE))).from_(released.copy()).group_by(*keys)
-        params = {"mask": MASK, "suppressed": suppressed}
-    groups = exp.select(col(SIZE)).from_(groups.subquery(ident("h"))).where(exp.GT(this=col(SIZE), expression=exp.Literal.number(0)))
-    return exp.select(col(SIZE), exp.Count(this=exp.Star())).from_(groups.subquery(ident("g"))).group_by(col(SIZE)), params
-
-
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
            models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None,
            named: str | None = None) -> dict:
@@ -276,7 +299,10 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     ``url``: the PostgreSQL connection, for an output table there. ``named``: how messages call
     the output (it is verified under its temporary name, before it is published)."""
     named = named or output.describe()
-    v = measure(output, qis, k, url, suppressed, named)
+    # the one pass over the written output: the groups, with the attributes the models read
+    attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
+    released = read_released(output, qis, attributes, url)
+    v = measure(output, qis, k, url, suppressed, named, released)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
     problems = []
     counts = population_counts(population, qis) if population is not None else None
@@ -292,7 +318,8 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
         problems.append(f"only {v.masked_rows} rows are masked, but {suppressed} were suppressed")
     if problems:
         raise VerificationError(f"output {named} failed verification: " + "; ".join(problems) + ". This is a bug.")
-    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url, named) if models else []
+    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url, named,
+                            released) if models else []
     sizes = v.class_sizes
     return {
         "verified": True,

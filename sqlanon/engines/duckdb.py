@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from collections.abc import Sequence
 from contextlib import contextmanager
 
@@ -19,14 +20,19 @@ from sqlglot import exp
 from sqlanon import compiler as c
 from sqlanon import text_encoding
 from sqlanon.config import Output, Source
+from sqlanon.engines import duckdb_codes as codes
+from sqlanon.engines import duckdb_release as release
+from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.csv_input import check_header, read_error
 from sqlanon.engines.sql import SqlEngine, first_line
-from sqlanon.errors import ConfigError, DataError, OutputError, cuts
+from sqlanon.lattice import Node
+from sqlanon.errors import ConfigError, DataError, OutputError, cut, cuts
 from sqlanon.pg_connection import table_name
 from sqlanon.population import IDS, ResearchSubset, subset_condition
 from sqlanon.snapshot_settings import SnapshotSettings
 
 DIALECT = "duckdb"
+MASK = "*"  # what a suppressed row holds in every QI (as the SQL engines bind $mask)
 _SHOW = 5
 SOURCE_DB = "sqlanon_source"
 
@@ -50,6 +56,7 @@ class DuckDBEngine(SqlEngine):
     version = duckdb.__version__
     dialect = DIALECT
     outputs = ("csv", "parquet", "duckdb")  # a PostgreSQL output table is the postgres engine's
+    scan_once = True  # prepare groups the input in one scan; write streams it (duckdb_release.py)
     # Snapshots stay off by default (SqlEngine.snapshot_defaults): measured on ADULT and
     # ADULT x40, materializing costs more than reading from it saves.
 
@@ -63,6 +70,8 @@ class DuckDBEngine(SqlEngine):
                 self.con.execute(f"SET {key} = {literal(str(value))}").fetchall()
         self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
+        self._enums = False  # the ENUMs of the leaves exist and hold every leaf at its code
+        self._types: dict[str, str] = {}  # the source's column types, by name
         super().__init__(lookup, snapshots)
 
     # -- hooks (see engines/sql.py) ------------------------------------------------------------
@@ -86,16 +95,43 @@ class DuckDBEngine(SqlEngine):
 
     def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
         self._mode(False, 0)
-        self.con.register("sqlanon_staging", data)
+        # DuckDB reads the Arrow table by its variable name here (a replacement scan): half the
+        # cost of register + unregister, and a prepare stores two tables per QI.
+        sqlanon_staging = data  # noqa: F841 (read by the statement below)
         create = "CREATE OR REPLACE TEMP TABLE" if replace else "CREATE TEMP TABLE"
         self.con.execute(f"{create} {c.ident(name).sql(DIALECT)} AS SELECT * FROM sqlanon_staging").fetchall()
-        self.con.unregister("sqlanon_staging")
 
     def _create_input(self, names: Sequence[str]) -> None:
         try:
             super()._create_input(names)
         except duckdb.Error as error:
             raise self._read_error(self._source, error) from None
+
+    def _scan_distinct(self) -> None:
+        try:
+            super()._scan_distinct()
+        except duckdb.Error as error:
+            raise self._read_error(self._source, error) from None
+
+    def _distinct_classes(self) -> int:
+        """Through the ENUMs of the leaves (``duckdb_codes.py``), which the streamed release
+        reads too; through the label tables if an ENUM would not hold every leaf at its code."""
+        dimensions = len(self._qi_names)
+        self._mode(False, 0)
+        self.con.execute("; ".join(codes.enum_query(j) for j in range(dimensions))).fetchall()
+        self.queries += dimensions
+        self._enums = bool(self.run(codes.enum_check(dimensions),
+                                    {f"leaves_{j}": list(h.labels[0]) for j, h in enumerate(self._hierarchies)})[0][0])
+        if not self._enums:
+            return super()._distinct_classes()
+        return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), "lnx" in self._needs))
+
+    def _create_wide(self, population: bool) -> None:
+        """Through the level lists (``duckdb_codes.py``), no join."""
+        query, params = codes.wide_query(self._hierarchies, "leaves" in self._needs, len(self._sensitives),
+                                         "lnx" in self._needs, population)
+        self._mode(False, 0)
+        self.run(c.create_temp_table(c.WIDE, query), params)
 
     # -- source ----------------------------------------------------------------------------
     def _source_relation(self, source: Source) -> tuple[str, dict]:
@@ -149,6 +185,7 @@ class DuckDBEngine(SqlEngine):
         except duckdb.Error as error:
             raise self._read_error(source, error) from None
         self._source = source
+        self._types = {d[0]: str(d[1]) for d in description}  # the release reads text columns by list_position
         return [d[0] for d in description]
 
     def _read_error(self, source: Source, error: Exception) -> DataError:
@@ -240,12 +277,77 @@ class DuckDBEngine(SqlEngine):
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
         self._current_mode = wanted
 
-    def _write(self, sql: str, params: dict, output: Output, target: str) -> None:
+    # -- output ------------------------------------------------------------------------------
+    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
+              output: Output, target: str) -> None:
+        """The released table as one streamed projection of the input (``duckdb_release.py``);
+        with a research subset, or failing classes too many for a bitstring, through the row
+        tables and the sorted query as before."""
+        if self._subset is None and self._enums:
+            chosen = self._release_plan(node, keep, params)
+            if chosen is not None:
+                relation, source_params = self._source_relation(self._source)
+                enums = output.kind == "parquet"  # a DuckDB table must not hold a temporary type
+                if enums:
+                    for column in columns:
+                        if column.kind == "qi":
+                            self.run(release.output_type_query(column.index),
+                                     {"values": release.output_values(chosen, column.index, MASK)})
+                csv = self._source.kind == "csv"
+                leaves = [h.labels[0] if codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv) else None
+                          for q, h in zip(self._qi_names, self._hierarchies)]
+                sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, MASK,
+                                                   output.suppressed == "drop", enums, leaves)
+                self._mode(False, 0)
+                self.queries += 1
+                try:
+                    self._write(sql, {**source_params, **bound}, output, target, streamed=True)
+                finally:
+                    if chosen.keys is not None:
+                        self.con.execute(f"RESET VARIABLE {release.SUPPRESSED}").fetchall()
+                self.rows_scanned += self._rows
+                return
+        super().write(node, keep, params, columns, output, target)
+
+    def _release_plan(self, node: Node, keep: KeepCondition, params: dict) -> release.Plan | None:
+        """The lists and the bitstring of the failing classes for the streamed release; None
+        when it cannot stream (see ``duckdb_release.py``)."""
+        keys = c.class_keys(node)
+        if self.kernel is not None:  # local checks: the kernel has the node's classes and verdicts
+            classes = self.kernel.node_classes(node, keep, params)
+            failing = list(zip(*(codes[~classes.kept].tolist() for codes in classes.codes)))
+        else:
+            self._ensure_wide()
+            self._mode(False, 0)
+            verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self._figures(node, keep))
+            failing = self.run(exp.select(*(c.col(k) for k in keys)).from_(verdicts.subquery(c.ident("v"))).where(
+                exp.Not(this=exp.Paren(this=c.col("__kept")))), params)
+        chosen = release.plan(self._hierarchies, node, [tuple(int(x) for x in row) for row in failing])
+        if chosen is not None and chosen.keys is not None:
+            self.run(release.suppressed_query(chosen.bits), {"keys": chosen.suppressed})
+        return chosen
+
+    def _write(self, sql: str, params: dict, output: Output, target: str, streamed: bool = False) -> None:
+        """``streamed``: ``sql`` reads the input again (``duckdb_release.py``), so a value the
+        ENUM of its leaves lacks means the input changed since prepare read it."""
         try:
             with interruptible():
                 self._write_file(sql, params, output, target)
         except duckdb.InterruptException:
             raise
+        except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
+            unknown = str(error).find(codes.UNKNOWN)
+            if not streamed or (unknown < 0 and not isinstance(error, duckdb.ConversionException)):
+                raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
+            found = re.search(r"string '(.*?)' to ", str(error), re.S)
+            if unknown >= 0:
+                text = str(error)[unknown + len(codes.UNKNOWN):]
+                value = " (NULL)" if text == "NULL" else f" ({cut(text)})"
+            else:
+                value = f" ({cut(found.group(1))})" if found else ""
+            raise DataError(f"input {self._source.describe()} changed while it was anonymized: it now holds a value"
+                            f"{value} that is in none of the hierarchies' leaves it held before. Nothing was written; "
+                            "run again when nothing writes to the input") from None
         except duckdb.Error as error:
             raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
 

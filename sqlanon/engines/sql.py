@@ -22,6 +22,11 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
 * ``_create_table_as(name, query, replace=False, lean_rows=None) -> rows``: a temp table from a
   query, returning its row count; ``replace`` drops one of that name first (DuckDB: CREATE OR
   REPLACE; others DROP + CREATE). ``lean_rows`` as in ``run``.
+* ``scan_once`` (class attribute, default False): prepare reads the input once, grouped by the
+  text of its QIs and sensitive attributes (``sqlanon_distinct``), and builds the class tables
+  from that; the row tables are built only for what reads rows (``_ensure_row_tables``). With
+  it, ``_distinct_classes()`` and ``_create_wide(population)`` may be overridden (DuckDB codes
+  without joins), and ``write`` should stream the release from the input (DuckDB does).
 * ``_row_id()``: an expression numbering the input's rows in input order, stored as ``rowid``
   in ``sqlanon_input`` (the output keeps that order); None when the engine has a ``rowid``
   pseudo-column (DuckDB).
@@ -86,6 +91,9 @@ class SqlEngine:
     #: (``placement.py`` weighs them against the kernel's cost; bench/README.md, "Check placement")
     query_latency = 0.003
     row_seconds = 20e-9
+    #: prepare reads the input once, grouped (``sqlanon_distinct``), instead of copying it
+    #: into ``sqlanon_input`` and encoding every row (see ``prepare``)
+    scan_once = False
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup
@@ -107,6 +115,9 @@ class SqlEngine:
         self._templates: dict[tuple, c.NodeTemplate] = {}
         self._sensitives: list[str] = []
         self._subset: ResearchSubset | None = None
+        self._row_tables = False  # sqlanon_input and sqlanon_data exist
+        self._wide_pending = False  # sqlanon_wide is due but not built (see prepare)
+        self._population = False
 
     # -- hooks with defaults -------------------------------------------------------------------
     def _mode(self, lean: bool, rows: int) -> None:
@@ -172,20 +183,33 @@ class SqlEngine:
         """``sensitives``: attributes whose per-class histograms the models read; only then
         do the class tables carry their codes. ``subset``: the research subset of
         delta-presence; only its rows are encoded and released, and the class tables carry
-        the population count ``pop`` (see ``sqlanon/population.py``)."""
+        the population count ``pop`` (see ``sqlanon/population.py``).
+
+        An engine with ``scan_once`` reads the input once here, grouped by the text of the
+        QIs and sensitive attributes (``sqlanon_distinct``), and builds the class tables from
+        that; the row tables (``sqlanon_input``, ``sqlanon_data``) wait until something asks
+        for them (``_ensure_row_tables``). A research subset still copies the input."""
         self._sensitives = list(sensitives)
         self._subset = subset
         extra = [subset.input_column] if subset is not None else []
         names = list(dict.fromkeys([name for name, _ in qis] + list(passthrough) + self._sensitives + extra))
         self._qi_names = [name for name, _ in qis]
-        self._create_input(names)
-        rows = self._count(c.INPUT)
+        self._input_names, self._passthrough = names, list(passthrough)
+        once = self.scan_once and subset is None
+        if once:
+            self._scan_distinct()
+            rows = int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build("BIGINT")))
+                                .from_(c.table(c.DISTINCT)))[0][0] or 0)
+        else:
+            self._create_input(names)
+            rows = self._count(c.INPUT)
         if rows == 0:
             raise DataError(f"input {self._source.describe()} has no rows: there is nothing to anonymize")
         self.rows_scanned += rows
         for j, (name, hierarchy) in enumerate(qis):
             self._store_hierarchy(j, hierarchy)
-            self._check_coverage(j, name, hierarchy)
+            if not once:  # one scan: the classes' rows tell whether a value is missing (below)
+                self._check_coverage(j, name, hierarchy, name, c.INPUT)
         population, member = rows, None
         if subset is not None:
             member = self._prepare_subset(subset)
@@ -194,34 +218,80 @@ class SqlEngine:
                 raise ConfigError(f"delta-presence: the research subset ({subset.describe()}) has no row of the input: "
                                   "there is nothing to release")
         for i, name in enumerate(self._sensitives):
-            self._store_sensitive(i, name, rows, member)
-        encode = c.encode_query([n for n, _ in qis], passthrough, self._sensitives)
-        self._create_table_as(c.DATA, encode if member is None else encode.where(member))
-        if subset is None:
-            classes = c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+            self._store_sensitive(i, c.distinct_sensitive(i) if once else name, rows, member, once)
+        if once:
+            classes = None
         else:
-            classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
-        self._base_classes = self._create_table_as(c.CLASSES, classes)
-        self.rows_scanned += population
-        if self.lookup == "wide":
-            wide = c.wide_query([len(h.labels) - 1 for _, h in qis], "leaves" in needs, len(self._sensitives), "lnx" in needs,
-                                [[len(labels) for labels in h.labels] for _, h in qis], population=subset is not None)
-            self._create_table_as(c.WIDE, wide)
-        counts = []
-        for j, (_, hierarchy) in enumerate(qis):
-            column = [0] * len(hierarchy.codes)
-            query = exp.select(c.col(c.qi(j)), exp.Sum(this=c.col("n"))).from_(c.table(c.CLASSES)).group_by(c.col(c.qi(j)))
-            for code, n in self.run(query):
-                column[code] = int(n)
-            counts.append(tuple(column))
-            self.rows_scanned += self._base_classes
-        self._tops = [len(h.labels) - 1 for _, h in qis]
+            encode = c.encode_query([n for n, _ in qis], passthrough, self._sensitives)
+            self._create_table_as(c.DATA, encode if member is None else encode.where(member))
+            self.rows_scanned += population
+            if subset is None:
+                classes = c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+            else:
+                classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
+        self._row_tables = not once
         self._hierarchies = [h for _, h in qis]
-        self._rows = rows
         self._needs = needs
+        self._base_classes = self._distinct_classes() if once else self._create_table_as(c.CLASSES, classes)
+        counts = [[0] * len(hierarchy.codes) for _, hierarchy in qis]
+        encoded = 0
+        for j, code, n in self.run(c.value_counts_query(len(qis))):
+            if j < 0:
+                encoded = int(n or 0)
+            else:
+                counts[j][code] = int(n)
+        self.rows_scanned += self._base_classes * len(qis)
+        if once and encoded != rows:  # the joins to the leaves dropped a value no hierarchy holds
+            for j, (name, hierarchy) in enumerate(qis):
+                self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
+            raise DataError(f"input {self._source.describe()}: {rows - encoded} rows were lost in the encoding. "
+                            "This is a bug, please report it.")
+        # The wide form serves checks in SQL: an engine that scans once builds it only when one
+        # runs (local checks never read it), the others at once, as before.
+        self._wide_pending = self.lookup == "wide"
+        self._population = subset is not None
+        if not once:
+            self._ensure_wide()
+        self._tops = [len(h.labels) - 1 for _, h in qis]
+        self._rows = rows
         self.snapshots.rows = population  # the input's rows (the population's with a research subset)
-        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(counts),
+        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(tuple(x) for x in counts),
                             population=population if subset is not None else None)
+
+    def _distinct_classes(self) -> int:
+        """CREATE ``sqlanon_classes`` from ``sqlanon_distinct``; its rows."""
+        return self._create_table_as(c.CLASSES, c.distinct_classes_query(
+            len(self._qi_names), len(self._sensitives), "lnx" in self._needs))
+
+    def _ensure_wide(self) -> None:
+        """``sqlanon_wide``, if the layout reads it and it is not built yet."""
+        if self._wide_pending:
+            self._create_wide(self._population)
+            self._wide_pending = False
+
+    def _create_wide(self, population: bool) -> None:
+        """CREATE ``sqlanon_wide`` from ``sqlanon_classes``."""
+        hierarchies = self._hierarchies
+        self._create_table_as(c.WIDE, c.wide_query(
+            [len(h.labels) - 1 for h in hierarchies], "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
+            [[len(labels) for labels in h.labels] for h in hierarchies], population=population))
+
+    def _scan_distinct(self) -> None:
+        """``sqlanon_distinct``: the one scan of the input (see ``prepare``)."""
+        relation, params = self._source_relation(self._source)
+        query = c.distinct_query(relation, self._qi_names, self._sensitives, self.dialect)
+        self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}", params)
+
+    def _ensure_row_tables(self) -> None:
+        """``sqlanon_input`` and ``sqlanon_data`` for what reads rows rather than classes (the
+        ordered-interval searches, and a release the engine cannot stream): after a one-scan
+        prepare, the input is read again now."""
+        if self._row_tables:
+            return
+        self._create_input(self._input_names)
+        self._create_table_as(c.DATA, c.encode_query(self._qi_names, self._passthrough, self._sensitives))
+        self.rows_scanned += self._rows
+        self._row_tables = True
 
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
         levels = len(hierarchy.labels)
@@ -238,13 +308,17 @@ class SqlEngine:
         })
         self._materialize(c.label_table(j), labels)
 
-    def _store_sensitive(self, i: int, name: str, rows: int, member: exp.Expression | None = None) -> None:
+    def _store_sensitive(self, i: int, name: str, rows: int, member: exp.Expression | None = None,
+                         distinct: bool = False) -> None:
         """``sqlanon_sval_<i>``: the attribute's distinct values as text, sorted, with counts
-        (with a research subset: the population's values, the subset's counts)."""
+        (with a research subset: the population's values, the subset's counts). ``distinct``:
+        counted over ``sqlanon_distinct`` (``name`` its text column) instead of the rows."""
         value = c.as_text(c.col(name, "s"))
         count = exp.Count(this=exp.Star()) if member is None else exp.Sum(
             this=exp.Case(ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)))
-        query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.INPUT, "s"))
+        if distinct:
+            count = exp.Cast(this=exp.Sum(this=c.col("n", "s")), to=exp.DataType.build("BIGINT"))
+        query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.DISTINCT if distinct else c.INPUT, "s"))
                  .group_by(value.copy()))
         # Sorted here: the codes are positions in Python's order, whatever the database's collation.
         found = sorted(self.run(query))
@@ -268,9 +342,12 @@ class SqlEngine:
             self._materialize(name, data, replace=True)
         self._aux.update(tables)  # the kernel's copy, for local checks
 
-    def _check_coverage(self, j: int, name: str, hierarchy: EncodedHierarchy) -> None:
+    def _check_coverage(self, j: int, column: str, hierarchy: EncodedHierarchy, name: str, source: str) -> None:
+        """Every value of QI ``name`` (``column`` of ``source``: the rows or the distinct
+        table) is a leaf of its hierarchy."""
         # Ordered here too: the database's collation must not change the message.
-        missing = sorted(self.run(c.missing_values_query(j, name)), key=lambda r: (-r[1], r[0]))
+        missing = sorted(((v, int(n)) for v, n in self.run(c.missing_values_query(j, column, source))),
+                         key=lambda r: (-r[1], r[0]))
         if missing:
             raise missing_values_error(name, self._source.describe(), missing, hierarchy)
 
@@ -294,6 +371,8 @@ class SqlEngine:
     def place_checks(self, placement: str) -> None:
         """``local``: fetch the base class table once and answer every check from it in
         process; ``sql``: every check is a query (as before)."""
+        if placement == "sql":
+            self._ensure_wide()
         if placement == "local" and self.kernel is None:
             from sqlanon.engines.local_checks import fetch_kernel
 
@@ -305,6 +384,7 @@ class SqlEngine:
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
         if self.kernel is not None:
             return self.kernel.class_stats(node, keep, params, needs)
+        self._ensure_wide()
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         start = self.snapshots.start(node)
@@ -417,6 +497,7 @@ class SqlEngine:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
         if self.kernel is not None:
             return self.kernel.failing_classes(node, keep, params, limit)
+        self._ensure_wide()
         query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.lookup, self._figures(node, keep))
         return self.run(query, {**params, "limit": limit})
 
@@ -424,6 +505,7 @@ class SqlEngine:
         """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
         if self.kernel is not None:
             return self.kernel.class_sizes(node, keep, params)
+        self._ensure_wide()
         query = c.class_size_query(node, None if keep is None else keep(c.col("n")), self.settings.projection,
                                    self.lookup, self._figures(node, keep))
         return {int(size): int(count) for size, count in self.run(query, params)}
@@ -432,6 +514,7 @@ class SqlEngine:
         """Every class of a node with its size, the models' figures and its verdict, in code order."""
         if self.kernel is not None:
             return self.kernel.class_figures(node, keep, params)
+        self._ensure_wide()
         self._mode(False, 0)
         cls = c.class_query(node, False, True, self.lookup, self._figures(node, keep)).subquery(c.ident("cls"))
         query = exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls).order_by(*(c.col(k) for k in c.class_keys(node)))
@@ -444,6 +527,7 @@ class SqlEngine:
         """The SQL of a per-node query over the base class table or the snapshot ``read``.
         Whatever reads the wide form (the wide table, any snapshot) comes from a template
         rendered once per shape; only base checks in the join layout build a tree per node."""
+        self._ensure_wide()
         if read is None and self.lookup != "wide":
             return build(node, self.lookup)
         template = self._templates.get(shape)
@@ -456,6 +540,7 @@ class SqlEngine:
         """The class table for an in-memory search, read once: leaf codes of each distinct QI
         combination (m, d), its rows (m,), and with ``label`` the label values and the rows of
         each combination per label value (m, L)."""
+        self._ensure_row_tables()
         self._mode(False, 0)
         dimensions = len(self._qi_names)
         query = c.labelled_classes_query(dimensions, label)
@@ -483,6 +568,8 @@ class SqlEngine:
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
               output: Output, target: str) -> None:
         """Write the released table to ``target`` (a temporary name chosen by the caller)."""
+        self._ensure_row_tables()
+        self._ensure_wide()
         figures = self._figures(node, keep)
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
@@ -496,6 +583,7 @@ class SqlEngine:
         the rank of leaf code ``code`` of QI j in its order (-1: absent from the data) and
         ``intervals[j]`` its (first rank, last rank, label) intervals. Both become tables (the
         labels are data, never SQL) and a range join buckets every row."""
+        self._ensure_row_tables()
         for j, (rank, spans) in enumerate(zip(ranks, intervals)):
             codes = np.flatnonzero(rank >= 0)
             self._materialize(c.rank_table(j), pa.table({

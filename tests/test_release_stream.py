@@ -1,0 +1,169 @@
+"""The DuckDB engine's one-scan prepare and streamed release (sqlanon/engines/duckdb_release.py):
+input order across threads, the sorted fallback, an input that changes under the run, and the
+verification's one pass over the written file."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from collections import Counter
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import ADULT, adult_hierarchy, adult_job, table_job
+from sqlanon import Attribute, Output, Source, anonymize
+from sqlanon.engines import duckdb_release
+from sqlanon.errors import DataError, VerificationError
+from sqlanon.session import Session
+from sqlanon.verify import verify
+
+QIS = ["sex", "age", "race", "marital-status"]
+
+
+def hierarchy_rows(name: str) -> dict[str, list[str]]:
+    with open(adult_hierarchy(name), newline="", encoding="utf-8") as handle:
+        return {row[0]: row for row in csv.reader(handle, delimiter=";")}
+
+
+def expected_release(rows: list[dict], levels: dict[str, int], k: int, drop: bool) -> list[tuple]:
+    """The release computed here, row by row in input order: every QI at its level, the rows of
+    classes smaller than k masked (or dropped), the id unchanged."""
+    maps = {q: hierarchy_rows(q) for q in QIS}
+    generalized = [tuple(maps[q][r[q]][levels[q]] for q in QIS) for r in rows]
+    sizes = Counter(generalized)
+    out = []
+    for row, key in zip(rows, generalized):
+        if sizes[key] >= k:
+            out.append((*key, row["id"]))
+        elif not drop:
+            out.append((*("*" for _ in QIS), row["id"]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def adult_x4(adult_available, tmp_path_factory):
+    """ADULT four times over with a row id, as Parquet in row groups of 10,000 rows (DuckDB
+    reads them on several threads), and the rows as read."""
+    table = pacsv.read_csv(ADULT / "adult.csv", parse_options=pacsv.ParseOptions(delimiter=";"),
+                           convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in ["age"]}))
+    table = pa.concat_tables([table] * 4)
+    table = table.append_column("id", pa.array(range(table.num_rows), pa.int64()))
+    path = tmp_path_factory.mktemp("x4") / "adult_x4.parquet"
+    pq.write_table(table, path, row_group_size=10_000)
+    return path, table.select([*QIS, "id"]).to_pylist()
+
+
+def x4_job(path, out, **kwargs):
+    job = adult_job(QIS, k=100, suppression_limit=0.05, threads=4, output=out, **kwargs)
+    job.input = Source(path=str(path))
+    job.attributes = [a for a in job.attributes if a.role == "quasi"] + [
+        a for a in job.attributes if a.role != "quasi"] + [Attribute("id", "insensitive")]
+    return job
+
+
+@pytest.mark.parametrize("kind, suppressed, checks", [("csv", "mask", "auto"), ("parquet", "drop", "auto"),
+                                                     ("csv", "mask", "sql")])
+def test_streamed_release_keeps_input_order_on_several_threads(adult_x4, tmp_path, kind, suppressed, checks):
+    """The failing classes come from the kernel (local checks) or from SQL (checks = "sql")."""
+    path, rows = adult_x4
+    out = tmp_path / f"out.{kind}"
+    result = anonymize(x4_job(path, Output(path=str(out), suppressed=suppressed), checks=checks))
+    assert result.report["checks_placement"] == ("sql" if checks == "sql" else "local")
+    assert result.success and result.report["verified"] and result.suppressed > 0
+    written = pq.read_table(out) if kind == "parquet" else pacsv.read_csv(
+        out, convert_options=pacsv.ConvertOptions(column_types={q: pa.string() for q in QIS}))
+    got = [tuple(r[q] for q in QIS) + (r["id"],) for r in written.to_pylist()]
+    assert got == expected_release(rows, result.levels, 100, suppressed == "drop")
+
+
+def test_the_sorted_release_beyond_the_bitstring_writes_the_same_bytes(adult_x4, tmp_path, monkeypatch):
+    path, _ = adult_x4
+    streamed = tmp_path / "streamed.csv"
+    assert anonymize(x4_job(path, Output(path=str(streamed)))).report["verified"]
+    monkeypatch.setattr(duckdb_release, "MAX_BITS", 1)  # every key space is too large: joins and ORDER BY
+    sorted_ = tmp_path / "sorted.csv"
+    assert anonymize(x4_job(path, Output(path=str(sorted_)))).report["verified"]
+    assert streamed.read_bytes() == sorted_.read_bytes()
+
+
+@pytest.mark.parametrize("column, value", [(0, "Femme"), (1, "201")], ids=["sex-by-list", "age-by-enum"])
+def test_an_input_changed_after_prepare_is_refused_and_nothing_is_written(adult_available, tmp_path, column, value):
+    """The release reads the input again: a value the prepare never saw stops the run (exit
+    code 3) before anything is published, whichever way its code is found (sex has 2 leaves:
+    list_position; age 100 in a CSV: the ENUM)."""
+    data = tmp_path / "adult.csv"
+    shutil.copy(ADULT / "adult.csv", data)
+    job = adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=str(tmp_path / "out.csv")))
+    job.input = Source(path=str(data), delimiter=";")
+
+    def rewrite(phase):
+        if phase == "write":  # after the search, before the release reads the input again
+            lines = data.read_text(encoding="utf-8").splitlines(keepends=True)
+            fields = lines[1].split(";")
+            fields[column] = value
+            lines[1] = ";".join(fields)
+            data.write_text("".join(lines), encoding="utf-8")
+
+    with pytest.raises(DataError, match=rf"changed while it was anonymized: it now holds a value \('{value}'\)"):
+        anonymize(job, on_phase=rewrite)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adult.csv"]
+
+
+def test_one_scan_prepare_builds_the_class_table_of_the_row_tables(adult_available):
+    """The base class table from the grouped scan equals the one the row tables give (built
+    here on demand, as an ordered-interval search builds them)."""
+    with Session(adult_job(QIS, k=5)) as session:
+        engine = session.engine
+        grouped = sorted(engine.run('SELECT * FROM "sqlanon_classes"'))
+        assert not engine._row_tables
+        engine._ensure_row_tables()
+        from_rows = sorted(engine.run('SELECT "q0", "q1", "q2", "q3", COUNT(*) FROM "sqlanon_data" GROUP BY ALL'))
+    assert grouped == from_rows and sum(r[-1] for r in grouped) == 30162
+
+
+def test_verification_rechecks_the_models_from_its_one_pass(tmp_path):
+    """The written groups' histograms (one GROUP BY of QIs and the sensitive attribute): a
+    released group with one sensitive value fails distinct 2-diversity; the masked group may;
+    the achieved value is the smallest distinct count; the distribution is the input's."""
+    data = {"a": ["x", "x", "x", "y", "y", "y"], "s": ["p", "q", "p", "p", "q", "q"]}
+    job = table_job(data, {"a": [["x", "*"], ["y", "*"]]}, roles={"s": "sensitive"}, k=2,
+                    models=({"type": "distinct-l-diversity", "attribute": "s", "l": 2},))
+    with Session(job) as session:
+        models = session.checker().models
+        overall = session.overall()
+    out = tmp_path / "out.csv"
+    out.write_text("a,s\nx,p\nx,q\nx,p\ny,p\ny,q\ny,q\n")
+    report = verify(Output(path=str(out)), ["a"], 2, 6, 0, 0, models, overall)
+    assert report["models"][-1]["achieved"] == 2 and report["class_sizes"] == [[3, 2]]
+    out.write_text("a,s\nx,p\nx,p\nx,p\ny,p\ny,q\ny,q\n")  # class x holds one value of s (and p is 4 of 6, not 3)
+    with pytest.raises(VerificationError, match="differs from the input's"):
+        verify(Output(path=str(out)), ["a"], 2, 6, 0, 0, models, overall)
+    out.write_text("a,s\nx,p\nx,p\ny,q\ny,p\ny,q\ny,q\n")  # the distribution holds; class x fails
+    with pytest.raises(VerificationError, match=r"released class \{a: 'x'\} fails \{'model': 'distinct-l-diversity'"):
+        verify(Output(path=str(out)), ["a"], 2, 6, 0, 0, models, overall)
+    out.write_text("a,s\n*,p\n*,p\ny,q\ny,p\ny,q\ny,q\n")  # the same rows masked: suppressed, not released
+    report = verify(Output(path=str(out)), ["a"], 2, 6, 2, 2, models, overall)
+    assert report["models"][-1]["achieved"] == 2 and report["masked_rows"] == 2 and report["class_sizes"] == [[4, 1]]
+
+
+def test_null_values_read_as_the_empty_leaf_in_the_release(tmp_path):
+    """A text QI's NULL is the leaf '' (as prepare reads it), by list_position and by the ENUM
+    alike; the release equals the one computed here."""
+    values = ["a", None, "b", "a", None, "b", "", "a"]
+    many = [None, "v3", "v19", "", "v3", None, "v0", "v7"]  # 21 leaves: the ENUM for a CSV, list_position else
+    hierarchies = {"x": [["a", "ab", "*"], ["b", "ab", "*"], ["", "none", "*"]],
+                   "y": [[f"v{i}", "v", "*"] for i in range(20)] + [["", "none", "*"]]}
+    for name, kind in (("arrow", None), ("csv", "csv")):
+        job = table_job({"x": values, "y": many, "id": list(range(8))}, hierarchies, k=1, output=Output(path=str(tmp_path / f"{name}.csv")))
+        if kind == "csv":
+            source = tmp_path / "in.csv"
+            source.write_text("x,y,id\n" + "".join(f"{v or ''},{w or ''},{i}\n" for i, (v, w) in enumerate(zip(values, many))))
+            job.input = Source(path=str(source))
+        result = anonymize(job)
+        assert result.success and result.levels == {"x": 0, "y": 0}
+        rows = pacsv.read_csv(tmp_path / f"{name}.csv", convert_options=pacsv.ConvertOptions(
+            column_types={"x": pa.string(), "y": pa.string()}, strings_can_be_null=False)).to_pylist()
+        assert [(r["x"], r["y"], r["id"]) for r in rows] == [(v or "", w or "", i) for i, (v, w) in enumerate(zip(values, many))]
