@@ -22,9 +22,10 @@ import re
 
 from sqlanon.errors import ConfigError
 
-#: seconds per class-table row of a local check (regroup, sums, verdicts), measured on ADULT
-#: and its ×40 concatenation on a 2-core machine (bench/README.md, "Check placement")
-KERNEL_ROW_SECONDS = 60e-9
+#: seconds per class-table row of a local check (the compiled regroup, sums, verdicts):
+#: 0.18-0.25 ms for the 6,500-8,900 rows an ADULT check regroups on average (bench/README.md,
+#: "Check placement")
+KERNEL_ROW_SECONDS = 25e-9
 #: per engine: seconds a lean check query costs beside its scan, and seconds per class-table
 #: row it scans (measured: DuckDB 2-3 ms a check on ADULT, PostgreSQL 100-200 ms, Spark ~200 ms;
 #: issue 16). Kept here, not in the engines: the decision is the session's.
