@@ -341,7 +341,7 @@ class DuckDBEngine(SqlEngine):
                 raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
             found = re.search(r"string '(.*?)' to ", str(error), re.S)
             if unknown >= 0:
-                text = str(error)[unknown + len(codes.UNKNOWN):]
+                text = str(error)[unknown + len(codes.UNKNOWN):].split("\n")[0]
                 value = " (NULL)" if text == "NULL" else f" ({cut(text)})"
             else:
                 value = f" ({cut(found.group(1))})" if found else ""
