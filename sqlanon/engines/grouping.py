@@ -67,30 +67,38 @@ def _group(key, space):  # pragma: no cover - compiled
         for r in range(rows):
             inverse[r] = slot[key[r]]
         return first[:count], inverse, np.empty(0, np.int64)
+    inverse, first = _hash_ids(key)
+    return first, inverse, key[first]
+
+
+@numba.njit(cache=True, nogil=True)
+def _hash_ids(values):  # pragma: no cover - compiled
+    """(each value's id, numbered in order of first appearance; each id's first position),
+    by open addressing over a power-of-two table at most half full."""
+    rows = values.shape[0]
     capacity, bits = 1, 0
     while capacity < 2 * rows:
         capacity *= 2
         bits += 1
     shift = np.uint64(64 - bits)
     golden = np.uint64(0x9E3779B97F4A7C15)
-    keys = np.full(capacity, -1, np.int64)
+    slots = np.full(capacity, -1, np.int64)
     ids = np.empty(capacity, np.int64)
-    found = np.empty(rows, np.int64)
+    out = np.empty(rows, np.int64)
     first = np.empty(rows, np.int64)
     count = 0
     for r in range(rows):
-        k = key[r]
+        k = values[r]
         h = np.int64((np.uint64(k) * golden) >> shift)  # Fibonacci hashing: the product's top bits
-        while keys[h] != -1 and keys[h] != k:
+        while slots[h] != -1 and slots[h] != k:
             h = (h + 1) & (capacity - 1)
-        if keys[h] == -1:
-            keys[h] = k
+        if slots[h] == -1:
+            slots[h] = k
             ids[h] = count
-            found[count] = k
             first[count] = r
             count += 1
-        inverse[r] = ids[h]
-    return first[:count], inverse, found[:count]
+        out[r] = ids[h]
+    return out, first[:count]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -99,26 +107,8 @@ def _cluster(keys, divisor):  # pragma: no cover - compiled
     same QI codes, when the sensitive codes are the key's last digits): a hash of the class
     keys, then a counting sort by class — linear, where sorting the keys is not."""
     count = keys.shape[0]
-    capacity, bits = 1, 0
-    while capacity < 2 * count:
-        capacity *= 2
-        bits += 1
-    shift = np.uint64(64 - bits)
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    slots = np.full(capacity, -1, np.int64)
-    ids = np.empty(capacity, np.int64)
-    cls = np.empty(count, np.int64)
-    classes = 0
-    for g in range(count):
-        k = keys[g] // divisor
-        h = np.int64((np.uint64(k) * golden) >> shift)
-        while slots[h] != -1 and slots[h] != k:
-            h = (h + 1) & (capacity - 1)
-        if slots[h] == -1:
-            slots[h] = k
-            ids[h] = classes
-            classes += 1
-        cls[g] = ids[h]
+    cls, heads = _hash_ids(keys // divisor)
+    classes = heads.shape[0]
     start = np.zeros(classes + 1, np.int64)
     for g in range(count):
         start[cls[g] + 1] += 1
@@ -146,16 +136,7 @@ def _pick(matrix, maps, offsets, rows):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _sum_int(inverse, values, groups):  # pragma: no cover - compiled
-    out = np.zeros(groups, np.int64)
-    for r in range(inverse.shape[0]):
-        out[inverse[r]] += values[r]
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _sum_float(inverse, values, groups):  # pragma: no cover - compiled
-    out = np.zeros(groups, np.float64)
+def _sum(inverse, values, out):  # pragma: no cover - compiled
     for r in range(inverse.shape[0]):
         out[inverse[r]] += values[r]
     return out
@@ -221,9 +202,8 @@ def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offset
 
 def total(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
     """``values`` summed per group (int64 for integer values, float64 otherwise)."""
-    if np.issubdtype(values.dtype, np.integer):
-        return _sum_int(inverse, values.astype(np.int64, copy=False), groups)
-    return _sum_float(inverse, values.astype(np.float64, copy=False), groups)
+    out = np.zeros(groups, np.int64 if np.issubdtype(values.dtype, np.integer) else np.float64)
+    return _sum(inverse, values.astype(out.dtype, copy=False), out)
 
 
 @numba.njit(cache=True, nogil=True)
