@@ -37,7 +37,7 @@ def test_regroup_through_maps(radices, ordered):
     matrix = np.stack([rng.integers(0, min(r, 50), rows) for r in radices]).astype(np.int64)
     # column 0 coarsened through a map (code -> code // 2), the others as they are
     up = np.arange(50, dtype=np.int64) // 2
-    maps = Maps([up])
+    maps = Maps({0: up})
     offsets = maps.offsets([0] + [None] * (len(radices) - 1))
     out, inverse = regroup(matrix, radices, maps.values, offsets, ordered)
     mapped = [up[matrix[0]]] + list(matrix[1:])
@@ -72,7 +72,7 @@ def test_weighted_sums():
     matrix = np.array([[0, 1, 2], [1, 1, 0]], np.int64)
     n = np.array([3, 4, 5], np.int64)
     kept = np.array([True, False, True])
-    maps = Maps([np.array([10, 20, 30]), np.array([7, 9])])
+    maps = Maps({0: np.array([10, 20, 30]), 1: np.array([7, 9])})
     sums = weighted_sums(matrix, n, kept, maps.values, maps.offsets([0, 1]))
     assert sums.tolist() == [3 * 10 + 5 * 30, 3 * 9 + 5 * 7]
 

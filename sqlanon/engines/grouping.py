@@ -21,7 +21,7 @@ the compile (about 2 s) is paid once per installation, not per run.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import numba
 import numpy as np
@@ -147,40 +147,32 @@ def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[n
     if not columns:
         return [], np.zeros(0, np.int64)
     matrix = np.ascontiguousarray(np.stack([np.asarray(c, np.int64) for c in columns]))
-    distinct, inverse = group_matrix(matrix, radices, [None] * len(columns))
+    distinct, inverse = regroup(matrix, radices, np.zeros(1, np.int64), np.full(len(columns), -1, np.int64))
     return list(distinct), inverse
 
 
-def group_matrix(matrix: np.ndarray, radices: Sequence[int],
-                 maps: Sequence[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray]:
-    """``group`` over a (columns x rows) int64 matrix whose column j is first mapped through
-    ``maps[j]`` (None: as it is): the distinct rows as a (columns x groups) matrix."""
-    flat = Maps(maps)
-    return regroup(matrix, radices, flat.values, flat.offsets([None if up is None else j for j, up in enumerate(maps)]))
-
-
 class Maps:
-    """Code maps laid end to end in one array, so a compiled loop takes any subset of them by
-    offset: built once per kernel, not per check."""
+    """Code maps laid end to end in one array, each found by its key, so a compiled loop takes
+    any subset of them by offset: built once per kernel, not per check."""
 
-    def __init__(self, maps: Sequence[np.ndarray | None]):
-        self.starts: list[int] = []
+    def __init__(self, maps: dict[Hashable, np.ndarray]):
+        self.starts: dict[Hashable, int] = {}
         at, parts = 0, []
-        for up in maps:
-            self.starts.append(at)
-            if up is not None:
-                parts.append(np.asarray(up, np.int64))
-                at += len(up)
+        for key, values in maps.items():
+            self.starts[key] = at
+            parts.append(np.asarray(values, np.int64))
+            at += len(values)
         self.values = np.concatenate(parts) if parts else np.zeros(1, np.int64)
 
-    def offsets(self, chosen: Sequence[int | None]) -> np.ndarray:
-        """Per column, the start of map ``chosen[j]`` (None: the column is taken as it is)."""
-        return np.array([-1 if i is None else self.starts[i] for i in chosen], np.int64)
+    def offsets(self, chosen: Sequence[Hashable | None]) -> np.ndarray:
+        """Per column, the start of the map keyed ``chosen[j]`` (None: the column as it is)."""
+        return np.array([-1 if key is None else self.starts[key] for key in chosen], np.int64)
 
 
 def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
             ordered: bool = True, clustered: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The core of ``group_matrix``: column j mapped through ``maps[offsets[j]:]`` (offset -1:
+    """``group`` over a (columns x rows) int64 matrix, the distinct rows as a (columns x groups)
+    matrix, column j first mapped through ``maps[offsets[j]:]`` (offset -1:
     as it is). Unless ``ordered``, the groups may come in any order — a check's figures do not
     depend on it, and sorting the groups is the dearest step of a regrouping — except that
     with ``clustered = c`` groups equal in all but their last ``c`` columns are adjacent."""

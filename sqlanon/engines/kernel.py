@@ -122,14 +122,12 @@ class Kernel:
         self.tables = tables
         self.count = count
         self.up = [up_maps(h) for h in self.hierarchies]
-        # every up map end to end, so a check passes its columns' maps to the compiled loop by offset
-        order = [(j, a, b) for j, up in enumerate(self.up) for a, row in enumerate(up) for b, m in enumerate(row) if m is not None]
-        self.maps = Maps([self.up[j][a][b] for j, a, b in order])
-        self._map_index = {key: i for i, key in enumerate(order)}
+        # every up map end to end, keyed (QI, from level, to level), so a check passes its
+        # columns' maps to the compiled loop by offset
+        self.maps = Maps({(j, a, b): m for j, up in enumerate(self.up) for a, row in enumerate(up)
+                          for b, m in enumerate(row) if m is not None})
         self.leaves = [[np.array(level, np.int64) for level in h.leaves] for h in self.hierarchies]
-        self.leaf_maps = Maps([level for leaves in self.leaves for level in leaves])
-        self._leaf_index = {(j, l): i for i, (j, l) in enumerate((j, l) for j, leaves in enumerate(self.leaves)
-                                                                  for l in range(len(leaves)))}
+        self.leaf_maps = Maps({(j, l): level for j, leaves in enumerate(self.leaves) for l, level in enumerate(leaves)})
         self.labels = [[np.array(level, dtype=object) for level in h.labels] for h in self.hierarchies]
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
         self.snapshots = Snapshots(settings, rows, lambda handle: None)  # arrays: the last reference frees them
@@ -149,7 +147,7 @@ class Kernel:
         """``source``'s table regrouped at ``node`` (a generalization of its node); unless
         ``ordered``, its rows in any order but a class's rows (its sensitive codes) adjacent,
         which is all ``classes`` needs."""
-        chosen = [None if a == b and self.settings.projection else self._map_index[(j, a, b)]
+        chosen = [None if a == b and self.settings.projection else (j, a, b)
                   for j, (a, b) in enumerate(zip(source.node, node))] + [None] * len(self.values)
         radices = [self.sizes[j][b] for j, b in enumerate(node)] + [len(v) for v in self.values]
         matrix, inverse = regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen), ordered,
@@ -232,7 +230,7 @@ class Kernel:
         kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
         leaves = None
         if "leaves" in needs:
-            offsets = self.leaf_maps.offsets([self._leaf_index[(j, level)] for j, level in enumerate(node)])
+            offsets = self.leaf_maps.offsets(list(enumerate(node)))
             leaves = tuple(int(x) for x in weighted_sums(cls.matrix, n, kept, self.leaf_maps.values, offsets))
         figures_ = compiled(keep).figures(len(node), {**cls.columns, "kept": kept}, params)
         histograms = None
