@@ -94,7 +94,7 @@ class MemoryEngine:
 
     def distinct_values(self, column: str) -> list[str]:
         table = self._data if self._data is not None and column in self._data.column_names else io.read_table(self._source, [column])
-        return sorted(set(io.as_text(table.column(column), column).tolist()))
+        return sorted(pc.unique(pc.fill_null(io.text_array(table.column(column), column), "")).to_pylist())
 
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
@@ -138,8 +138,9 @@ class MemoryEngine:
                        for codes, h in zip(self._codes, self._hierarchies))
         return PreparedData(rows=rows, base_classes=count, value_counts=counts)
 
-    def _text(self, name: str) -> pa.Array:
-        return pa.array(io.as_text(self._data.column(name), name), pa.string())
+    def _text(self, name: str) -> pa.ChunkedArray:
+        """The column's text, NULL as '' (``compiler.as_text``), in Arrow's kernels."""
+        return pc.fill_null(io.text_array(self._data.column(name), name), "")
 
     def _encode(self, j: int, name: str, hierarchy: EncodedHierarchy) -> np.ndarray:
         texts = self._text(name)
@@ -203,12 +204,12 @@ class MemoryEngine:
             distinct, inverse = group(self._codes, radices)
             counts = np.bincount(inverse, minlength=len(distinct[0])).astype(np.int64)
             return np.stack(distinct, axis=1).astype(np.int64), counts, [], None
-        texts = io.as_text(self._data.column(label), label)
-        values = sorted(set(texts.tolist()))
-        position = pc.index_in(pa.array(texts, pa.string()), value_set=pa.array(values, pa.string())).to_numpy().astype(np.int64)
+        texts = self._text(label)
+        values = sorted(pc.unique(texts).to_pylist())
+        position = pc.index_in(texts, value_set=pa.array(values, pa.string())).to_numpy().astype(np.int64)
         distinct, inverse = group(self._codes, radices)
-        per_label = np.zeros((len(distinct[0]), len(values)), np.int64)
-        np.add.at(per_label, (inverse, position), 1)
+        per_label = np.bincount(inverse * len(values) + position,
+                                minlength=len(distinct[0]) * len(values)).reshape(len(distinct[0]), len(values))
         return np.stack(distinct, axis=1).astype(np.int64).reshape(-1, d), per_label.sum(axis=1), values, per_label
 
     # -- output ------------------------------------------------------------------------------
@@ -219,7 +220,7 @@ class MemoryEngine:
         distinct, inverse = group(rows, [len(self._labels[j][level]) for j, level in enumerate(node)])
         if len(distinct[0]) != len(cls.n):  # the same classes, in the same code order
             raise AssertionError("the rows' classes differ from the class table's")
-        labels = [self._labels[j][level][rows[j]] for j, level in enumerate(node)]
+        labels = [(self._labels[j][level], rows[j]) for j, level in enumerate(node)]
         self._release_rows(labels, cls.kept[inverse], columns, output, target)
         self.rows_scanned += self._data.num_rows
 
@@ -230,10 +231,9 @@ class MemoryEngine:
         for j, (rank, spans) in enumerate(zip(ranks, intervals)):
             spans = sorted(spans)
             lows = np.array([a for a, _, _ in spans], np.int64)
-            texts = np.array([text for _, _, text in spans], dtype=object)
             bucket = np.searchsorted(lows, np.asarray(rank)[self._codes[j]], side="right") - 1
             buckets.append(bucket)
-            labels.append(texts[bucket])
+            labels.append(([text for _, _, text in spans], bucket))
         distinct, inverse = group(buckets, [len(spans) for spans in intervals])
         sizes = np.bincount(inverse, minlength=len(distinct[0]))
         kept = keep_mask(keep, {"n": sizes}, params)
@@ -243,18 +243,21 @@ class MemoryEngine:
     def check_output(self, output: Output) -> None:
         """Every type is written as read: Parquet by pyarrow, CSV by DuckDB's own writer."""
 
-    def _release_rows(self, labels: list[np.ndarray], kept: np.ndarray, columns: Sequence[OutputColumn],
-                      output: Output, target: str) -> None:
+    def _release_rows(self, labels: list[tuple[Sequence[str], np.ndarray]], kept: np.ndarray,
+                      columns: Sequence[OutputColumn], output: Output, target: str) -> None:
         """The released table in input order: QI labels (masked where the row's class is
-        suppressed), passthrough columns unchanged; written as CSV or Parquet."""
+        suppressed), passthrough columns unchanged; written as CSV or Parquet. ``labels[j]``:
+        QI j's label texts and each row's index into them; Arrow's ``take`` builds the column
+        (a Python string per row would cost seconds at a million rows)."""
         if output.kind not in self.outputs:
             raise io.refuse_duckdb_file("output", output.path)
         drop = output.suppressed == "drop"
         arrays = []
         for column in columns:
             if column.kind == "qi":
-                values = np.where(kept, labels[column.index], MASK)
-                array = pa.array(values[kept] if drop else values, pa.string())
+                texts, codes = labels[column.index]
+                index = np.where(kept, codes, len(texts))  # the mask is the last text
+                array = pa.array([*texts, MASK], pa.string()).take(index[kept] if drop else index)
             else:
                 array = self._data.column(self._passthrough[column.index])
                 array = array.filter(pa.array(kept)) if drop else array

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
@@ -132,23 +133,33 @@ def _read_error(source: Source, error: Exception) -> DataError:
 def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
     """A column as an object array of str, NULL as '' (``compiler.as_text``), printed as
     DuckDB's CAST(x AS VARCHAR) prints it."""
-    texts = text_or_null(column, name)
-    return np.array(["" if v is None else v for v in texts], dtype=object)
+    return np.asarray(pc.fill_null(text_array(column, name), "").to_pylist(), dtype=object)
 
 
 def text_or_null(column: pa.ChunkedArray | pa.Array, name: str) -> list[str | None]:
+    return text_array(column, name).to_pylist()
+
+
+def text_array(column: pa.ChunkedArray | pa.Array, name: str) -> pa.ChunkedArray | pa.Array:
+    """The column as Arrow strings printed as DuckDB's CAST(x AS VARCHAR) prints them, NULL
+    kept. Arrow's own casts print text, integers, dates and booleans as DuckDB does; 64-bit
+    floats differ (Arrow prints 1.0 as "1"), so each distinct float is printed by Python's
+    repr (DuckDB's shortest text) and the rows take their text from that dictionary."""
     kind = column.type
     if pa.types.is_dictionary(kind):
         column = column.cast(kind.value_type)
         kind = kind.value_type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        return column.to_pylist()
-    if pa.types.is_integer(kind) or pa.types.is_date32(kind) or pa.types.is_null(kind):
-        return column.cast(pa.string()).to_pylist()
-    if pa.types.is_boolean(kind):
-        return [None if v is None else ("true" if v else "false") for v in column.to_pylist()]
+    if pa.types.is_string(kind):
+        return column
+    if (pa.types.is_large_string(kind) or pa.types.is_integer(kind) or pa.types.is_date32(kind)
+            or pa.types.is_null(kind) or pa.types.is_boolean(kind)):
+        return column.cast(pa.string())
     if pa.types.is_float64(kind):
-        return [None if v is None else repr(v) for v in column.to_pylist()]
+        encoded = pc.dictionary_encode(column)
+        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        texts = [pa.array([repr(v) for v in chunk.dictionary.to_pylist()], pa.string()).take(chunk.indices)
+                 for chunk in chunks]
+        return pa.chunked_array(texts, pa.string()) if isinstance(encoded, pa.ChunkedArray) else texts[0]
     raise DataError(
         f"column '{name}' has type {kind}, which the memory engine cannot print as DuckDB does "
         "(it prints text, integers, booleans, dates and 64-bit floats): cast it in the source, "
