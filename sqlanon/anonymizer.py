@@ -13,12 +13,14 @@ import pyarrow
 import sqlglot
 
 from sqlanon import __version__
+from sqlanon.attribute_figures import attribute_figures
 from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import INTERVAL_ALGORITHMS, Job
 from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.release import Publication, protected_files
 from sqlanon.risk_report import checked_sizes, input_sizes, node_sizes, risk_report
 from sqlanon.search import HEURISTICS, SearchOutcome
+from sqlanon.html_report import html_report, one_line, summary_html
 from sqlanon.risk_markdown import markdown_files, summary_targets
 from sqlanon.session import Session
 from sqlanon.verify import Population, verify
@@ -36,6 +38,13 @@ class Result:
     classes: int | None
     checks: int
     report: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return one_line(self.report)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the HTML report's summary (no histogram, no manifest)."""
+        return summary_html(self.report)
 
 
 def anonymize(job: Job, on_check=None, on_phase=None) -> Result:
@@ -73,6 +82,8 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             if job.output.summary:
                 for path, text in markdown_files(result.report, job.output.summary).items():
                     publication.put_text(path, text)
+            if job.output.html_path:
+                publication.put_text(job.output.html_path, html_report(result.report))
             publication.commit()
     return result
 
@@ -86,6 +97,7 @@ def _publication(job: Job, protect: dict | None) -> Publication:
     if job.output.summary:
         for path, what in summary_targets(job.output.summary):
             publication.reserve(path, what)
+    publication.reserve(job.output.html_path, "HTML report")
     return publication
 
 
@@ -134,6 +146,7 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, 
             report["reason"] = reason
         if best is not None:
             report["manifest"] = build_manifest(job, session.qis, best.node, session.hierarchy_objects)
+            report["attributes"] = attribute_figures(session, checker, best)
     return Result(
         success=best is not None,
         transformation=best.node if best else None,

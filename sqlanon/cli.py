@@ -108,6 +108,7 @@ def written(job, success: bool) -> list[str]:
     if not success:
         return ["nothing written" + (" (the report is printed by --json)" if out.report or out.writes else "")]
     files = ([out.report] if out.report else []) + ([p for p, _ in summary_targets(out.summary)] if out.summary else [])
+    files += [out.html_path] if out.html_path else []
     if not out.writes and not files:
         return ["nothing written (no [output] section: give output.path to release the table)"]
     lines = [] if out.writes else ["no table released (no output.path)"]
@@ -176,17 +177,20 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
 @click.option("--markdown", type=click.Path(dir_okay=False),
               help="Also write the one-page risk and utility summary (Markdown) here, its histogram SVG beside it.")
+@click.option("--html", type=click.Path(dir_okay=False),
+              help="Override output.html: write the HTML report here (default: beside the JSON report).")
+@click.option("--no-html", is_flag=True, help="Write no HTML report (output.html = false).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text: summary on stderr; json: as --json; markdown: also write the one-page summary beside "
                    "the output (<output stem>_summary.md and its SVG) unless --markdown names the file.")
 def anonymize_command(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report,
-                      overwrite, as_json, quiet, markdown, fmt):
+                      overwrite, as_json, quiet, markdown, html, no_html, fmt):
     """Anonymize the table described by the TOML job CONFIG."""
     def action() -> int:
         job = load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
                        time_limit=time_limit, step_limit=step_limit, seed=seed,
                        output=_absolute(output), report=_absolute(report), summary=_absolute(markdown),
-                       overwrite=overwrite)
+                       html=False if no_html else _absolute(html), overwrite=overwrite)
         if fmt == "markdown" and job.output.summary is None:
             job = replace(job, output=replace(job.output, summary=summary_path(job.output)))
         return _run(job, as_json or fmt == "json", quiet)
@@ -242,8 +246,8 @@ def apply(config, manifest, output, report, overwrite, as_json, quiet):
     def action() -> int:
         job = load_job(config, output=_absolute(output), overwrite=overwrite)
         # The job's report path is usually the manifest itself: this run writes a report only
-        # where --report says (and the guard refuses the manifest there too).
-        job = replace(job, output=replace(job.output, report=_absolute(report), summary=None))
+        # where --report says (and the guard refuses the manifest there too), its HTML beside it.
+        job = replace(job, output=replace(job.output, report=_absolute(report), summary=None, html=True))
         result = apply_manifest(job, load_manifest(manifest), manifest_path=manifest)
         return _finish(job, result, as_json, quiet)
 
@@ -284,6 +288,9 @@ def explain(config, node, show):
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--node", help="Levels in QI order, e.g. 1,2,0: the risk of that node's release (default: the input).")
+@click.option("--html", type=click.Path(dir_okay=False),
+              help="Override output.html: write the HTML report here (default: beside the JSON report).")
+@click.option("--no-html", is_flag=True, help="Write no HTML report (output.html = false).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text and json go to stdout; markdown to --output (its histogram PNG beside it) or stdout.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
