@@ -47,15 +47,30 @@ class Result:
         return summary_html(self.report)
 
 
-def anonymize(job: Job, on_check=None, on_phase=None) -> Result:
+def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None) -> Result:
     """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input.
 
     ``on_check`` is called with every check's result and ``on_phase`` with the name of each
-    phase as it starts (prepare, search, write, verify); the CLI draws its progress line
-    with them. The output, the report and the summary are published together, and only when
-    a transformation was found and the output verified; otherwise nothing is written.
+    phase as it starts (prepare, search, write, verify). ``on_progress`` is called with a
+    ``sqlanon.progress.Progress`` at each phase's start, after every check and when the
+    search ends (the CLI's progress bar is one: ``sqlanon.progress.Display``). The output,
+    the report, the summary and the HTML page are published together, and only when a
+    transformation was found and the output verified; otherwise nothing is written.
     """
-    return _execute(job, on_check=on_check, on_phase=on_phase)
+    if on_progress is not None:
+        on_phase = _phases_to(on_progress, on_phase)
+    return _execute(job, on_check=on_check, on_phase=on_phase, on_progress=on_progress)
+
+
+def _phases_to(on_progress, on_phase):
+    from sqlanon.progress import Progress
+
+    def phase(name: str) -> None:
+        if on_phase is not None:
+            on_phase(name)
+        on_progress(Progress(name))
+
+    return phase
 
 
 def apply(job: Job, manifest: dict, manifest_path: str | None = None) -> Result:
@@ -68,13 +83,13 @@ def apply(job: Job, manifest: dict, manifest_path: str | None = None) -> Result:
 
 
 def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None,
-             protect: dict | None = None) -> Result:
+             protect: dict | None = None, on_progress=None) -> Result:
     job.validate()
     with _publication(job, protect) as publication:
         if job.algorithm in INTERVAL_ALGORITHMS and node is None:
             result = _execute_intervals(job, on_phase, publication)
         else:
-            result = _execute_lattice(job, on_check, on_phase, manifest, node, publication)
+            result = _execute_lattice(job, on_check, on_phase, manifest, node, publication, on_progress)
         if result.success:
             _add_warnings(result.report)
             if job.output.report:
@@ -111,12 +126,13 @@ def _add_warnings(report: dict) -> None:
         report["warnings"] = warnings
 
 
-def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, publication: Publication) -> Result:
+def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, publication: Publication,
+                     on_progress=None) -> Result:
     with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None
         if node is None:
-            outcome, checker = session.search(on_check=on_check)
+            outcome, checker = session.search(on_check=on_check, on_progress=on_progress)
         else:
             check_hierarchies(job, manifest, session.hierarchy_objects)
             node = session.validate_node(node)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,52 +39,13 @@ anonymize, apply_manifest, summary = _api("anonymize"), _api("apply"), _api("sum
 checkpoint("import")  # test hook: a signal can be made to land here, with this module half-loaded
 
 
-class Progress:
-    """One self-overwriting line on stderr: the phase, and while searching the checks done and
-    the best loss so far. Drawn only when stderr is a terminal, at most ten times a second."""
-
-    PHASES = {"prepare": "reading and encoding the input", "search": "searching", "write": "writing the output",
-              "verify": "verifying the output"}
-
-    def __init__(self, stream=None):
-        self.stream = stream or sys.stderr
-        self.active = self.stream.isatty()
-        self.checks = 0
-        self.best = None
-        self._drawn = 0.0
-        self._searching = time.monotonic()
-
-    def phase(self, name: str) -> None:
-        if name == "search":
-            self._searching = time.monotonic()
-        self._draw(f"{self.PHASES.get(name, name)}...", force=True)
-
-    def __call__(self, result) -> None:
-        self.checks += 1
-        if result.anonymous and (self.best is None or result.loss < self.best):
-            self.best = result.loss
-        best = "none yet" if self.best is None else f"{self.best:g}"
-        elapsed = time.monotonic() - self._searching
-        self._draw(f"searching: {elapsed:.0f}s, {self.checks} checks, best loss so far {best}")
-
-    def _draw(self, text: str, force: bool = False) -> None:
-        now = time.monotonic()
-        if self.active and (force or now - self._drawn >= 0.1):
-            self._drawn = now
-            self.stream.write(f"\r{text:<70}")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.active and self._drawn:
-            self.stream.write("\r" + " " * 70 + "\r")
-            self.stream.flush()
-
-
 def _run(job, as_json: bool, quiet: bool = False) -> int:
-    progress = Progress()
-    progress.active = progress.active and not quiet
+    from sqlanon.progress import Display
+
+    # a bar (tqdm, if installed) or one line on stderr, only when it is a terminal
+    progress = Display()
     try:
-        result = anonymize(job, on_check=progress, on_phase=progress.phase)
+        result = anonymize(job, on_progress=progress if progress.active and not quiet else None)
     finally:
         progress.close()
     return _finish(job, result, as_json, quiet)
@@ -288,9 +248,6 @@ def explain(config, node, show):
 @main.command()
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--node", help="Levels in QI order, e.g. 1,2,0: the risk of that node's release (default: the input).")
-@click.option("--html", type=click.Path(dir_okay=False),
-              help="Override output.html: write the HTML report here (default: beside the JSON report).")
-@click.option("--no-html", is_flag=True, help="Write no HTML report (output.html = false).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text and json go to stdout; markdown to --output (its histogram PNG beside it) or stdout.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
