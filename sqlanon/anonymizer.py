@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import platform
 import time
 from contextlib import contextmanager
@@ -24,6 +25,9 @@ from sqlanon.html_report import html_report, one_line, summary_html
 from sqlanon.risk_markdown import markdown_files, summary_targets
 from sqlanon.session import Session
 from sqlanon.verify import Population, verify
+
+#: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
+log = logging.getLogger("sqlanon")
 
 
 @dataclass
@@ -100,6 +104,10 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             if job.output.html_path:
                 publication.put_text(job.output.html_path, html_report(result.report))
             publication.commit()
+            log.info("published: %s", ", ".join(p for p in (job.output.describe() if job.output.writes else None,
+                                                             job.output.report, job.output.summary,
+                                                             job.output.html_path) if p) or "nothing (no targets)")
+    log.info("done: %s", one_line(result.report))
     return result
 
 
@@ -179,7 +187,12 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, 
 def _opened(job: Job, on_phase):
     """The job's session, opened with the prepare and search phases announced; yields it, the
     phase callback and the seconds per phase (prepare filled in)."""
-    phase = on_phase or (lambda name: None)
+    def phase(name: str) -> None:
+        log.info("%s: %s", name, job.input.describe() if name == "prepare" else job.output.describe()
+                 if name in ("write", "verify") else f"{job.algorithm}, metric {job.metric}")
+        if on_phase is not None:
+            on_phase(name)
+
     phase("prepare")
     with Session(job) as session:
         phase("search")

@@ -124,7 +124,7 @@ def _attributes(report: dict[str, Any]) -> str:
         rows = "".join(
             f"<tr><td>{_e(a['name'])}</td><td class=\"n\">{a['level']} of {a['height']}</td>"
             f"<td class=\"n\">{_count(a.get('distinct'))}</td><td class=\"n\">{_pct(a['loss'])}</td>"
-            f'<td><span class="lossbar" style="width:{max(0.0, min(1.0, a["loss"])) * 10:.2f}em"></span></td></tr>'
+            f'<td><span class="lossbar" style="width:{max(0.0, min(1.0, a["loss"] or 0.0)) * 10:.2f}em"></span></td></tr>'
             for a in figures)
         return ('<table class="attributes"><tr><th>quasi-identifier</th><th class="n">level</th>'
                 '<th class="n">distinct values at this level</th><th class="n">loss</th><th></th></tr>' + rows + "</table>"

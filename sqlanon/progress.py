@@ -22,6 +22,7 @@ otherwise: ``progress_callback`` turns the API's ``progress=`` argument into a c
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -107,7 +108,7 @@ class SearchTracker:
     def _decided(self, checks: int) -> int | None:
         tags = getattr(self.algorithm, "tags", None)
         if tags is not None:  # one byte per node and a sentinel, nonzero once tagged
-            return self.size - tags.state.count(0, 0, self.size)
+            return int(self.size - tags.state.count(0, 0, self.size))
         if self.algorithm.name == "exhaustive":
             return checks
         return None
@@ -167,6 +168,10 @@ class Display:
         if self._bar is None:
             self._bar = self._tqdm(total=100.0 if progress.percent is not None else None, desc="searching",
                                    unit="%", file=self.stream, leave=False, mininterval=0.1,
+                                   # tqdm draws nothing on a terminal that reports no size (0 x 0,
+                                   # e.g. a fresh pty): shutil's fallback is 80 x 24
+                                   ncols=min(100, shutil.get_terminal_size().columns),
+                                   nrows=shutil.get_terminal_size().lines,
                                    bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}"
                                    if progress.percent is not None else "{desc}: {elapsed}{postfix}")
         if progress.percent is not None:

@@ -314,3 +314,17 @@ def test_chromium_renders_the_demo_report_with_its_histogram(tmp_path, monkeypat
     middle = (svg[0] + svg[2]) / 2
     assert count(BEFORE, (svg[0], svg[1], middle, svg[3])) > 3 * count(BEFORE, (middle, svg[1], svg[2], svg[3]))
     assert count(AFTER, (middle, svg[1], svg[2], svg[3])) > 3 * count(AFTER, (svg[0], svg[1], middle, svg[3]))
+
+
+def test_sql_checks_without_the_figures_leave_the_loss_out_not_guessed(adult_available):
+    """SQL checks over a class table prepared for discernibility have no per-value figures:
+    the level is reported, the loss is None (a dash on the page)."""
+    from conftest import adult_job
+
+    job = adult_job(QIS, k=5, suppression_limit=0.02, checks="sql", output=Output())
+    result = anonymize(job)
+    assert result.report["checks_placement"] == "sql"
+    assert [(a["name"], a["level"], a["loss"]) for a in result.report["attributes"]] == [
+        (q, result.levels[q], None) for q in QIS]
+    table = Page(html_report(result.report)).rows("attributes")
+    assert [row[2] for row in table.values()] == ["–"] * len(QIS)

@@ -125,3 +125,24 @@ def test_the_cli_draws_nothing_when_stderr_is_not_a_terminal(demo_job):
     assert result.exit_code == 0
     assert "searching" not in result.stderr and "\r" not in result.stderr
     assert result.stderr.startswith("Optimal transformation (flash, loss)")
+
+
+def test_the_library_logs_its_phases_at_info_and_prints_nothing(demo_job, caplog, capfd):
+    import logging
+
+    from sqlanon import load_job
+
+    job = load_job(demo_job)
+    with caplog.at_level(logging.INFO, logger="sqlanon"):
+        result = anonymize(job)
+    assert result.success
+    records = [r for r in caplog.records if r.name == "sqlanon"]
+    assert all(r.levelno == logging.INFO for r in records)
+    messages = [r.getMessage() for r in records]
+    assert [m.split(":")[0] for m in messages] == ["prepare", "search", "write", "verify", "published", "done"]
+    assert messages[0] == f"prepare: {job.input.path}"
+    assert messages[4] == (f"published: {job.output.path}, {job.output.report}, "
+                           f"{job.output.report[:-len('.json')]}.html")
+    assert messages[5] == f"done: {result!r}"
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
