@@ -6,8 +6,7 @@ module on first use. The command line (``sqlanon --version``, ``--help``) relies
 """
 
 from importlib import import_module
-
-__version__ = "0.1.0"
+from typing import Any
 
 # exported name -> the module defining it
 _EXPORTS = {
@@ -25,7 +24,9 @@ _EXPORTS = {
 __all__ = ["Attribute", "Hierarchy", "Job", "Output", "Result", "Source", "anonymize", "load_job", "read_hierarchy"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _version()
     module = _EXPORTS.get(name)
     if module is None:  # not ours: lets ``from sqlanon import compiler`` import the submodule
         raise AttributeError(f"module 'sqlanon' has no attribute {name!r}")
@@ -36,3 +37,16 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_EXPORTS})
+
+
+def _version() -> str:
+    """The version is written once, in pyproject.toml: the installed package's metadata
+    carries it (read on first use: importlib.metadata costs more than the rest of this import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("sqlanon")
+    except PackageNotFoundError:  # the source tree imported without being installed
+        found = "0+unknown"
+    globals()["__version__"] = found
+    return found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import platform
 import time
 from contextlib import contextmanager
@@ -13,15 +14,20 @@ import pyarrow
 import sqlglot
 
 from sqlanon import __version__
+from sqlanon.attribute_figures import attribute_figures
 from sqlanon.checker import CheckResult, Checker
 from sqlanon.config import INTERVAL_ALGORITHMS, Job
 from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.release import Publication, protected_files
 from sqlanon.risk_report import checked_sizes, input_sizes, node_sizes, risk_report
 from sqlanon.search import HEURISTICS, SearchOutcome
+from sqlanon.html_report import html_report, one_line, summary_html
 from sqlanon.risk_markdown import markdown_files, summary_targets
 from sqlanon.session import Session
 from sqlanon.verify import Population, verify
+
+#: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
+log = logging.getLogger("sqlanon")
 
 
 @dataclass
@@ -37,16 +43,38 @@ class Result:
     checks: int
     report: dict = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        return one_line(self.report)
 
-def anonymize(job: Job, on_check=None, on_phase=None) -> Result:
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: the HTML report's summary (no histogram, no manifest)."""
+        return summary_html(self.report)
+
+
+def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None) -> Result:
     """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input.
 
     ``on_check`` is called with every check's result and ``on_phase`` with the name of each
-    phase as it starts (prepare, search, write, verify); the CLI draws its progress line
-    with them. The output, the report and the summary are published together, and only when
-    a transformation was found and the output verified; otherwise nothing is written.
+    phase as it starts (prepare, search, write, verify). ``on_progress`` is called with a
+    ``sqlanon.progress.Progress`` at each phase's start, after every check and when the
+    search ends (the CLI's progress bar is one: ``sqlanon.progress.Display``). The output,
+    the report, the summary and the HTML page are published together, and only when a
+    transformation was found and the output verified; otherwise nothing is written.
     """
-    return _execute(job, on_check=on_check, on_phase=on_phase)
+    if on_progress is not None:
+        on_phase = _phases_to(on_progress, on_phase)
+    return _execute(job, on_check=on_check, on_phase=on_phase, on_progress=on_progress)
+
+
+def _phases_to(on_progress, on_phase):
+    from sqlanon.progress import Progress
+
+    def phase(name: str) -> None:
+        if on_phase is not None:
+            on_phase(name)
+        on_progress(Progress(name))
+
+    return phase
 
 
 def apply(job: Job, manifest: dict, manifest_path: str | None = None) -> Result:
@@ -59,13 +87,13 @@ def apply(job: Job, manifest: dict, manifest_path: str | None = None) -> Result:
 
 
 def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None,
-             protect: dict | None = None) -> Result:
+             protect: dict | None = None, on_progress=None) -> Result:
     job.validate()
     with _publication(job, protect) as publication:
         if job.algorithm in INTERVAL_ALGORITHMS and node is None:
             result = _execute_intervals(job, on_phase, publication)
         else:
-            result = _execute_lattice(job, on_check, on_phase, manifest, node, publication)
+            result = _execute_lattice(job, on_check, on_phase, manifest, node, publication, on_progress)
         if result.success:
             _add_warnings(result.report)
             if job.output.report:
@@ -73,7 +101,13 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             if job.output.summary:
                 for path, text in markdown_files(result.report, job.output.summary).items():
                     publication.put_text(path, text)
+            if job.output.html_path:
+                publication.put_text(job.output.html_path, html_report(result.report))
             publication.commit()
+            log.info("published: %s", ", ".join(p for p in (job.output.describe() if job.output.writes else None,
+                                                             job.output.report, job.output.summary,
+                                                             job.output.html_path) if p) or "nothing (no targets)")
+    log.info("done: %s", one_line(result.report))
     return result
 
 
@@ -86,6 +120,7 @@ def _publication(job: Job, protect: dict | None) -> Publication:
     if job.output.summary:
         for path, what in summary_targets(job.output.summary):
             publication.reserve(path, what)
+    publication.reserve(job.output.html_path, "HTML report")
     return publication
 
 
@@ -99,12 +134,13 @@ def _add_warnings(report: dict) -> None:
         report["warnings"] = warnings
 
 
-def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, publication: Publication) -> Result:
+def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, publication: Publication,
+                     on_progress=None) -> Result:
     with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None
         if node is None:
-            outcome, checker = session.search(on_check=on_check)
+            outcome, checker = session.search(on_check=on_check, on_progress=on_progress)
         else:
             check_hierarchies(job, manifest, session.hierarchy_objects)
             node = session.validate_node(node)
@@ -134,6 +170,7 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, 
             report["reason"] = reason
         if best is not None:
             report["manifest"] = build_manifest(job, session.qis, best.node, session.hierarchy_objects)
+            report["attributes"] = attribute_figures(session, checker, best)
     return Result(
         success=best is not None,
         transformation=best.node if best else None,
@@ -150,7 +187,12 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, 
 def _opened(job: Job, on_phase):
     """The job's session, opened with the prepare and search phases announced; yields it, the
     phase callback and the seconds per phase (prepare filled in)."""
-    phase = on_phase or (lambda name: None)
+    def phase(name: str) -> None:
+        log.info("%s: %s", name, job.input.describe() if name == "prepare" else job.output.describe()
+                 if name in ("write", "verify") else f"{job.algorithm}, metric {job.metric}")
+        if on_phase is not None:
+            on_phase(name)
+
     phase("prepare")
     with Session(job) as session:
         phase("search")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,52 +39,13 @@ anonymize, apply_manifest, summary = _api("anonymize"), _api("apply"), _api("sum
 checkpoint("import")  # test hook: a signal can be made to land here, with this module half-loaded
 
 
-class Progress:
-    """One self-overwriting line on stderr: the phase, and while searching the checks done and
-    the best loss so far. Drawn only when stderr is a terminal, at most ten times a second."""
-
-    PHASES = {"prepare": "reading and encoding the input", "search": "searching", "write": "writing the output",
-              "verify": "verifying the output"}
-
-    def __init__(self, stream=None):
-        self.stream = stream or sys.stderr
-        self.active = self.stream.isatty()
-        self.checks = 0
-        self.best = None
-        self._drawn = 0.0
-        self._searching = time.monotonic()
-
-    def phase(self, name: str) -> None:
-        if name == "search":
-            self._searching = time.monotonic()
-        self._draw(f"{self.PHASES.get(name, name)}...", force=True)
-
-    def __call__(self, result) -> None:
-        self.checks += 1
-        if result.anonymous and (self.best is None or result.loss < self.best):
-            self.best = result.loss
-        best = "none yet" if self.best is None else f"{self.best:g}"
-        elapsed = time.monotonic() - self._searching
-        self._draw(f"searching: {elapsed:.0f}s, {self.checks} checks, best loss so far {best}")
-
-    def _draw(self, text: str, force: bool = False) -> None:
-        now = time.monotonic()
-        if self.active and (force or now - self._drawn >= 0.1):
-            self._drawn = now
-            self.stream.write(f"\r{text:<70}")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.active and self._drawn:
-            self.stream.write("\r" + " " * 70 + "\r")
-            self.stream.flush()
-
-
 def _run(job, as_json: bool, quiet: bool = False) -> int:
-    progress = Progress()
-    progress.active = progress.active and not quiet
+    from sqlanon.progress import Display
+
+    # a bar (tqdm, if installed) or one line on stderr, only when it is a terminal
+    progress = Display()
     try:
-        result = anonymize(job, on_check=progress, on_phase=progress.phase)
+        result = anonymize(job, on_progress=progress if progress.active and not quiet else None)
     finally:
         progress.close()
     return _finish(job, result, as_json, quiet)
@@ -108,6 +68,7 @@ def written(job, success: bool) -> list[str]:
     if not success:
         return ["nothing written" + (" (the report is printed by --json)" if out.report or out.writes else "")]
     files = ([out.report] if out.report else []) + ([p for p, _ in summary_targets(out.summary)] if out.summary else [])
+    files += [out.html_path] if out.html_path else []
     if not out.writes and not files:
         return ["nothing written (no [output] section: give output.path to release the table)"]
     lines = [] if out.writes else ["no table released (no output.path)"]
@@ -176,17 +137,20 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
 @click.option("--markdown", type=click.Path(dir_okay=False),
               help="Also write the one-page risk and utility summary (Markdown) here, its histogram SVG beside it.")
+@click.option("--html", type=click.Path(dir_okay=False),
+              help="Override output.html: write the HTML report here (default: beside the JSON report).")
+@click.option("--no-html", is_flag=True, help="Write no HTML report (output.html = false).")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text: summary on stderr; json: as --json; markdown: also write the one-page summary beside "
                    "the output (<output stem>_summary.md and its SVG) unless --markdown names the file.")
 def anonymize_command(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report,
-                      overwrite, as_json, quiet, markdown, fmt):
+                      overwrite, as_json, quiet, markdown, html, no_html, fmt):
     """Anonymize the table described by the TOML job CONFIG."""
     def action() -> int:
         job = load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
                        time_limit=time_limit, step_limit=step_limit, seed=seed,
                        output=_absolute(output), report=_absolute(report), summary=_absolute(markdown),
-                       overwrite=overwrite)
+                       html=False if no_html else _absolute(html), overwrite=overwrite)
         if fmt == "markdown" and job.output.summary is None:
             job = replace(job, output=replace(job.output, summary=summary_path(job.output)))
         return _run(job, as_json or fmt == "json", quiet)
@@ -242,8 +206,8 @@ def apply(config, manifest, output, report, overwrite, as_json, quiet):
     def action() -> int:
         job = load_job(config, output=_absolute(output), overwrite=overwrite)
         # The job's report path is usually the manifest itself: this run writes a report only
-        # where --report says (and the guard refuses the manifest there too).
-        job = replace(job, output=replace(job.output, report=_absolute(report), summary=None))
+        # where --report says (and the guard refuses the manifest there too), its HTML beside it.
+        job = replace(job, output=replace(job.output, report=_absolute(report), summary=None, html=True))
         result = apply_manifest(job, load_manifest(manifest), manifest_path=manifest)
         return _finish(job, result, as_json, quiet)
 

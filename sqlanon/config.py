@@ -76,6 +76,9 @@ class Output:
     report: str | None = None
     #: the one-page Markdown summary (its histogram SVG beside it)
     summary: str | None = None
+    #: the HTML report: True (default) beside the JSON report (its name with .html), a path, or
+    #: False for none (sqlanon/html_report.py)
+    html: str | bool = True
     suppressed: str = "mask"  # mask: keep the row with every QI set to '*'; drop: remove it
     delimiter: str = ","
     overwrite: bool = False
@@ -94,6 +97,16 @@ class Output:
     def writes(self) -> bool:
         """Whether the job writes an output (a file, or a PostgreSQL table)."""
         return self.path is not None or bool(self.table)
+
+    @property
+    def html_path(self) -> str | None:
+        """Where the HTML report goes, or None: ``html`` when it names a file, else beside the
+        JSON report (``report.json`` -> ``report.html``) unless ``html`` is False."""
+        if isinstance(self.html, str):
+            return self.html
+        if self.html is False or not self.report:
+            return None
+        return str(Path(self.report).with_suffix(".html"))
 
     def describe(self) -> str:
         if not self.writes:
@@ -523,7 +536,7 @@ _SECTIONS = {
                "seed", "stop", "genetic", "koptimize"},
     "engine": {"name", "lookup", "rollup", "history", "projection", "history_size", "history_ratio",
                "memory_limit", "temp_directory", "threads", "url", "master", "spark_conf", "checks", "local_budget"},
-    "output": {"path", "table", "report", "summary", "suppressed", "delimiter"},
+    "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter"},
     "risk": set(RISK_KEYS),
 }
 
@@ -542,7 +555,7 @@ def load_job(path: str | Path, **overrides: Any) -> Job:
     """Load a TOML job file; keyword overrides (CLI flags) win over the file.
 
     Overrides: k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, summary,
-    overwrite.
+    html, overwrite.
     """
     path = Path(path)
     try:
@@ -668,11 +681,21 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             table=output.get("table"),
             report=resolve(output.get("report")),
             summary=resolve(output.get("summary")),
+            html=_html_option(output.get("html", True), resolve, where),
             suppressed=output.get("suppressed", "mask"),
             delimiter=output.get("delimiter", ","),
         ),
     )
     return apply_overrides(job, **overrides)
+
+
+def _html_option(value: Any, resolve, where: str) -> str | bool:
+    """output.html: true (beside the report), false (none) or a file path."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value:
+        return resolve(value)
+    raise ConfigError(f"{where}: output.html must be true, false or a file path (e.g. \"report.html\"), got {value!r}")
 
 
 def _genetic(table: Any, where: str) -> GeneticParams:
@@ -722,6 +745,7 @@ def apply_overrides(job: Job, **overrides: Any) -> Job:
         path=o.pop("output", job.output.path),
         report=o.pop("report", job.output.report),
         summary=o.pop("summary", job.output.summary),
+        html=o.pop("html", job.output.html),
         overwrite=o.pop("overwrite", job.output.overwrite),
     )
     unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm", "time_limit", "step_limit", "seed"}

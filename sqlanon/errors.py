@@ -8,6 +8,8 @@ Exit codes (documented in the README):
     4  internal error: the written output failed its independent verification
 """
 
+from collections.abc import Iterable
+
 EXIT_OK = 0
 EXIT_NO_SOLUTION = 1
 EXIT_USAGE = 2
@@ -51,7 +53,7 @@ class VerificationError(SqlanonError):
 CUT = 80
 
 
-def cut(value, limit: int = CUT) -> str:
+def cut(value: object, limit: int = CUT) -> str:
     """A data or hierarchy value as an error message quotes it: its repr, cut to ``limit``
     characters with its length beside it, so a 100 KB field does not become a 100 KB message.
 
@@ -66,7 +68,7 @@ def cut(value, limit: int = CUT) -> str:
     return f"{text[:limit] + '…'!r} ({len(text):,} characters)"
 
 
-def cuts(values) -> str:
+def cuts(values: Iterable[object]) -> str:
     """Several values for a message, each through ``cut`` (NULL as NULL), comma-separated."""
     return ", ".join("NULL" if v is None else cut(v) for v in values)
 

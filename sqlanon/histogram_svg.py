@@ -11,6 +11,7 @@ pure ASCII (other characters as numeric references), whatever encoding the host 
 from __future__ import annotations
 
 import math
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 TITLE = "Records by the size of their group"
@@ -27,7 +28,7 @@ LEFT, RIGHT, TOP = 64, 16, 52  # margins around the plot; TOP holds the title an
 BAR_SPACE = 0.8  # share of a bucket's slot the bars fill
 
 
-def histogram_svg(risk: dict) -> str:
+def histogram_svg(risk: dict[str, Any]) -> str:
     """The share of records per group-size bucket, before and after, as an SVG document.
 
     Args:
@@ -47,7 +48,7 @@ def histogram_svg(risk: dict) -> str:
     shares = [_shares(section, buckets) for _, _, section in series]
     labels = [_cut(str(b["sizes"])) for b in buckets]
 
-    legend = [(name, colour) for name, colour, _ in series] if anonymized else []
+    legend: list[tuple[str, str | None]] = [(name, colour) for name, colour, _ in series] if anonymized else []
     if anonymized and after is None:
         legend.append(("after: nothing released", None))
     legend_width = max((len(name) for name, _ in legend), default=0) * FONT * CHAR + 36 if legend else 0
@@ -118,25 +119,25 @@ def histogram_svg(risk: dict) -> str:
     out.append(_text(LEFT + plot_w / 2, bottom + 8 + tick_depth + 12 + FONT * 0.8, X_LABEL, anchor="middle"))
     out.append(_text(18, TOP + plot_h / 2, Y_LABEL, anchor="middle", rotate=(-90, 18, TOP + plot_h / 2)))
 
-    for i, (name, colour) in enumerate(legend):  # outside the plot: never over a bar
-        at = TOP + 6 + i * (FONT + 10)
+    for i, (entry, swatch) in enumerate(legend):  # outside the plot: never over a bar
+        line_y = TOP + 6 + i * (FONT + 10)
         left = LEFT + plot_w + 20
-        if colour:
-            out.append(f'<rect x="{_n(left)}" y="{_n(at)}" width="18" height="{FONT - 2}" fill="{colour}"/>')
-        out.append(_text(left + 24, at + FONT - 2, name, cls="legend", fill=INK if colour else "#666666"))
+        if swatch:
+            out.append(f'<rect x="{_n(left)}" y="{_n(line_y)}" width="18" height="{FONT - 2}" fill="{swatch}"/>')
+        out.append(_text(left + 24, line_y + FONT - 2, entry, cls="legend", fill=INK if swatch else "#666666"))
     out.append("</svg>")
     # ASCII only: the arrow and any character of a label become numeric references
     return "\n".join(out).encode("ascii", "xmlcharrefreplace").decode("ascii") + "\n"
 
 
-def _records(section: dict, bucket: dict) -> int:
+def _records(section: dict[str, Any] | None, bucket: dict[str, Any]) -> int:
     """The records of ``section`` in the bucket labelled like ``bucket`` (0 if it has none)."""
     if section is None:
         return 0
     return next((h["records"] for h in section["histogram"] if h["sizes"] == bucket["sizes"]), 0)
 
 
-def _shares(section: dict, buckets: list[dict]) -> list[float]:
+def _shares(section: dict[str, Any], buckets: list[dict[str, Any]]) -> list[float]:
     total = section["records"]
     return [100 * _records(section, b) / total if total else 0.0 for b in buckets]
 

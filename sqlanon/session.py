@@ -148,7 +148,10 @@ class Session:
             result[name] = {v: c / self.rows for v, c in zip(values, counts)}
         return result
 
-    def search(self, algorithm: str | None = None, on_check=None, **overrides) -> tuple[SearchOutcome, Checker]:
+    def search(self, algorithm: str | None = None, on_check=None, on_progress=None,
+               **overrides) -> tuple[SearchOutcome, Checker]:
+        """``on_progress``: called with a ``sqlanon.progress.Progress`` after every check and
+        when the search ends."""
         checker = self.checker(on_check=on_check, **overrides)
         name = algorithm or self.job.algorithm
         if name not in ALGORITHMS:
@@ -157,7 +160,15 @@ class Session:
         cls = ALGORITHMS[name]
         self._refuse_huge_lattice(job, name, self.lattice.size)
         options = {option: getattr(job, option) for option in cls.options}
-        return cls(self.lattice, checker, **options).run(), checker
+        search = cls(self.lattice, checker, **options)
+        if on_progress is None:
+            return search.run(), checker
+        from sqlanon.progress import SearchTracker
+
+        tracker = checker.on_check = SearchTracker(search, on_progress, checker.on_check)
+        outcome = search.run()
+        tracker.finish()
+        return outcome, checker
 
     def _refuse_huge_lattice(self, job: Job, name: str, size: int) -> None:
         if name in ALGORITHMS and ALGORITHMS[name].optimal and size > job.max_lattice_size:

@@ -77,25 +77,3 @@ def test_quiet_prints_nothing_and_json_only_json(demo_job):
     assert result.stderr == ""
     assert json.loads(result.stdout)["verified"]
 
-
-def test_progress_line_only_on_a_terminal():
-    import io
-
-    from sqlanon.checker import CheckResult
-    from sqlanon.cli import Progress
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    for stream, drawn in ((Terminal(), True), (io.StringIO(), False)):
-        progress = Progress(stream)
-        progress.phase("prepare")
-        progress._drawn = 0.0  # as if the last draw were long ago
-        progress(CheckResult((0,), True, None, 12.0, 0.0))
-        progress.phase("write")
-        progress.close()
-        text = stream.getvalue()
-        assert ("reading and encoding the input..." in text) == drawn
-        assert ("searching: 0s, 1 checks, best loss so far 12" in text) == drawn
-        assert ("writing the output..." in text) == drawn

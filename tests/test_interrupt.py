@@ -143,13 +143,13 @@ def test_sigterm_during_output_write_leaves_nothing(tmp_path):
 def test_kill_during_output_write_leaves_no_partial_output_and_next_run_cleans_up(tmp_path):
     job, out = write_job(tmp_path, limit=0.0)
     process = start(job, {"SQLANON_TEST_PAUSE_BEFORE_PUBLISH": "30"})
-    assert wait_for(lambda: len(os.listdir(out)) == 2)  # the output's and the report's temporaries
+    assert wait_for(lambda: len(os.listdir(out)) == 3)  # the output's, the report's and the HTML's temporaries
     process.kill()
     process.communicate(timeout=60)
     left = sorted(os.listdir(out))
     assert "released.parquet" not in left and "report.json" not in left  # no partial output
-    assert [name.split(".sqlanon-")[0] for name in left] == [".released.parquet", ".report.json"]
+    assert [name.split(".sqlanon-")[0] for name in left] == [".released.parquet", ".report.html", ".report.json"]
     again = start(job)
     _, err = again.communicate(timeout=120)
     assert again.returncode == 0, err
-    assert sorted(os.listdir(out)) == ["released.parquet", "report.json"]
+    assert sorted(os.listdir(out)) == ["released.parquet", "report.html", "report.json"]

@@ -88,7 +88,7 @@ def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, s
         if not result.success:
             assert os.listdir(folder) == []  # a run without a solution publishes nothing
             return
-        assert sorted(os.listdir(folder)) == sorted([f"out.{kind}", "report.json"])
+        assert sorted(os.listdir(folder)) == sorted([f"out.{kind}", "report.json", "report.html"])
         con = duckdb.connect()
         if kind == "duckdb":
             con.execute("ATTACH $p AS o (READ_ONLY)", {"p": path}).fetchall()

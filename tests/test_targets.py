@@ -311,7 +311,7 @@ def test_demo_runs_from_any_folder_and_never_replaces_someone_elses_data(tmp_pat
     monkeypatch.chdir(tmp_path)
     first = run("demo")
     assert first.exit_code == 0, first.output
-    assert sorted(os.listdir(tmp_path / "demo")) == ["patients.csv", "patients_anonymized.csv", "report.json"]
+    assert sorted(os.listdir(tmp_path / "demo")) == ["patients.csv", "patients_anonymized.csv", "report.html", "report.json"]
     again = run("demo")  # its own results are replaced
     assert again.exit_code == 0 and "wrote 4000 demo rows" not in again.stderr  # the data was already there
     (tmp_path / "demo" / "patients.csv").write_text("name,age\nmine,1\n")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
+from typing import Sequence, cast
 
 from sqlanon.errors import HierarchyError, cut
 
@@ -35,8 +35,8 @@ class Hierarchy:
         source: str = "<memory>",
     ) -> "Hierarchy":
         """Validate rows (optionally paired with their line numbers) and build a hierarchy."""
-        numbered = [
-            (item[0], tuple(item[1])) if _is_numbered(item) else (i, tuple(item))
+        numbered: list[tuple[int, tuple[str, ...]]] = [
+            _numbered(item) if _is_numbered(item) else (i, tuple(cast(Sequence[str], item)))
             for i, item in enumerate(rows, start=1)
         ]
         _validate(attribute, numbered, source)
@@ -60,8 +60,13 @@ class Hierarchy:
         return EncodedHierarchy.build(self)
 
 
-def _is_numbered(item) -> bool:
+def _is_numbered(item: object) -> bool:
     return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], int) and not isinstance(item[1], str)
+
+
+def _numbered(item: object) -> tuple[int, tuple[str, ...]]:
+    line, row = cast(tuple[int, Sequence[str]], item)
+    return line, tuple(row)
 
 
 def _validate(attribute: str, numbered: list[tuple[int, tuple[str, ...]]], source: str) -> None:

@@ -1,0 +1,40 @@
+"""Per quasi-identifier figures of a released node, for the report (``report["attributes"]``).
+
+For each QI: its level and the height of its hierarchy, the distinct values left at that level
+(in the input, when prepared) and its own information loss, Iyengar's L_j as the ``loss`` metric computes it
+(sqlanon/metrics/loss.py): 0 when every value is kept as it is, 1 when every row is
+generalized to the top or suppressed. It is reported whatever the job's metric, so a reader
+sees which attribute paid for the release; when the search's metric did not ask the engine
+for the figures it needs, one more query over the chosen node fetches them where the engine
+can (None where it cannot: SQL checks over a class table prepared without them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlanon.metrics.loss import attribute_loss
+
+
+def attribute_figures(session: Any, checker: Any, best: Any) -> list[dict[str, Any]]:
+    """``[{"name", "level", "height", "distinct", "loss"}, ...]`` for the node of ``best``."""
+    ctx = checker.ctx
+    stats = best.stats
+    # The figures are in the class table when the metric needed them at preparation, and
+    # local checks (the kernel) compute them from the hierarchies; SQL checks of a table
+    # prepared without them cannot (the loss is then left out, not guessed).
+    if stats.kept_leaves is None and ("leaves" in session.needs or getattr(session.engine, "kernel", None) is not None):
+        stats = session.engine.class_stats(best.node, checker.keep, checker.params, checker.needs | {"leaves"})
+    figures = []
+    for j, name in enumerate(session.qis):
+        level = best.node[j]
+        distinct = ctx.distinct_by_level[j][level] if ctx.distinct_by_level else None
+        figures.append({
+            "name": name,
+            "level": level,
+            "height": ctx.heights[j],
+            "distinct": distinct,
+            "loss": None if stats.kept_leaves is None else
+            attribute_loss(stats.kept_leaves[j], stats.suppressed, ctx.hierarchy_rows[j], ctx.rows),
+        })
+    return figures

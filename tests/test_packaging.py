@@ -1,0 +1,47 @@
+"""What a user of the package expects: ``python -m sqlanon``, one version (pyproject.toml's,
+read back from the installed metadata), PEP 561's ``py.typed``, and the public modules clean
+under ``mypy --strict`` (the list is pyproject's [tool.mypy] files)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import version
+
+from conftest import ROOT
+
+import sqlanon
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_python_m_sqlanon_runs_the_command_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "sqlanon", "--version"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"python -m sqlanon, version {PYPROJECT['project']['version']}\n"
+    done = subprocess.run([sys.executable, "-m", "sqlanon", "anonymize", "--help"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert done.returncode == 0 and "--html FILE" in done.stdout and "--no-html" in done.stdout
+
+
+def test_the_version_is_written_once():
+    written = PYPROJECT["project"]["version"]
+    assert sqlanon.__version__ == version("sqlanon") == written
+    elsewhere = [p for p in (ROOT / "sqlanon").rglob("*.py") if re.search(rf"""["']{re.escape(written)}["']""", p.read_text())]
+    assert elsewhere == []
+
+
+def test_the_package_ships_py_typed():
+    assert (ROOT / "sqlanon" / "py.typed").is_file()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["sqlanon"]
+
+
+def test_the_public_modules_pass_mypy_strict():
+    files = PYPROJECT["tool"]["mypy"]["files"]
+    assert PYPROJECT["tool"]["mypy"]["strict"] is True and "sqlanon/progress.py" in files
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == f"Success: no issues found in {len(files)} source files"
