@@ -7,6 +7,7 @@ import platform
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import pyarrow
@@ -36,6 +37,9 @@ class Result:
     classes: int | None
     checks: int
     report: dict = field(default_factory=dict)
+    #: the released table in the caller's type, when the input was given in code and no
+    #: output file was asked for (set by sqlanon/api.py); None otherwise
+    table: Any = field(default=None, repr=False, compare=False)
 
 
 def anonymize(job: Job, on_check=None, on_phase=None) -> Result:
