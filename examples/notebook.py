@@ -14,7 +14,7 @@ work = Path(sys.argv[2] if len(sys.argv) > 2 else ".")
 
 # -- the README's code, as it stands there --------------------------------------------------
 quasi = {
-    "age": adult / "adult_hierarchy_age.csv",                      # ARX hierarchy files, or
+    "age": adult / "adult_hierarchy_age.csv",       # ARX hierarchy files (or builder dicts)
     "sex": adult / "adult_hierarchy_sex.csv",
     "race": adult / "adult_hierarchy_race.csv",
     "marital-status": adult / "adult_hierarchy_marital-status.csv",
@@ -42,7 +42,7 @@ released.to_csv(work / "released.csv", index=False)
 found = sqlanon.check(work / "released.csv", quasi=list(quasi), k=5, models=settings["models"])
 print(found.text())
 
-# the HTML summary in Jupyter (the notebook shows it by itself)
+# in Jupyter, `result` as a cell's last line shows its HTML summary
 html = result._repr_html_() if hasattr(result, "_repr_html_") else None
 # -------------------------------------------------------------------------------------------
 

@@ -81,8 +81,20 @@ def frame(data: Any) -> Frame:
     elif kind == "duckdb":
         table = data.to_arrow_table()
     else:
-        table = pa.table(data)
+        table = _from_stream(data)
     return Frame(kind, data, table.replace_schema_metadata(None))
+
+
+def _from_stream(data: Any) -> pa.Table:
+    """A RecordBatchReader or any ``__arrow_c_stream__`` object, read whole: through
+    ``pa.table`` where this pyarrow takes such objects, else through the capsule import
+    (older pyarrow releases have only that)."""
+    if isinstance(data, pa.RecordBatchReader):
+        return data.read_all()
+    try:
+        return pa.table(data)
+    except TypeError:
+        return pa.RecordBatchReader._import_from_c_capsule(data.__arrow_c_stream__()).read_all()
 
 
 def restore(original: Frame, table: pa.Table, parquet: str | None = None) -> Any:
