@@ -171,9 +171,9 @@ def _columns(source: Source, frame: frames.Frame | None, engine: str | None) -> 
 @contextmanager
 def bound(job: Job, frame: frames.Frame | None):
     """The job reading ``frame`` where the engine can: a Spark DataFrame as a global temporary
-    view for the duration of the run; an in-memory table of another kind given in
-    ``Source(arrow=...)`` as Arrow."""
-    if frame is None and job.input.kind == "arrow" and frames.kind_of(job.input.arrow) != "pyarrow":
+    view for the duration of the run; any other table in memory (also one given in
+    ``Source(arrow=...)`` of a Job) as a pyarrow Table."""
+    if frame is None and job.input.kind == "arrow":
         frame = frames.frame(job.input.arrow)
         if frame.kind != "spark":
             job = replace(job, input=replace(job.input, arrow=frame.arrow))
@@ -210,7 +210,8 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = Non
                 released = None if frame.kind == "spark" else pq.read_table(target)
                 result.table = frames.restore(frame, released, target)
                 result.report["output"] = RELEASED
-            result.report["input"] = f"{frame.kind} table"
+            if frame.kind != "pyarrow":  # a pyarrow Table is what Source.describe() names
+                result.report["input"] = f"{frame.kind} table"
             return result
         finally:
             if frame.kind != "spark":
