@@ -98,7 +98,9 @@ def hierarchy_spec(column: Column, values: list[str] | None = None) -> str:
         return f"{{ type = \"mask\", mask = \"*\", levels = {max(1, (column.width or 2) - 1)} }}"
     if column.kind == "date":
         return "{ type = \"date\", format = \"%Y-%m-%d\", levels = [\"month\", \"year\", \"decade\"] }"
-    shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in (values or []))
+    if values is None:  # too many values to list: generalized by their leading characters
+        return f"{{ type = \"mask\", mask = \"*\", levels = {max(1, min(column.width or 2, 6) - 1)} }}"
+    shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
     return f"{{ type = \"order\", values = [{shown}], fanout = [2] }}"
 
 
@@ -152,6 +154,8 @@ def job_text(source: Source, columns: list[Column], job_path: str, values: dict[
         lines += ["", facts, f"#[attributes.{key}]", f"#role = \"{role}\"  # suggested: {why}"]
         if role == "quasi":
             lines.append(f"#hierarchy = {hierarchy_spec(column, values.get(column.name))}")
+        elif role == "insensitive" and column.distinct > 1:
+            lines.append(f"# as a quasi-identifier: hierarchy = {hierarchy_spec(column, values.get(column.name))}")
     lines += ["", "#[privacy]", "#k = 5", "#suppression_limit = 0.02", "",
               "#[output]", f"#path = {json.dumps(stem + '_anonymized.csv')}", f"#report = {json.dumps(stem + '_report.json')}"]
     return "\n".join(lines) + "\n"
