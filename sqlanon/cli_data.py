@@ -15,7 +15,10 @@ from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError
 def _source(data: str, delimiter: str, table: str | None, encoding: str | None):
     from sqlanon.config import Source
 
-    return Source(path=_absolute(data), delimiter=delimiter, table=table, encoding=encoding)
+    source = Source(path=_absolute(data), delimiter=delimiter, table=table, encoding=encoding)
+    if source.kind == "duckdb" and not table:
+        raise ConfigError(f"{data} is a DuckDB file: name its table with --table")
+    return source
 
 
 def parse_model(text: str) -> dict:

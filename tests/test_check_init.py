@@ -100,6 +100,8 @@ def test_cli_errors_exit_2_and_3(tmp_path):
     assert missing.exit_code == 3 and "input file not found" in missing.stderr
     wrong = run("check", ADULT / "adult.csv", "--quasi", "age", "--k", "2")
     assert wrong.exit_code == 2 and "set the delimiter to ';'" in wrong.stderr
+    no_table = run("check", tmp_path / "x.duckdb", "--quasi", "a")
+    assert no_table.exit_code == 2 and "name its table with --table" in no_table.stderr
     model = run("check", ADULT / "adult.csv", "--delimiter", ";", "--quasi", "age", "--model", "l-diversity:l=2")
     assert model.exit_code == 2 and "unknown privacy model 'l-diversity'" in model.stderr
 
