@@ -16,17 +16,34 @@ _EXPORTS = {
     "Source": "sqlanon.config",
     "load_job": "sqlanon.config",
     "Result": "sqlanon.anonymizer",
-    "anonymize": "sqlanon.anonymizer",
+    "anonymize": "sqlanon.api",
+    "Anonymizer": "sqlanon.api",
+    "explain": "sqlanon.api",
+    "check": "sqlanon.assess",
+    "Assessment": "sqlanon.assess",
     "Hierarchy": "sqlanon.hierarchy",
     "read_hierarchy": "sqlanon.hierarchy",
+    "SqlanonError": "sqlanon.errors",
+    "ConfigError": "sqlanon.errors",
+    "HierarchyError": "sqlanon.errors",
+    "DataError": "sqlanon.errors",
+    "OutputError": "sqlanon.errors",
+    "VerificationError": "sqlanon.errors",
+    "NotAnonymousError": "sqlanon.errors",
 }
 
-__all__ = ["Attribute", "Hierarchy", "Job", "Output", "Result", "Source", "anonymize", "load_job", "read_hierarchy"]
+__all__ = ["Anonymizer", "Assessment", "Attribute", "ConfigError", "DataError", "Hierarchy", "HierarchyError", "Job",
+           "NotAnonymousError", "Output", "OutputError", "Result", "Source", "SqlanonError", "VerificationError",
+           "anonymize", "check", "explain", "load_job", "read_hierarchy", "risk"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         return _version()
+    if name == "risk":
+        # ``sqlanon.risk`` is both the risk package and the API's function: the package's
+        # module is callable (see sqlanon/risk/__init__.py), whichever is imported first.
+        return import_module("sqlanon.risk")
     module = _EXPORTS.get(name)
     if module is None:  # not ours: lets ``from sqlanon import compiler`` import the submodule
         raise AttributeError(f"module 'sqlanon' has no attribute {name!r}")
@@ -36,7 +53,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+    return sorted({*globals(), *_EXPORTS, "risk"})
 
 
 def _version() -> str:

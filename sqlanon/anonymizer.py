@@ -8,6 +8,7 @@ import platform
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import pyarrow
@@ -42,6 +43,9 @@ class Result:
     classes: int | None
     checks: int
     report: dict = field(default_factory=dict)
+    #: the released table in the caller's type, when the input was given in code and no
+    #: output file was asked for (set by sqlanon/api.py); None otherwise
+    table: Any = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return one_line(self.report)

@@ -363,3 +363,6 @@ def _absolute(path: str | None) -> str | None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+from sqlanon import cli_data  # noqa: E402,F401  (registers check and init on the group)

@@ -14,6 +14,7 @@ from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
 from sqlanon.risk_settings import RISK_KEYS, RiskSettings
 from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.wording import in_code, role_setting
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
 SUPPRESSED_MODES = ("mask", "drop")
@@ -427,7 +428,7 @@ class Job:
                 raise ConfigError(
                     f"the {model.name} model names attribute '{model.attribute}', which is "
                     + (f"'{roles[model.attribute]}'" if model.attribute in roles else "not in the job")
-                    + f": give it role = \"sensitive\" ([attributes.\"{model.attribute}\"])"
+                    + f": give it role = \"sensitive\" ({role_setting(model.attribute, 'sensitive')})"
                 )
 
     def _validate_subset(self, model, roles: dict, count: int) -> None:
@@ -442,7 +443,8 @@ class Job:
         if column is not None and roles.get(column) not in (None, "identifying"):
             raise ConfigError(
                 f"the delta-presence subset column '{column}' has role \"{roles[column]}\": it marks the research "
-                "subset and is not released; remove its [attributes] entry (or make it \"identifying\")"
+                "subset and is not released; " + ("do not name it in the roles (or name it in identifying=)" if in_code()
+                                                     else "remove its [attributes] entry (or make it \"identifying\")")
             )
 
     @property

@@ -1,5 +1,9 @@
 """One exception root; each subclass carries the CLI exit code it maps to.
 
+Each is also the built-in exception Python code catches for its kind of problem: a bad
+setting, hierarchy or data value is a ``ValueError``, an output that cannot be written an
+``OSError`` (``except ValueError`` around a call keeps working without knowing sqlanon).
+
 Exit codes (documented in the README):
     0  a solution was written and verified
     1  no transformation satisfies the privacy models
@@ -23,23 +27,23 @@ class SqlanonError(Exception):
     exit_code = EXIT_DATA
 
 
-class ConfigError(SqlanonError):
+class ConfigError(SqlanonError, ValueError):
     """The job configuration is incomplete or contradictory."""
 
     exit_code = EXIT_USAGE
 
 
-class HierarchyError(SqlanonError):
+class HierarchyError(SqlanonError, ValueError):
     """A generalization hierarchy is malformed or does not cover the data."""
 
     exit_code = EXIT_USAGE
 
 
-class DataError(SqlanonError):
+class DataError(SqlanonError, ValueError):
     """The input table cannot be read or does not match the job."""
 
 
-class OutputError(SqlanonError):
+class OutputError(SqlanonError, OSError):
     """The output cannot be written (exists, same as input, I/O failure)."""
 
 
@@ -47,6 +51,18 @@ class VerificationError(SqlanonError):
     """The written output failed the independent privacy re-check (a bug)."""
 
     exit_code = EXIT_INTERNAL
+
+
+class NotAnonymousError(SqlanonError, ValueError):
+    """The privacy models do not hold: a saved transformation applied to new data
+    (``Anonymizer.transform``) leaves classes that fail them beyond the suppression limit.
+    ``result``: the run's ``Result`` (its report says why), when there is one."""
+
+    exit_code = EXIT_NO_SOLUTION
+
+    def __init__(self, message: str, result=None):
+        super().__init__(message)
+        self.result = result
 
 
 #: the longest value an error message echoes whole

@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from sqlanon.compiler import ident
 from sqlanon.errors import ConfigError, DataError, OutputError, first_line
+from sqlanon.wording import overwrite_hint
 
 _INSTALL = "pip install 'sqlanon[postgres]' (psycopg 3)"
 _SHOWN = ("host", "port", "dbname", "user")
@@ -95,7 +96,7 @@ def check_output_table(url: str | None, output_table: str, input_table: str | No
         if input_table is not None and quoted(output_table) == quoted(input_table, "input.table"):
             raise OutputError(f"output table {output_table} is the input table: choose another output.table")
         if not overwrite and exists(con, output_table):
-            raise OutputError(f"table {output_table} already exists in PostgreSQL: use --overwrite to replace it")
+            raise OutputError(f"table {output_table} already exists in PostgreSQL: {overwrite_hint()}")
     finally:
         con.close()
 
@@ -108,7 +109,7 @@ def publish_table(url: str | None, temp: str, name: str, overwrite: bool) -> Non
         with con.transaction():
             if exists(con, name):
                 if not overwrite:  # created since the check: still not ours to replace
-                    raise OutputError(f"table {name} already exists in PostgreSQL: use --overwrite to replace it")
+                    raise OutputError(f"table {name} already exists in PostgreSQL: {overwrite_hint()}")
                 con.execute(f"DROP TABLE {quoted(name)}")
             con.execute(f"ALTER TABLE {quoted(temp)} RENAME TO {ident(name.split('.')[-1]).sql('postgres')}")
     except _psycopg().Error as error:

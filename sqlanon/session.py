@@ -26,6 +26,7 @@ from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
 from sqlanon.placement import decide
 from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
+from sqlanon.wording import roles_hint
 
 ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
 
@@ -277,9 +278,7 @@ def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputCo
     unassigned = [name for name in columns if name not in roles and name not in job.input.drop]
     if unassigned:
         raise ConfigError(
-            f"column(s) {unassigned} of {job.input.describe()} have no role: give each an "
-            f"[attributes.\"<name>\"] role (quasi, sensitive, insensitive, identifying) or list "
-            "it in input.drop"
+            f"column(s) {unassigned} of {job.input.describe()} have no role: {roles_hint()}"
         )
     passthrough = [name for name in columns if roles.get(name) in ("sensitive", "insensitive")]
     qis = [a.name for a in job.quasi_identifiers]

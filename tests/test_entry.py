@@ -49,7 +49,7 @@ def test_the_api_is_still_exported():
                        "print(anonymize.__module__, Source.__module__, sqlanon.read_hierarchy.__module__, "
                        "set(sqlanon.__all__) <= set(dir(sqlanon)), all(getattr(sqlanon, n) for n in sqlanon.__all__))")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["sqlanon.anonymizer", "sqlanon.config", "sqlanon.hierarchy.arx_csv", "True", "True"]
+    assert run.stdout.split() == ["sqlanon.api", "sqlanon.config", "sqlanon.hierarchy.arx_csv", "True", "True"]
     missing = python("-c", "import sqlanon; sqlanon.no_such_name")
     assert "AttributeError: module 'sqlanon' has no attribute 'no_such_name'" in missing.stderr
 

@@ -71,7 +71,7 @@ def test_existing_output_kept_unless_overwrite(tmp_path):
     out = tmp_path / "out.parquet"
     out.write_bytes(b"precious")
     job = table_job(DATA, HIER, ROLES, k=2, output=Output(path=str(out)))
-    with pytest.raises(OutputError, match="already exists: use --overwrite"):
+    with pytest.raises(OutputError, match="already exists: pass overwrite=True"):  # a job built in code
         anonymize(job)
     assert out.read_bytes() == b"precious"
     job.output.overwrite = True

@@ -122,7 +122,7 @@ def test_an_existing_table_is_not_clobbered_without_overwrite(postgres_url, adul
     with psycopg.connect(postgres_url, autocommit=True) as con:
         con.execute("DROP TABLE IF EXISTS public.taken")
         con.execute("CREATE TABLE public.taken AS SELECT 1 AS x")
-    with pytest.raises(OutputError, match=r"table public\.taken already exists in PostgreSQL: use --overwrite"):
+    with pytest.raises(OutputError, match=r"table public\.taken already exists in PostgreSQL: pass overwrite=True"):  # a job built in code
         anonymize(pg_job(k=5, output=Output(table="public.taken")))
     assert rows_of(postgres_url, "public.taken") == [(1,)]
     result = anonymize(pg_job(k=5, output=Output(table="public.taken", overwrite=True)))

@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlanon.errors import HierarchyError, cut
 from sqlanon.hierarchy.model import Hierarchy
 from sqlanon.text_encoding import first_undecodable, reading_codec, undecodable_message
+from sqlanon.wording import hierarchy_encoding_setting
 
 #: separators a hierarchy exported by a spreadsheet or another tool often has instead of ';'
 _OTHER_SEPARATORS = {",": "','", "\t": "tabs ('\\t')"}
@@ -37,10 +38,9 @@ def read_hierarchy(path: str | Path, attribute: str, delimiter: str = ";", encod
         ) from None
     except UnicodeDecodeError as error:
         found = first_undecodable(str(path), encoding) or (None, error.start + 1, error.object[error.start:error.end], "")
-        if setting is None:
-            setting = f'its [attributes."{attribute}"]' if not attribute.isidentifier() else f"its [attributes.{attribute}]"
+        named = hierarchy_encoding_setting(attribute) if setting is None else f"{setting} encoding"
         raise HierarchyError(undecodable_message(f"hierarchy file {path} (attribute '{attribute}')", str(path), encoding,
-                                                 found, f"{setting} encoding")) from None
+                                                 found, named)) from None
     except (OSError, csv.Error) as error:
         raise HierarchyError(f"cannot read hierarchy file {path} for '{attribute}': {error}") from None
     # A trailing empty line is common in hand-written files; an empty row elsewhere is not data.

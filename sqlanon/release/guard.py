@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlanon.errors import OutputError
+from sqlanon.wording import overwrite_hint
 
 
 def _real(path: str | os.PathLike) -> str:
@@ -109,5 +110,5 @@ def check_file(path: str, what: str, protected: Protected, taken: dict[str, str]
     if not os.path.isdir(parent):
         raise OutputError(f"the folder of the {what} {path} does not exist: create {parent} first")
     if os.path.lexists(path) and not overwrite:
-        raise OutputError(f"the {what} {path} already exists: use --overwrite to replace it")
+        raise OutputError(f"the {what} {path} already exists: {overwrite_hint()}")
     return real

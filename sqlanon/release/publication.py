@@ -25,6 +25,7 @@ from sqlanon.errors import OutputError
 from sqlanon import pg_connection as pg
 from sqlanon.release import tables
 from sqlanon.release.guard import Protected, check_file
+from sqlanon.wording import overwrite_hint
 
 TEMP_PREFIX = "sqlanon-"
 
@@ -119,7 +120,7 @@ class Publication:
             raise OutputError(f"the {what} {output.path} is {owner}, which sqlanon never writes: choose another path")
         real = check_file(output.path, what, Protected(), self._taken, overwrite=True)
         if os.path.exists(real) and not self.overwrite and output.table in tables.duckdb_tables(real):
-            raise OutputError(f"table '{output.table}' already exists in {output.path}: use --overwrite to replace it")
+            raise OutputError(f"table '{output.table}' already exists in {output.path}: {overwrite_hint()}")
         self._taken[real] = what
         self._created_db = not os.path.exists(real)
         self._table = f"__sqlanon_tmp_{os.getpid()}"

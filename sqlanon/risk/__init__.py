@@ -8,7 +8,13 @@ Wired to the report, the ``risk`` command and the population-uniqueness model by
 * :func:`prosecutor` — sample figures (highest and average risk, records at risk, uniqueness).
 * :func:`zayatz`, :func:`pitman`, :func:`snb` — population-uniqueness estimators.
 * :func:`dankar` — Dankar et al.'s rule choosing among them, with its fallbacks.
+
+``sqlanon.risk(data, quasi=[...])`` calls ``sqlanon.api.risk``: the package's module is
+callable, so the API's ``risk`` and this package share the name ``sqlanon.risk``.
 """
+
+import sys
+import types
 
 from sqlanon.risk.dankar import DankarEstimate, dankar
 from sqlanon.risk.estimate import UniquenessEstimate
@@ -32,3 +38,14 @@ __all__ = [
     "snb",
     "zayatz",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        """``sqlanon.risk(data, quasi=None, node=None, **settings)``: see ``sqlanon.api.risk``."""
+        from sqlanon.api import risk
+
+        return risk(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

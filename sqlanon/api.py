@@ -1,0 +1,335 @@
+"""The Python API: ``anonymize``, ``Anonymizer``, ``explain`` and ``risk`` over a table held in
+Python (pandas, polars, pyarrow, a DuckDB relation, a Spark DataFrame, anything with
+``__arrow_c_stream__``), a file path, or a ``Job``.
+
+A job file and a keyword call are two faces of one ``Job``: the keywords build it
+(``job_from_keywords``) and both run through ``sqlanon.anonymizer``. With an input given in
+code and no ``output=``, the released table comes back as ``Result.table`` in the caller's
+type: the run writes it to a temporary Parquet file, verifies it there like any output, and
+reads it back (a Spark DataFrame reads the file in place, see ``sqlanon.frames``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from sqlanon import frames
+from sqlanon.config import ROLES, Attribute, Job, Output, Source, _with_population
+from sqlanon.errors import ConfigError, NotAnonymousError
+from sqlanon.hierarchy import Hierarchy
+from sqlanon.risk_settings import RiskSettings
+from sqlanon.wording import from_code
+
+#: keywords of ``anonymize`` that set the Job's search and engine (the job file's names)
+_JOB_KEYWORDS = ("metric", "algorithm", "weights", "label", "time_limit", "step_limit", "seed", "stop", "stable",
+                 "max_lattice_size", "lookup", "checks", "local_budget", "memory_limit", "temp_directory", "threads",
+                 "url", "master", "spark_conf")
+RELEASED = "Result.table (in memory)"
+
+
+def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppression_limit: float = 0.0,
+                      models: Any = (), sensitive: Any = (), insensitive: Any = (), identifying: Any = (),
+                      others: str | None = None, engine: str | None = None, risk: dict | None = None,
+                      output: str | os.PathLike | None = None, report: str | os.PathLike | None = None,
+                      summary: str | os.PathLike | None = None, suppressed: str = "mask", overwrite: bool = False,
+                      delimiter: str = ",", table: str | None = None, encoding: str | None = None,
+                      **settings: Any) -> tuple[Job, frames.Frame | None]:
+    """The Job the keywords describe, and the in-memory table it reads (None for a file).
+
+    ``quasi``: column -> hierarchy (a file path, a builder dict with a ``type``, a
+    ``Hierarchy``, or its rows as a list of lists or a table). ``models``: ``[[privacy.models]]``
+    entries as dicts. Columns a model or the classification ``label`` reads are sensitive
+    (insensitive for the label) unless named otherwise; every other column needs a role, or
+    ``others`` ("insensitive": released unchanged, "identifying": left out).
+    """
+    unknown = set(settings) - set(_JOB_KEYWORDS)
+    if unknown:
+        raise ConfigError(f"unknown keyword(s) {sorted(unknown)}; the settings are k, suppression_limit, models, "
+                          f"sensitive, insensitive, identifying, others, engine, risk, output, report, summary, "
+                          f"suppressed, overwrite, delimiter, table, encoding, {', '.join(_JOB_KEYWORDS)}")
+    if not isinstance(quasi, dict) or not quasi:
+        raise ConfigError("quasi= must name the quasi-identifiers with their hierarchies, e.g. "
+                          "quasi={\"age\": \"age.csv\", \"zip\": {\"type\": \"mask\"}}")
+    source, frame = source_of(data, delimiter, table, encoding)
+    risk_settings = RiskSettings.from_table(risk or {}, "risk=")
+    k, specs = _models(k, models, risk_settings)
+    roles = _roles(quasi, sensitive, insensitive, identifying)
+    for spec in specs:  # a model's attribute is sensitive unless named otherwise
+        if isinstance(spec.get("attribute"), str):
+            roles.setdefault(spec["attribute"], "sensitive")
+    if isinstance(settings.get("label"), str):
+        roles.setdefault(settings["label"], "insensitive")
+    if others is not None:
+        if others not in ("insensitive", "identifying", "sensitive"):
+            raise ConfigError(f"others= must be \"insensitive\" (released unchanged), \"sensitive\" or "
+                              f"\"identifying\" (left out), got {others!r}")
+        subset = {spec.get("subset") for spec in specs if spec.get("type") == "delta-presence"}
+        for name in _columns(source, frame, engine):
+            if name not in subset:
+                roles.setdefault(name, others)
+    attributes = [Attribute(name, role, _hierarchy(name, quasi[name]) if role == "quasi" else None)
+                  for name, role in roles.items()]
+    if engine is None:
+        engine = "spark" if frame is not None and frame.kind == "spark" else "duckdb"
+    elif frame is not None and frame.kind == "spark" and engine != "spark":
+        raise ConfigError(f"a Spark DataFrame is anonymized by the spark engine in its own SparkContext: "
+                          f"leave out engine= (or give engine=\"spark\"), not {engine!r}")
+    out = Output(path=_path(output), report=_path(report), summary=_path(summary), suppressed=suppressed,
+                 overwrite=overwrite)
+    job = Job(input=source, attributes=attributes, k=k, suppression_limit=suppression_limit, models=tuple(specs),
+              engine=engine, risk=risk_settings, output=out, **settings)
+    return job, frame
+
+
+def source_of(data: Any, delimiter: str = ",", table: str | None = None,
+              encoding: str | None = None) -> tuple[Source, frames.Frame | None]:
+    """Where ``data`` is: a file path (CSV, Parquet or a DuckDB file with ``table``), a
+    ``Source``, or a table in memory."""
+    if isinstance(data, Source):
+        return data, None
+    if isinstance(data, (str, os.PathLike)):
+        return Source(path=str(data), delimiter=delimiter, table=table, encoding=encoding), None
+    frame = frames.frame(data)
+    if frame.kind == "spark":  # replaced by the view's name while the run reads it (see _bound)
+        return Source(table="<spark DataFrame>", catalog="spark"), frame
+    return Source(arrow=frame.arrow), frame
+
+
+def _models(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, list[dict]]:
+    if isinstance(models, dict) or not isinstance(models, (list, tuple)):
+        raise ConfigError("models= is a list of dicts, each with a type, e.g. "
+                          "[{\"type\": \"distinct-l-diversity\", \"attribute\": \"disease\", \"l\": 3}]")
+    from sqlanon.criteria import MODEL_NAMES, build_model
+
+    specs = []
+    for spec in models:
+        if not isinstance(spec, dict) or "type" not in spec:
+            raise ConfigError(f"each entry of models= is a dict with a type ({', '.join(MODEL_NAMES)}), got {spec!r}")
+        if spec["type"] == "k-anonymity":
+            if set(spec) - {"type", "k"}:
+                raise ConfigError(f"the k-anonymity entry of models= takes k only, got {sorted(spec)}")
+            if k is not None and spec.get("k") != k:
+                raise ConfigError(f"k is given twice with different values ({k} and {spec.get('k')})")
+            k = spec.get("k")
+            continue
+        spec = _with_population(dict(spec), risk) if spec["type"] == "population-uniqueness" else dict(spec)
+        build_model(spec)  # refuses unknown types and keys now, naming them
+        specs.append(spec)
+    return (k if k is not None else 1 if specs else 2), specs
+
+
+def _roles(quasi: dict, sensitive: Any, insensitive: Any, identifying: Any) -> dict[str, str]:
+    roles: dict[str, str] = {}
+    for role, names in (("quasi", list(quasi)), ("sensitive", sensitive), ("insensitive", insensitive),
+                        ("identifying", identifying)):
+        names = [names] if isinstance(names, str) else list(names)
+        for name in names:
+            if name in roles:
+                raise ConfigError(f"column {name!r} is named in {roles[name]}= and {role}=: give it one role")
+            roles[name] = role
+    assert set(roles.values()) <= set(ROLES)
+    return roles
+
+
+def _hierarchy(name: str, given: Any) -> Hierarchy | str | dict:
+    if isinstance(given, (Hierarchy, dict)):
+        return given
+    if isinstance(given, (str, os.PathLike)):
+        return str(given)
+    if frames.kind_of(given) not in (None, "spark"):
+        rows = frames.frame(given).arrow.to_pylist()
+        return Hierarchy.from_rows(name, [["" if v is None else str(v) for v in row.values()] for row in rows])
+    if isinstance(given, (list, tuple)) and all(isinstance(row, (list, tuple)) for row in given):
+        return Hierarchy.from_rows(name, [[str(v) for v in row] for row in given])
+    raise ConfigError(f"the hierarchy of {name!r} must be a file path, a builder dict with a type (intervals, mask, "
+                      f"date, order), a Hierarchy, or its rows (a list of lists, or a table); got {type(given).__name__}")
+
+
+def _path(path: str | os.PathLike | None) -> str | None:
+    return None if path is None else str(Path(path))
+
+
+def _columns(source: Source, frame: frames.Frame | None, engine: str | None) -> list[str]:
+    """The input's columns (a file is opened by the engine, reading no rows)."""
+    if frame is not None:
+        return frame.columns
+    from sqlanon.engines import create_engine
+
+    reader = create_engine("duckdb" if engine in (None, "memory", "duckdb") else engine)
+    try:
+        return reader.open(source)
+    finally:
+        reader.close()
+
+
+# -- running ---------------------------------------------------------------------------------
+@contextmanager
+def bound(job: Job, frame: frames.Frame | None):
+    """The job reading ``frame`` where the engine can: a Spark DataFrame as a global temporary
+    view for the duration of the run; any other table in memory (also one given in
+    ``Source(arrow=...)`` of a Job) as a pyarrow Table."""
+    if frame is None and job.input.kind == "arrow":
+        frame = frames.frame(job.input.arrow)
+        if frame.kind != "spark":
+            job = replace(job, input=replace(job.input, arrow=frame.arrow))
+    if frame is None or frame.kind != "spark":
+        yield job, frame
+        return
+    view = frames.spark_view(frame)
+    try:
+        yield replace(job, engine="spark", input=Source(table=view, catalog="spark", drop=job.input.drop)), frame
+    finally:
+        frames.drop_spark_view(frame, view)
+
+
+def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = None, on_check=None, on_phase=None):
+    """Anonymize (or with ``manifest`` apply a saved transformation to) the job's data; with a
+    table given in code and no output, the released table is ``Result.table``."""
+    from sqlanon import anonymizer
+
+    def execute(job: Job):
+        if manifest is not None:
+            return anonymizer.apply(job, manifest)
+        return anonymizer.anonymize(job, on_check=on_check, on_phase=on_phase)
+
+    with from_code(job.file is None), bound(job, frame) as (job, frame):
+        if frame is None or job.output.writes or job.output.table:
+            return execute(job)
+        folder = frames.keep_folder() if frame.kind == "spark" else tempfile.mkdtemp(prefix="sqlanon-")
+        target = os.path.join(folder, "released.parquet")
+        try:
+            result = execute(replace(job, output=replace(job.output, path=target)))
+            if result.success:
+                import pyarrow.parquet as pq
+
+                released = None if frame.kind == "spark" else pq.read_table(target)
+                result.table = frames.restore(frame, released, target)
+                result.report["output"] = RELEASED
+            if frame.kind != "pyarrow":  # a pyarrow Table is what Source.describe() names
+                result.report["input"] = f"{frame.kind} table"
+            return result
+        finally:
+            if frame.kind != "spark":
+                import shutil
+
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def anonymize(data: Any, quasi: dict | None = None, *, on_check=None, on_phase=None, **settings: Any):
+    """Anonymize ``data`` and return a ``Result`` (``.table``: the released data in the type of
+    ``data`` when no ``output=`` file is given).
+
+    ``data`` is a ``Job`` (from ``load_job`` or built in code; then no other setting is
+    taken), a table in memory, or a file path; ``quasi`` and the keywords build the Job
+    (see ``job_from_keywords``). ``on_check`` is called with every check's result and
+    ``on_phase`` with the name of each phase as it starts.
+
+    >>> import pyarrow as pa, sqlanon
+    >>> people = pa.table({"age": ["31", "32", "33", "34"], "city": ["A", "A", "B", "B"]})
+    >>> age = [["31", "30-34", "*"], ["32", "30-34", "*"], ["33", "30-34", "*"], ["34", "30-34", "*"]]
+    >>> result = sqlanon.anonymize(people, quasi={"age": age}, k=2, insensitive=["city"])
+    >>> result.levels, result.table.column("age").to_pylist()
+    ({'age': 1}, ['30-34', '30-34', '30-34', '30-34'])
+    """
+    if isinstance(data, Job):
+        if quasi is not None or settings:
+            raise ConfigError("a Job carries its own settings: call anonymize(job) alone, or give the data and "
+                              "its settings as keywords (anonymize(data, quasi={...}, k=...))")
+        return run(data, on_check=on_check, on_phase=on_phase)
+    with from_code():
+        job, frame = job_from_keywords(data, quasi, **settings)
+    return run(job, frame, on_check=on_check, on_phase=on_phase)
+
+
+class Anonymizer:
+    """Find a transformation on one table, apply it to others (scikit-learn's fit/transform).
+
+    ``Anonymizer(quasi={...}, k=5, ...)`` takes ``anonymize``'s keywords (no ``output``).
+    ``fit(train)`` searches the optimum on ``train``; ``transform(new)`` releases ``new`` at
+    the same levels, re-checking every model on it, and raises ``NotAnonymousError`` when
+    they no longer hold (its ``result`` says why). Each returns the released table in the
+    type of its input; ``result_`` and ``last_result_`` keep the runs' ``Result``.
+    """
+
+    def __init__(self, quasi: dict, **settings: Any):
+        refused = [key for key in ("output", "report", "summary", "overwrite") if key in settings]
+        if refused:
+            raise ConfigError(f"Anonymizer returns the released tables; it takes no {refused[0]}= (use "
+                              "sqlanon.anonymize(data, ..., output=...) to write a file)")
+        self.quasi = quasi
+        self.settings = settings
+        self.result_ = None
+        self.last_result_ = None
+
+    @property
+    def levels_(self) -> dict[str, int] | None:
+        return None if self.result_ is None else self.result_.levels
+
+    @property
+    def manifest_(self) -> dict | None:
+        return None if self.result_ is None else self.result_.report.get("manifest")
+
+    def fit(self, data: Any) -> "Anonymizer":
+        result = anonymize(data, self.quasi, **self.settings)
+        if not result.success:
+            from sqlanon.anonymizer import summary
+
+            raise NotAnonymousError(summary(result.report), result)
+        if "manifest" not in result.report:
+            raise ConfigError(f"the algorithm {result.report['algorithm']!r} finds cuts, not levels of the "
+                              "hierarchies: fit/transform needs a lattice algorithm (flash, ola, lightning, ...)")
+        self.result_ = self.last_result_ = result
+        return self
+
+    def transform(self, data: Any) -> Any:
+        if self.result_ is None:
+            raise ConfigError("this Anonymizer is not fitted yet: call fit(train) first")
+        with from_code():
+            job, frame = job_from_keywords(data, self.quasi, **self.settings)
+        result = run(job, frame, manifest=self.manifest_)
+        self.last_result_ = result
+        if not result.success:
+            raise NotAnonymousError(f"{result.report.get('reason', 'the models do not hold')}; nothing was "
+                                    "released (fit on data like this, or relax the models)", result)
+        return result.table
+
+    def fit_transform(self, data: Any) -> Any:
+        return self.fit(data).result_.table
+
+
+def explain(data: Any, node, quasi: dict | None = None, show: int = 10, **settings: Any) -> dict:
+    """A node's check: its SQL (with parameters), its figures (``result``), the suppression
+    limit in rows and the smallest classes failing the models (``failing``: (labels, size))."""
+    from sqlanon.session import Session
+
+    with from_code(not isinstance(data, Job) or data.file is None):
+        job, frame = (data, None) if isinstance(data, Job) else job_from_keywords(data, quasi, **settings)
+        with bound(job, frame) as (job, _), Session(job) as session:
+            explained = session.explain(tuple(node), show)
+            explained["quasi_identifiers"] = session.qis
+            return explained
+
+
+def risk(data: Any, quasi: Any = None, node=None, **settings: Any) -> dict:
+    """Re-identification risk: of a table as it is (``quasi`` a list of columns, each at its
+    level 0, no hierarchies; see ``sqlanon.check``), or of a Job's input or ``node`` (the
+    ``risk`` command; ``quasi`` with hierarchies builds the Job from keywords)."""
+    if not isinstance(data, Job) and not isinstance(quasi, dict):
+        if node is not None:
+            raise ConfigError("node= needs hierarchies: give quasi= as a dict of column -> hierarchy, or a Job")
+        from sqlanon.assess import check
+
+        assessed = check(data, quasi=quasi, **settings)
+        return {"input": assessed.input, "rows": assessed.rows, "quasi_identifiers": assessed.quasi_identifiers,
+                "node": None, "engine": "duckdb", "risk": assessed.risk}
+    from sqlanon.risk_report import analyse
+
+    with from_code(not isinstance(data, Job) or data.file is None):
+        job, frame = (data, None) if isinstance(data, Job) else job_from_keywords(data, quasi, **settings)
+        with bound(job, frame) as (job, _):
+            return analyse(job, None if node is None else tuple(node))
