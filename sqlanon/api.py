@@ -22,6 +22,7 @@ from sqlanon import frames
 from sqlanon.config import ROLES, Attribute, Job, Output, Source, _with_population
 from sqlanon.errors import ConfigError, NotAnonymousError
 from sqlanon.hierarchy import Hierarchy
+from sqlanon.progress import progress_callback
 from sqlanon.risk_settings import RiskSettings
 from sqlanon.wording import from_code
 
@@ -187,7 +188,8 @@ def bound(job: Job, frame: frames.Frame | None):
         frames.drop_spark_view(frame, view)
 
 
-def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = None, on_check=None, on_phase=None):
+def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = None, on_check=None, on_phase=None,
+        on_progress=None):
     """Anonymize (or with ``manifest`` apply a saved transformation to) the job's data; with a
     table given in code and no output, the released table is ``Result.table``."""
     from sqlanon import anonymizer
@@ -195,7 +197,7 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = Non
     def execute(job: Job):
         if manifest is not None:
             return anonymizer.apply(job, manifest)
-        return anonymizer.anonymize(job, on_check=on_check, on_phase=on_phase)
+        return anonymizer.anonymize(job, on_check=on_check, on_phase=on_phase, on_progress=on_progress)
 
     with from_code(job.file is None), bound(job, frame) as (job, frame):
         if frame is None or job.output.writes or job.output.table:
@@ -220,14 +222,18 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = Non
                 shutil.rmtree(folder, ignore_errors=True)
 
 
-def anonymize(data: Any, quasi: dict | None = None, *, on_check=None, on_phase=None, **settings: Any):
+def anonymize(data: Any, quasi: dict | None = None, *, on_check=None, on_phase=None, progress: Any = None,
+              on_progress=None, **settings: Any):
     """Anonymize ``data`` and return a ``Result`` (``.table``: the released data in the type of
     ``data`` when no ``output=`` file is given).
 
     ``data`` is a ``Job`` (from ``load_job`` or built in code; then no other setting is
     taken), a table in memory, or a file path; ``quasi`` and the keywords build the Job
     (see ``job_from_keywords``). ``on_check`` is called with every check's result and
-    ``on_phase`` with the name of each phase as it starts.
+    ``on_phase`` with the name of each phase as it starts. ``progress``: True (a progress
+    display, in a notebook too), "auto" (a display only on a terminal), or a callable taking
+    ``sqlanon.progress.Progress``; ``on_progress`` is the same callable under the name
+    ``anonymizer.anonymize`` gives it. Nothing is displayed by default.
 
     >>> import pyarrow as pa, sqlanon
     >>> people = pa.table({"age": ["31", "32", "33", "34"], "city": ["A", "A", "B", "B"]})
@@ -240,10 +246,15 @@ def anonymize(data: Any, quasi: dict | None = None, *, on_check=None, on_phase=N
         if quasi is not None or settings:
             raise ConfigError("a Job carries its own settings: call anonymize(job) alone, or give the data and "
                               "its settings as keywords (anonymize(data, quasi={...}, k=...))")
-        return run(data, on_check=on_check, on_phase=on_phase)
-    with from_code():
-        job, frame = job_from_keywords(data, quasi, **settings)
-    return run(job, frame, on_check=on_check, on_phase=on_phase)
+        job, frame = data, None
+    else:
+        with from_code():
+            job, frame = job_from_keywords(data, quasi, **settings)
+    display, close = progress_callback(on_progress if progress is None else progress)
+    try:
+        return run(job, frame, on_check=on_check, on_phase=on_phase, on_progress=display)
+    finally:
+        close()
 
 
 class Anonymizer:

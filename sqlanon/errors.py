@@ -60,7 +60,7 @@ class NotAnonymousError(SqlanonError, ValueError):
 
     exit_code = EXIT_NO_SOLUTION
 
-    def __init__(self, message: str, result=None):
+    def __init__(self, message: str, result: object = None):
         super().__init__(message)
         self.result = result
 
