@@ -25,6 +25,7 @@ table costs about a check; bench/README.md, "Engines"). Engines only declare wha
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from sqlanon.engines.base import Engine
@@ -93,8 +94,11 @@ def for_intervals(engine: Engine) -> Placement:
     return Placement(where, "the ordered-interval search reads the class table itself")
 
 
-def decide(requested: str, engine: Engine, rows: int, columns: int, local_budget: str | None) -> Placement:
-    """The placement for a class table of ``rows`` rows and ``columns`` columns."""
+def decide(requested: str, engine: Engine, rows: int, columns: int, local_budget: str | None,
+           settle: Callable[[], None] | None = None) -> Placement:
+    """The placement for a class table of ``rows`` rows and ``columns`` columns. ``settle`` is
+    called before the engine's latency is measured (the session waits there for background
+    work that would skew the timing)."""
     able = engine.capabilities.placements
     if requested == "sql" and "sql" not in able:
         raise ConfigError(f"engine.checks = \"sql\": the {engine.name} engine runs no SQL, its checks run in process; "
@@ -116,6 +120,8 @@ def decide(requested: str, engine: Engine, rows: int, columns: int, local_budget
     if requested == "local":
         return Placement("local", "engine.checks = \"local\"")
     local = rows * KERNEL_ROW_SECONDS
+    if settle is not None:
+        settle()
     latency = engine.query_latency()
     sql = latency + rows * engine.row_seconds
     measured = f"{latency * 1e3:.2f} ms measured latency + {rows:,} rows x {engine.row_seconds * 1e9:.0f} ns"

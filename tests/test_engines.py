@@ -401,7 +401,7 @@ def test_bad_input_messages_match(tmp_path, data):
     (tmp_path / "data.csv").write_text(data)
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
     messages = {}
-    for e in (e for e in ENGINES if "csv" in getattr(ENGINES[e], "inputs", ("csv",))):  # engines reading files
+    for e in (e for e in ENGINES if "csv" in ENGINES[e].capabilities.inputs):  # engines reading files
         columns = ["x", "y"] if data.startswith("x,y") else ["x"]
         attributes = [Attribute("x", "quasi", str(tmp_path / "h.csv"))] + [Attribute(c, "insensitive") for c in columns[1:]]
         from sqlanon import Job, Source
