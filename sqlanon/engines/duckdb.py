@@ -7,12 +7,12 @@ and ATTACH for the output, and the research subset's checks and identifier files
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import re
 from collections.abc import Sequence
 from contextlib import contextmanager
-import dataclasses
 
 import duckdb
 import pyarrow as pa

@@ -10,9 +10,9 @@ server-side cursor into a local CSV or Parquet file.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
-import dataclasses
 from decimal import Decimal
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version

@@ -11,8 +11,8 @@ view, which every reader would recompute from the source. A check returns one ro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import dataclasses
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 

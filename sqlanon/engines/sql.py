@@ -46,9 +46,9 @@ not rename them (other engines build on them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
