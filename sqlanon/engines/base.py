@@ -34,7 +34,9 @@ verdict, if the policy keeps the node, it calls ``keep_snapshot(node) -> handle`
 be the one the last ``class_stats`` computed: the engine stores those classes, e.g. as a temp
 table); when the policy lets a snapshot go it calls ``drop_snapshot(handle)``;
 ``reset_snapshots()`` drops whatever is left (a new checker, a new search). A handle is opaque
-to everyone but the engine that made it.
+to everyone but the engine that made it. ``keep_snapshot`` refuses a node the last
+``class_stats`` did not compute (a node answered in a batch, say: a batch entry point of an
+engine with ``batches`` says itself which start, if any, its nodes read and keeps none).
 
 Placement: the session decides where checks run (``sqlanon/placement.py``, a ``Placement`` the
 checker then holds): the engine declares ``placements``, reports the size of what a local
