@@ -72,7 +72,7 @@ def run_group(spec: dict) -> dict:
             best = outcome.optimum
             rows.append({
                 "k": k, "s": limit, "seconds": statistics.median(times), "times": times,
-                "checks": checker.checks, "rollups": engine.rollups, "snapshot_hits": engine.snapshot_hits,
+                "checks": checker.checks, "rollups": checker.rollups, "snapshot_hits": checker.snapshot_hits,
                 "rows_scanned": engine.rows_scanned - scanned,
                 "node": list(best.node) if best else None, "loss": best.loss if best else None,
                 "suppressed": best.stats.suppressed if best else None,

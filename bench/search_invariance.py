@@ -38,7 +38,6 @@ HEURISTICS = ("lightning", "datafly", "igreedy", "genetic", "random")
 
 
 def record(session: Session, algorithm: str, **overrides) -> dict:
-    engine = session.engine
     outcome, checker = session.search(algorithm, **overrides)
     best = outcome.optimum
     return {
@@ -46,7 +45,7 @@ def record(session: Session, algorithm: str, **overrides) -> dict:
         "node": list(best.node) if best else None, "loss": best.loss if best else None,
         "counters": {k: v for k, v in outcome.counters.items() if k != "seconds"},
         "trace": [[t["checks"], t["loss"]] for t in outcome.trace],
-        "proven": outcome.proven, "rollups": engine.rollups, "snapshot_hits": engine.snapshot_hits,
+        "proven": outcome.proven, "rollups": checker.rollups, "snapshot_hits": checker.snapshot_hits,
     }
 
 

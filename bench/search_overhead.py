@@ -2,8 +2,8 @@
 local checks), k in {2, 5}, s in {0, 0.02, 0.1}.
 
 Per configuration: checks, search seconds (wall, around ``Session.search``), the seconds inside
-the engine (its ``class_stats`` and ``checked`` calls, timed here the same way for any version
-of the code), and the overhead outside them, per check and as a share of the search. "first" is
+the engine (its ``class_stats`` and snapshot calls — ``checked`` before the engine contract,
+``keep_snapshot``/``drop_snapshot`` since — timed here the same way for any version of the code), and the overhead outside them, per check and as a share of the search. "first" is
 the first search of a fresh session (it numbers the lattice), "warm" the median of the next
 ``--repeat``.
 
@@ -40,7 +40,8 @@ def worker(root: Path, repeat: int) -> None:
         with Session(adult_job(ADULT_QIS, engine="duckdb", checks="local")) as session:
             inside = [0.0]
             engine = session.engine
-            for name in ("class_stats", "checked"):
+            # whichever of these the version of ``root`` has (the contract renamed the snapshot calls)
+            for name in (n for n in ("class_stats", "checked", "keep_snapshot", "drop_snapshot") if hasattr(engine, n)):
                 call = getattr(engine, name)
 
                 def timed(*args, _call=call, **kwargs):

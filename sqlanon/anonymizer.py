@@ -7,7 +7,7 @@ import logging
 import platform
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import duckdb
@@ -287,9 +287,10 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
         # where the checks ran (sqlanon/placement.py) and what local checks fetched
         "checks_placement": session.placement,
         "checks_placement_reason": session.placement_reason,
+        "query_latency_ms": None if session.check_placement.latency is None else round(session.check_placement.latency * 1e3, 3),
         "class_table_bytes": engine.class_table_bytes,
         "lookup": job.lookup,
-        "snapshots": {k: getattr(engine.settings, k) for k in engine.settings.__dataclass_fields__},
+        "snapshots": asdict(session.snapshot_settings),
         "versions": {
             "sqlanon": __version__,
             "python": platform.python_version(),
@@ -319,8 +320,8 @@ def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, se
         "lattice_size": session.lattice.size,
         "checks": counters["checks"],
         "tagged": counters.get("tagged", 0),
-        "rollups": engine.rollups,
-        "snapshot_hits": engine.snapshot_hits,
+        "rollups": checker.rollups,
+        "snapshot_hits": checker.snapshot_hits,
         "pruned": counters.get("pruned", 0),
         "skipped_by_bound": counters.get("skipped_by_bound", 0),
     })

@@ -5,6 +5,13 @@ failing any per-class model is suppressed whole; the node is anonymous iff the s
 are at most floor(s * N) and every whole-table model holds on the kept classes), evaluates the
 metric and counts what it did. It caches results, so a node is never checked twice in one
 search.
+
+It also owns what is decided about the checks rather than computed by them: the placement
+(``Placement``, decided once per session in ``sqlanon/placement.py``: where checks run, why,
+and the snapshot defaults that follow) and the Flash framework's snapshot policy
+(``Snapshots``: which stored class table a check starts from, which nodes to keep; its
+counters are ``rollups`` and ``snapshot_hits``). The engine only stores what the policy keeps
+(``keep_snapshot``/``drop_snapshot``, see ``engines/base.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ from sqlanon.criteria import PrivacyModel
 from sqlanon.engines import Engine
 from sqlanon.lattice import Node
 from sqlanon.metrics import Metric, MetricContext
+from sqlanon.placement import Placement
+from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.snapshots import Snapshot, Snapshots
 from sqlanon.stats import ClassStats
 
 
@@ -63,6 +73,12 @@ class Conditions:
 
 
 class Checker:
+    """``placement``: where the checks run (default: the engine's first placement, undecided);
+    ``snapshots``: the job's snapshot switches, resolved by the placement; ``population``: the
+    input's rows the history's ratio is taken of (default ``ctx.rows``); ``memo``: a dict shared
+    by several checkers of one session, so a node's figures are computed once per condition
+    (tests compare many searches on one session)."""
+
     def __init__(
         self,
         engine: Engine,
@@ -72,8 +88,18 @@ class Checker:
         limit_rows: int,
         suppression_limit: float,
         on_check=None,
+        *,
+        placement: Placement | None = None,
+        snapshots: SnapshotSettings | None = None,
+        population: int | None = None,
+        memo: dict | None = None,
     ):
         self.engine = engine
+        able = engine.capabilities
+        self.placement = placement or Placement(able.placements[0], "not decided: a checker without a session")
+        self.snapshot_settings = self.placement.snapshot_settings(snapshots or SnapshotSettings(), able.snapshots)
+        self.snapshots = Snapshots(self.snapshot_settings, population or ctx.rows, engine.drop_snapshot)
+        self.memo = memo
         self.models = list(models)
         self.metric = metric
         self.ctx = ctx
@@ -86,7 +112,7 @@ class Checker:
         self.keep = Conditions(self.models, metric)
         self.on_check = on_check  # called with every new CheckResult (progress display)
         self.checks = 0
-        self.seconds = 0.0  # inside the engine: its class_stats and checked calls
+        self.seconds = 0.0  # inside the engine: its class_stats and keep_snapshot calls
         self._results: dict[Node, CheckResult] = {}
         self.params: dict[str, object] = {}
         for model in self.models:
@@ -97,7 +123,7 @@ class Checker:
         if cached is not None:
             return cached
         started = time.perf_counter()
-        stats = self.engine.class_stats(node, self.keep, self.params, self.needs)
+        stats, computed = self._stats(node)
         self.seconds += time.perf_counter() - started
         self.checks += 1
         result = CheckResult(
@@ -108,14 +134,53 @@ class Checker:
             bound=self.metric.bound(stats, node, self.ctx),
         )
         self._results[node] = result
-        # The engine's part of the check: it keeps the node's classes as a snapshot or not
-        # (on a SQL engine a CREATE TEMP TABLE), so ``seconds`` counts it with the query.
-        started = time.perf_counter()
-        self.engine.checked(node, result.anonymous)
-        self.seconds += time.perf_counter() - started
+        # The policy keeps the node's classes as a snapshot or not; storing them is the
+        # engine's part of the check (on a SQL engine a CREATE TEMP TABLE), so ``seconds``
+        # counts it with the query. A node answered from the memo was not computed here.
+        if computed:
+            started = time.perf_counter()
+            self._snapshot(node, stats.classes, result.anonymous)
+            self.seconds += time.perf_counter() - started
         if self.on_check is not None:
             self.on_check(result)
         return result
+
+    def _stats(self, node: Node) -> tuple[ClassStats, bool]:
+        """The node's figures, and whether the engine computed them now (not the memo)."""
+        needs, key = self.needs, None
+        if self.memo is not None:
+            key = (node, self.keep.signature, tuple(sorted(self.params.items())))
+            known = self.memo.get(key)
+            if known is not None and needs <= known[0]:
+                return known[1], False
+            needs = needs | (known[0] if known else frozenset())
+        start = self.snapshots.start(node)
+        stats = self.engine.class_stats(node, self.keep, self.params, needs, start=start.handle)
+        if key is not None:
+            self.memo[key] = (needs, stats)
+        return stats, True
+
+    def _snapshot(self, node: Node, classes: int, anonymous: bool) -> None:
+        """Ask the policy whether to keep the node just computed; tell it what was kept (it
+        becomes the roll-up source, maybe a history entry; what nobody holds is dropped)."""
+        kept = None
+        if self.snapshots.worth_keeping(node, classes, anonymous):
+            kept = Snapshot(node, self.engine.keep_snapshot(node), classes)
+        self.snapshots.checked(kept, anonymous)
+
+    @property
+    def rollups(self) -> int:
+        """Checks that started from the node checked just before."""
+        return self.snapshots.rollups
+
+    @property
+    def snapshot_hits(self) -> int:
+        """Checks that started from a snapshot of the history."""
+        return self.snapshots.hits
+
+    def release_snapshots(self) -> None:
+        """Let the engine drop every snapshot this checker holds (its counters stay)."""
+        self.snapshots.clear()
 
     def table_models_hold(self, stats: ClassStats) -> bool:
         return all(m.table_holds(m.stats_value(stats, self.ctx.rows)) for m in self.table_models)

@@ -243,10 +243,11 @@ class Job:
         engine = ENGINES[self.engine]
         if self.engine == "spark" and self.input.path is None and self.input.table and self.input.catalog is None:
             self.input.catalog = "spark"  # with the spark engine, a table without a path is Spark's
-        # Engines may declare the formats they read and write (capability flags, e.g. memory's).
-        ends = (("input", self.input, getattr(engine, "inputs", None)), ("output", self.output, getattr(engine, "outputs", None)))
+        # Engines declare the formats they read and write (engines/base.py, Capabilities).
+        able_to = engine.capabilities
+        ends = (("input", self.input, able_to.inputs), ("output", self.output, able_to.outputs))
         for what, where, able in ends:
-            if able is None or (where.path is None and getattr(where, "arrow", None) is None and not where.table):
+            if where.path is None and getattr(where, "arrow", None) is None and not where.table:
                 continue
             if where.kind not in able:
                 raise ConfigError(

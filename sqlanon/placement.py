@@ -5,31 +5,37 @@ writes and verifies. A check then runs either as a query in that engine (``sql``
 process over the base class table fetched once as Arrow (``local``, ``engines/kernel.py``).
 Both give the same figures; they differ in cost:
 
-* a SQL check pays the engine's query latency (planning, a round trip: ~2-3 ms DuckDB,
-  ~100-200 ms PostgreSQL and Spark) plus its scan of the class table (``row_seconds`` a row);
+* a SQL check pays the engine's query latency (parsing, planning, a round trip), measured
+  once after prepare (``Engine.query_latency``: the median of three check-shaped queries over
+  none of the class table's rows; ~1 ms DuckDB, ~0.5 ms PostgreSQL here), plus its scan of the
+  class table (the engine's ``row_seconds`` a row);
 * a local check pays ``KERNEL_ROW_SECONDS`` a class-table row, and nothing per query, after
   one fetch of the table, which must fit ``local_budget`` (default: a quarter of the
   memory available, by /proc/meminfo; 1 GiB where it cannot be read).
 
 ``auto`` takes ``local`` when the table fits the budget and its estimated check is the
-cheaper, else ``sql``. The decision is the session's (it knows the job and the prepared
-data); engines only declare what they can (``placements``) and what a query costs.
+cheaper, else ``sql``; the latency is measured only when the choice depends on it. The
+decision is made once per session (it knows the job and the prepared data) and held by every
+checker (``Checker.placement``), together with what follows from it: roll-up and history on
+by default where a snapshot costs nothing to keep (local checks: arrays), off in SQL (a temp
+table costs about a check; bench/README.md, "Engines"). Engines only declare what they can
+(``capabilities.placements``) and measure what a query costs.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
+from sqlanon.engines.base import Engine
 from sqlanon.errors import ConfigError
+from sqlanon.snapshot_settings import SnapshotSettings
 
 #: seconds per class-table row of a local check (the compiled regroup, sums, verdicts):
 #: 0.18-0.25 ms for the 6,500-8,900 rows an ADULT check regroups on average (bench/README.md,
 #: "Check placement")
 KERNEL_ROW_SECONDS = 25e-9
-#: per engine: seconds a lean check query costs beside its scan, and seconds per class-table
-#: row it scans (measured: DuckDB 2-3 ms a check on ADULT, PostgreSQL 100-200 ms, Spark ~200 ms;
-#: issue 16). Kept here, not in the engines: the decision is the session's.
-QUERY_COSTS = {"duckdb": (0.002, 20e-9), "postgres": (0.1, 50e-9), "spark": (0.2, 50e-9)}
 #: bytes per cell of the fetched class table (int64 / float64 columns)
 CELL_BYTES = 8
 #: the share of the available memory that local checks may take by default
@@ -62,18 +68,47 @@ def _size(n: float) -> str:
     return ""
 
 
-def decide(requested: str, engine, rows: int, columns: int, local_budget: str | None) -> tuple[str, str]:
-    """(placement, why) for a class table of ``rows`` rows and ``columns`` columns."""
-    able = engine.placements
+@dataclass(frozen=True)
+class Placement:
+    """Where the checks run (``where``: "sql" or "local"), why (the report's
+    ``checks_placement_reason``), and the engine's query latency in seconds when ``auto``
+    measured it."""
+
+    where: str
+    why: str
+    latency: float | None = None
+
+    def snapshot_settings(self, requested: SnapshotSettings, capable: bool = True) -> SnapshotSettings:
+        """The job's snapshot switches, roll-up and history left unset taking this placement's
+        default: on where keeping a snapshot costs nothing (arrays), off in SQL; off whatever
+        the job says when the engine cannot store snapshots (``capable``)."""
+        if not capable:
+            return replace(requested, rollup=False, history=False)
+        local = self.where == "local"
+        return requested.resolved(rollup=local, history=local)
+
+
+def for_intervals(engine: Engine) -> Placement:
+    """The ordered-interval algorithms run no per-node check: nothing is fetched for them."""
+    where = "sql" if "sql" in engine.capabilities.placements else "local"
+    return Placement(where, "the ordered-interval search reads the class table itself")
+
+
+def decide(requested: str, engine: Engine, rows: int, columns: int, local_budget: str | None,
+           settle: Callable[[], None] | None = None) -> Placement:
+    """The placement for a class table of ``rows`` rows and ``columns`` columns. ``settle`` is
+    called before the engine's latency is measured (the session waits there for background
+    work that would skew the timing)."""
+    able = engine.capabilities.placements
     if requested == "sql" and "sql" not in able:
         raise ConfigError(f"engine.checks = \"sql\": the {engine.name} engine runs no SQL, its checks run in process; "
                           "remove engine.checks or set it to \"auto\"")
     if "local" not in able:
-        return "sql", f"the {engine.name} engine has no local checks"
+        return Placement("sql", f"the {engine.name} engine has no local checks")
     if "sql" not in able:
-        return "local", f"the {engine.name} engine checks in process only"
+        return Placement("local", f"the {engine.name} engine checks in process only")
     if requested == "sql":
-        return "sql", "engine.checks = \"sql\""
+        return Placement("sql", "engine.checks = \"sql\"")
     needed, allowed = rows * columns * CELL_BYTES, budget(local_budget)
     if needed > allowed:
         if requested == "local":
@@ -81,12 +116,17 @@ def decide(requested: str, engine, rows: int, columns: int, local_budget: str | 
                 f"engine.checks = \"local\": the base class table ({rows:,} rows x {columns} columns, about "
                 f"{_size(needed)}) does not fit the local budget of {_size(allowed)}; raise engine.local_budget "
                 "(e.g. \"4GB\"), or set engine.checks = \"auto\" or \"sql\" to check in the database")
-        return "sql", f"the class table ({_size(needed)}) exceeds the local budget ({_size(allowed)})"
+        return Placement("sql", f"the class table ({_size(needed)}) exceeds the local budget ({_size(allowed)})")
     if requested == "local":
-        return "local", "engine.checks = \"local\""
+        return Placement("local", "engine.checks = \"local\"")
     local = rows * KERNEL_ROW_SECONDS
-    latency, per_row = QUERY_COSTS.get(engine.name, (engine.query_latency, engine.row_seconds))
-    sql = latency + rows * per_row
+    if settle is not None:
+        settle()
+    latency = engine.query_latency()
+    sql = latency + rows * engine.row_seconds
+    measured = f"{latency * 1e3:.2f} ms measured latency + {rows:,} rows x {engine.row_seconds * 1e9:.0f} ns"
     if local <= sql:
-        return "local", f"a local check (~{local * 1e3:.2f} ms) costs less than a query (~{sql * 1e3:.2f} ms)"
-    return "sql", f"a query (~{sql * 1e3:.2f} ms) costs less than a local check (~{local * 1e3:.2f} ms)"
+        return Placement("local", f"a local check (~{local * 1e3:.2f} ms) costs less than a query "
+                                  f"(~{sql * 1e3:.2f} ms: {measured})", latency)
+    return Placement("sql", f"a query (~{sql * 1e3:.2f} ms: {measured}) costs less than a local check "
+                            f"(~{local * 1e3:.2f} ms)", latency)

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import threading
 import time
@@ -24,7 +23,7 @@ from sqlanon.errors import ConfigError, cuts
 from sqlanon.hierarchy.coverage import refuse_header_row
 from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
-from sqlanon.placement import decide
+from sqlanon.placement import Placement, decide, for_intervals
 from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
 from sqlanon.wording import roles_hint
 
@@ -37,9 +36,11 @@ class Session:
     def __init__(self, job: Job, needs: frozenset[str] | None = None, share_stats: bool = False):
         job.validate()
         started = time.perf_counter()
+        self._warming = None
         if job.checks != "sql" and needs is None:
             # the compiled kernel loads while the engine reads (see grouping.warm)
-            threading.Thread(target=grouping.warm, name="sqlanon-warm", daemon=True).start()
+            self._warming = threading.Thread(target=grouping.warm, name="sqlanon-warm", daemon=True)
+            self._warming.start()
         self.job = job
         self.qis = [a.name for a in job.quasi_identifiers]
         # Hierarchy files first (fail fast), builders once the data is open.
@@ -62,7 +63,7 @@ class Session:
             self.subset = job.research_subset
             # only a job with a research subset (delta-presence) passes one: engines without it still serve the rest
             subset = {"subset": self.subset} if self.subset is not None else {}
-            if subset and "subset" not in inspect.signature(self.engine.prepare).parameters:
+            if subset and not self.engine.capabilities.research_subset:
                 raise ConfigError(f"the {job.engine} engine does not support delta-presence (a research subset); "
                                   "use engine.name = \"duckdb\"")
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
@@ -72,7 +73,9 @@ class Session:
             # An output the engine cannot write is refused now, not after the search.
             if job.output.writes:
                 self.engine.check_output(job.output)
-            self.placement, self.placement_reason = self._place_checks(job, lattice_metric)
+            #: where checks run and why (every checker holds it), and the snapshot switches that follow
+            self.check_placement: Placement = self._place_checks(job, lattice_metric)
+            self.snapshot_settings = self.check_placement.snapshot_settings(job.snapshots, self.engine.capabilities.snapshots)
         except BaseException:
             self.engine.close()
             raise
@@ -84,17 +87,33 @@ class Session:
         # Tests compare many searches on one session: with share_stats, a node's class figures
         # are computed once per k and reused (each checker still counts its own checks).
         self._shared: dict | None = {} if share_stats else None
+        self._checker: Checker | None = None  # the latest: its snapshots go when the next one comes
 
-    def _place_checks(self, job: Job, lattice_metric: bool) -> tuple[str, str]:
+    def _place_checks(self, job: Job, lattice_metric: bool) -> Placement:
         """Where the checks run (``sqlanon/placement.py``); the interval algorithms run no
         per-node check, so nothing is fetched for them."""
         engine = self.engine
         if not lattice_metric:
-            return engine.checks_placement, "the ordered-interval search reads the class table itself"
-        placement, reason = decide(job.checks, engine, self.prepared.base_classes, engine.class_table_columns(),
-                                   job.local_budget)
-        engine.place_checks(placement)
-        return placement, reason
+            return for_intervals(engine)
+        placement = decide(job.checks, engine, self.prepared.base_classes, engine.class_table_columns(), job.local_budget,
+                           settle=self._settle)
+        engine.place_checks(placement.where)
+        return placement
+
+    def _settle(self) -> None:
+        """Wait for the kernel's background load: while it holds the GIL, every query's return
+        waits for it too (measured: 20-36 ms against 1.3-4 ms for the same query, loaded machine)."""
+        if self._warming is not None:
+            self._warming.join()
+
+    @property
+    def placement(self) -> str:
+        """Where the checks run: "sql" or "local"."""
+        return self.check_placement.where
+
+    @property
+    def placement_reason(self) -> str:
+        return self.check_placement.why
 
     @property
     def rows(self) -> int:
@@ -112,10 +131,14 @@ class Session:
         if "models" in overrides:
             job._validate_models()
         models = self.models(job)
+        # A new checker starts cold: the previous one lets its snapshots go, the engine drops what is left.
+        if self._checker is not None:
+            self._checker.release_snapshots()
         self.engine.reset_snapshots()
-        engine = self.engine if self._shared is None else _SharedStats(self.engine, self._shared, self.needs)
-        return Checker(engine, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
-                       on_check=on_check)
+        self._checker = Checker(self.engine, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
+                                on_check=on_check, placement=self.check_placement, snapshots=self.snapshot_settings,
+                                population=self.prepared.population or self.prepared.rows, memo=self._shared)
+        return self._checker
 
     def _weights(self, job: Job) -> tuple[float, ...] | None:
         """search.weights in QI order, divided by the largest (ARX); None when not given."""
@@ -212,25 +235,6 @@ class Session:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-class _SharedStats:
-    """Engine view that answers repeated class_stats calls from a session-wide memo; the
-    optional figures are computed the first time a metric asks for them."""
-
-    def __init__(self, engine, memo: dict, needs: frozenset[str]):
-        self.engine, self.memo, self.needs = engine, memo, needs
-
-    def checked(self, node, anonymous):
-        self.engine.checked(node, anonymous)
-
-    def class_stats(self, node, keep, params, needs):
-        key = (node, getattr(keep, "signature", ""), tuple(sorted(params.items())))
-        known = self.memo.get(key)
-        if known is None or not needs <= known[0]:
-            have = known[0] if known else frozenset()
-            self.memo[key] = (have | needs, self.engine.class_stats(node, keep, params, have | needs))
-        return self.memo[key][1]
 
 
 def hierarchy_for(job: Job, attribute: str):

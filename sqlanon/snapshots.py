@@ -8,8 +8,11 @@ when M generalizes it; the history keeps snapshots of non-anonymous nodes (their
 generalizations are the ones still to be checked; an anonymous node's are tagged) with at most
 ``history_ratio`` times as many classes as the input has rows, at most ``history_size`` of
 them, least recently used out first, and offers the stored specialization with the fewest
-classes. The engine owns the snapshots' storage; this module tells it which to read, which to
-keep and which to drop (``release``).
+classes. The policy is the checker's (``Checker.snapshots``): before a check it asks ``start``
+and passes the chosen handle to the engine (``class_stats(..., start=handle)``); after the
+verdict it asks ``worth_keeping`` and, if so, has the engine store the node
+(``keep_snapshot``); ``release`` is the engine's ``drop_snapshot``. The engine owns the
+snapshots' storage and nothing else; the counters ``rollups`` and ``hits`` are here.
 """
 
 from __future__ import annotations
@@ -38,6 +41,11 @@ class Start:
 
     kind: str
     snapshot: Snapshot | None = None
+
+    @property
+    def handle(self) -> Any:
+        """What the engine reads: the snapshot's storage, or None for the base class table."""
+        return self.snapshot.handle if self.snapshot is not None else None
 
 
 def generalizes(node: Node, other: Node) -> bool:
@@ -206,7 +214,8 @@ class Snapshots:
         return {id(s): s for s in [self.last, *self.history.values()] if s is not None}
 
     def clear(self) -> None:
-        """Forget everything (a new search starts cold, so its counters are its own)."""
+        """Forget every snapshot, releasing each once (the counters stay: a policy is one
+        checker's, one search's)."""
         held = self._held()
         self.last = None
         self.history.clear()
@@ -214,4 +223,3 @@ class Snapshots:
         self._node_at, self._classes, self._order = [], [], []
         for snapshot in held.values():
             self.release(snapshot.handle)
-        self.rollups = self.hits = 0

@@ -268,11 +268,11 @@ SWITCHES = list(itertools.product((True, False), repeat=3))
 @pytest.mark.parametrize("models", [(), (MODELS["entropy"],)], ids=["k", "entropy"])
 def test_switches_change_no_result_and_count_alike(adult_available, engine, models, request):
     """Every combination of roll-up, history and projection gives the same results, and both
-    engines count the same roll-ups and history hits (an engine that does not keep snapshots
-    yet, with a plain ``rollups = 0`` attribute rather than the policy's count, is compared on
+    engines count the same roll-ups and history hits (the checker's policy counts them; an
+    engine that cannot store snapshots, ``capabilities.snapshots`` false, is compared on
     results only)."""
     baseline = None
-    implemented = isinstance(getattr(ENGINES[REFERENCE], "rollups", None), property)
+    implemented = all(ENGINES[e.partition("-")[0]].capabilities.snapshots for e in (REFERENCE, engine))
     counted = 0
     for rollup, history, projection in SWITCHES if not models else [SWITCHES[0], SWITCHES[5]]:
         settings_ = SnapshotSettings(rollup=rollup, history=history, projection=projection)
@@ -280,7 +280,7 @@ def test_switches_change_no_result_and_count_alike(adult_available, engine, mode
         for e in (REFERENCE, engine):
             with Session(on_engine(sensitive_job(QIS5, snapshots=settings_, models=models), e, request)) as session:
                 outcome, checker = session.search("flash", k=5, suppression_limit=0.02)
-                found[e] = summary(outcome, checker), session.engine.rollups, session.engine.snapshot_hits
+                found[e] = summary(outcome, checker), checker.rollups, checker.snapshot_hits
         baseline = baseline or found[REFERENCE][0]
         for e in found:
             assert_same(baseline, found[e][0], (e, rollup, history, projection))
@@ -401,7 +401,7 @@ def test_bad_input_messages_match(tmp_path, data):
     (tmp_path / "data.csv").write_text(data)
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
     messages = {}
-    for e in (e for e in ENGINES if "csv" in getattr(ENGINES[e], "inputs", ("csv",))):  # engines reading files
+    for e in (e for e in ENGINES if "csv" in ENGINES[e].capabilities.inputs):  # engines reading files
         columns = ["x", "y"] if data.startswith("x,y") else ["x"]
         attributes = [Attribute("x", "quasi", str(tmp_path / "h.csv"))] + [Attribute(c, "insensitive") for c in columns[1:]]
         from sqlanon import Job, Source

@@ -355,7 +355,7 @@ def test_adult_snapshots_carry_the_population(adult_population):
             outcome, checker = session.search("flash")
             checked = {n: checker.checked(n).stats for n in session.lattice.nodes() if checker.checked(n)}
             found[switches.rollup] = (outcome.optimum.node, outcome.optimum.loss, checked,
-                                      session.engine.rollups + session.engine.snapshot_hits)
+                                      checker.rollups + checker.snapshot_hits)
     (node, loss, checked, reused), (node2, loss2, checked2, reused2) = found[False], found[True]
     assert reused == 0 and reused2 > 0
     assert (node, checked) == (node2, checked2) and loss == pytest.approx(loss2)

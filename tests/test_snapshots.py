@@ -120,7 +120,7 @@ def _outcome(job, algorithm="flash", **overrides):
         engine = session.engine
         tables = engine.con.execute(
             "SELECT COUNT(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_snap%'").fetchall()[0][0]
-        counters = (engine.rollups, engine.snapshot_hits, engine.rows_scanned)
+        counters = (checker.rollups, checker.snapshot_hits, engine.rows_scanned)
     best = outcome.optimum
     if best is None:
         return (None, None, None, checker.checks), counters, tables

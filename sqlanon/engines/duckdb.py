@@ -7,6 +7,7 @@ and ATTACH for the output, and the research subset's checks and identifier files
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import re
@@ -55,7 +56,9 @@ class DuckDBEngine(SqlEngine):
     name = "duckdb"
     version = duckdb.__version__
     dialect = DIALECT
-    outputs = ("csv", "parquet", "duckdb")  # a PostgreSQL output table is the postgres engine's
+    # a PostgreSQL output table is the postgres engine's; delta-presence's research subset is DuckDB's only
+    capabilities = dataclasses.replace(SqlEngine.capabilities, inputs=("csv", "parquet", "duckdb", "postgres", "arrow"),
+                           outputs=("csv", "parquet", "duckdb"), research_subset=True)
     scan_once = True  # prepare groups the input in one scan; write streams it (duckdb_release.py)
     # Snapshots stay off by default (SqlEngine.snapshot_defaults): measured on ADULT and
     # ADULT x40, materializing costs more than reading from it saves.

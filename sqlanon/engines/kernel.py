@@ -13,8 +13,9 @@ level b (hierarchies are functional). A check generalizes each code column of it
 table through ``up`` (a column already at the node's level is taken as it is when projection
 is on), combines them into one mixed-radix integer key (or ``np.unique`` over the stacked
 columns when the radix product would overflow int64), and sums the rows per key with
-``np.bincount``. The node's table is kept as a snapshot; the shared policy
-(``sqlanon/snapshots.py``) says which check starts from which snapshot.
+``np.bincount``. The node's table is kept as a snapshot when the checker's policy
+(``sqlanon/snapshots.py``) asks (``keep_snapshot``), and a check starts from the snapshot it
+names (``class_stats(..., start)``).
 
 Verdicts use the models' own predicates and the metrics' own sums, evaluated over arrays
 (``evaluate``); the models' figures are computed in numpy (``memory_figures``).
@@ -34,7 +35,6 @@ from sqlanon.engines.memory_figures import Histogram, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.snapshots import Snapshot, Snapshots
 from sqlanon.stats import ClassStats
 
 
@@ -102,16 +102,18 @@ def up_maps(hierarchy: EncodedHierarchy) -> list[list[np.ndarray | None]]:
 
 class Kernel:
     """Every per-node question over one base class table: ``class_stats`` (a check),
-    ``checked``/``reset_snapshots`` (the snapshot policy), and outside a search
+    ``keep_snapshot``/``drop_snapshot``/``reset_snapshots`` (the snapshots' storage: the
+    tables themselves, kept or not as the checker's policy says), and outside a search
     ``node_classes``, ``class_sizes``, ``class_figures``, ``failing_classes``.
 
     ``sensitives``: per attribute the models read, its name, values (codes are positions)
     and their frequencies ``q`` in the input; ``tables``: the models' auxiliary tables by name
     (shared with the engine, which adds to it); ``count(rows)`` is called once per pass
-    over a table, for the engine's ``queries`` and ``rows_scanned``."""
+    over a table, for the engine's ``queries`` and ``rows_scanned``. Of ``settings`` the kernel
+    reads ``projection``."""
 
     def __init__(self, hierarchies: Sequence[EncodedHierarchy], base: Table,
-                 sensitives: Sequence[tuple[str, list[str], np.ndarray]], settings: SnapshotSettings, rows: int,
+                 sensitives: Sequence[tuple[str, list[str], np.ndarray]], settings: SnapshotSettings,
                  tables: dict, count: Callable[[int], None]):
         self.hierarchies = list(hierarchies)
         self.base = base
@@ -130,17 +132,8 @@ class Kernel:
         self.leaf_maps = Maps({(j, l): level for j, leaves in enumerate(self.leaves) for l, level in enumerate(leaves)})
         self.labels = [[np.array(level, dtype=object) for level in h.labels] for h in self.hierarchies]
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
-        self.snapshots = Snapshots(settings, rows, lambda handle: None)  # arrays: the last reference frees them
-        self._pending: Snapshot | None = None
+        self._pending: Table | None = None  # the table of the node the last check computed
         self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
-
-    @property
-    def rollups(self) -> int:
-        return self.snapshots.rollups
-
-    @property
-    def hits(self) -> int:
-        return self.snapshots.hits
 
     # -- grouping ----------------------------------------------------------------------------
     def generalize(self, source: Table, node: Node, ordered: bool = True) -> Table:
@@ -219,13 +212,12 @@ class Kernel:
         return figures(model, histogram, self.tables.get(getattr(model, "aux", None)), self._derived)
 
     # -- checks ------------------------------------------------------------------------------
-    def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str]) -> ClassStats:
-        start = self.snapshots.start(node)
-        source = start.snapshot.handle if start.snapshot is not None else self.base
+    def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str], start: Table | None = None) -> ClassStats:
+        """One check, from the base table or the snapshot ``start`` (a ``keep_snapshot`` handle)."""
+        source = start if start is not None else self.base
         table = self.generalize(source, node, ordered=False)
         cls = self.classes(table, keep, params, leaves=False)
-        # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
-        self._pending = Snapshot(tuple(node), table, len(cls.n))
+        self._pending = table
         n, kept = cls.n, cls.kept
         kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
         leaves = None
@@ -248,18 +240,19 @@ class Kernel:
             kept_sizes=size_table(n[kept]) if "sizes" in needs else None,
         )
 
-    def checked(self, node: Node, anonymous: bool) -> None:
-        """The checker's verdict on the node just computed. Keeping its arrays costs nothing,
-        but the kernel keeps them only when a SQL engine would (``Snapshots.worth_keeping``),
-        so every placement starts every check from the same table and counts alike."""
+    def keep_snapshot(self, node: Node) -> Table:
+        """The table of the node just computed, as the handle of its snapshot. Keeping arrays
+        costs nothing, but the checker's policy keeps the same nodes whatever the placement
+        (``Snapshots.worth_keeping``), so every check starts from the same table and counts alike."""
         pending, self._pending = self._pending, None
         if pending is None or pending.node != tuple(node):
-            return  # answered without the kernel computing it (a shared memo)
-        keep = self.snapshots.worth_keeping(pending.node, pending.classes, anonymous)
-        self.snapshots.checked(pending if keep else None, anonymous)
+            raise ValueError(f"keep_snapshot({node}): the last check computed {pending and pending.node}")
+        return pending
+
+    def drop_snapshot(self, handle: Table) -> None:
+        """Nothing to do: the last reference to the arrays frees them."""
 
     def reset_snapshots(self) -> None:
-        self.snapshots.clear()
         self._pending = None
 
     # -- outside a search (explain, risk, figures, output) -----------------------------------

@@ -48,10 +48,7 @@ def fetch_kernel(engine) -> Kernel:
     for name in engine._sensitives:
         values, counts = engine.sensitive_values(name)
         sensitives.append((name, values, np.array(counts, np.int64) / engine._rows))
-    # Keeping arrays costs nothing: the memory engine's defaults (roll-up and history on), so
-    # the counters of every local placement equal the memory engine's.
-    settings = engine.requested.resolved(rollup=True, history=True)
-    return Kernel(engine._hierarchies, base, sensitives, settings, engine.snapshots.rows, engine._aux, _scanned(engine))
+    return Kernel(engine._hierarchies, base, sensitives, engine.settings, engine._aux, _scanned(engine))
 
 
 def _scanned(engine):

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from sqlanon.config import Output, Source
 from sqlanon.engines import arrow_csv, memory_io as io
-from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
+from sqlanon.engines.base import Capabilities, Engine, KeepCondition, OutputColumn, PreparedData
 from sqlanon.engines.evaluate import keep_mask
 from sqlanon.engines.grouping import group, total
 from sqlanon.engines.kernel import Kernel, table
@@ -33,41 +33,31 @@ from sqlanon.stats import ClassStats
 MASK = "*"
 
 
-class MemoryEngine:
+class MemoryEngine(Engine):
     name = "memory"
     version = np.__version__
-    inputs = ("csv", "parquet", "arrow")
-    outputs = ("csv", "parquet")
+    #: checks only in process (there is no SQL to run), one node at a time; snapshots are arrays
+    capabilities = Capabilities(placements=("local",), inputs=("csv", "parquet", "arrow"), outputs=("csv", "parquet"),
+                                batches=False, snapshots=True)
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup  # accepted for the common [engine] keys; arrays need no lookup tables
-        # Keeping arrays costs nothing: the Flash framework's roll-up and history are on by default.
-        self.settings = snapshots = (snapshots or SnapshotSettings()).resolved(rollup=True, history=True)
+        # projection is read here; roll-up and history are the checker's policy (sqlanon/snapshots.py)
+        self.settings = snapshots or SnapshotSettings()
         self.rows_scanned = 0
         self.queries = 0
         self.kernel: Kernel | None = None
-        self.checks_placement = "local"  # the only placement: there is no SQL to run
         self.class_table_bytes = 0  # nothing is fetched: the class table is built here
         self._tables: dict[str, pa.Table] = {}
         self._sensitives: list[str] = []
         self._data: pa.Table | None = None
-
-    placements = ("local",)
 
     def class_table_columns(self) -> int:
         """Nothing is fetched for the checks: the class table is built here."""
         return 0
 
     def place_checks(self, placement: str) -> None:
-        """Checks always run here, in process (``placements``)."""
-
-    @property
-    def rollups(self) -> int:
-        return self.kernel.rollups if self.kernel else 0
-
-    @property
-    def snapshot_hits(self) -> int:
-        return self.kernel.hits if self.kernel else 0
+        """Checks always run here, in process (``capabilities.placements``)."""
 
     def _count(self, rows: int) -> None:
         """One pass of the kernel over a table of ``rows`` rows."""
@@ -132,7 +122,7 @@ class MemoryEngine:
         sensitives = [(name, values, np.array(counts, np.int64) / rows)
                       for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
         self.kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
-                             self.settings, rows, self._tables, self._count)
+                             self.settings, self._tables, self._count)
         self._up, self._labels = self.kernel.up, self.kernel.labels
         counts = tuple(tuple(int(x) for x in np.bincount(codes, minlength=len(h.codes)))
                        for codes, h in zip(self._codes, self._hierarchies))
@@ -167,11 +157,15 @@ class MemoryEngine:
         self._tables.update(tables)
 
     # -- checks (the kernel's) ----------------------------------------------------------------
-    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
-        return self.kernel.class_stats(node, keep, params, needs)
+    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str],
+                    start=None) -> ClassStats:
+        return self.kernel.class_stats(node, keep, params, needs, start)
 
-    def checked(self, node: Node, anonymous: bool) -> None:
-        self.kernel.checked(node, anonymous)
+    def keep_snapshot(self, node: Node):
+        return self.kernel.keep_snapshot(node)
+
+    def drop_snapshot(self, handle) -> None:
+        self.kernel.drop_snapshot(handle)
 
     def reset_snapshots(self) -> None:
         if self.kernel is not None:
@@ -249,7 +243,7 @@ class MemoryEngine:
         suppressed), passthrough columns unchanged; written as CSV or Parquet. ``labels[j]``:
         QI j's label texts and each row's index into them; Arrow's ``take`` builds the column
         (a Python string per row would cost seconds at a million rows)."""
-        if output.kind not in self.outputs:
+        if output.kind not in self.capabilities.outputs:
             raise io.refuse_duckdb_file("output", output.path)
         drop = output.suppressed == "drop"
         arrays = []
@@ -278,9 +272,3 @@ class MemoryEngine:
         self._tables.clear()
         if self.kernel is not None:
             self.kernel.reset_snapshots()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

@@ -11,6 +11,7 @@ view, which every reader would recompute from the source. A check returns one ro
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
@@ -41,8 +42,8 @@ class SparkEngine(SqlEngine):
     name = "spark"
     version = _VERSION
     dialect = DIALECT
-    inputs = ("parquet", "spark", "csv", "arrow")
-    outputs = ("parquet", "csv")
+    capabilities = dataclasses.replace(SqlEngine.capabilities, inputs=("parquet", "spark", "csv", "arrow"), outputs=("parquet", "csv"))
+    row_seconds = 50e-9  # a check's scan per class-table row (issue 16: ~200 ms a check)
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None,
                  master: str | None = None, spark_conf: dict | None = None):
@@ -139,8 +140,8 @@ class SparkEngine(SqlEngine):
 
     # -- output ------------------------------------------------------------------------------
     def _write(self, sql: str, params: dict, output: Output, target: str) -> None:
-        if output.kind not in self.outputs:
-            raise ConfigError(f"the spark engine writes {' and '.join(self.outputs)}, not {output.kind} "
+        if output.kind not in self.capabilities.outputs:
+            raise ConfigError(f"the spark engine writes {' and '.join(self.capabilities.outputs)}, not {output.kind} "
                               f"(output {output.path}): use [engine] name = \"duckdb\"")
         self.queries += 1
         frame = self.frame(sql, params)

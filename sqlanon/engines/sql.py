@@ -39,13 +39,15 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
 * ``_drop_table(name)``: optional, drops a temp table (``DROP TABLE IF EXISTS``).
 * ``close()``.
 
-Counters (``rows_scanned``, ``queries``, ``rollups``, ``snapshot_hits``) and the snapshot
-policy (``sqlanon/snapshots.py``) are handled here. Engines may add to the hooks; they should
+Counters (``rows_scanned``, ``queries``) and the snapshots' storage (temp tables the checker's
+policy, ``sqlanon/snapshots.py``, asks for) are handled here. Engines may add to the hooks; they should
 not rename them (other engines build on them).
 """
 
 from __future__ import annotations
 
+import statistics
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -57,7 +59,7 @@ from sqlglot import exp
 from sqlanon import compiler as c
 from sqlanon.config import Output, Source
 from sqlanon.dialects import render
-from sqlanon.engines.base import KeepCondition, OutputColumn, PreparedData
+from sqlanon.engines.base import Capabilities, Engine, KeepCondition, OutputColumn, PreparedData
 from sqlanon.errors import ConfigError, DataError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import missing_values_error
@@ -65,7 +67,6 @@ from sqlanon.lattice import Node
 from sqlanon.population import ResearchSubset
 from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.snapshots import Snapshot, Snapshots
 from sqlanon.stats import ClassStats
 
 
@@ -77,19 +78,18 @@ class _Stored:
     rows: int
 
 
-class SqlEngine:
+class SqlEngine(Engine):
     """The engine contract (``engines/base.py``) over a SQL database; see the module docstring
     for the hooks a subclass provides."""
 
     name = "sql"
     dialect = "duckdb"
-    #: rollup and history when the job does not set them (see SnapshotSettings.resolved)
-    snapshot_defaults: ClassVar[dict[str, bool]] = {"rollup": False, "history": False}
-    #: where checks can run (``sqlanon/placement.py`` chooses): SQL here, or the kernel in process
-    placements = ("sql", "local")
-    #: what a lean check costs here: seconds per query, and per row of the class table it reads
-    #: (``placement.py`` weighs them against the kernel's cost; bench/README.md, "Check placement")
-    query_latency = 0.003
+    #: checks run as SQL here or in the kernel in process (``sqlanon/placement.py`` chooses);
+    #: several nodes in one query; snapshots as temp tables. Subclasses name what they read and write.
+    capabilities: ClassVar[Capabilities] = Capabilities(placements=("sql", "local"), inputs=(), outputs=(),
+                                                        batches=True, snapshots=True)
+    #: seconds per class-table row a lean check scans, beside its fixed cost (which
+    #: ``query_latency`` measures); ``placement.py`` weighs both against the kernel's cost
     row_seconds = 20e-9
     #: prepare reads the input once, grouped (``sqlanon_distinct``), instead of copying it
     #: into ``sqlanon_input`` and encoding every row (see ``prepare``)
@@ -97,13 +97,12 @@ class SqlEngine:
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup
-        self.requested = snapshots or SnapshotSettings()  # unresolved: local checks resolve it as the kernel's
         self.kernel = None  # set by place_checks("local"): every check then runs in process
-        self.checks_placement = "sql"
         self.class_table_bytes = 0
         self._aux: dict[str, pa.Table] = {}
-        self.settings = snapshots = (snapshots or SnapshotSettings()).resolved(**self.snapshot_defaults)
-        self.snapshots = Snapshots(snapshots, 0, self._release_snapshot)
+        # projection is read here; roll-up and history are the checker's policy (sqlanon/snapshots.py)
+        self.settings = snapshots or SnapshotSettings()
+        self._stored: dict[str, _Stored] = {}  # the snapshot tables the checker holds, by name
         self._free: list[str] = []  # names of released snapshot tables, for reuse
         self._pending = None
         self._snapshot_serial = 0
@@ -254,7 +253,6 @@ class SqlEngine:
             self._ensure_wide()
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._rows = rows
-        self.snapshots.rows = population  # the input's rows (the population's with a research subset)
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(tuple(x) for x in counts),
                             population=population if subset is not None else None)
 
@@ -368,6 +366,23 @@ class SqlEngine:
         """Columns of the base class table: QI codes, sensitive codes, n, pop, lnx."""
         return len(self._qi_names) + len(self._sensitives) + 1 + (self._subset is not None) + ("lnx" in self._needs)
 
+    def query_latency(self, times: int = 3) -> float:
+        """Seconds a check pays before it reads a row (parsing, planning, scheduling, the round
+        trip), measured here: the median of ``times`` runs of a check-shaped query — every QI
+        code column of the base class table grouped, then summed — over none of its rows."""
+        keys = [c.col(c.qi(j)) for j in range(len(self._qi_names))]
+        empty = exp.select(exp.Star()).from_(c.table(c.CLASSES)).limit(0).subquery(c.ident("b"))
+        grouped = (exp.select(*keys, exp.Sum(this=c.col("n")).as_(c.ident("n"))).from_(empty)
+                   .group_by(*(key.copy() for key in keys)))
+        query = self.sql(exp.select(exp.Count(this=exp.Star()), exp.Sum(this=c.col("n")), exp.Min(this=c.col("n")))
+                         .from_(grouped.subquery(c.ident("g"))))
+        seconds = []
+        for _ in range(times):
+            started = time.perf_counter()
+            self.run(query)
+            seconds.append(time.perf_counter() - started)
+        return statistics.median(seconds)
+
     def place_checks(self, placement: str) -> None:
         """``local``: fetch the base class table once and answer every check from it in
         process; ``sql``: every check is a query (as before)."""
@@ -378,17 +393,15 @@ class SqlEngine:
 
             self.reset_snapshots()
             self.kernel = fetch_kernel(self)
-            self.settings = self.kernel.settings
-        self.checks_placement = placement
 
-    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str]) -> ClassStats:
+    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str],
+                    start=None) -> ClassStats:
         if self.kernel is not None:
-            return self.kernel.class_stats(node, keep, params, needs)
+            return self.kernel.class_stats(node, keep, params, needs, start)
         self._ensure_wide()
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
-        start = self.snapshots.start(node)
-        source = start.snapshot.handle if start.snapshot is not None else None
+        source = start  # a snapshot's temp table (keep_snapshot), or None: the base class table
         # Sizes (and leaf counts) only, over the wide form: the lean query shape and mode.
         lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
                 and self._subset is None)  # a research subset joins the population query (see _figures)
@@ -421,21 +434,13 @@ class SqlEngine:
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
                           figures, min_class, sizes)
 
-    # -- snapshots (the policy is sqlanon/snapshots.py; SQL engines store them as temp tables)
-    @property
-    def rollups(self) -> int:
-        return self.kernel.rollups if self.kernel is not None else self.snapshots.rollups
-
-    @property
-    def snapshot_hits(self) -> int:
-        return self.kernel.hits if self.kernel is not None else self.snapshots.hits
-
+    # -- snapshots (the checker's policy, sqlanon/snapshots.py, decides; here they are temp tables)
     def _rows_of(self, handle) -> int:
         return self._base_classes if handle is None else handle.rows
 
-    def _materialize_node(self, node: Node, source, classes: int) -> Snapshot:
-        """CREATE TEMP TABLE of the node's ``classes`` classes in the wide form, from ``source``
-        (a snapshot's handle) or the base class table."""
+    def _materialize_node(self, node: Node, source) -> _Stored:
+        """CREATE TEMP TABLE of the node's classes in the wide form, from ``source`` (a
+        snapshot's handle) or the base class table."""
         if self._free:  # a released table's name: CREATE OR REPLACE saves a DROP per check
             name = self._free.pop()
         else:
@@ -446,33 +451,36 @@ class SqlEngine:
         wide_form = source is not None or self.lookup == "wide"
         rows = self._create_table_as(name, query, replace=True, lean_rows=self._rows_of(source) if wide_form else None)
         self.rows_scanned += self._rows_of(source)
-        return Snapshot(node, _Stored(name, int(rows)), classes)
+        stored = _Stored(name, int(rows))
+        self._stored[name] = stored
+        return stored
 
-    def checked(self, node: Node, anonymous: bool) -> None:
-        """The checker's verdict on the node just computed. A temp table costs a query about
-        as dear as the check, so the node's classes are materialized only now, and only when
-        ``worth_keeping`` (non-anonymous and small); they become the roll-up source and, if
-        the history wants them, a history entry."""
+    def keep_snapshot(self, node: Node):
+        """Materialize the classes of the node just computed. A temp table costs a query about
+        as dear as the check, so the checker asks only after the verdict, and only for the
+        nodes its policy keeps (``Snapshots.worth_keeping``)."""
         if self.kernel is not None:
-            return self.kernel.checked(node, anonymous)
+            return self.kernel.keep_snapshot(node)
         pending, self._pending = self._pending, None
         if pending is None or pending[0] != node:
-            return  # answered without this engine computing it (a shared memo)
-        _, source, classes = pending
-        keep = self.snapshots.worth_keeping(node, classes, anonymous)
-        self.snapshots.checked(self._materialize_node(node, source, classes) if keep else None, anonymous)
+            raise ValueError(f"keep_snapshot({node}): the last check computed {pending and pending[0]}")
+        return self._materialize_node(node, pending[1])
+
+    def drop_snapshot(self, handle) -> None:
+        """The table's name is reused by the next snapshot (CREATE OR REPLACE)."""
+        if self.kernel is not None:
+            return self.kernel.drop_snapshot(handle)
+        del self._stored[handle.name]
+        self._free.append(handle.name)
 
     def reset_snapshots(self) -> None:
         if self.kernel is not None:
             self.kernel.reset_snapshots()
         self._pending = None
-        self.snapshots.clear()
-        for name in self._free:
+        for name in [*self._stored, *self._free]:
             self._drop_table(name)
+        self._stored.clear()
         self._free.clear()
-
-    def _release_snapshot(self, handle) -> None:
-        self._free.append(handle.name)
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict, read=None):
         query = self._node_query(
@@ -602,11 +610,6 @@ class SqlEngine:
         self._write(self.sql(query), {**params, "mask": "*"}, output, target)
         self.rows_scanned += self._count(c.DATA)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def fetched_bytes(rows) -> int:

@@ -1,0 +1,127 @@
+"""The engine contract (sqlanon/engines/base.py): every engine subclasses the abstract base and
+declares its capabilities; the checker owns the snapshot policy and the placement, the engine
+only stores what the policy keeps and measures what a query costs."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ADULT_SUBSET, adult_job
+
+from sqlanon.engines import ENGINES
+from sqlanon.engines.base import Capabilities, Engine
+from sqlanon.engines.memory import MemoryEngine
+from sqlanon.placement import decide
+from sqlanon.session import Session
+from sqlanon.snapshot_settings import SnapshotSettings
+
+QIS5 = ["sex", "age", "race", "marital-status", "education"]
+ON = SnapshotSettings(rollup=True, history=True)
+
+
+def test_every_engine_subclasses_the_contract_and_declares_what_it_can():
+    for name, cls in ENGINES.items():
+        assert issubclass(cls, Engine) and not cls.__abstractmethods__, name
+        assert isinstance(cls.capabilities, Capabilities), name
+    caps = {name: cls.capabilities for name, cls in ENGINES.items()}
+    assert caps["memory"].placements == ("local",) and not caps["memory"].batches
+    for name in ("duckdb", "postgres", "spark"):
+        assert caps[name].placements == ("sql", "local") and caps[name].batches and caps[name].snapshots, name
+    assert [name for name, c in caps.items() if c.research_subset] == ["duckdb"]
+    assert caps["postgres"].inputs == ("postgres",) and "postgres" in caps["postgres"].outputs
+    assert "duckdb" not in caps["memory"].inputs + caps["memory"].outputs
+
+
+def test_an_engine_missing_part_of_the_contract_cannot_be_created():
+    methods = {name: getattr(MemoryEngine, name) for name in Engine.__abstractmethods__ if name != "keep_snapshot"}
+    partial = type("Partial", (Engine,), {**methods, "name": "partial", "capabilities": MemoryEngine.capabilities})
+    with pytest.raises(TypeError, match="keep_snapshot"):
+        partial()
+    with pytest.raises(ValueError, match="placements"):
+        Capabilities(placements=("remote",), inputs=(), outputs=())
+
+
+def test_the_job_is_refused_by_the_declared_inputs():
+    from sqlanon import Source
+    from sqlanon.errors import ConfigError
+
+    job = adult_job(QIS5, engine="memory")
+    job.input = Source(path="people.duckdb", table="t")
+    with pytest.raises(ConfigError, match=r"the memory engine does not handle duckdb files .* it handles csv, parquet, arrow"):
+        Session(job)
+
+
+def _held(checker) -> set[str]:
+    """The names of the temp tables the checker's policy holds (roll-up source and history)."""
+    policy = checker.snapshots
+    return {s.handle.name for s in [policy.last, *policy.history.values()] if s is not None}
+
+
+def _snapshot_tables(engine) -> set[str]:
+    return {r[0] for r in engine.con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_snap%'").fetchall()}
+
+
+def test_the_engine_stores_exactly_what_the_checkers_policy_holds(adult_available):
+    """DuckDB with checks in SQL and both snapshot switches on: after a search the temp tables
+    in use are the ones the checker's policy holds (the rest are free names, reused), a new
+    checker starts cold and the engine dropped everything, and the counters are the checker's."""
+    with Session(adult_job(QIS5, checks="sql", snapshots=ON)) as session:
+        assert session.snapshot_settings == ON
+        outcome, checker = session.search("flash", k=5, suppression_limit=0.02)
+        engine = session.engine
+        held = _held(checker)
+        assert held and held == set(engine._stored)
+        assert held <= _snapshot_tables(engine)
+        assert checker.rollups > 0 and checker.snapshot_hits > 0
+        counted = (checker.rollups, checker.snapshot_hits)
+        fresh = session.checker(k=5, suppression_limit=0.02)
+        assert _snapshot_tables(engine) == set() and not checker.snapshots.history and checker.snapshots.last is None
+        assert (checker.rollups, checker.snapshot_hits) == counted  # the old search's counts stay its own
+        assert (fresh.rollups, fresh.snapshot_hits) == (0, 0)
+        # the released checker still answers, from the base class table
+        top = tuple(session.lattice.heights)
+        assert checker.check(top).stats == fresh.check(top).stats
+
+
+def test_keep_snapshot_is_for_the_node_just_computed(adult_available):
+    for checks in ("sql", "local"):
+        with Session(adult_job(QIS5, checks=checks)) as session:
+            checker = session.checker(k=5)
+            checker.check((0, 0, 0, 0, 0))
+            with pytest.raises(ValueError, match=r"keep_snapshot\(\(1, 0, 0, 0, 0\)\)"):
+                session.engine.keep_snapshot((1, 0, 0, 0, 0))
+
+
+@pytest.mark.parametrize("engine, checks, on", [("duckdb", "sql", False), ("duckdb", "local", True), ("memory", "auto", True)])
+def test_roll_up_and_history_follow_the_placement(adult_available, engine, checks, on):
+    """Unset, they are on where a snapshot costs nothing to keep (arrays) and off in SQL; the
+    local placements count alike, SQL none."""
+    with Session(adult_job(ADULT_SUBSET, engine=engine, checks=checks)) as session:
+        assert (session.snapshot_settings.rollup, session.snapshot_settings.history) == (on, on)
+        outcome, checker = session.search("flash", k=5, suppression_limit=0.02)
+        assert (checker.rollups + checker.snapshot_hits > 0) == on
+        assert checker.placement is session.check_placement
+
+
+def test_auto_measures_the_engines_latency_and_says_so(adult_available, tmp_path):
+    from sqlanon import Output, anonymize
+
+    report = anonymize(adult_job(QIS5, k=5, output=Output(path=str(tmp_path / "o.csv")))).report
+    assert report["checks_placement"] == "local" and report["query_latency_ms"] > 0
+    assert f"{report['query_latency_ms']:.2f} ms measured latency" in report["checks_placement_reason"]
+    assert report["snapshots"]["rollup"] is True and report["snapshots"]["history"] is True
+    fixed = anonymize(adult_job(QIS5, k=5, checks="sql", output=Output(path=str(tmp_path / "s.csv")))).report
+    assert fixed["query_latency_ms"] is None and fixed["checks_placement_reason"] == 'engine.checks = "sql"'
+    assert fixed["snapshots"]["rollup"] is False
+
+
+def test_auto_takes_sql_when_the_measured_query_is_cheaper(adult_available):
+    """The decision itself, on the real DuckDB engine: a class table of 20 M rows costs a local
+    check 0.5 s and a query its measured latency plus 0.4 s of scan."""
+    with Session(adult_job(QIS5, checks="sql")) as session:
+        engine = session.engine
+        before = engine.queries
+        placement = decide("auto", engine, 20_000_000, 7, "100GB")
+        assert engine.queries == before + 3  # the three timed queries
+        assert placement.where == "sql" and 0 < placement.latency < 0.1
+        assert placement.why.startswith("a query (~") and "measured latency + 20,000,000 rows x 20 ns" in placement.why
