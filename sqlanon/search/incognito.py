@@ -72,11 +72,17 @@ class Incognito(SearchAlgorithm):
         """Breadth-first from the bottom of each subset lattice; returns the anonymous nodes."""
         anonymous: set[Node] = set()
         order = sorted(candidates, key=lambda n: (sum(l for l in n if l != ABSENT), n))
+        batch, level = None, None
         for node in order:
             if node in anonymous:
                 continue
+            if level != _height(node):
+                # A node tags only higher levels, so which nodes of this level get checked is
+                # known once the levels below are done: the engine may compute them together.
+                level = _height(node)
+                batch = self.checker.batch(self._full(n) for n in order if _height(n) == level and n not in anonymous)
             self.counters["evaluations"] += 1
-            result = self.checker.check(self._full(node))
+            result = batch.check(self._full(node))
             self.optimum.offer(result)
             if result.anonymous:
                 anonymous.add(node)
@@ -98,3 +104,8 @@ class Incognito(SearchAlgorithm):
 
     def _full(self, node: Node) -> Node:
         return tuple(h if level == ABSENT else level for level, h in zip(node, self.lattice.heights))
+
+
+def _height(node: Node) -> int:
+    """The level of a subset-lattice node (its present QIs' levels summed)."""
+    return sum(l for l in node if l != ABSENT)
