@@ -164,10 +164,11 @@ class Batch:
 
     def __init__(self, checker: Checker, nodes):
         self.checker = checker
-        self.ahead = list(dict.fromkeys(nodes))
+        self.many = getattr(checker.engine, "class_stats_many", None)
+        # an engine without batches (the in-memory one) needs no list of what comes
+        self.ahead = list(dict.fromkeys(nodes)) if self.many is not None else []
         self.position = 0  # ahead[:position] were fetched or found checked
         self.fetched: dict[Node, ClassStats] = {}
-        self.many = getattr(checker.engine, "class_stats_many", None)
 
     def check(self, node: Node) -> CheckResult:
         checker = self.checker
