@@ -13,7 +13,7 @@
 The machine's load (``uptime``) is printed before and after; CPU seconds of the process are
 reported beside the wall time (on a shared machine they move less with the load).
 
-    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash]
+    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash] [--grid 5:0.02,2:0]
 
 Writes bench/results/sql_checks.json.
 """
@@ -83,11 +83,11 @@ def timed(session: Session, algorithm: str, **overrides):
     return outcome, checker, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def flash(repeat: int) -> list[dict]:
+def flash(repeat: int, grid) -> list[dict]:
     rows = []
     with Session(adult_job(ADULT_QIS, engine="duckdb", checks="sql")) as session:
         assert session.placement == "sql"
-        for k, s in GRID:
+        for k, s in grid:
             runs = {"histogram": [], "seven aggregates": []}
             for _ in range(repeat):
                 for name in runs:
@@ -135,10 +135,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--full", action="store_true", help="the batch ratio on ADULT's 9 QIs (12,960 nodes)")
     parser.add_argument("--skip-flash", action="store_true")
+    parser.add_argument("--grid", help="k:s pairs, comma-separated (default: k in {2, 5} x s in {0, 0.02, 0.1})")
     args = parser.parse_args()
     before = load()
     print("load before:", before, flush=True)
-    rows = [] if args.skip_flash else flash(args.repeat)
+    grid = GRID if not args.grid else [(int(k), float(s)) for k, s in (p.split(":") for p in args.grid.split(","))]
+    rows = [] if args.skip_flash else flash(args.repeat, grid)
     batch = batches(args.repeat, args.full)
     after = load()
     print("load after:", after)
