@@ -125,6 +125,11 @@ class Checker:
         started = time.perf_counter()
         stats, computed = self._stats(node)
         self.seconds += time.perf_counter() - started
+        return self._record(node, stats, computed)
+
+    def _record(self, node: Node, stats: ClassStats, computed: bool = True) -> CheckResult:
+        """The verdict on a node the engine just computed (``computed``; else found in the
+        memo): counted, cached, offered to the snapshot policy and passed to ``on_check``."""
         self.checks += 1
         result = CheckResult(
             node=node,
@@ -182,6 +187,25 @@ class Checker:
         """Let the engine drop every snapshot this checker holds (its counters stay)."""
         self.snapshots.clear()
 
+    def check_many(self, nodes: Sequence[Node]) -> list[CheckResult]:
+        """The results of ``nodes``, in order, as ``check`` gives them one by one; the engine
+        computes the new ones several at a time (``Batch``)."""
+        batch = self.batch(nodes)
+        return [batch.check(node) for node in nodes]
+
+    def batch(self, nodes) -> Batch:
+        """Nodes the search is about to check, in the order it will take them: see ``Batch``."""
+        return Batch(self, nodes)
+
+    @property
+    def batches(self) -> bool:
+        """Whether the engine may compute several nodes in one call: it can (its
+        capabilities), nothing is shared through a memo, and no snapshot policy makes each
+        check start from what the one before left."""
+        settings = self.snapshot_settings
+        return (self.engine.capabilities.batches and self.memo is None
+                and not (settings.rollup or settings.history))
+
     def table_models_hold(self, stats: ClassStats) -> bool:
         return all(m.table_holds(m.stats_value(stats, self.ctx.rows)) for m in self.table_models)
 
@@ -194,3 +218,60 @@ class Checker:
     def results(self):
         """Every result of this search so far."""
         return self._results.values()
+
+
+#: nodes answered by one engine query at most (a batch's rows and SQL text grow with it)
+BATCH_NODES = 32
+
+
+class Batch:
+    """Nodes a search knows it is about to check, in order, before any of their verdicts.
+
+    The search takes each result with ``check(node)`` exactly where it would call
+    ``Checker.check``; the engine computes the figures of the next ``BATCH_NODES`` unchecked
+    nodes at once (``class_stats_many``: one query on a SQL engine) and each is recorded
+    (counted, cached, reported) only when taken, so the checks, the trace and every decision
+    are those of checking one at a time. A node the search skips after all (its verdict made
+    it pointless) was computed for nothing but never counts. Engines that answer one node at a
+    time (the in-memory engine, local checks, a snapshot policy) are simply asked one at a time.
+    """
+
+    def __init__(self, checker: Checker, nodes):
+        self.checker = checker
+        self.many = checker.engine.class_stats_many if checker.batches else None
+        # an engine without batches (the in-memory one) needs no list of what comes
+        self.ahead = list(dict.fromkeys(nodes)) if self.many is not None else []
+        self.position = 0  # ahead[:position] were fetched or found checked
+        self.fetched: dict[Node, ClassStats] = {}
+
+    def check(self, node: Node) -> CheckResult:
+        checker = self.checker
+        known = checker.checked(node)
+        if known is not None:
+            return known
+        stats = self.fetched.pop(node, None)
+        if stats is None and self.many is not None:
+            stats = self._fetch(node)
+        if stats is None:
+            return checker.check(node)
+        return checker._record(node, stats)
+
+    def _fetch(self, node: Node) -> ClassStats | None:
+        """Compute ``node`` and the next unchecked nodes after it in one engine call."""
+        checker = self.checker
+        wanted = [node]
+        while len(wanted) < BATCH_NODES and self.position < len(self.ahead):
+            candidate = self.ahead[self.position]
+            self.position += 1
+            if candidate != node and candidate not in self.fetched and checker.checked(candidate) is None:
+                wanted.append(candidate)
+        if len(wanted) < 2:
+            return None
+        started = time.perf_counter()
+        found = self.many(wanted, checker.keep, checker.params, checker.needs)
+        checker.seconds += time.perf_counter() - started
+        if found is None:
+            self.many = None  # the engine answers this job one node at a time
+            return None
+        self.fetched.update(zip(wanted[1:], found[1:]))
+        return found[0]

@@ -42,6 +42,7 @@ def _presence_check():
 CASES = {
     "stats_wide.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="wide"),
     "stats_lean.sql": lambda: c.lean_stats_query((0, 2, 1), KEEP.copy(), with_leaves=True),
+    "stats_sizes.sql": lambda: c.size_histogram_query((0, 2, 1), KEEP.copy()),
     "stats_join.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="join"),
     "suppressed_histograms.sql": lambda: c.suppressed_histogram_query((0, 2, 1), KEEP.copy()),
     "output.sql": lambda: c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size),
@@ -94,6 +95,20 @@ def test_golden_sql_avoids_what_postgresql_rejects(name):
     tree = sqlglot.parse_one(rendered("postgres", name), read="postgres")
     for derived in tree.find_all(sqlglot.exp.Subquery):
         assert derived.alias, (name, derived.sql("postgres")[:80])
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_golden_batch_sql(dialect):
+    """Two nodes' lean checks in one statement (``SqlEngine.class_stats_many``)."""
+    sql = c.batch_query([render(c.size_histogram_query(node, KEEP.copy()), dialect) for node in [(0, 2, 1), (1, 0, 1)]],
+                        dialect) + "\n"
+    path = golden_path(dialect, "check_batch.sql")
+    if os.environ.get("SQLANON_REGEN_GOLDEN"):
+        path.write_text(sql)
+    assert sql == path.read_text()
+    tree = sqlglot.parse_one(sql, read=dialect)
+    assert all(i.quoted or i.name == "k" for i in tree.find_all(sqlglot.exp.Identifier))  # k: a bound parameter
+    assert all(derived.alias for derived in tree.find_all(sqlglot.exp.Subquery))  # PostgreSQL < 16 needs them
 
 
 def test_every_identifier_is_quoted():

@@ -35,8 +35,8 @@ be the one the last ``class_stats`` computed: the engine stores those classes, e
 table); when the policy lets a snapshot go it calls ``drop_snapshot(handle)``;
 ``reset_snapshots()`` drops whatever is left (a new checker, a new search). A handle is opaque
 to everyone but the engine that made it. ``keep_snapshot`` refuses a node the last
-``class_stats`` did not compute (a node answered in a batch, say: a batch entry point of an
-engine with ``batches`` says itself which start, if any, its nodes read and keeps none).
+``class_stats`` did not compute (a node answered in a batch: ``class_stats_many`` reads the
+base class table and keeps nothing; the checker batches only with the snapshot policy off).
 
 Placement: the session decides where checks run (``sqlanon/placement.py``, a ``Placement`` the
 checker then holds): the engine declares ``placements``, reports the size of what a local
@@ -157,6 +157,14 @@ class Engine(ABC):
     @abstractmethod
     def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str],
                     start: SnapshotHandle | None = None) -> ClassStats: ...
+
+    def class_stats_many(self, nodes: Sequence[Node], keep: KeepCondition, params: dict,
+                         needs: frozenset[str]) -> list[ClassStats] | None:
+        """The figures of several nodes from the base class table in one call, each what
+        ``class_stats`` gives for it; None when this engine (or this job) answers one node at
+        a time. The checker asks only engines with ``batches``, and only when no snapshot
+        policy is on (``Checker.batches``)."""
+        return None
 
     @abstractmethod
     def keep_snapshot(self, node: Node) -> SnapshotHandle:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -67,7 +67,7 @@ from sqlanon.lattice import Node
 from sqlanon.population import ResearchSubset
 from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.stats import ClassStats
+from sqlanon.stats import ClassStats, from_size_histogram
 
 
 @dataclass(frozen=True)
@@ -399,24 +399,82 @@ class SqlEngine(Engine):
         if self.kernel is not None:
             return self.kernel.class_stats(node, keep, params, needs, start)
         self._ensure_wide()
+        source = start  # a snapshot's temp table (keep_snapshot), or None: the base class table
+        shape, query, sums = self._check_query(node, keep, needs, source)
+        rows = self.run(query, params, self._rows_of(source) if shape != "stats" else None)
+        self.rows_scanned += self._rows_of(source)
+        stats = self._read_check(shape, node, rows, needs, sums)
+        if "suppressed_histograms" in needs:
+            histograms = self._suppressed_histograms(node, keep, params, source) if stats.suppressed else tuple(() for _ in node)
+            stats = replace(stats, suppressed_histograms=histograms)
+        if "sizes" in needs and shape != "sizes":
+            # the kept classes' size frequencies (population uniqueness): a second query, over the base table
+            stats = replace(stats, kept_sizes=self.class_sizes(node, keep, params))
+        self._pending = (node, source, stats.classes)
+        return stats
+
+    def class_stats_many(self, nodes: Sequence[Node], keep: KeepCondition, params: dict,
+                         needs: frozenset[str]) -> list[ClassStats] | None:
+        """The figures of several nodes in one query (``compiler.batch_query``), each exactly
+        what ``class_stats`` returns for it; None when they must be checked one at a time:
+        checks placed in process (the kernel answers each in microseconds), figures that take
+        a second query per node (suppressed histograms; kept sizes outside the lean shape), or
+        a metric's sums of floats (another plan adds them in another order). The checker asks
+        only when no snapshot policy is on (``Checker.batches``), so none of these nodes is
+        kept as a snapshot."""
+        if self.kernel is not None or "suppressed_histograms" in needs or len(nodes) < 2:
+            return None
+        self._ensure_wide()
+        shapes, queries, sums = set(), [], {}
+        for node in nodes:
+            shape, query, sums = self._check_query(node, keep, needs, None)
+            shapes.add(shape)
+            queries.append(query if isinstance(query, str) else self.sql(query))
+        (shape,) = shapes  # the shape depends on the job, not on the node
+        if ("sizes" in needs and shape != "sizes") or sums:
+            # sums of floats (KL-divergence) come out of another plan with other last bits
+            return None
+        rows = self.run(c.batch_query(queries, self.dialect), params, self._rows_of(None) if shape != "stats" else None)
+        self.rows_scanned += self._rows_of(None) * len(nodes)
+        per_node: list[list[tuple]] = [[] for _ in nodes]
+        for row in rows:
+            per_node[int(row[0])].append(tuple(row[1:]))
+        self._pending = None
+        return [self._read_check(shape, node, found, needs, sums) for node, found in zip(nodes, per_node)]
+
+    def _check_query(self, node: Node, keep: KeepCondition, needs: frozenset[str], source) -> tuple[str, object, dict]:
+        """A node's check query over the base class table or the snapshot ``source``: its
+        shape, its SQL (text from a template, or a tree) and the metric's named sums. Shapes:
+        ``sizes``: the models and metric read class sizes only, so the node's class-size
+        histogram says everything (``compiler.size_histogram_query``); ``lean``: sizes and leaf
+        counts, one row of figures (``compiler.lean_stats_query``); both over the wide form, in
+        the lean mode (``_mode``); ``stats``: anything else (``compiler.stats_query``)."""
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
-        source = start  # a snapshot's temp table (keep_snapshot), or None: the base class table
-        # Sizes (and leaf counts) only, over the wide form: the lean query shape and mode.
+        signature = getattr(keep, "signature", "")
         lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
                 and self._subset is None)  # a research subset joins the population query (see _figures)
+        if lean and not with_leaves:
+            return "sizes", self._node_query(("sizes", signature), node,
+                                             lambda n, lookup: c.size_histogram_query(n, keep(c.col("n"))), source), sums
         if lean:
-            query = self._node_query(("lean", with_leaves, uniques, getattr(keep, "signature", "")), node,
-                                     lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques), source)
-        else:
-            query = self._node_query(
-                ("stats", with_leaves, uniques, lnx, getattr(keep, "signature", "")), node,
-                lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
-                                                self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
-                source,
-            )
-        row = self.run(query, params, self._rows_of(source) if lean else None)[0]
-        self.rows_scanned += self._rows_of(source)
+            return "lean", self._node_query(("lean", with_leaves, uniques, signature), node,
+                                            lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques),
+                                            source), sums
+        return "stats", self._node_query(
+            ("stats", with_leaves, uniques, lnx, signature), node,
+            lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
+                                            self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
+            source), sums
+
+    @staticmethod
+    def _read_check(shape: str, node: Node, rows: list, needs: frozenset[str], sums: dict) -> ClassStats:
+        """ClassStats from the rows of a node's check query (see ``_check_query``); suppressed
+        histograms and, outside the ``sizes`` shape, kept sizes are the caller's."""
+        if shape == "sizes":
+            return from_size_histogram(rows, "uniques" in needs, "sizes" in needs)
+        row = rows[0]
+        with_leaves, uniques = "leaves" in needs, "uniques" in needs
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
             int(x) if x is not None else None for x in row[:7]
         )
@@ -425,14 +483,8 @@ class SqlEngine(Engine):
         rest = rest[len(node):] if with_leaves else rest
         unique_count = int(rest.pop(0)) if uniques else None
         figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
-        histograms = None
-        if "suppressed_histograms" in needs:
-            histograms = self._suppressed_histograms(node, keep, params, source) if suppressed else tuple(() for _ in node)
-        # the kept classes' size frequencies (population uniqueness): a second query, over the base table
-        sizes = self.class_sizes(node, keep, params) if "sizes" in needs else None
-        self._pending = (node, source, classes)
-        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, histograms, unique_count,
-                          figures, min_class, sizes)
+        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, None, unique_count,
+                          figures, min_class, None)
 
     # -- snapshots (the checker's policy, sqlanon/snapshots.py, decides; here they are temp tables)
     def _rows_of(self, handle) -> int:

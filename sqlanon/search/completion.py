@@ -56,10 +56,14 @@ def complete(lattice: Lattice, checker: Checker, anonymous: np.ndarray, optimum:
             # tolerance need a decision; until the optimum changes, the others are skipped.
             maybe = range(start, len(candidates)) if best is None else (start + np.flatnonzero(~_loses(values[start:], best.loss))).tolist()
             start = len(candidates)
+            # Until the optimum changes (then this pass breaks), which of them get checked is
+            # known now: the engine may compute them together.
+            batch = checker.batch(index.nodes[candidates[p]] for p in maybe
+                                  if optimum.can_improve(float(values[p]), index.nodes[candidates[p]]))
             for position in maybe:
                 node, bound = candidates[position], float(values[position])
                 if optimum.can_improve(bound, index.nodes[node]):
-                    result = checker.check(index.nodes[node])
+                    result = batch.check(index.nodes[node])
                     checks += 1
                     optimum.offer(result)
                     known[node] = max(bound, result.bound)

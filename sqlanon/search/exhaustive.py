@@ -7,8 +7,10 @@ class Exhaustive(SearchAlgorithm):
     name = "exhaustive"
 
     def traverse(self) -> None:
-        for node in self.lattice.nodes():
-            self.optimum.offer(self.checker.check(node))
+        nodes = list(self.lattice.nodes())
+        batch = self.checker.batch(nodes)  # every node is known before any verdict
+        for node in nodes:
+            self.optimum.offer(batch.check(node))
         self.counters.update(tagged=0, pruned=0, skipped_by_bound=0)
 
     # Checks every node whether or not the models are monotonic.

@@ -68,9 +68,10 @@ class Genetic(RandomizedSearch):
     def _select(self, nodes: list[Node]) -> list[CheckResult]:
         """The fittest ``population`` distinct individuals, topped up with immigrants."""
         results = {}
+        batch = self.checker.batch(nodes)  # parents and children, known before any verdict
         for node in nodes:
             if node not in results:
-                results[node] = self.fitness(node)
+                results[node] = self.fitness(node, batch)
         while len(results) < min(self.params.population, self._box):
             node = self.random_node(self.low)
             if node not in results:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from sqlanon.checker import CheckResult
+from sqlanon.checker import Batch, CheckResult
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
 
@@ -36,8 +36,9 @@ class HeuristicSearch(SearchAlgorithm):
         #: True when the search covered every node that could beat its best (then it is optimal)
         self.exhausted = False
 
-    def evaluate(self, node: Node) -> CheckResult:
-        """The node's check result, checking it (and charging the budget) if it is new."""
+    def evaluate(self, node: Node, batch: Batch | None = None) -> CheckResult:
+        """The node's check result, checking it (and charging the budget) if it is new.
+        ``batch``: the nodes this one was announced with (``Checker.batch``)."""
         result = self.checker.checked(node)
         if result is not None:
             return result
@@ -45,7 +46,7 @@ class HeuristicSearch(SearchAlgorithm):
             raise BudgetExhausted("step_limit")
         if self.time_limit is not None and time.perf_counter() - self.optimum.started >= self.time_limit:
             raise BudgetExhausted("time_limit")
-        result = self.checker.check(node)
+        result = (batch or self.checker).check(node)
         self.optimum.offer(result)
         return result
 

@@ -17,5 +17,6 @@ class IGreedy(DataFly):
     name = "igreedy"
 
     def choose(self, node: Node, choices: list[int]) -> int:
-        smallest = {j: self.evaluate(generalize(node, j)).stats.min_class or 0 for j in choices}
+        batch = self.checker.batch(generalize(node, j) for j in choices)  # all checked before any choice
+        smallest = {j: self.evaluate(generalize(node, j), batch).stats.min_class or 0 for j in choices}
         return min(choices, key=lambda j: (-smallest[j], self.preference(node, j)))

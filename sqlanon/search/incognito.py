@@ -16,6 +16,8 @@ the projection's. ``complete`` then makes the optimum exact for non-monotonic me
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from sqlanon.lattice import Node
@@ -72,15 +74,20 @@ class Incognito(SearchAlgorithm):
         """Breadth-first from the bottom of each subset lattice; returns the anonymous nodes."""
         anonymous: set[Node] = set()
         order = sorted(candidates, key=lambda n: (sum(l for l in n if l != ABSENT), n))
-        for node in order:
-            if node in anonymous:
-                continue
-            self.counters["evaluations"] += 1
-            result = self.checker.check(self._full(node))
-            self.optimum.offer(result)
-            if result.anonymous:
-                anonymous.add(node)
-                self._tag_up(node, candidates, anonymous)
+        for _, same_level in itertools.groupby(order, key=_height):
+            same_level = list(same_level)
+            # A node tags only higher levels, so which nodes of this level get checked is
+            # known once the levels below are done: the engine may compute them together.
+            batch = self.checker.batch(self._full(n) for n in same_level if n not in anonymous)
+            for node in same_level:
+                if node in anonymous:
+                    continue
+                self.counters["evaluations"] += 1
+                result = batch.check(self._full(node))
+                self.optimum.offer(result)
+                if result.anonymous:
+                    anonymous.add(node)
+                    self._tag_up(node, candidates, anonymous)
         return anonymous
 
     def _tag_up(self, node: Node, candidates: set[Node], anonymous: set[Node]) -> None:
@@ -98,3 +105,8 @@ class Incognito(SearchAlgorithm):
 
     def _full(self, node: Node) -> Node:
         return tuple(h if level == ABSENT else level for level, h in zip(node, self.lattice.heights))
+
+
+def _height(node: Node) -> int:
+    """The level of a subset-lattice node (its present QIs' levels summed)."""
+    return sum(l for l in node if l != ABSENT)

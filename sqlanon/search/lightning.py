@@ -57,8 +57,8 @@ class Lightning(HeuristicSearch):
     def _done(self) -> bool:
         return self.stop == "first" and self.optimum.best is not None
 
-    def _visit(self, node: Node):
-        result = self.evaluate(node)
+    def _visit(self, node: Node, batch=None):
+        result = self.evaluate(node, batch)
         heapq.heappush(self.queue, (result.loss, self.lattice.order_key(node), node))
         return result
 
@@ -73,13 +73,18 @@ class Lightning(HeuristicSearch):
     def _expand(self, node: Node) -> Node | None:
         """Check and queue the successors; return the one of lowest loss (None if none)."""
         best = None
-        for up in self.lattice.successors(node):
+        successors = list(self.lattice.successors(node))
+        # The successors this loop may check, as far as the best node so far tells (a better one
+        # found on the way can only exclude more): the engine may compute them together.
+        batch = self.checker.batch(up for up in successors if up not in self.expanded and up not in self.insufficient
+                                   and (self.optimum.best is None or not self.hopeless_unchecked(up)))
+        for up in successors:
             if up in self.expanded or up in self.insufficient:
                 continue
             if self.checker.checked(up) is None and self.optimum.best is not None and self.hopeless_unchecked(up):
                 self.insufficient.add(up)
                 continue
-            result = self._visit(up)
+            result = self._visit(up, batch)
             if best is None or self.optimum.precedes(result.loss, up, best.loss, best.node):
                 best = result
             if self._done():

@@ -4,6 +4,7 @@ QI's level uniform over its hierarchy), as many evaluations as the genetic algor
 
 from __future__ import annotations
 
+from sqlanon.checker import BATCH_NODES
 from sqlanon.search.randomized import RandomizedSearch
 
 
@@ -12,4 +13,9 @@ class RandomSearch(RandomizedSearch):
 
     def explore(self) -> None:
         while True:
-            self.fitness(self.random_node())
+            # The draws do not depend on any verdict: announce them a batch at a time (draws
+            # beyond the budget change nothing, the search ends there).
+            nodes = [self.random_node() for _ in range(BATCH_NODES)]
+            batch = self.checker.batch(nodes)
+            for node in nodes:
+                self.fitness(node, batch)

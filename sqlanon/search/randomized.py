@@ -25,12 +25,13 @@ class RandomizedSearch(HeuristicSearch):
         self.rng = random.Random(self.seed)
         self.counters.update(seed=self.seed, evaluations=0)
 
-    def fitness(self, node: Node):
-        """One evaluation: the node's check result (checked once, looked up after that)."""
+    def fitness(self, node: Node, batch=None):
+        """One evaluation: the node's check result (checked once, looked up after that).
+        ``batch``: the nodes this one was announced with (``Checker.batch``)."""
         if self.counters["evaluations"] >= self.params.max_evaluations:
             raise BudgetExhausted("max_evaluations")
         self.counters["evaluations"] += 1
-        return self.evaluate(node)
+        return self.evaluate(node, batch)
 
     def random_node(self, low: Node | None = None) -> Node:
         low = low or self.lattice.bottom

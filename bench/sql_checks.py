@@ -1,0 +1,166 @@
+"""Checks in SQL (``[engine] checks = "sql"``) on DuckDB: the lean check and the batches.
+
+1. Flash on ADULT (9 QIs, discernibility), k in {2, 5}, s in {0, 0.02, 0.1}: milliseconds per
+   check (search seconds / checks) and inside the engine (``Checker.seconds`` / checks), with
+   the lean check of a size-only job (the class-size histogram, ``compiler.size_histogram_query``)
+   and, in the same run on the same session, with the seven filtered aggregates it replaced
+   (``compiler.lean_stats_query``): medians of ``--repeat`` searches, alternated.
+2. The batch ratio: exhaustive search (every node, announced before any verdict) with
+   ``class_stats_many`` (``BATCH_NODES`` nodes a query) and with one query per node,
+   alternated, time per node and the ratio (ADULT with 6 QIs, 720 nodes; ``--full``: 9 QIs,
+   12,960 nodes). The two searches must agree (optimum, checks, trace).
+
+The machine's load (``uptime``) is printed before and after; CPU seconds of the process are
+reported beside the wall time (on a shared machine they move less with the load).
+
+    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash] [--grid 5:0.02,2:0]
+
+Writes bench/results/sql_checks.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from conftest import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
+
+from sqlanon import compiler as c  # noqa: E402
+from sqlanon.checker import BATCH_NODES  # noqa: E402
+from sqlanon.engines.sql import SqlEngine  # noqa: E402
+from sqlanon.session import Session  # noqa: E402
+
+GRID = [(k, s) for k in (2, 5) for s in (0.0, 0.02, 0.1)]
+
+
+def load() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+class Patched:
+    """Within the block, ``SqlEngine`` checks a size-only job with ``lean_stats_query`` (the
+    seven aggregates, as before the histogram) or answers no batch (one query per node)."""
+
+    def __init__(self, seven: bool = False, single: bool = False):
+        self.seven, self.single = seven, single
+
+    def __enter__(self):
+        self.saved = SqlEngine._check_query, SqlEngine.class_stats_many
+        original = SqlEngine._check_query
+
+        def seven(engine, node, keep, needs, source):
+            shape, query, sums = original(engine, node, keep, needs, source)
+            if shape != "sizes":
+                return shape, query, sums
+            uniques = "uniques" in needs
+            return "lean", engine._node_query(
+                ("seven", uniques, getattr(keep, "signature", "")), node,
+                lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), False, uniques), source), sums
+
+        if self.seven:
+            SqlEngine._check_query = seven
+        if self.single:
+            SqlEngine.class_stats_many = lambda *args: None
+        return self
+
+    def __exit__(self, *exc):
+        SqlEngine._check_query, SqlEngine.class_stats_many = self.saved
+
+
+def timed(session: Session, algorithm: str, **overrides):
+    wall, cpu = time.perf_counter(), time.process_time()
+    outcome, checker = session.search(algorithm, **overrides)
+    return outcome, checker, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def flash(repeat: int, grid) -> list[dict]:
+    rows = []
+    with Session(adult_job(ADULT_QIS, engine="duckdb", checks="sql")) as session:
+        assert session.placement == "sql"
+        for k, s in grid:
+            runs = {"histogram": [], "seven aggregates": []}
+            for _ in range(repeat):
+                for name in runs:
+                    with Patched(seven=name == "seven aggregates"):
+                        outcome, checker, wall, cpu = timed(session, "flash", k=k, suppression_limit=s)
+                    runs[name].append((wall, cpu, checker.seconds, checker.checks, outcome.optimum.node))
+            assert len({r[4] for rs in runs.values() for r in rs}) == 1  # both find the same optimum
+            row = {"k": k, "s": s, "checks": runs["histogram"][0][3]}
+            for name, found in runs.items():
+                n = found[0][3]
+                row[name] = {"ms_per_check": round(1e3 * statistics.median(r[0] for r in found) / n, 3),
+                             "cpu_ms_per_check": round(1e3 * statistics.median(r[1] for r in found) / n, 3),
+                             "engine_ms_per_check": round(1e3 * statistics.median(r[2] for r in found) / n, 3)}
+            rows.append(row)
+            print(row, flush=True)
+    return rows
+
+
+def batches(repeat: int, full: bool) -> dict:
+    qis = ADULT_QIS if full else ADULT_SUBSET
+    with Session(adult_job(qis, engine="duckdb", checks="sql")) as session:
+        runs = {"batched": [], "single": []}
+        for _ in range(repeat):
+            for name in runs:
+                queries = session.engine.queries
+                with Patched(single=name == "single"):
+                    outcome, checker, wall, cpu = timed(session, "exhaustive", k=5, suppression_limit=0.02)
+                runs[name].append((wall, cpu, checker.checks, session.engine.queries - queries,
+                                   (outcome.optimum.node, [(t["checks"], t["loss"]) for t in outcome.trace])))
+        assert len({repr(r[4]) for rs in runs.values() for r in rs}) == 1  # same optimum and trace
+        nodes = runs["batched"][0][2]
+        result = {"qis": len(qis), "nodes": nodes, "batch_nodes": BATCH_NODES}
+        for name, found in runs.items():
+            result[name] = {"ms_per_node": round(1e3 * statistics.median(r[0] for r in found) / nodes, 3),
+                            "cpu_ms_per_node": round(1e3 * statistics.median(r[1] for r in found) / nodes, 3),
+                            "queries": found[0][3]}
+        result["ratio"] = round(result["batched"]["ms_per_node"] / result["single"]["ms_per_node"], 2)
+        result["cpu_ratio"] = round(result["batched"]["cpu_ms_per_node"] / result["single"]["cpu_ms_per_node"], 2)
+        print(result, flush=True)
+        return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--full", action="store_true", help="the batch ratio on ADULT's 9 QIs (12,960 nodes)")
+    parser.add_argument("--skip-flash", action="store_true")
+    parser.add_argument("--grid", help="k:s pairs, comma-separated (default: k in {2, 5} x s in {0, 0.02, 0.1})")
+    args = parser.parse_args()
+    before = load()
+    print("load before:", before, flush=True)
+    grid = GRID if not args.grid else [(int(k), float(s)) for k, s in (p.split(":") for p in args.grid.split(","))]
+    rows = [] if args.skip_flash else flash(args.repeat, grid)
+    batch = batches(args.repeat, args.full)
+    after = load()
+    print("load after:", after)
+    if rows:
+        print("| k | s | checks | ms/check | CPU ms/check | in engine ms/check | before: ms/check | CPU | in engine |\n"
+              "|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            h, s = r["histogram"], r["seven aggregates"]
+            print(f"| {r['k']} | {r['s']} | {r['checks']} | {h['ms_per_check']} | {h['cpu_ms_per_check']} | "
+                  f"{h['engine_ms_per_check']} | {s['ms_per_check']} | {s['cpu_ms_per_check']} | {s['engine_ms_per_check']} |")
+    b, one = batch["batched"], batch["single"]
+    print(f"\nexhaustive, ADULT {batch['qis']} QIs, {batch['nodes']} nodes, k = 5, s = 0.02: "
+          f"batched {b['ms_per_node']} ms/node ({b['queries']} queries), single {one['ms_per_node']} ms/node "
+          f"({one['queries']} queries): ratio {batch['ratio']} (CPU {batch['cpu_ratio']})")
+    out = ROOT / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "sql_checks.json").write_text(json.dumps({"load_before": before, "load_after": after, "flash": rows,
+                                                      "batch": batch}, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

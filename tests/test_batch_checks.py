@@ -1,0 +1,194 @@
+"""Batched checks: ``class_stats_many`` answers several nodes in one query with exactly the
+figures ``class_stats`` gives each (ADULT with every model kind, hand-made and random tables,
+DuckDB, PostgreSQL, Spark); jobs it cannot batch fall back to single checks; and the searches
+that announce their nodes (``Checker.batch``) decide, count and trace exactly as they do one
+check at a time, with fewer queries."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import on_engine, table_job
+from hypothesis import HealthCheck, given, settings
+from test_engines import MODELS, QIS5, sensitive_job
+from test_presence import PRESENCE, hand_job
+from test_random_tables import jobs
+
+from sqlanon.checker import BATCH_NODES
+from sqlanon.engines.sql import SqlEngine
+from sqlanon.session import ALL_NEEDS, Session
+from sqlanon.snapshot_settings import SnapshotSettings
+
+POPULATION = {"type": "population-uniqueness", "threshold": 0.05, "model": "zayatz", "population_size": 60000}
+#: (metric, models) whose checks batch: sizes only, leaf counts, each histogram model, uniques, kept sizes
+BATCHED = {
+    "k-discernibility": ("discernibility", ()),
+    "k-loss": ("loss", ()),
+    "k-aecs": ("aecs", ()),
+    "population-uniqueness": ("discernibility", (POPULATION,)),
+    **{f"{name}-loss": ("loss", (spec,)) for name, spec in MODELS.items()},
+}
+#: jobs checked one node at a time: suppressed histograms (a second query per node), float sums
+SINGLE = {"entropy": ("entropy", ()), "kl-divergence": ("kl-divergence", ())}
+
+
+def sample(session, count=40, seed=3):
+    nodes = list(session.lattice.nodes())
+    return random.Random(seed).sample(nodes, min(count, len(nodes)))
+
+
+def single_and_many(session, nodes, metric, models, k=3, s=0.05):
+    checker = session.checker(k=k, suppression_limit=s, metric=metric, models=tuple(models))
+    engine = session.engine
+    single = [engine.class_stats(node, checker.keep, checker.params, checker.needs) for node in nodes]
+    queries = engine.queries
+    many = engine.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
+    assert engine.queries - queries == (0 if many is None else 1)  # one query for them all
+    return single, many
+
+
+@pytest.fixture(scope="module")
+def adult5(adult_available):
+    job = sensitive_job(QIS5, models=tuple(MODELS.values()) + (POPULATION,), checks="sql")
+    with Session(job, needs=ALL_NEEDS) as session:
+        yield session
+
+
+@pytest.mark.parametrize("case", sorted(BATCHED))
+def test_batch_equals_single_checks_on_adult(adult5, case):
+    metric, models = BATCHED[case]
+    nodes = sample(adult5)
+    single, many = single_and_many(adult5, nodes, metric, models)
+    assert many == single
+    # not vacuous: the nodes differ, and k = 3 keeps some classes and suppresses others
+    assert len({s.classes for s in single}) > 10 and any(s.suppressed for s in single) and any(s.kept_classes for s in single)
+
+
+@pytest.mark.parametrize("case", sorted(SINGLE))
+def test_jobs_that_cannot_batch_fall_back_to_single_checks(adult5, case):
+    metric, models = SINGLE[case]
+    nodes = sample(adult5, 12)
+    single, many = single_and_many(adult5, nodes, metric, models)
+    assert many is None
+    checker = adult5.checker(k=3, suppression_limit=0.05, metric=metric, models=tuple(models))
+    results = checker.check_many(nodes)
+    assert [r.node for r in results] == nodes and checker.checks == len(nodes)
+    for result, stats in zip(results, single):
+        assert result.stats.suppressed_histograms == stats.suppressed_histograms
+        assert (result.stats.classes, result.stats.suppressed, result.stats.dm_kept) == (stats.classes, stats.suppressed, stats.dm_kept)
+
+
+def test_check_many_equals_check_and_counts_each_node_once(adult5):
+    nodes = sample(adult5, 2 * BATCH_NODES + 5)
+    one = adult5.checker(k=5, suppression_limit=0.02, metric="loss", models=())
+    expected = [one.check(node) for node in nodes]
+    many = adult5.checker(k=5, suppression_limit=0.02, metric="loss", models=())
+    seen = []
+    many.on_check = seen.append
+    queries = adult5.engine.queries
+    results = many.check_many(nodes + nodes[:3])  # repeats are answered from the cache
+    assert adult5.engine.queries - queries == 3  # 32 + 32 + 9 nodes
+    assert results[:len(nodes)] == expected and results[len(nodes):] == expected[:3]
+    assert many.checks == len(nodes) and [r.node for r in seen] == nodes
+
+
+def test_a_snapshot_policy_and_local_checks_check_one_node_at_a_time(adult_available):
+    job = sensitive_job(QIS5, checks="sql", snapshots=SnapshotSettings(rollup=True, history=True))
+    with Session(job) as session:
+        nodes = sample(session, 10)
+        single, many = single_and_many(session, nodes, "discernibility", ())
+        assert many is None
+        checker = session.checker(k=3, suppression_limit=0.05)
+        assert [r.stats for r in checker.check_many(nodes)] == single
+    job = sensitive_job(QIS5, checks="local")
+    with Session(job) as session:
+        assert session.placement == "local"
+        _, many = single_and_many(session, sample(session, 10), "discernibility", ())
+        assert many is None
+
+
+def test_delta_presence_batches_with_its_population_counts():
+    job = hand_job()
+    job.checks = "sql"
+    with Session(job, needs=ALL_NEEDS) as session:
+        nodes = list(session.lattice.nodes())
+        single, many = single_and_many(session, nodes, "discernibility", (PRESENCE,), k=1, s=0.5)
+        assert many == single
+        # the hand-computed classes (test_presence.CLASSES): 3 released classes at level 0, 2, 1
+        assert [s.classes for s in single] == [3, 2, 1]
+
+
+def test_hand_made_table_every_node():
+    hierarchies = {"A": [["x", "xy", "*"], ["y", "xy", "*"], ["z", "z", "*"]], "B": [["p", "*"], ["q", "*"]]}
+    rows = {"A": list("xxyyzzxzx"), "B": list("pppqqqqpq")}
+    with Session(table_job(rows, hierarchies, k=2, suppression_limit=0.5, checks="sql"), needs=ALL_NEEDS) as session:
+        nodes = list(session.lattice.nodes())
+        for metric in ("discernibility", "loss", "aecs"):
+            single, many = single_and_many(session, nodes, metric, (), k=2, s=0.5)
+            assert many == single
+        # A at level 0 and B at level 0: classes xp:2 xq:1 yp:1 yq:1 zq:2 zp:1 + x q... counted by hand
+        counts = {}
+        for a, b in zip(rows["A"], rows["B"]):
+            counts[a, b] = counts.get((a, b), 0) + 1
+        assert single[nodes.index((0, 0))].classes == len(counts)
+        assert single[nodes.index((0, 0))].suppressed == sum(n for n in counts.values() if n < 2)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(job=jobs())
+def test_random_tables_batch_equals_single(job):
+    job.checks = "sql"
+    with Session(job) as session:
+        nodes = list(session.lattice.nodes())
+        checker = session.checker()
+        engine = session.engine
+        single = [engine.class_stats(n, checker.keep, checker.params, checker.needs) for n in nodes]
+        many = engine.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
+        if many is None:  # entropy (suppressed histograms), a metric's float sums (KL, ambiguity), one node
+            assert len(nodes) < 2 or "suppressed_histograms" in checker.needs or checker.metric.stats_columns(len(nodes[0]))
+        else:
+            assert many == single
+
+
+@pytest.mark.parametrize("engine", ["postgres", pytest.param("spark", marks=pytest.mark.spark_full)])
+@pytest.mark.parametrize("case", ["k-discernibility", "k-loss", "recursive-loss", "population-uniqueness"])
+def test_batch_equals_single_on_other_sql_engines(adult_available, request, engine, case):
+    metric, models = BATCHED[case]
+    job = on_engine(sensitive_job(QIS5, models=tuple(MODELS.values()) + (POPULATION,)), engine, request)
+    with Session(job, needs=ALL_NEEDS) as session:
+        nodes = sample(session, 12 if engine == "spark" else 40)
+        single, many = single_and_many(session, nodes, metric, models)
+        assert many == single
+
+
+SEARCHES = [
+    ("exhaustive", {}),
+    ("incognito", {}),
+    ("flash", {"metric": "loss", "suppression_limit": 0.1}),  # the completion pass checks
+    ("lightning", {"step_limit": 300}),
+    ("igreedy", {}),
+    ("genetic", {"step_limit": 300, "seed": 7}),
+    ("random", {"step_limit": 200, "seed": 7}),
+]
+
+
+@pytest.mark.parametrize("algorithm, options", SEARCHES, ids=[a for a, _ in SEARCHES])
+def test_searches_decide_and_count_as_with_single_checks(adult5, monkeypatch, algorithm, options):
+    def run():
+        queries = adult5.engine.queries
+        outcome, checker = adult5.search(algorithm, **{"k": 5, "suppression_limit": 0.02, "metric": "loss", "models": (), **options})
+        counters = {k: v for k, v in outcome.counters.items() if k != "seconds"}
+        trace = [(t["checks"], t["loss"]) for t in outcome.trace]
+        return (outcome.optimum.node, outcome.optimum.stats, counters, trace, outcome.proven), adult5.engine.queries - queries
+
+    batched, batched_queries = run()
+    monkeypatch.setattr(SqlEngine, "class_stats_many", lambda *args: None)
+    single, single_queries = run()
+    assert batched == single
+    checks = batched[2]["checks"]
+    assert single_queries == checks
+    if algorithm in ("exhaustive", "incognito"):
+        assert batched_queries < single_queries / 2, (batched_queries, single_queries)
+    else:
+        assert batched_queries <= single_queries
