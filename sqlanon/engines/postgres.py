@@ -57,6 +57,9 @@ class PostgresEngine(SqlEngine):
     dialect = "postgres"
     inputs = ("postgres",)
     outputs = ("postgres", "csv", "parquet")
+    # Prepare groups the table in one scan (parallel workers may help: it is not a temp
+    # table) and copies the rows only when the output reads them (engines/sql.py).
+    scan_once = True
 
     def __init__(self, url: str | None = None, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.url = url
