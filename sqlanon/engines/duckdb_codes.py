@@ -3,10 +3,12 @@
 Each QI's leaves become an ENUM type, in code order: ``enum_code(CAST(text AS enum))`` turns a
 value's text into its leaf code with one hash lookup. Each level of a hierarchy becomes a list
 bound as a parameter, indexed by leaf code: ``list_extract($list, code + 1)`` is the leaf's code
-(or leaf count) at that level. The one-scan prepare encodes ``sqlanon_distinct`` into
-``sqlanon_classes`` and builds ``sqlanon_wide`` with them (a third less than the nine joins each
-took on ADULT x40's 19,502 classes), and the streamed release (``duckdb_release.py``) encodes
-the input's rows the same way, keeping their order.
+(or leaf count) at that level. The one-scan prepare finds the codes of the QIs it can in the
+scan itself (``distinct_query``, by ``list_position`` as below), encodes the rest of
+``sqlanon_distinct`` into ``sqlanon_classes`` through the ENUMs, and builds ``sqlanon_wide``
+with the lists (a third less than the nine joins each took on ADULT x40's 19,502 classes); the
+streamed release (``duckdb_release.py``) encodes the input's rows the same way, keeping their
+order.
 
 For the rows there is a second way, ``row_code``: ``list_position($leaves, value)``. It scans
 the list, but DuckDB runs it once per entry of a dictionary vector (what Parquet's and DuckDB's
