@@ -13,7 +13,8 @@ Each run is a fresh subprocess, so its peak RSS (``VmHWM`` of /proc/self/status,
   untimed ``Session`` on ADULT in the same process that pays its one-time costs (imports), as
   ``end_to_end.py`` does; peak RSS is the process's, that run included;
 * ``group by``: the floor, a bare ``GROUP BY`` of the nine QI columns over the same file with
-  the same ``memory_limit``, the groups fetched as Arrow (what prepare must at least do).
+  the same ``memory_limit``, the groups fetched as Arrow (what prepare must at least do), after
+  an untimed Arrow result that pays pyarrow's import.
 
 Runs alternate (prepare, floor, prepare, floor, ...); medians of ``--repeat``; ``uptime``
 before and after.
@@ -87,6 +88,7 @@ def run_floor(spec: dict) -> dict:
     if spec.get("threads"):
         con.execute(f"SET threads = {int(spec['threads'])}").fetchall()
     keys = ", ".join('"' + q.replace('"', '""') + '"' for q in QIS)
+    con.sql("SELECT 1 AS x").to_arrow_table()  # untimed: the first Arrow result imports pyarrow (~1 s)
     started = time.perf_counter()
     groups = con.sql(f"SELECT {keys}, COUNT(*) AS n FROM read_parquet($path) GROUP BY {keys}",
                      params={"path": spec["path"]}).to_arrow_table()
