@@ -174,6 +174,29 @@ def test_temp_tables_are_gone_after_close(postgres_url, adult_table):
     assert during >= 5 and after == 0
 
 
+def test_the_class_table_arrives_as_arrow_equal_to_its_rows(adult_table):
+    """Local checks fetch the class table through COPY into Arrow: the same values as the
+    rows, each column in its PostgreSQL type's Arrow twin; NULL, floats and an empty
+    result too; text still goes as rows."""
+    with Session(pg_job(checks="local")) as session:
+        engine = session.engine
+        sql = 'SELECT * FROM "sqlanon_classes" ORDER BY 1, 2, 3, 4, 5'
+        fetched = engine._arrow(sql, {})
+        names, rows = engine._query(sql, {})
+        assert fetched.column_names == names and fetched.num_rows == session.prepared.base_classes > 1000
+        assert list(zip(*(column.to_pylist() for column in fetched.columns))) == rows
+        assert fetched.schema.field("n").type == pa.int64() and fetched.schema.field("q0").type == pa.int32()
+        assert engine.class_table_bytes > 0
+        mixed = engine._arrow("SELECT CAST(NULL AS integer) AS a, CAST(1.5 AS float8) AS b, CAST(7 AS smallint) AS c "
+                              "UNION ALL SELECT -2, NULL, NULL", {})
+        assert mixed.to_pydict() == {"a": [None, -2], "b": [1.5, None], "c": [7, None]}
+        assert mixed.schema.types == [pa.int32(), pa.float64(), pa.int16()]
+        empty = engine._arrow('SELECT "n" FROM "sqlanon_classes" WHERE "n" < 0', {})
+        assert empty.num_rows == 0 and empty.schema.types == [pa.int64()]
+        text = engine._arrow("SELECT '' AS t UNION ALL SELECT NULL", {})
+        assert text.column("t").to_pylist() == ["", None]
+
+
 # -- values -----------------------------------------------------------------------------------
 def test_typed_columns_match_their_postgresql_text(postgres_url, tmp_path):
     """An integer, a boolean and a date column as QIs (matched by PostgreSQL's text of them),

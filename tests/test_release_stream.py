@@ -167,3 +167,63 @@ def test_null_values_read_as_the_empty_leaf_in_the_release(tmp_path):
         rows = pacsv.read_csv(tmp_path / f"{name}.csv", convert_options=pacsv.ConvertOptions(
             column_types={"x": pa.string(), "y": pa.string()}, strings_can_be_null=False)).to_pylist()
         assert [(r["x"], r["y"], r["id"]) for r in rows] == [(v or "", w or "", i) for i, (v, w) in enumerate(zip(values, many))]
+
+
+def test_the_scan_encodes_text_qis_and_groups_the_others_by_their_text(tmp_path):
+    """Prepare's one scan finds a text QI's leaf codes itself (list_position; NULL is the leaf
+    ''), and groups an integer QI by its value, turned into text over the groups (1 and NULL
+    read as '1' and ''): the class table is the one counted here, from Parquet and Arrow."""
+    x = ["a", None, "b", "a", "", "b", "a", None]
+    n = [1, 2, None, 1, 2, 1, None, 1]
+    hierarchies = {"x": [["a", "*"], ["b", "*"], ["", "*"]], "n": [["1", "*"], ["2", "*"], ["", "*"]]}
+    data = pa.table({"x": pa.array(x, pa.string()), "n": pa.array(n, pa.int64())})
+    pq.write_table(data, tmp_path / "in.parquet")
+    expected = Counter((["a", "b", ""].index(v or ""), ["1", "2", ""].index("" if m is None else str(m))) for v, m in zip(x, n))
+    for source in (Source(path=str(tmp_path / "in.parquet")), Source(arrow=data)):
+        job = table_job({"x": x, "n": n}, hierarchies, k=1)
+        job.input = source
+        with Session(job) as session:
+            engine = session.engine
+            assert engine._coded == [True, False]
+            found = {tuple(r[:2]): r[2] for r in engine.run('SELECT "q0", "q1", "n" FROM "sqlanon_classes"')}
+            assert found == dict(expected) and session.prepared.value_counts == ((3, 2, 3), (4, 2, 2))
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_the_one_scan_over_parquet_and_csv_equals_the_row_tables(adult_available, tmp_path, kind):
+    """ADULT's nine QIs: from Parquet every QI is encoded in the scan, from CSV those with at
+    most 16 leaves (the others by their text): the class table is the row tables' either way."""
+    names = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
+             "salary-class"]
+    job = adult_job(names, k=5)
+    if kind == "parquet":
+        path = tmp_path / "adult.parquet"
+        pq.write_table(pacsv.read_csv(ADULT / "adult.csv", parse_options=pacsv.ParseOptions(delimiter=";"),
+                                      convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names})),
+                       path)
+        job.input = Source(path=str(path))
+    with Session(job) as session:
+        engine = session.engine
+        assert engine._coded == [kind == "parquet" or len(h.labels[0]) <= 16 for h in engine._hierarchies]
+        assert any(engine._coded) and (kind == "parquet") == all(engine._coded)
+        grouped = sorted(engine.run('SELECT * FROM "sqlanon_classes"'))
+        engine._ensure_row_tables()
+        keys = ", ".join(f'"q{j}"' for j in range(len(names)))
+        from_rows = sorted(engine.run(f'SELECT {keys}, COUNT(*) FROM "sqlanon_data" GROUP BY ALL'))
+    assert grouped == from_rows and len(grouped) == 19502 and sum(r[-1] for r in grouped) == 30162
+
+
+@pytest.mark.parametrize("column", ["x", "n"])
+def test_a_value_no_leaf_holds_is_named_whether_the_scan_encoded_it_or_not(column):
+    """'c' (text, encoded in the scan) and 3 (an integer, grouped by its text) are in no
+    hierarchy: the error names the value and its rows, as before the scan encoded."""
+    x = ["a", "c", "b", "c", None] if column == "x" else ["a", "b", "a", "b", "a"]
+    n = [1, 2, 3, 3, 3] if column == "n" else [1, 2, 1, 2, 1]
+    hierarchies = {"x": [["a", "*"], ["b", "*"], ["", "*"]], "n": [["1", "*"], ["2", "*"]]}
+    job = table_job({"x": pa.array(x, pa.string()), "n": pa.array(n, pa.int64())}, hierarchies, k=1)
+    from sqlanon.errors import HierarchyError
+
+    shown = "'c'" if column == "x" else "'3'"
+    with pytest.raises(HierarchyError, match=rf"column '{column}' of .* has 1 value\(s\) missing from its hierarchy "
+                                             rf"\({2 if column == 'x' else 3} rows\), e.g. {shown}"):
+        Session(job)

@@ -28,6 +28,7 @@ from sqlanon.engines.csv_input import check_header, read_error
 from sqlanon.engines.sql import SqlEngine, first_line
 from sqlanon.lattice import Node
 from sqlanon.errors import ConfigError, DataError, OutputError, cut, cuts
+from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.pg_connection import table_name
 from sqlanon.population import IDS, ResearchSubset, subset_condition
 from sqlanon.snapshot_settings import SnapshotSettings
@@ -75,6 +76,7 @@ class DuckDBEngine(SqlEngine):
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
         self._enums = False  # the ENUMs of the leaves exist and hold every leaf at its code
         self._types: dict[str, str] = {}  # the source's column types, by name
+        self._coded: list[bool] = []  # per QI: prepare's scan found its leaf codes (_scan_distinct)
         super().__init__(lookup, snapshots)
 
     # -- hooks (see engines/sql.py) ------------------------------------------------------------
@@ -111,23 +113,48 @@ class DuckDBEngine(SqlEngine):
             raise self._read_error(self._source, error) from None
 
     def _scan_distinct(self) -> None:
+        """The one scan, encoding the QIs it can in the scan (``duckdb_codes.distinct_query``):
+        text columns whose leaves ``list_position`` finds cheaply (the rule the streamed release
+        follows, ``duckdb_codes.list_lookup``), and whose leaves are distinct."""
+        relation, params = self._source_relation(self._source)
+        csv = self._source.kind == "csv"
+        self._coded = [codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv)
+                       and len(set(h.labels[0])) == len(h.labels[0]) for q, h in zip(self._qi_names, self._hierarchies)]
+        query, bound = codes.distinct_query(relation, self._qi_names,
+                                            [h.labels[0] if coded else None for coded, h in zip(self._coded, self._hierarchies)],
+                                            self._sensitives)
+        self._mode(False, 0)
         try:
-            super()._scan_distinct()
+            self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}", {**params, **bound})
         except duckdb.Error as error:
             raise self._read_error(self._source, error) from None
 
     def _distinct_classes(self) -> int:
-        """Through the ENUMs of the leaves (``duckdb_codes.py``), which the streamed release
-        reads too; through the label tables if an ENUM would not hold every leaf at its code."""
+        """Through the codes the scan found and the ENUMs of the leaves (``duckdb_codes.py``),
+        which the streamed release reads too; through the label tables if an ENUM would not
+        hold every leaf at its code."""
         dimensions = len(self._qi_names)
         self._mode(False, 0)
         self.con.execute("; ".join(codes.enum_query(j) for j in range(dimensions))).fetchall()
         self.queries += dimensions
         self._enums = bool(self.run(codes.enum_check(dimensions),
                                     {f"leaves_{j}": list(h.labels[0]) for j, h in enumerate(self._hierarchies)})[0][0])
-        if not self._enums:
-            return super()._distinct_classes()
-        return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), "lnx" in self._needs))
+        return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), "lnx" in self._needs,
+                                                                    self._coded, self._enums))
+
+    def _check_coverage(self, j: int, column: str, hierarchy, name: str, source: str) -> None:
+        """A QI the scan encoded has no text in ``sqlanon_distinct``: its values no leaf holds
+        are counted over the input again (only when rows fell out of the encoding)."""
+        if source != c.DISTINCT or not self._coded[j]:
+            return super()._check_coverage(j, column, hierarchy, name, source)
+        relation, params = self._source_relation(self._source)
+        value = c.as_text(c.col(name)).sql(DIALECT)
+        found = self.run(f"SELECT {value} AS value, COUNT(*) AS n FROM {relation} "
+                         f"WHERE NOT list_contains($leaves, {value}) GROUP BY 1",
+                         {**params, "leaves": list(hierarchy.labels[0])})
+        missing = sorted(((v, int(n)) for v, n in found), key=lambda r: (-r[1], r[0]))
+        if missing:
+            raise missing_values_error(name, self._source.describe(), missing, hierarchy)
 
     def _create_wide(self, population: bool) -> None:
         """Through the level lists (``duckdb_codes.py``), no join."""

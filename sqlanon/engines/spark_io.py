@@ -114,18 +114,32 @@ def read(spark, source: Source, names: Sequence[str], texts: Sequence[str]):
         # Spark's default would give it the session's zone.
         return spark.createDataFrame(table, schema=from_arrow_schema(table.schema, prefer_timestamp_ntz=True))
     frame = spark.table(source.table) if kind == "spark" else _parquet_in_order(spark, source)
-    for field in frame.schema.fields:
-        if field.name in texts and type(field.dataType).__name__ not in TEXT_ALIKE:
-            raise DataError(
-                f"column '{field.name}' of {source.describe()} has type {field.dataType.simpleString()}, which Spark "
-                "prints differently from the other engines (hierarchies match a QI by its text): cast it to string "
-                "or an integer in the source")
+    _check_text_types(frame, source, texts)
     if kind == "spark":
         from pyspark.sql import functions as F
 
         # A table has no order of its own: the ids follow Spark's partitions.
         return frame.select(*(F.col(f"`{n}`") for n in names), F.monotonically_increasing_id().alias(ROWID))
     return frame.select(*(f"`{n}`" for n in names), ROWID)
+
+
+def read_unordered(spark, source: Source, names: Sequence[str], texts: Sequence[str]):
+    """The named columns of the source without ``rowid``, for a scan whose order does not
+    matter (prepare's one GROUP BY): no row numbering, no join to the files' ranks."""
+    if source.kind in ("csv", "arrow"):
+        return read(spark, source, names, texts).drop(ROWID)
+    frame = spark.table(source.table) if source.kind == "spark" else _guard(source, lambda: spark.read.parquet(source.path))
+    _check_text_types(frame, source, texts)
+    return frame.select(*(f"`{n}`" for n in names))
+
+
+def _check_text_types(frame, source: Source, texts: Sequence[str]) -> None:
+    for field in frame.schema.fields:
+        if field.name in texts and type(field.dataType).__name__ not in TEXT_ALIKE:
+            raise DataError(
+                f"column '{field.name}' of {source.describe()} has type {field.dataType.simpleString()}, which Spark "
+                "prints differently from the other engines (hierarchies match a QI by its text): cast it to string "
+                "or an integer in the source")
 
 
 def _parquet_in_order(spark, source: Source):

@@ -195,6 +195,7 @@ class SqlEngine(Engine):
         self._qi_names = [name for name, _ in qis]
         self._input_names, self._passthrough = names, list(passthrough)
         once = self.scan_once and subset is None
+        self._hierarchies = [h for _, h in qis]  # the scan may encode with them
         if once:
             self._scan_distinct()
             rows = int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build("BIGINT")))
@@ -229,7 +230,6 @@ class SqlEngine(Engine):
             else:
                 classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
         self._row_tables = not once
-        self._hierarchies = [h for _, h in qis]
         self._needs = needs
         self._base_classes = self._distinct_classes() if once else self._create_table_as(c.CLASSES, classes)
         counts = [[0] * len(hierarchy.codes) for _, hierarchy in qis]
