@@ -9,7 +9,9 @@ one pass that sums — a few microseconds for the ADULT tables a search regroups
 times.
 
 The groups come out in key order (the lexicographic order of their codes), as ``np.unique``
-gives them: the kernel relies on a class's sensitive sub-rows being adjacent.
+gives them, or for a check (``ordered=False``) in whichever order the pass found them. The
+kernel's ``Grouper`` keeps the pass's scratch table between checks, resetting only the slots
+a check used.
 
 Keys that would overflow int64 (a product of the radices >= 2**62: many QIs with large
 domains) fall back to ``np.unique`` over the stacked columns.

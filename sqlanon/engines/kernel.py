@@ -6,15 +6,18 @@ kernel answers every check from those arrays, so the two placements differ only 
 the data-proportional work (read, encode, compress, write, verify) runs.
 
 The table: the distinct combinations of QI codes (and of the sensitive codes the models
-read, so a class's histogram can be regrouped at any coarser node), their rows ``n``, for the
-KL-divergence ``n ln c_x``, and with a research subset (delta-presence) the population count
-``pop`` (population-only rows carry n = 0). ``up[j][a][b]`` maps QI j's codes at level a to
-level b (hierarchies are functional). A check generalizes each code column of its starting
-table through ``up`` (a column already at the node's level is taken as it is when projection
-is on), combines them into one mixed-radix integer key (or ``np.unique`` over the stacked
-columns when the radix product would overflow int64), and sums the rows per key with
-``np.bincount``. The node's table is kept as a snapshot; the shared policy
-(``sqlanon/snapshots.py``) says which check starts from which snapshot.
+read), their rows ``n``, for the KL-divergence ``n ln c_x``, and with a research subset
+(delta-presence) the population count ``pop`` (population-only rows carry n = 0). With
+sensitive codes the kernel turns it into one row per QI class, each class holding its
+sensitive histograms (``Pairs``), so a check regroups the QI classes (12,458 on ADULT's eight
+QIs, against 19,502 class-and-value rows) and merges their histograms in one compiled pass.
+``up[j][a][b]`` maps QI j's codes at level a to level b (hierarchies are functional). A check
+generalizes each code column of its starting table through ``up`` (a column already at the
+node's level is taken as it is when projection is on), combines them into one mixed-radix
+integer key (or ``np.unique`` over the stacked columns when the radix product would overflow
+int64) and sums the rows per key, in one compiled pass (``grouping.Grouper``). The node's
+table is kept as a snapshot; the shared policy (``sqlanon/snapshots.py``) says which check
+starts from which snapshot.
 
 Verdicts use the models' own predicates and the metrics' own sums, evaluated over arrays
 (``evaluate``); the models' figures are computed in numpy (``memory_figures``).

@@ -59,7 +59,7 @@ class Histogram:
         """Blocks (first class, diff = p - q) over every value of the domain."""
         m = len(self.q)
         step = max(1, BLOCK_CELLS // max(m, 1))
-        bounds = np.searchsorted(self.cls, np.arange(0, self.classes + step, step))
+        bounds = self._bounds[np.minimum(np.arange(0, self.classes + step, step), self.classes)]
         for b, first in enumerate(range(0, self.classes, step)):
             last = min(first + step, self.classes)
             lo, hi = bounds[b], bounds[b + 1]
