@@ -237,7 +237,7 @@ class Kernel:
         source = start.snapshot.handle if start.snapshot is not None else self.base
         table = self.generalize(source, node, ordered=False)
         cls = self.classes(table, keep, params, leaves=False)
-        # sized by its classes (not its rows, which the sensitive codes multiply), as DuckDB's
+        # sized by its classes, as DuckDB's
         self._pending = Snapshot(tuple(node), table, len(cls.n))
         n, kept = cls.n, cls.kept
         kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
