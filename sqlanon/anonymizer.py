@@ -307,7 +307,7 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
 
 
 def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, seconds, verification) -> dict:
-    qis, engine, counters = session.qis, session.engine, outcome.counters
+    qis, counters = session.qis, outcome.counters
     report = _common_report(session, best is not None, checker.limit_rows, seconds, verification)
     report["privacy"].update(models=_models_report(checker, best, verification, session.rows),
                              monotonic=checker.monotonic_models)

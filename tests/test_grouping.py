@@ -1,14 +1,15 @@
 """The compiled loops of local checks (sqlanon/engines/grouping.py, histogram_loops.py)
 against plain numpy definitions, on random tables that reach every branch: the dense count,
-the hash table (ordered and not), the int64-overflow fallback, empty and one-row tables."""
+the hash table (ordered and not, one scratch table kept across both), the int64-overflow
+fallback, empty and one-row tables, the sensitive histograms merged per class."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sqlanon.engines.grouping import Maps, group, regroup, summary, total, weighted_sums
-from sqlanon.engines.histogram_loops import Tree, recursive
+from sqlanon.engines.grouping import Grouper, Maps, group, regroup, summary, total, weighted_sums
+from sqlanon.engines.histogram_loops import Tree, equal_distance, recursive, regroup_histograms
 
 
 def reference(columns):
@@ -132,19 +133,76 @@ def test_hierarchical_distance(seed):
     assert np.allclose(got, matrix_distance(ancestors, diff), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("radices", [[3, 4, 5], [10 ** 5, 10 ** 5, 7]])  # dense (sorted), hash (clustered)
-def test_regroup_clusters_the_last_columns(radices):
-    """``clustered = 1``: the groups of one (QI codes) class are adjacent, whatever their order."""
-    rng = np.random.default_rng(11)
-    matrix = np.stack([rng.integers(0, min(r, 30), 4_000) for r in radices]).astype(np.int64)
-    out, inverse = regroup(matrix, radices, np.zeros(1, np.int64), np.full(3, -1, np.int64), False, clustered=1)
-    classes = list(zip(out[0].tolist(), out[1].tolist()))
-    seen, previous = set(), None
-    for cls in classes:
-        if cls != previous:
-            assert cls not in seen  # a class never comes back after another
-            seen.add(cls)
-        previous = cls
-    assert sorted(zip(*out.tolist())) == sorted(set(zip(*matrix.tolist())))
-    for j in range(3):
-        assert (out[j][inverse] == matrix[j]).all()
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 400), st.lists(st.integers(1, 40), min_size=1, max_size=4), st.booleans(),
+                          st.booleans()), min_size=1, max_size=12), st.integers(0, 2 ** 31))
+def test_grouper_keeps_its_scratch_clean(calls, seed):
+    """One Grouper over a sequence of regroupings that switch between the dense table and the
+    hash table (they share the scratch): each is ``np.unique`` with ``np.bincount``'s sums, and
+    the scratch is all -1 after each."""
+    rng = np.random.default_rng(seed)
+    grouper = Grouper()
+    for rows, radices, ordered, floats in calls:
+        radices = [r ** 4 if rng.random() < 0.3 else r for r in radices]  # some spaces far beyond the rows
+        matrix = np.stack([rng.integers(0, min(r, 40), rows) for r in radices]).astype(np.int64)
+        weights = rng.random(rows) if floats else rng.integers(0, 9, rows).astype(np.int64)
+        out, inverse, sums = grouper.regroup(matrix, radices, np.zeros(1, np.int64), np.full(len(radices), -1, np.int64),
+                                             weights, ordered)
+        assert (grouper.slots == -1).all()
+        if rows == 0:
+            assert out.shape == (len(radices), 0) and len(sums) == 0
+            continue
+        expected, _ = reference(list(matrix))
+        got = list(zip(*out.tolist()))
+        assert (got if ordered else sorted(got)) == list(zip(*[e.tolist() for e in expected]))
+        for j in range(len(radices)):
+            assert (out[j][inverse] == matrix[j]).all()
+        assert sums.dtype == weights.dtype
+        assert np.array_equal(sums, np.bincount(inverse, weights=weights, minlength=out.shape[1]).astype(weights.dtype))
+
+
+def histograms_reference(bounds, v, f, inverse, groups, n):
+    """``regroup_histograms`` as numpy: every (class, value) pair summed, sorted by class then value."""
+    source = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
+    cls = inverse[source]
+    keys, sums = np.unique(cls * (v.max() + 1 if len(v) else 1) + v, return_inverse=True)
+    counts = np.bincount(sums.ravel(), weights=f).astype(np.int64)
+    width = v.max() + 1 if len(v) else 1
+    out_cls, out_v = keys // width, keys % width
+    return (np.searchsorted(out_cls, np.arange(groups + 1)), out_v, counts,
+            counts.astype(np.float64) / n[out_cls].astype(np.float64))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 25), st.integers(1, 30), st.integers(0, 2 ** 31))
+def test_regroup_histograms_is_numpy(sources, values, groups, seed):
+    """Per class the counts of its source classes' values added, ascending value codes, share
+    = count / class size: both the insertion sort (few values) and the scan (many) branches."""
+    rng = np.random.default_rng(seed)
+    groups = min(groups, sources)
+    inverse = np.r_[np.arange(groups), rng.integers(0, groups, sources - groups)].astype(np.int64)
+    rng.shuffle(inverse)
+    runs = [np.sort(rng.choice(values, int(rng.integers(1, values + 1)), replace=False)) for _ in range(sources)]
+    v = np.concatenate(runs).astype(np.int64)
+    f = rng.integers(1, 20, len(v)).astype(np.int64)
+    bounds = np.r_[0, np.cumsum([len(r) for r in runs])].astype(np.int64)
+    n = np.bincount(inverse, weights=np.add.reduceat(f, bounds[:-1]), minlength=groups).astype(np.int64)
+    got = regroup_histograms(bounds, v, f, inverse, groups, values, n)
+    for mine, theirs in zip(got, histograms_reference(bounds, v, f, inverse, groups, n)):
+        assert np.array_equal(mine, theirs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=8), min_size=1, max_size=6), st.integers(0, 2 ** 31))
+def test_equal_distance_is_the_bincount_sums(classes, seed):
+    """The same doubles as numpy's 0.5 * (bincount(|p - q|) + (1 - bincount(q)))."""
+    rng = np.random.default_rng(seed)
+    q = rng.random(12)
+    q /= q.sum()
+    v = np.concatenate([rng.choice(12, len(c), replace=False) for c in classes]).astype(np.int64)
+    counts = np.array([x for c in classes for x in c], np.float64)
+    cls = np.repeat(np.arange(len(classes)), [len(c) for c in classes])
+    share = counts / np.array([sum(c) for c in classes], np.float64)[cls]
+    bounds = np.r_[0, np.cumsum([len(c) for c in classes])].astype(np.int64)
+    expected = 0.5 * (np.bincount(cls, weights=np.abs(share - q[v])) + (1 - np.bincount(cls, weights=q[v])))
+    assert equal_distance(bounds, v, share, q).tolist() == expected.tolist()

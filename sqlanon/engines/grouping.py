@@ -9,7 +9,9 @@ one pass that sums — a few microseconds for the ADULT tables a search regroups
 times.
 
 The groups come out in key order (the lexicographic order of their codes), as ``np.unique``
-gives them: the kernel relies on a class's sensitive sub-rows being adjacent.
+gives them, or for a check (``ordered=False``) in whichever order the pass found them. The
+kernel's ``Grouper`` keeps the pass's scratch table between checks, resetting only the slots
+a check used.
 
 Keys that would overflow int64 (a product of the radices >= 2**62: many QIs with large
 domains) fall back to ``np.unique`` over the stacked columns.
@@ -45,94 +47,81 @@ def _keys(columns, maps, offsets, radices):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _group(key, space):  # pragma: no cover - compiled
-    """(each group's first row, each row's group, the groups' keys — empty when the groups are
-    already in ascending key order). A dense table over the key space while the space is small beside the
-    rows (groups in key order), an open-addressing hash table otherwise (groups in order of
-    appearance)."""
+def _regroup(matrix, maps, offsets, radices, space, weights, slots):  # pragma: no cover - compiled
+    """One regrouping: (the groups' mapped codes, each row's group, the groups' sums of
+    ``weights``, the groups' keys — empty when the groups are already in ascending key order).
+
+    A dense table over the key space while the space is small beside the rows (groups in key
+    order), an open-addressing hash table otherwise (groups in order of appearance; Fibonacci
+    hashing over a power-of-two table at most half full, a (key, group) pair per slot).
+    ``slots`` is scratch that is all -1 on entry and is left so: only the slots used are reset,
+    so a caller that keeps it pays for the rows, not for clearing a table per call."""
+    key = _keys(matrix, maps, offsets, radices)
     rows = key.shape[0]
     inverse = np.empty(rows, np.int64)
-    if space <= 2 * rows + 1024:
-        slot = np.full(space, -1, np.int64)
-        for r in range(rows):
-            if slot[key[r]] == -1:
-                slot[key[r]] = r
-        count = 0
-        first = np.empty(rows, np.int64)
-        for k in range(space):
-            if slot[k] != -1:
-                first[count] = slot[k]
-                slot[k] = count
-                count += 1
-        for r in range(rows):
-            inverse[r] = slot[key[r]]
-        return first[:count], inverse, np.empty(0, np.int64)
-    inverse, first = _hash_ids(key)
-    return first, inverse, key[first]
-
-
-@numba.njit(cache=True, nogil=True)
-def _hash_ids(values):  # pragma: no cover - compiled
-    """(each value's id, numbered in order of first appearance; each id's first position),
-    by open addressing over a power-of-two table at most half full."""
-    rows = values.shape[0]
-    capacity, bits = 1, 0
-    while capacity < 2 * rows:
-        capacity *= 2
-        bits += 1
-    shift = np.uint64(64 - bits)
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    slots = np.full(capacity, -1, np.int64)
-    ids = np.empty(capacity, np.int64)
-    out = np.empty(rows, np.int64)
     first = np.empty(rows, np.int64)
     count = 0
-    for r in range(rows):
-        k = values[r]
-        h = np.int64((np.uint64(k) * golden) >> shift)  # Fibonacci hashing: the product's top bits
-        while slots[h] != -1 and slots[h] != k:
-            h = (h + 1) & (capacity - 1)
-        if slots[h] == -1:
-            slots[h] = k
-            ids[h] = count
-            first[count] = r
-            count += 1
-        out[r] = ids[h]
-    return out, first[:count]
-
-
-@numba.njit(cache=True, nogil=True)
-def _cluster(keys, divisor):  # pragma: no cover - compiled
-    """An order of the groups that makes those with equal ``key // divisor`` adjacent (the
-    same QI codes, when the sensitive codes are the key's last digits): a hash of the class
-    keys, then a counting sort by class — linear, where sorting the keys is not."""
-    count = keys.shape[0]
-    cls, heads = _hash_ids(keys // divisor)
-    classes = heads.shape[0]
-    start = np.zeros(classes + 1, np.int64)
-    for g in range(count):
-        start[cls[g] + 1] += 1
-    for c in range(classes):
-        start[c + 1] += start[c]
-    order = np.empty(count, np.int64)
-    for g in range(count):
-        order[start[cls[g]]] = g
-        start[cls[g]] += 1
-    return order
-
-
-@numba.njit(cache=True, nogil=True)
-def _pick(matrix, maps, offsets, rows):  # pragma: no cover - compiled
-    """The mapped codes of the given rows: each group's codes from its first row (decoding
-    the key would cost a division per code)."""
+    if space <= 2 * rows + 1024:
+        for r in range(rows):
+            if slots[key[r]] == -1:
+                slots[key[r]] = r
+        for k in range(space):
+            if slots[k] != -1:
+                first[count] = slots[k]
+                slots[k] = count
+                count += 1
+        sums = np.zeros(count, weights.dtype)
+        for r in range(rows):
+            g = slots[key[r]]
+            inverse[r] = g
+            sums[g] += weights[r]
+        for g in range(count):
+            slots[key[first[g]]] = -1
+        keys = np.empty(0, np.int64)
+    else:
+        capacity, bits = 1, 0
+        while capacity < 2 * rows:
+            capacity *= 2
+            bits += 1
+        shift = np.uint64(64 - bits)
+        golden = np.uint64(0x9E3779B97F4A7C15)
+        mask = capacity - 1
+        used = np.empty(rows, np.int64)
+        sums = np.zeros(rows, weights.dtype)
+        for r in range(rows):
+            k = key[r]
+            h = np.int64((np.uint64(k) * golden) >> shift)  # the product's top bits
+            while slots[2 * h] != -1 and slots[2 * h] != k:
+                h = (h + 1) & mask
+            if slots[2 * h] == -1:
+                slots[2 * h] = k
+                slots[2 * h + 1] = count
+                used[count] = h
+                first[count] = r
+                count += 1
+            g = slots[2 * h + 1]
+            inverse[r] = g
+            sums[g] += weights[r]
+        keys = np.empty(count, np.int64)
+        for g in range(count):
+            keys[g] = slots[2 * used[g]]
+            slots[2 * used[g]] = -1
+            slots[2 * used[g] + 1] = -1
+        sums = sums[:count]
     m = matrix.shape[0]
-    out = np.empty((m, rows.shape[0]), np.int64)
+    out = np.empty((m, count), np.int64)
     for j in range(m):
         offset = offsets[j]
-        for g in range(rows.shape[0]):
-            code = matrix[j, rows[g]]
+        for g in range(count):
+            code = matrix[j, first[g]]
             out[j, g] = maps[offset + code] if offset >= 0 else code
-    return out
+    return out, inverse, sums, keys
+
+
+def scratch_size(rows: int) -> int:
+    """Slots ``_regroup`` may touch for a table of ``rows`` rows: the dense space (at most
+    2 rows + 1024) or the hash table's (key, group) pairs (at most 4 rows)."""
+    return max(8 * rows, 2 * rows + 1024)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -169,27 +158,51 @@ class Maps:
         return np.array([-1 if key is None else self.starts[key] for key in chosen], np.int64)
 
 
+class Grouper:
+    """``regroup`` with its scratch table kept between calls (a kernel's: one per base table),
+    so a check pays for its rows and not for clearing a table the size of the largest one."""
+
+    def __init__(self, rows: int = 0):
+        self.slots = np.full(scratch_size(rows), -1, np.int64)
+
+    def regroup(self, matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
+                weights: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(distinct rows, each row's group, ``weights`` summed per group): see ``regroup``."""
+        space = math.prod(max(r, 1) for r in radices)
+        if space >= OVERFLOW:
+            out, inverse = _unique(matrix, maps, offsets)
+            return out, inverse, total(inverse, weights, out.shape[1])
+        rows = matrix.shape[1]
+        if len(self.slots) < scratch_size(rows):
+            self.slots = np.full(scratch_size(rows), -1, np.int64)
+        radix = np.array([max(r, 1) for r in radices], np.int64)
+        out, inverse, sums, keys = _regroup(matrix, maps, offsets, radix, space, weights, self.slots)
+        if ordered and len(keys):
+            # numpy's sort (SIMD) beats a compiled one several times over
+            order = np.argsort(keys)
+            rank = np.empty(len(order), np.int64)
+            rank[order] = np.arange(len(order))
+            out, inverse, sums = out[:, order], rank[inverse], sums[order]
+        return out, inverse, sums
+
+
+def _unique(matrix: np.ndarray, maps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The int64-overflow fallback: ``np.unique`` over the mapped rows."""
+    mapped = np.stack([column if o < 0 else maps[o + column] for column, o in zip(matrix, offsets)], axis=1)
+    distinct, inverse = np.unique(mapped, axis=0, return_inverse=True)
+    return np.ascontiguousarray(distinct.T), inverse.ravel()
+
+
 def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
-            ordered: bool = True, clustered: int = 0) -> tuple[np.ndarray, np.ndarray]:
+            ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``group`` over a (columns x rows) int64 matrix, the distinct rows as a (columns x groups)
     matrix, column j first mapped through ``maps[offsets[j]:]`` (offset -1:
-    as it is). Unless ``ordered``, the groups may come in any order — a check's figures do not
-    depend on it, and sorting the groups is the dearest step of a regrouping — except that
-    with ``clustered = c`` groups equal in all but their last ``c`` columns are adjacent."""
-    space = math.prod(max(r, 1) for r in radices)
-    if space >= OVERFLOW:
-        mapped = np.stack([column if o < 0 else maps[o + column] for column, o in zip(matrix, offsets)], axis=1)
-        distinct, inverse = np.unique(mapped, axis=0, return_inverse=True)
-        return np.ascontiguousarray(distinct.T), inverse.ravel()
-    radix = np.array([max(r, 1) for r in radices], np.int64)
-    first, inverse, keys = _group(_keys(matrix, maps, offsets, radix), space)
-    if len(keys) and (ordered or clustered):
-        # numpy's sort (SIMD) beats a compiled one several times over
-        order = np.argsort(keys) if ordered else _cluster(keys, math.prod(int(r) for r in radix[len(radix) - clustered:]))
-        rank = np.empty(len(order), np.int64)
-        rank[order] = np.arange(len(order))
-        first, inverse = first[order], rank[inverse]
-    return _pick(matrix, maps, offsets, first), inverse
+    as it is). Unless ``ordered``, the groups may come in any order (a check's verdicts do not
+    depend on it, and sorting the groups is the dearest step of a regrouping): in key order
+    when the dense table served, else in order of first appearance."""
+    out, inverse, _ = Grouper(matrix.shape[1]).regroup(matrix, radices, maps, offsets,
+                                                       np.zeros(matrix.shape[1], np.int64), ordered)
+    return out, inverse
 
 
 def total(inverse: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
@@ -250,9 +263,9 @@ def warm() -> None:
 
 def _warm() -> None:
     matrix = np.zeros((1, 2), np.int64)
-    for ordered in (True, False):
-        regroup(matrix, [1], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
-        regroup(matrix, [1 << 12], np.zeros(1, np.int64), np.array([-1], np.int64), ordered)
+    for weights in (np.ones(2, np.int64), np.ones(2, np.float64)):
+        for radix in (1, 1 << 12):  # the dense table, the hash table
+            Grouper(2).regroup(matrix, [radix], np.zeros(1, np.int64), np.array([-1], np.int64), weights, False)
     total(np.zeros(2, np.int64), np.ones(2, np.int64), 1)
     total(np.zeros(2, np.int64), np.ones(2, np.float64), 1)
     summary(np.ones(2, np.int64), np.ones(2, bool))

@@ -6,16 +6,18 @@ kernel answers every check from those arrays, so the two placements differ only 
 the data-proportional work (read, encode, compress, write, verify) runs.
 
 The table: the distinct combinations of QI codes (and of the sensitive codes the models
-read, so a class's histogram can be regrouped at any coarser node), their rows ``n``, for the
-KL-divergence ``n ln c_x``, and with a research subset (delta-presence) the population count
-``pop`` (population-only rows carry n = 0). ``up[j][a][b]`` maps QI j's codes at level a to
-level b (hierarchies are functional). A check generalizes each code column of its starting
-table through ``up`` (a column already at the node's level is taken as it is when projection
-is on), combines them into one mixed-radix integer key (or ``np.unique`` over the stacked
-columns when the radix product would overflow int64), and sums the rows per key with
-``np.bincount``. The node's table is kept as a snapshot when the checker's policy
-(``sqlanon/snapshots.py``) asks (``keep_snapshot``), and a check starts from the snapshot it
-names (``class_stats(..., start)``).
+read), their rows ``n``, for the KL-divergence ``n ln c_x``, and with a research subset
+(delta-presence) the population count ``pop`` (population-only rows carry n = 0). With
+sensitive codes the kernel turns it into one row per QI class, each class holding its
+sensitive histograms (``Pairs``), so a check regroups the QI classes (12,458 on ADULT's eight
+QIs, against 19,502 class-and-value rows) and merges their histograms in one compiled pass.
+``up[j][a][b]`` maps QI j's codes at level a to level b (hierarchies are functional). A check
+generalizes each code column of its starting table through ``up`` (a column already at the
+node's level is taken as it is when projection is on), combines them into one mixed-radix
+integer key (or ``np.unique`` over the stacked columns when the radix product would overflow
+int64) and sums the rows per key, in one compiled pass (``grouping.Grouper``). The node's
+table is kept as a snapshot when the checker's policy (``sqlanon/snapshots.py``) asks
+(``keep_snapshot``), and a check starts from the snapshot it names (``class_stats(..., start)``).
 
 Verdicts use the models' own predicates and the metrics' own sums, evaluated over arrays
 (``evaluate``); the models' figures are computed in numpy (``memory_figures``).
@@ -30,7 +32,8 @@ import numpy as np
 from sqlglot import exp
 
 from sqlanon.engines.evaluate import Compiled
-from sqlanon.engines.grouping import Maps, group, regroup, summary, total, weighted_sums
+from sqlanon.engines.grouping import Grouper, Maps, summary, total, weighted_sums
+from sqlanon.engines.histogram_loops import regroup_histograms
 from sqlanon.engines.memory_figures import Histogram, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
@@ -40,24 +43,31 @@ from sqlanon.stats import ClassStats
 
 @dataclass
 class Table:
-    """A class table: QI code rows at ``node``'s levels then sensitive code rows (one int64
-    matrix, a row per attribute, so the compiled grouping reads it without copying), rows
-    ``n``, the sum of n ln c_x (None unless the KL-divergence needs it), population rows (None
-    without a research subset)."""
+    """A class table: code rows (one int64 matrix, a row per attribute, so the compiled
+    grouping reads it without copying), rows ``n``, the sum of n ln c_x (None unless the
+    KL-divergence needs it), population rows (None without a research subset). As ``table``
+    builds it, the code rows are the QIs' at ``node``'s levels then the sensitive attributes';
+    the kernel keeps one row per QI class instead, with per sensitive attribute the classes'
+    histograms (``Pairs``)."""
 
     node: Node
     matrix: np.ndarray
     n: np.ndarray
     nlnx: np.ndarray | None
     pop: np.ndarray | None = None
+    histograms: list[Pairs] | None = None
 
-    @property
-    def codes(self) -> list[np.ndarray]:
-        return list(self.matrix[:len(self.node)])
 
-    @property
-    def sensitive(self) -> list[np.ndarray]:
-        return list(self.matrix[len(self.node):])
+@dataclass
+class Pairs:
+    """One sensitive attribute's histogram per class: class c's value codes ``v`` and their
+    counts ``f`` in positions ``bounds[c]:bounds[c + 1]`` (ascending codes, every count > 0),
+    ``share`` = f / the class's rows."""
+
+    bounds: np.ndarray
+    v: np.ndarray
+    f: np.ndarray
+    share: np.ndarray
 
 
 def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarray], n: np.ndarray,
@@ -116,7 +126,6 @@ class Kernel:
                  sensitives: Sequence[tuple[str, list[str], np.ndarray]], settings: SnapshotSettings,
                  tables: dict, count: Callable[[int], None]):
         self.hierarchies = list(hierarchies)
-        self.base = base
         self.names = [name for name, _, _ in sensitives]
         self.values = [values for _, values, _ in sensitives]
         self.q = [np.asarray(q, np.float64) for _, _, q in sensitives]
@@ -134,82 +143,85 @@ class Kernel:
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
         self._pending: Table | None = None  # the table of the node the last check computed
         self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
+        self._aux: dict[int, tuple] = {}  # per model object: (the model, its auxiliary table's name)
+        self.grouper = Grouper(len(base.n))
+        self.base = self._by_class(base) if base.matrix.shape[0] > len(base.node) else base
+
+    def _by_class(self, table: Table) -> Table:
+        """``table`` (rows = distinct QI and sensitive codes) as one row per QI class with
+        each sensitive attribute's histogram per class: a check then regroups the QI classes
+        only and merges their histograms (``regroup_histograms``), instead of regrouping every
+        (class, value) row and rebuilding the histograms from them."""
+        d = len(table.node)
+        radices = [self.sizes[j][level] for j, level in enumerate(table.node)]
+        matrix, inverse, n = self.grouper.regroup(np.ascontiguousarray(table.matrix[:d]), radices, self.maps.values,
+                                                  np.full(d, -1, np.int64), table.n, ordered=True)
+        groups = matrix.shape[1]
+        nlnx = total(inverse, table.nlnx, groups) if table.nlnx is not None else None
+        pop = total(inverse, table.pop, groups) if table.pop is not None else None
+        live = table.n > 0  # population-only rows (n = 0, sensitive codes read as 0) hold no value
+        rows = int(live.sum())
+        histograms = [Pairs(*regroup_histograms(np.arange(rows + 1, dtype=np.int64), codes[live], table.n[live],
+                                                inverse[live], groups, len(values), n))
+                      for codes, values in zip(table.matrix[d:], self.values)]
+        return Table(table.node, matrix, n, nlnx, pop, histograms)
 
     # -- grouping ----------------------------------------------------------------------------
     def generalize(self, source: Table, node: Node, ordered: bool = True) -> Table:
         """``source``'s table regrouped at ``node`` (a generalization of its node); unless
-        ``ordered``, its rows in any order but a class's rows (its sensitive codes) adjacent,
-        which is all ``classes`` needs."""
-        chosen = [None if a == b and self.settings.projection else (j, a, b)
-                  for j, (a, b) in enumerate(zip(source.node, node))] + [None] * len(self.values)
-        radices = [self.sizes[j][b] for j, b in enumerate(node)] + [len(v) for v in self.values]
-        matrix, inverse = regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen), ordered,
-                                  clustered=len(self.values))
+        ``ordered``, its classes in any order (see ``regroup``)."""
+        projection = self.settings.projection
+        chosen = [None if a == b and projection else (j, a, b) for j, (a, b) in enumerate(zip(source.node, node))]
+        radices = [self.sizes[j][b] for j, b in enumerate(node)]
+        matrix, inverse, n = self.grouper.regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen),
+                                                  source.n, ordered)
         self.count(len(source.n))
         count = matrix.shape[1]
-        n = total(inverse, source.n, count)
         nlnx = total(inverse, source.nlnx, count) if source.nlnx is not None else None
         pop = total(inverse, source.pop, count) if source.pop is not None else None
-        return Table(tuple(node), matrix, n, nlnx, pop)
+        histograms = None
+        if source.histograms is not None:
+            histograms = [Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
+                          for h, values in zip(source.histograms, self.values)]
+        return Table(tuple(node), matrix, n, nlnx, pop, histograms)
 
     def classes(self, table: Table, keep, params: dict, leaves: bool = True) -> Classes:
         """The node's classes from its table: sizes, the models' figures, the verdicts. With a
         research subset, classes without subset rows release nothing and are dropped (as the
         SQL path's population join drops them). ``leaves``: add the columns ``leaves{j}`` even
         when the keep condition does not read them."""
-        rows_n = table.n
-        if table.sensitive:
-            change = np.zeros(len(rows_n), bool)
-            change[0] = True
-            for column in table.codes:
-                change[1:] |= column[1:] != column[:-1]
-            starts = np.flatnonzero(change)
-            cls = np.cumsum(change) - 1
-            per_class = lambda values: np.add.reduceat(values, starts)  # noqa: E731
-            matrix = table.matrix[:len(table.node), starts]
-        else:
-            cls = np.arange(len(rows_n))
-            per_class = lambda values: values  # noqa: E731
-            matrix = table.matrix[:len(table.node)]
-        n = per_class(rows_n)
-        pop = per_class(table.pop) if table.pop is not None else None
-        nlnx = per_class(table.nlnx) if table.nlnx is not None else None
-        live_rows = None
+        matrix, n, pop, nlnx, histograms = table.matrix, table.n, table.pop, table.nlnx, table.histograms
         if pop is not None:
-            # population-only rows (n = 0, sensitive codes read as 0) add nothing to a histogram
-            live_rows = rows_n > 0 if not (rows_n > 0).all() else None
             live = n > 0
             if not live.all():
-                remap = np.cumsum(live) - 1
                 matrix, n, pop = matrix[:, live], n[live], pop[live]
                 nlnx = nlnx[live] if nlnx is not None else None
-                cls = remap[cls]
-        codes = list(matrix)
+                if histograms is not None:
+                    # a class without subset rows holds no value: its run is empty
+                    histograms = [Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
+                                  for h in histograms]
         columns: dict[str, np.ndarray] = {"n": n}
         if leaves or compiled(keep).reads_leaves(len(table.node)):
             for j, level in enumerate(table.node):
-                columns[f"leaves{j}"] = self.leaves[j][level][codes[j]]
+                columns[f"leaves{j}"] = self.leaves[j][level][matrix[j]]
         if nlnx is not None:
             columns["lnx"] = nlnx
         if pop is not None:
             columns["pop"] = pop
         for model in getattr(keep, "histogram_models", ()):
-            columns.update(self._figures(model, table, cls, live_rows, n))
+            columns.update(self._figures(model, histograms, n))
         kept = compiled(keep).keep(columns, params)
         return Classes(matrix, n, columns, kept)
 
-    def _figures(self, model, table: Table, cls: np.ndarray, live_rows, n: np.ndarray) -> dict[str, np.ndarray]:
+    def _figures(self, model, histograms: list[Pairs], n: np.ndarray) -> dict[str, np.ndarray]:
+        known = self._aux.get(id(model))
+        if known is None or known[0] is not model:
+            # the name hashes the model's settings: once per model, not per check
+            known = self._aux[id(model)] = (model, getattr(model, "aux", None))
         i = self.names.index(model.attribute)
-        values, f = table.sensitive[i], table.n
-        if live_rows is not None:
-            cls, values, f = cls[live_rows], values[live_rows], f[live_rows]
-        if len(self.values) == 1 and live_rows is None:
-            pairs_cls, pairs_v, pairs_f = cls, values, f
-        else:
-            (pairs_cls, pairs_v), inverse = group([cls, values], [len(n), len(self.values[i])])
-            pairs_f = total(inverse, f, len(pairs_cls))
-        histogram = Histogram(pairs_cls, pairs_v, pairs_f, n, self.q[i])
-        return figures(model, histogram, self.tables.get(getattr(model, "aux", None)), self._derived)
+        h = histograms[i]
+        histogram = Histogram(h.bounds, h.v, h.f, h.share, n, self.q[i])
+        return figures(model, histogram, self.tables.get(known[1]), self._derived, known[1])
 
     # -- checks ------------------------------------------------------------------------------
     def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str], start: Table | None = None) -> ClassStats:

@@ -2,9 +2,10 @@
 
 Each function mirrors the SQL of the model's ``class_columns`` (see docs/architecture.md,
 "Sensitive histograms and verdicts") and returns the same named columns, one value per class.
-A node's sensitive histogram comes as parallel arrays sorted by class then value code:
-``cls`` (class index), ``v`` (value code), ``f`` (count of the value in the class); ``n`` are
-the class sizes and ``q`` the values' frequencies in the input. The distances that need every
+A node's sensitive histogram comes as parallel arrays sorted by class then value code, each
+class's run from ``bounds[c]`` to ``bounds[c + 1]``: ``v`` (value code), ``counts`` (of the
+value in the class) and ``share`` (count / class size); ``n`` are the class sizes and ``q``
+the values' frequencies in the input. The distances that need every
 value of the domain (ordered and hierarchical t-closeness) fill a dense (classes x values)
 matrix, a block of classes at a time so memory stays bounded.
 """
@@ -13,26 +14,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from sqlanon.engines.histogram_loops import Tree, recursive
+from sqlanon.engines.histogram_loops import Tree, equal_distance, recursive
 
 #: cells of a dense (classes x values) block
 BLOCK_CELLS = 4_000_000
 
 
 class Histogram:
-    def __init__(self, cls: np.ndarray, v: np.ndarray, f: np.ndarray, n: np.ndarray, q: np.ndarray):
-        self.cls, self.v, self.counts, self.n, self.q = cls, v, f.astype(np.int64), n, q
-        self.f = self.counts.astype(np.float64)
+    """A node's sensitive histograms: class c's values ``v`` and counts in positions
+    ``bounds[c]:bounds[c + 1]`` (every class holds at least one value), ``share`` = count / n."""
+
+    def __init__(self, bounds: np.ndarray, v: np.ndarray, counts: np.ndarray, share: np.ndarray, n: np.ndarray,
+                 q: np.ndarray):
+        self._bounds, self.v, self.counts, self.share, self.n, self.q = bounds, v, counts, share, n, q
         self.classes = len(n)
-        self.starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(cls) else np.zeros(0, np.int64)
-        self.share = self.f / n[cls].astype(np.float64)
+        self.starts = bounds[:-1]
+        self._cls: np.ndarray | None = None
+
+    @property
+    def cls(self) -> np.ndarray:
+        """Each pair's class."""
+        if self._cls is None:
+            self._cls = np.repeat(np.arange(self.classes), np.diff(self._bounds))
+        return self._cls
+
+    @property
+    def f(self) -> np.ndarray:
+        return self.counts.astype(np.float64)
 
     def bounds(self) -> np.ndarray:
         """Where each class's pairs start, and the end of the last."""
-        return np.r_[self.starts, len(self.cls)].astype(np.int64)
+        return self._bounds
 
     def count(self) -> np.ndarray:
-        return np.bincount(self.cls, minlength=self.classes)
+        return np.diff(self._bounds)
 
     def total(self, values: np.ndarray) -> np.ndarray:
         return np.bincount(self.cls, weights=values, minlength=self.classes)
@@ -44,7 +59,7 @@ class Histogram:
         """Blocks (first class, diff = p - q) over every value of the domain."""
         m = len(self.q)
         step = max(1, BLOCK_CELLS // max(m, 1))
-        bounds = np.searchsorted(self.cls, np.arange(0, self.classes + step, step))
+        bounds = self._bounds[np.minimum(np.arange(0, self.classes + step, step), self.classes)]
         for b, first in enumerate(range(0, self.classes, step)):
             last = min(first + step, self.classes)
             lo, hi = bounds[b], bounds[b + 1]
@@ -53,9 +68,10 @@ class Histogram:
             yield first, block - self.q
 
 
-def figures(model, h: Histogram, aux, cache: dict | None = None) -> dict[str, np.ndarray]:
+def figures(model, h: Histogram, aux, cache: dict | None = None, aux_name: str | None = None) -> dict[str, np.ndarray]:
     """The model's (or the classification metric's) per-class figure columns. ``cache`` keeps
-    what depends on the model's auxiliary table only (built once, not per check)."""
+    what depends on the model's auxiliary table only (built once, not per check), under the
+    table's name ``aux_name`` (default: ``model.aux``, which hashes the model's settings)."""
     name = model.name
     if name == "classification":
         return {"mx_top": h.maximum(h.counts)}
@@ -73,25 +89,24 @@ def figures(model, h: Histogram, aux, cache: dict | None = None) -> dict[str, np
     if name == "delta-disclosure":
         return {model.name_of("delta"): h.maximum(np.abs(np.log(h.share / h.q[h.v])))}
     if name == "t-closeness":
-        return {model.name_of("t"): _t(model, h, aux, {} if cache is None else cache)}
+        return {model.name_of("t"): _t(model, h, aux, {} if cache is None else cache, aux_name or model.aux)}
     raise NotImplementedError(f"the memory engine has no figures for the {name} model")
 
 
-def _t(model, h: Histogram, aux, cache: dict) -> np.ndarray:
+def _t(model, h: Histogram, aux, cache: dict, name: str) -> np.ndarray:
     if model.distance == "equal":
-        q = h.q[h.v]
-        return 0.5 * (h.total(np.abs(h.share - q)) + (1 - h.total(q)))
+        return equal_distance(h.bounds(), h.v, h.share, h.q)
     result = np.zeros(h.classes)
     if model.distance == "ordered":
-        order = cache.get(model.aux)
+        order = cache.get(name)
         if order is None:
-            order = cache[model.aux] = np.argsort(np.asarray(aux.column("ord")))  # value codes by rank
+            order = cache[name] = np.argsort(np.asarray(aux.column("ord")))  # value codes by rank
         span = max(len(h.q) - 1, 1)
         for first, diff in h.dense():
             result[first:first + len(diff)] = np.abs(np.cumsum(diff[:, order], axis=1)).sum(axis=1) / span
         return result
-    tree = cache.get(model.aux)
+    tree = cache.get(name)
     if tree is None:
         height = sum(1 for name in aux.column_names if name.startswith("a")) - 1
-        tree = cache[model.aux] = Tree([np.asarray(aux.column(f"a{l}"), np.int64) for l in range(height + 1)])
+        tree = cache[name] = Tree([np.asarray(aux.column(f"a{l}"), np.int64) for l in range(height + 1)])
     return tree.distances(h.bounds(), h.v.astype(np.int64), h.share, h.q)
