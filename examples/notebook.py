@@ -43,11 +43,11 @@ found = sqlanon.check(work / "released.csv", quasi=list(quasi), k=5, models=sett
 print(found.text())
 
 # in Jupyter, `result` as a cell's last line shows its HTML summary
-html = result._repr_html_() if hasattr(result, "_repr_html_") else None
+html = result._repr_html_()                                        # the same summary as a string
 # -------------------------------------------------------------------------------------------
 
 assert isinstance(released, pd.DataFrame) and isinstance(released_pl, pl.DataFrame)
 assert isinstance(second, pd.DataFrame) and len(second) == len(people) - half
-assert found.holds
+assert found.holds and "Privacy models" in html
 print(f"notebook session ok: {len(released)} + {len(released_pl)} rows released, "
       f"{len(second)} transformed at {anonymizer.levels_}, check holds")
