@@ -68,8 +68,9 @@ def write_job(folder: Path, data: Path, kind: str, output: str, k: int, s: float
 def run(job_path: Path) -> dict:
     """One run of the job; the report's phases, write and verify split, and the wall clock."""
     job = sqlanon.load_job(job_path)
-    for target in (job.output.path, job.output.report):
-        Path(target).unlink(missing_ok=True)
+    for target in (job.output.path, job.output.report, job.output.html_path):  # the html page: None when off
+        if target:
+            Path(target).unlink(missing_ok=True)
     marks = {}
     started = time.perf_counter()
     result = sqlanon.anonymize(job, on_phase=lambda name: marks.setdefault(name, time.perf_counter()))

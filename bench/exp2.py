@@ -63,7 +63,7 @@ def job_file(folder: Path, name: str, model: dict, k: int | None, s: float, engi
 
 
 def run(path: Path) -> tuple[float, dict]:
-    for stale in (path.with_suffix(".csv"), path.with_suffix(".json")):
+    for stale in (path.with_suffix(".csv"), path.with_suffix(".json"), path.with_suffix(".html")):
         stale.unlink(missing_ok=True)
     started = time.perf_counter()
     result = sqlanon.anonymize(sqlanon.load_job(str(path)))
