@@ -13,18 +13,23 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlanon import frames
 from sqlanon.config import ROLES, Attribute, Job, Output, Source, _with_population
 from sqlanon.errors import ConfigError, NotAnonymousError
 from sqlanon.hierarchy import Hierarchy
-from sqlanon.progress import progress_callback
+from sqlanon.progress import ProgressArgument, ProgressCallback, progress_callback
 from sqlanon.risk_settings import RiskSettings
 from sqlanon.wording import from_code
+
+if TYPE_CHECKING:
+    from sqlanon.anonymizer import Result
+    from sqlanon.checker import CheckResult
 
 #: keywords of ``anonymize`` that set the Job's search and engine (the job file's names)
 _JOB_KEYWORDS = ("metric", "algorithm", "weights", "label", "time_limit", "step_limit", "seed", "stop", "stable",
@@ -35,9 +40,9 @@ RELEASED = "Result.table (in memory)"
 
 def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppression_limit: float = 0.0,
                       models: Any = (), sensitive: Any = (), insensitive: Any = (), identifying: Any = (),
-                      others: str | None = None, engine: str | None = None, risk: dict | None = None,
-                      output: str | os.PathLike | None = None, report: str | os.PathLike | None = None,
-                      summary: str | os.PathLike | None = None, suppressed: str = "mask", overwrite: bool = False,
+                      others: str | None = None, engine: str | None = None, risk: dict[str, Any] | None = None,
+                      output: str | os.PathLike[str] | None = None, report: str | os.PathLike[str] | None = None,
+                      summary: str | os.PathLike[str] | None = None, suppressed: str = "mask", overwrite: bool = False,
                       delimiter: str = ",", table: str | None = None, encoding: str | None = None,
                       **settings: Any) -> tuple[Job, frames.Frame | None]:
     """The Job the keywords describe, and the in-memory table it reads (None for a file).
@@ -101,13 +106,13 @@ def source_of(data: Any, delimiter: str = ",", table: str | None = None,
     return Source(arrow=frame.arrow), frame
 
 
-def _models(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, list[dict]]:
+def _models(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, list[dict[str, Any]]]:
     if isinstance(models, dict) or not isinstance(models, (list, tuple)):
         raise ConfigError("models= is a list of dicts, each with a type, e.g. "
                           "[{\"type\": \"distinct-l-diversity\", \"attribute\": \"disease\", \"l\": 3}]")
     from sqlanon.criteria import MODEL_NAMES, build_model
 
-    specs = []
+    specs: list[dict[str, Any]] = []
     for spec in models:
         if not isinstance(spec, dict) or "type" not in spec:
             raise ConfigError(f"each entry of models= is a dict with a type ({', '.join(MODEL_NAMES)}), got {spec!r}")
@@ -124,7 +129,7 @@ def _models(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, list[d
     return (k if k is not None else 1 if specs else 2), specs
 
 
-def _roles(quasi: dict, sensitive: Any, insensitive: Any, identifying: Any) -> dict[str, str]:
+def _roles(quasi: dict[str, Any], sensitive: Any, insensitive: Any, identifying: Any) -> dict[str, str]:
     roles: dict[str, str] = {}
     for role, names in (("quasi", list(quasi)), ("sensitive", sensitive), ("insensitive", insensitive),
                         ("identifying", identifying)):
@@ -137,13 +142,15 @@ def _roles(quasi: dict, sensitive: Any, insensitive: Any, identifying: Any) -> d
     return roles
 
 
-def _hierarchy(name: str, given: Any) -> Hierarchy | str | dict:
+def _hierarchy(name: str, given: Any) -> Hierarchy | str | dict[str, Any]:
     if isinstance(given, (Hierarchy, dict)):
         return given
     if isinstance(given, (str, os.PathLike)):
         return str(given)
     if frames.kind_of(given) not in (None, "spark"):
-        rows = frames.frame(given).arrow.to_pylist()
+        table = frames.frame(given).arrow
+        assert table is not None  # only a Spark DataFrame is held without Arrow
+        rows = table.to_pylist()
         return Hierarchy.from_rows(name, [["" if v is None else str(v) for v in row.values()] for row in rows])
     if isinstance(given, (list, tuple)) and all(isinstance(row, (list, tuple)) for row in given):
         return Hierarchy.from_rows(name, [[str(v) for v in row] for row in given])
@@ -151,7 +158,7 @@ def _hierarchy(name: str, given: Any) -> Hierarchy | str | dict:
                       f"date, order), a Hierarchy, or its rows (a list of lists, or a table); got {type(given).__name__}")
 
 
-def _path(path: str | os.PathLike | None) -> str | None:
+def _path(path: str | os.PathLike[str] | None) -> str | None:
     return None if path is None else str(Path(path))
 
 
@@ -170,7 +177,7 @@ def _columns(source: Source, frame: frames.Frame | None, engine: str | None) -> 
 
 # -- running ---------------------------------------------------------------------------------
 @contextmanager
-def bound(job: Job, frame: frames.Frame | None):
+def bound(job: Job, frame: frames.Frame | None) -> Iterator[tuple[Job, frames.Frame | None]]:
     """The job reading ``frame`` where the engine can: a Spark DataFrame as a global temporary
     view for the duration of the run; any other table in memory (also one given in
     ``Source(arrow=...)`` of a Job) as a pyarrow Table."""
@@ -188,13 +195,14 @@ def bound(job: Job, frame: frames.Frame | None):
         frames.drop_spark_view(frame, view)
 
 
-def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = None, on_check=None, on_phase=None,
-        on_progress=None):
+def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | None = None,
+        on_check: Callable[[CheckResult], None] | None = None, on_phase: Callable[[str], None] | None = None,
+        on_progress: ProgressCallback | None = None) -> Result:
     """Anonymize (or with ``manifest`` apply a saved transformation to) the job's data; with a
     table given in code and no output, the released table is ``Result.table``."""
     from sqlanon import anonymizer
 
-    def execute(job: Job):
+    def execute(job: Job) -> Result:
         if manifest is not None:
             return anonymizer.apply(job, manifest)
         return anonymizer.anonymize(job, on_check=on_check, on_phase=on_phase, on_progress=on_progress)
@@ -222,8 +230,9 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict | None = Non
                 shutil.rmtree(folder, ignore_errors=True)
 
 
-def anonymize(data: Any, quasi: dict | None = None, *, on_check=None, on_phase=None, progress: Any = None,
-              on_progress=None, **settings: Any):
+def anonymize(data: Any, quasi: dict[str, Any] | None = None, *, on_check: Callable[[CheckResult], None] | None = None,
+              on_phase: Callable[[str], None] | None = None, progress: ProgressArgument = None,
+              on_progress: ProgressCallback | None = None, **settings: Any) -> Result:
     """Anonymize ``data`` and return a ``Result`` (``.table``: the released data in the type of
     ``data`` when no ``output=`` file is given).
 
@@ -267,22 +276,22 @@ class Anonymizer:
     type of its input; ``result_`` and ``last_result_`` keep the runs' ``Result``.
     """
 
-    def __init__(self, quasi: dict, **settings: Any):
+    def __init__(self, quasi: dict[str, Any], **settings: Any) -> None:
         refused = [key for key in ("output", "report", "summary", "overwrite") if key in settings]
         if refused:
             raise ConfigError(f"Anonymizer returns the released tables; it takes no {refused[0]}= (use "
                               "sqlanon.anonymize(data, ..., output=...) to write a file)")
         self.quasi = quasi
         self.settings = settings
-        self.result_ = None
-        self.last_result_ = None
+        self.result_: Result | None = None
+        self.last_result_: Result | None = None
 
     @property
     def levels_(self) -> dict[str, int] | None:
         return None if self.result_ is None else self.result_.levels
 
     @property
-    def manifest_(self) -> dict | None:
+    def manifest_(self) -> dict[str, Any] | None:
         return None if self.result_ is None else self.result_.report.get("manifest")
 
     def fit(self, data: Any) -> "Anonymizer":
@@ -310,10 +319,13 @@ class Anonymizer:
         return result.table
 
     def fit_transform(self, data: Any) -> Any:
-        return self.fit(data).result_.table
+        fitted = self.fit(data).result_
+        assert fitted is not None  # fit sets it or raises
+        return fitted.table
 
 
-def explain(data: Any, node, quasi: dict | None = None, show: int = 10, **settings: Any) -> dict:
+def explain(data: Any, node: Iterable[int], quasi: dict[str, Any] | None = None, show: int = 10,
+            **settings: Any) -> dict[str, Any]:
     """A node's check: its SQL (with parameters), its figures (``result``), the suppression
     limit in rows and the smallest classes failing the models (``failing``: (labels, size))."""
     from sqlanon.session import Session
@@ -326,7 +338,7 @@ def explain(data: Any, node, quasi: dict | None = None, show: int = 10, **settin
             return explained
 
 
-def risk(data: Any, quasi: Any = None, node=None, **settings: Any) -> dict:
+def risk(data: Any, quasi: Any = None, node: Iterable[int] | None = None, **settings: Any) -> dict[str, Any]:
     """Re-identification risk: of a table as it is (``quasi`` a list of columns, each at its
     level 0, no hierarchies; see ``sqlanon.check``), or of a Job's input or ``node`` (the
     ``risk`` command; ``quasi`` with hierarchies builds the Job from keywords)."""

@@ -13,11 +13,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from sqlanon.errors import ConfigError, DataError, cut
+
+if TYPE_CHECKING:
+    from sqlanon.config import Source
+    from sqlanon.criteria.base import PrivacyModel
+    from sqlanon.frames import Frame
+    from sqlanon.risk_settings import RiskSettings
 
 MASK = "*"
 #: the longest value a listed class shows (longer ones are cut, with their length)
@@ -35,13 +41,13 @@ class Assessment:
     classes: int
     suppressed: int
     quasi_identifiers: list[str]
-    models: list[dict]
-    risk: dict
+    models: list[dict[str, Any]]
+    risk: dict[str, Any]
     offending_classes: int = 0
     offending_rows: int = 0
-    offending: list[tuple[dict, int, list[str]]] = field(default_factory=list)
+    offending: list[tuple[dict[str, str], int, list[str]]] = field(default_factory=list)
 
-    def to_dict(self, redact: bool = False) -> dict:
+    def to_dict(self, redact: bool = False) -> dict[str, Any]:
         shown = [{"values": None if redact else values, "size": size, "fails": fails}
                  for values, size, fails in self.offending]
         return {"holds": self.holds, "input": self.input, "rows": self.rows, "classes": self.classes,
@@ -78,7 +84,7 @@ class Assessment:
 
 
 def check(data: Any, quasi: Any, k: int | None = None, models: Any = (), *, show: int = 10, delimiter: str = ",",
-          table: str | None = None, encoding: str | None = None, risk: dict | None = None) -> Assessment:
+          table: str | None = None, encoding: str | None = None, risk: dict[str, Any] | None = None) -> Assessment:
     """Assess ``data`` as it is (a table in memory, a Spark DataFrame, or a CSV, Parquet or
     DuckDB file — ``table`` names the table of a DuckDB file): ``quasi`` lists its QIs;
     ``k`` and ``models`` (``[[privacy.models]]`` entries as dicts) are the models to check.
@@ -111,7 +117,7 @@ def check(data: Any, quasi: Any, k: int | None = None, models: Any = (), *, show
         return _assess(rows, qis, attributes, chosen, described, show, settings)
 
 
-def _groups(source, frame, qis: list[str], attributes: list[str]) -> list[tuple]:
+def _groups(source: Source, frame: Frame | None, qis: list[str], attributes: list[str]) -> list[tuple[Any, ...]]:
     """(QI texts..., attribute texts..., rows) per distinct combination."""
     names = [*qis, *attributes]
     if frame is not None and frame.kind == "spark":
@@ -137,10 +143,10 @@ def _groups(source, frame, qis: list[str], attributes: list[str]) -> list[tuple]
             raise ConfigError(f"column(s) {missing} are not in {source.describe()}; its columns: "
                               f"{', '.join(map(cut, columns[:20]))}{hint}")
         relation, params = engine._source_relation(source)
-        texts = [exp.Coalesce(this=exp.Cast(this=exp.column(n, quoted=True), to=exp.DataType.build("VARCHAR")),
+        selected = [exp.Coalesce(this=exp.Cast(this=exp.column(n, quoted=True), to=exp.DataType.build("VARCHAR")),
                               expressions=[exp.Literal.string("")]).as_(exp.to_identifier(f"c{i}", quoted=True))
                  for i, n in enumerate(names)]
-        query = exp.select(*texts, exp.Count(this=exp.Star()).as_("n")).from_(
+        query = exp.select(*selected, exp.Count(this=exp.Star()).as_("n")).from_(
             exp.to_identifier("r")).group_by(*(exp.Literal.number(i + 1) for i in range(len(names))))
         sql = query.sql("duckdb").replace('FROM r', f"FROM {relation} AS r", 1)
         import duckdb
@@ -153,14 +159,14 @@ def _groups(source, frame, qis: list[str], attributes: list[str]) -> list[tuple]
         engine.close()
 
 
-def _assess(rows: list[tuple], qis: list[str], attributes: list[str], models, described: str, show: int,
-            settings) -> Assessment:
+def _assess(rows: list[tuple[Any, ...]], qis: list[str], attributes: list[str], models: list[PrivacyModel],
+            described: str, show: int, settings: RiskSettings) -> Assessment:
     from sqlanon.risk.analysis import risk_section
 
     d = len(qis)
     masked = tuple(MASK for _ in qis)
-    sizes: dict[tuple, int] = Counter()
-    histograms: dict[tuple, Counter] = defaultdict(Counter)
+    sizes: Counter[tuple[str, ...]] = Counter()
+    histograms: defaultdict[tuple[str, ...], Counter[tuple[str, ...]]] = defaultdict(Counter)
     suppressed = total = 0
     for row in rows:
         key, n = tuple(row[:d]), int(row[-1])
@@ -175,24 +181,25 @@ def _assess(rows: list[tuple], qis: list[str], attributes: list[str], models, de
     # each sensitive value's frequency in the whole table (suppressed rows included, as in a run)
     overall: dict[str, dict[str, float]] = {}
     for i, name in enumerate(attributes):
-        counts: Counter = Counter()
+        counts: Counter[str] = Counter()
         for row in rows:
             counts[row[d + i]] += int(row[-1])
-        values = sorted(counts)
-        overall[name] = {v: counts[v] / total for v in values}
+        distinct = sorted(counts)
+        overall[name] = {v: counts[v] / total for v in distinct}
         for model in models:
             if model.attribute == name:
-                model.prepare(values, [counts[v] for v in values])
+                model.prepare(distinct, [counts[v] for v in distinct])
     for model in models:
         if hasattr(model, "resolve_population"):
             model.resolve_population(total)
     values: dict[int, list[float]] = defaultdict(list)
-    failing: list[tuple[dict, int, list[str]]] = []
+    failing: list[tuple[dict[str, str], int, list[str]]] = []
     failed: set[int] = set()  # the models some class fails
     offending_rows = 0
     for key, size in sizes.items():
-        fails = []
+        fails: list[str] = []
         for index, model in enumerate(models):
+            value: float
             if model.attribute is None:
                 value = size
             else:
@@ -209,9 +216,10 @@ def _assess(rows: list[tuple], qis: list[str], attributes: list[str], models, de
             offending_rows += size
             failing.append((dict(zip(qis, key)), size, fails))
     failing.sort(key=lambda item: (item[1], tuple(item[0].values())))
-    reported, holds = [], not failing
+    reported: list[dict[str, Any]] = []
+    holds = not failing
     for index, model in enumerate(models):
-        entry = {**model.describe()}
+        entry: dict[str, Any] = {**model.describe()}
         if model.whole_table:
             entry["achieved"] = model.table_value(list(sizes.values()))
             entry["holds"] = bool(model.table_holds(entry["achieved"])) and index not in failed
@@ -229,13 +237,13 @@ def _assess(rows: list[tuple], qis: list[str], attributes: list[str], models, de
         offending_classes=len(failing), offending_rows=offending_rows, offending=failing[:max(show, 0)])
 
 
-def _model_name(model: dict) -> str:
+def _model_name(model: dict[str, Any]) -> str:
     settings = ", ".join(f"{k}={v}" for k, v in model.items() if k not in ("model", "achieved", "holds", "hierarchy",
                                                                           "order"))
     return f"{model['model']}({settings})"
 
 
-def _figure(value) -> str:
+def _figure(value: object) -> str:
     if value is None:
         return "-"
     if isinstance(value, float):

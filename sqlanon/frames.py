@@ -36,7 +36,10 @@ class Frame:
 
     @property
     def columns(self) -> list[str]:
-        return list(self.native.columns) if self.kind == "spark" else list(self.arrow.column_names)
+        if self.kind == "spark":
+            return list(self.native.columns)
+        assert self.arrow is not None  # every kind but Spark is held as Arrow
+        return list(self.arrow.column_names)
 
 
 def kind_of(data: Any) -> str | None:
@@ -107,7 +110,10 @@ def restore(original: Frame, table: pa.Table, parquet: str | None = None) -> Any
         import polars
 
         released = polars.from_arrow(table)
-        return released.lazy() if kind == "polars-lazy" else released
+        if kind == "polars-lazy":
+            assert isinstance(released, polars.DataFrame)  # from a Table, never a Series
+            return released.lazy()
+        return released
     if kind == "duckdb":
         import duckdb
 
