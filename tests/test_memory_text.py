@@ -31,7 +31,7 @@ def test_text_is_duckdbs_cast(name):
     con.register("t", table)
     expected = [row[0] for row in con.execute(f'SELECT CAST("{name}" AS VARCHAR) FROM t').fetchall()]
     assert text_array(table.column(name), name).to_pylist() == expected
-    assert as_text(table.column(name), name).tolist() == ["" if v is None else v for v in expected]
+    assert as_text(table.column(name), name).to_pylist() == ["" if v is None else v for v in expected]
 
 
 def test_chunked_floats_keep_their_order():

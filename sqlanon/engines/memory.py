@@ -84,7 +84,7 @@ class MemoryEngine(Engine):
 
     def distinct_values(self, column: str) -> list[str]:
         table = self._data if self._data is not None and column in self._data.column_names else io.read_table(self._source, [column])
-        return sorted(pc.unique(pc.fill_null(io.text_array(table.column(column), column), "")).to_pylist())
+        return sorted(pc.unique(io.as_text(table.column(column), column)).to_pylist())
 
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
@@ -129,8 +129,7 @@ class MemoryEngine(Engine):
         return PreparedData(rows=rows, base_classes=count, value_counts=counts)
 
     def _text(self, name: str) -> pa.ChunkedArray:
-        """The column's text, NULL as '' (``compiler.as_text``), in Arrow's kernels."""
-        return pc.fill_null(io.text_array(self._data.column(name), name), "")
+        return io.as_text(self._data.column(name), name)
 
     def _encode(self, j: int, name: str, hierarchy: EncodedHierarchy) -> np.ndarray:
         texts = self._text(name)

@@ -14,7 +14,6 @@ import glob
 import os
 from collections.abc import Sequence
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
@@ -130,14 +129,9 @@ def _read_error(source: Source, error: Exception) -> DataError:
     return csv_input.read_error(source, error)
 
 
-def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
-    """A column as an object array of str, NULL as '' (``compiler.as_text``), printed as
-    DuckDB's CAST(x AS VARCHAR) prints it."""
-    return np.asarray(pc.fill_null(text_array(column, name), "").to_pylist(), dtype=object)
-
-
-def text_or_null(column: pa.ChunkedArray | pa.Array, name: str) -> list[str | None]:
-    return text_array(column, name).to_pylist()
+def as_text(column: pa.ChunkedArray | pa.Array, name: str) -> pa.ChunkedArray | pa.Array:
+    """The column's text with NULL as '' (``compiler.as_text``), as Arrow strings."""
+    return pc.fill_null(text_array(column, name), "")
 
 
 def text_array(column: pa.ChunkedArray | pa.Array, name: str) -> pa.ChunkedArray | pa.Array:

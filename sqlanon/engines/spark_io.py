@@ -105,7 +105,7 @@ def read(spark, source: Source, names: Sequence[str], texts: Sequence[str]):
         table = memory_io.read_table(source, names)
         for name in texts:  # as DuckDB prints them, which Spark's CAST would not for floats
             if not pa.types.is_string(table.column(name).type):
-                text = pa.array(memory_io.text_or_null(table.column(name), name), pa.string())
+                text = memory_io.text_array(table.column(name), name)
                 table = table.set_column(table.column_names.index(name), name, text)
         table = table.append_column(ROWID, pa.array(range(table.num_rows), pa.int64()))
         from pyspark.sql.pandas.types import from_arrow_schema

@@ -425,15 +425,13 @@ class SqlEngine(Engine):
         if self.kernel is not None or "suppressed_histograms" in needs or len(nodes) < 2:
             return None
         self._ensure_wide()
-        shapes, queries, sums = set(), [], {}
-        for node in nodes:
-            shape, query, sums = self._check_query(node, keep, needs, None)
-            shapes.add(shape)
-            queries.append(query if isinstance(query, str) else self.sql(query))
-        (shape,) = shapes  # the shape depends on the job, not on the node
+        # the shape and the sums depend on the job, not on the node: the first node says
+        shape, first, sums = self._check_query(nodes[0], keep, needs, None)
         if ("sizes" in needs and shape != "sizes") or sums:
             # sums of floats (KL-divergence) come out of another plan with other last bits
             return None
+        queries = [first, *(self._check_query(node, keep, needs, None)[1] for node in nodes[1:])]
+        queries = [query if isinstance(query, str) else self.sql(query) for query in queries]
         rows = self.run(c.batch_query(queries, self.dialect), params, self._rows_of(None) if shape != "stats" else None)
         self.rows_scanned += self._rows_of(None) * len(nodes)
         per_node: list[list[tuple]] = [[] for _ in nodes]
