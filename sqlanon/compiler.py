@@ -317,18 +317,29 @@ def class_size_query(node: Node, keep: exp.Expression | None = None, projection:
     return query.group_by(col("n"), copy=False).order_by(col("size"), copy=False)
 
 
-def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, uniques: bool = False) -> exp.Select:
+def _grouped(query: exp.Select, node: Node, alike: Sequence[bool]) -> exp.Select:
+    """GROUP BY the node's code columns, leaving out the QIs whose level has one value
+    (``alike[j]``, e.g. a hierarchy's top): they split no class, and every key costs DuckDB
+    binding and hashing (bench/sql_checks.py). With none left the rows are one class (none
+    when there are no rows, as a GROUP BY would have it)."""
+    codes = [col(wide_column(j, level), "c") for j, level in enumerate(node) if not (alike and alike[j])]
+    if codes:
+        return query.group_by(*codes)
+    return query.having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(0)))
+
+
+def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, uniques: bool = False,
+                     alike: Sequence[bool] = ()) -> exp.Select:
     """``stats_query`` for jobs whose models and metric read only class sizes (and leaf
     counts), over the wide form: one nesting level, FILTER aggregates, no group keys in the
     inner projection. DuckDB binds and plans it in about half the time (bench/check_overhead.py).
     ``keep`` is over the class size ``n``; a class whose condition is NULL counts as suppressed,
     as in ``stats_query``."""
     n = col("n")
-    codes = [col(wide_column(j, l), "c") for j, l in enumerate(node)]
     inner = [exp.Sum(this=col("n", "c")).as_(ident("n"))]
     if with_leaves:
         inner += [exp.Max(this=col(wide_leaves(j, l), "c")).as_(ident(f"leaves{j}")) for j, l in enumerate(node)]
-    classes = exp.select(*inner).from_(table(WIDE, "c")).group_by(*codes)
+    classes = _grouped(exp.select(*inner).from_(table(WIDE, "c")), node, alike)
 
     def only(aggregate: exp.Expression, condition: exp.Expression) -> exp.Filter:
         return exp.Filter(this=aggregate, expression=exp.Where(this=condition))
@@ -355,30 +366,30 @@ def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, unique
     return exp.select(*columns).from_(classes.subquery(ident("cls")))
 
 
-def size_histogram_query(node: Node, keep: exp.Expression) -> exp.Select:
+def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool] = ()) -> exp.Select:
     """The lean check of a job whose models and metric read class sizes only (k-anonymity and
     discernibility, say), over the wide form: the node's class-size histogram, one row per
     distinct class size ``n`` with its number of classes and its verdict (a condition that is
     NULL counts as suppressed, as in ``stats_query``). Every figure such a check returns
     follows from it exactly (``sqlanon.stats.from_size_histogram``), and the database binds,
     plans and runs one grouped count where ``lean_stats_query`` has seven filtered aggregates
-    (bench/sql_checks.py). ``keep`` reads the class size ``n`` only."""
-    codes = [col(wide_column(j, l), "c") for j, l in enumerate(node)]
-    classes = exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")).group_by(*codes)
+    (bench/sql_checks.py). ``keep`` reads the class size ``n`` only; ``alike`` as in ``_grouped``."""
+    classes = _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike)
     kept = exp.Is(this=exp.Paren(this=keep), expression=exp.true())
     return (exp.select(col("n"), exp.Count(this=exp.Star()).as_(ident("classes")), kept.as_(ident("kept")))
             .from_(classes.subquery(ident("cls"))).group_by(col("n")))
 
 
-def batch_query(queries: Sequence[str], dialect: str) -> str:
+def batch_query(queries: Sequence[str], dialect: str, start: int = 0) -> str:
     """Several per-node queries (SQL text, as the templates render them) answered by one
     statement: each one's rows tagged with its position ``sqlanon_node``, UNION ALL. One
     statement saves the per-query cost (sending, parsing, planning, starting the executor)
     that a small GROUP BY otherwise pays once per node; on DuckDB it beat GROUPING SETS over
-    the wide table, which runs a hash table per set over every row (bench/sql_checks.py)."""
+    the wide table, which runs a hash table per set over every row (bench/sql_checks.py).
+    The tags count from ``start`` (the second half of a batch split over two connections)."""
     tag = ident(BATCH_NODE).sql(dialect)
     part = ident("b").sql(dialect)
-    return " UNION ALL ".join(f"SELECT {i} AS {tag}, {part}.* FROM ({sql}) AS {part}" for i, sql in enumerate(queries))
+    return " UNION ALL ".join(f"SELECT {i} AS {tag}, {part}.* FROM ({sql}) AS {part}" for i, sql in enumerate(queries, start))
 
 
 BATCH_NODE = "sqlanon_node"

@@ -40,29 +40,3 @@ class ClassStats:
     min_class: int | None = None
     kept_sizes: dict | None = None
 
-
-def from_size_histogram(rows, uniques: bool = False, sizes: bool = False) -> ClassStats:
-    """The figures of a check whose models read class sizes only, from the node's class-size
-    histogram: rows ``(size, classes of that size, kept)`` (``compiler.size_histogram_query``).
-    Exactly what the aggregates of ``compiler.lean_stats_query`` compute, with ``kept_uniques``
-    and ``kept_sizes`` when asked for."""
-    classes = kept_classes = suppressed = dm_kept = dm_all = unique_count = 0
-    min_kept = min_class = None
-    kept_sizes: dict[int, int] = {}
-    for size, count, kept in rows:
-        size, count = int(size), int(count)
-        classes += count
-        dm_all += size * size * count
-        min_class = size if min_class is None else min(min_class, size)
-        if kept:
-            kept_classes += count
-            dm_kept += size * size * count
-            min_kept = size if min_kept is None else min(min_kept, size)
-            kept_sizes[size] = count
-            if size == 1:
-                unique_count = count
-        else:
-            suppressed += size * count
-    return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all,
-                      kept_uniques=unique_count if uniques else None, min_class=min_class,
-                      kept_sizes=kept_sizes if sizes else None)

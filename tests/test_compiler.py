@@ -4,6 +4,7 @@ SQLANON_REGEN_GOLDEN=1 to rewrite them after a deliberate change."""
 
 import os
 
+import duckdb
 import pytest
 import sqlglot
 
@@ -135,3 +136,18 @@ def test_wide_and_join_layouts_agree_on_every_node():
             checker = session.checker(metric="entropy")
             results[lookup] = [checker.check(node).stats for node in session.lattice.nodes()]
     assert results["wide"] == results["join"]
+
+
+def test_lean_checks_leave_out_the_qis_whose_level_has_one_value():
+    """A QI whose level holds one value (a hierarchy's top) splits no class: the lean checks
+    group without it, and with no QI left the rows are one class, or none without rows."""
+    sql = c.size_histogram_query((0, 2, 1), KEEP.copy(), (False, True, False)).sql("duckdb")
+    assert '"q0_0"' in sql and '"q2_1"' in sql and '"q1_2"' not in sql
+    lean = c.lean_stats_query((0, 2, 1), KEEP.copy(), True, alike=(True, True, True)).sql("duckdb")
+    assert "GROUP BY" not in lean and '"c1_2"' in lean  # the leaf counts are still read
+    con = duckdb.connect()
+    con.execute('CREATE TABLE "sqlanon_wide" ("q0_0" INT, "q0_1" INT, "n" INT)')
+    everything = c.size_histogram_query((1,), KEEP.copy(), (True,)).sql("duckdb")
+    assert con.execute(everything, {"k": 2}).fetchall() == []
+    con.execute('INSERT INTO "sqlanon_wide" VALUES (0, 0, 2), (1, 0, 3)')
+    assert con.execute(everything, {"k": 2}).fetchall() == [(5, 1, True)]

@@ -32,6 +32,12 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
   pseudo-column (DuckDB).
 * ``_write(sql, params, output, target)``: write the released rows of ``sql`` to ``target``
   (a temporary name chosen by the caller: a file path or a table name).
+* ``_columns(sql, params) -> {name: numpy array}``: optional, a result as arrays (the lean
+  size-histogram check reads its rows so); the default builds them from ``_query``.
+* ``_batch(queries, params, lean_rows, arrays)``: optional, the result of several per-node
+  queries, each row tagged with its query's position (``compiler.BATCH_NODE``, first column),
+  as arrays (``run_columns``) or rows (``run``); the default sends one
+  ``compiler.batch_query``, DuckDB splits a batch over two connections.
 * ``_arrow(sql, params) -> pyarrow.Table``: optional, a result as Arrow (K-Optimize's class
   table); the default builds it from ``_query``.
 * ``_prepare_subset(subset) -> predicate``: optional, delta-presence's research subset; the
@@ -67,7 +73,8 @@ from sqlanon.lattice import Node
 from sqlanon.population import ResearchSubset
 from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.stats import ClassStats, from_size_histogram
+from sqlanon.engines.size_histogram import from_size_histogram, text_bytes
+from sqlanon.stats import ClassStats
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,14 @@ class SqlEngine(Engine):
     def _row_id(self) -> exp.Expression | None:
         return None
 
+    def _columns(self, sql: str, params: dict) -> dict[str, np.ndarray]:
+        names, rows = self._query(sql, params)
+        return {name: np.array([row[i] for row in rows]) for i, name in enumerate(names)}
+
+    def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None, arrays: bool):
+        sql = c.batch_query(queries, self.dialect)
+        return self.run_columns(sql, params, lean_rows) if arrays else self.run(sql, params, lean_rows)
+
     def _arrow(self, sql: str, params: dict) -> pa.Table:
         names, rows = self._query(sql, params)
         return pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)})
@@ -152,6 +167,14 @@ class SqlEngine(Engine):
         rows = self._query(sql, params or {})[1]
         self.bytes_fetched += fetched_bytes(rows)
         return rows
+
+    def run_columns(self, sql: str, params: dict, lean_rows: int | None = None) -> dict[str, np.ndarray]:
+        """``run`` for a result of integers and booleans read as arrays (``_columns``)."""
+        self._mode(lean_rows is not None, lean_rows or 0)
+        self.queries += 1
+        columns = self._columns(sql, params)
+        self.bytes_fetched += text_bytes(columns)
+        return columns
 
     def _count(self, name: str) -> int:
         return int(self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(name)))[0][0])
@@ -401,9 +424,13 @@ class SqlEngine(Engine):
         self._ensure_wide()
         source = start  # a snapshot's temp table (keep_snapshot), or None: the base class table
         shape, query, sums = self._check_query(node, keep, needs, source)
-        rows = self.run(query, params, self._rows_of(source) if shape != "stats" else None)
+        lean_rows = self._rows_of(source) if shape != "stats" else None
+        if shape == "sizes":
+            found = self.run_columns(query, params, lean_rows)
+            stats = from_size_histogram(found["n"], found["classes"], found["kept"], "uniques" in needs, "sizes" in needs)
+        else:
+            stats = self._read_check(shape, node, self.run(query, params, lean_rows), needs, sums)
         self.rows_scanned += self._rows_of(source)
-        stats = self._read_check(shape, node, rows, needs, sums)
         if "suppressed_histograms" in needs:
             histograms = self._suppressed_histograms(node, keep, params, source) if stats.suppressed else tuple(() for _ in node)
             stats = replace(stats, suppressed_histograms=histograms)
@@ -432,13 +459,22 @@ class SqlEngine(Engine):
             return None
         queries = [first, *(self._check_query(node, keep, needs, None)[1] for node in nodes[1:])]
         queries = [query if isinstance(query, str) else self.sql(query) for query in queries]
-        rows = self.run(c.batch_query(queries, self.dialect), params, self._rows_of(None) if shape != "stats" else None)
+        lean_rows = self._rows_of(None) if shape != "stats" else None
         self.rows_scanned += self._rows_of(None) * len(nodes)
-        per_node: list[list[tuple]] = [[] for _ in nodes]
-        for row in rows:
-            per_node[int(row[0])].append(tuple(row[1:]))
         self._pending = None
-        return [self._read_check(shape, node, found, needs, sums) for node, found in zip(nodes, per_node)]
+        if shape != "sizes":  # one row of figures per node, fetched as Python values (exact integers)
+            per_node: list[list[tuple]] = [[] for _ in nodes]
+            for row in self._batch(queries, params, lean_rows, arrays=False):
+                per_node[int(row[0])].append(tuple(row[1:]))
+            return [self._read_check(shape, node, found, needs, sums) for node, found in zip(nodes, per_node)]
+        # each node's class-size histogram: the result ordered by its tag, cut where the tag changes
+        found = self._batch(queries, params, lean_rows, arrays=True)
+        tags = np.asarray(found[c.BATCH_NODE]).astype(np.int64)
+        order = np.argsort(tags, kind="stable")
+        cuts = np.searchsorted(tags[order], np.arange(len(nodes) + 1))
+        size, count, kept = (found[name][order] for name in ("n", "classes", "kept"))
+        return [from_size_histogram(size[a:b], count[a:b], kept[a:b], "uniques" in needs, "sizes" in needs)
+                for a, b in zip(cuts[:-1], cuts[1:])]
 
     def _check_query(self, node: Node, keep: KeepCondition, needs: frozenset[str], source) -> tuple[str, object, dict]:
         """A node's check query over the base class table or the snapshot ``source``: its
@@ -452,12 +488,14 @@ class SqlEngine(Engine):
         signature = getattr(keep, "signature", "")
         lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
                 and self._subset is None)  # a research subset joins the population query (see _figures)
+        # a QI whose level has one value adds nothing to a grouping: the lean shapes leave it out
+        alike = tuple(len(self._hierarchies[j].labels[level]) == 1 for j, level in enumerate(node)) if lean else ()
         if lean and not with_leaves:
-            return "sizes", self._node_query(("sizes", signature), node,
-                                             lambda n, lookup: c.size_histogram_query(n, keep(c.col("n"))), source), sums
+            return "sizes", self._node_query(("sizes", signature, alike), node,
+                                             lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike), source), sums
         if lean:
-            return "lean", self._node_query(("lean", with_leaves, uniques, signature), node,
-                                            lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques),
+            return "lean", self._node_query(("lean", with_leaves, uniques, signature, alike), node,
+                                            lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques, alike),
                                             source), sums
         return "stats", self._node_query(
             ("stats", with_leaves, uniques, lnx, signature), node,
@@ -468,9 +506,8 @@ class SqlEngine(Engine):
     @staticmethod
     def _read_check(shape: str, node: Node, rows: list, needs: frozenset[str], sums: dict) -> ClassStats:
         """ClassStats from the rows of a node's check query (see ``_check_query``); suppressed
-        histograms and, outside the ``sizes`` shape, kept sizes are the caller's."""
-        if shape == "sizes":
-            return from_size_histogram(rows, "uniques" in needs, "sizes" in needs)
+        histograms and kept sizes are the caller's; the ``sizes`` shape is read in arrays
+        (``size_histogram.from_size_histogram``)."""
         row = rows[0]
         with_leaves, uniques = "leaves" in needs, "uniques" in needs
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (

@@ -1,0 +1,62 @@
+"""A lean check's answer read in arrays: the node's class-size histogram
+(``compiler.size_histogram_query``) reduced to the figures of ``ClassStats``, and the text
+length of a fetched result (``bytes_fetched``) counted without a Python object per value."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sqlanon.stats import ClassStats
+
+#: below this many rows every sum of squared class sizes fits in 64 bits (rows² < 2**63)
+_EXACT_ROWS = 3_000_000_000
+
+
+def from_size_histogram(size: np.ndarray, count: np.ndarray, kept: np.ndarray, uniques: bool = False,
+                        sizes: bool = False) -> ClassStats:
+    """The figures of a check whose models read class sizes only, from the node's class-size
+    histogram: per distinct class size, the classes of that size and their verdict. Exactly
+    what the aggregates of ``compiler.lean_stats_query`` compute, with ``kept_uniques`` and
+    ``kept_sizes`` when asked for."""
+    size = np.asarray(size).astype(np.int64)  # DuckDB hands SUM's HUGEINT over as float64: exact below 2**53
+    count = np.asarray(count).astype(np.int64)
+    kept = np.asarray(kept, dtype=bool)
+    if len(size) and int(size.max()) * int(count.sum()) >= _EXACT_ROWS:
+        size, count = size.astype(object), count.astype(object)  # Python integers: no overflow
+    rows = size * count
+    squares = rows * size
+    kept_size = size[kept]
+    unique_count = int(count[kept & (size == 1)].sum()) if uniques else None
+    return ClassStats(
+        classes=int(count.sum()), kept_classes=int(count[kept].sum()), suppressed=int(rows[~kept].sum()),
+        min_kept=int(kept_size.min()) if len(kept_size) else None, dm_kept=int(squares[kept].sum()),
+        dm_all=int(squares.sum()), kept_uniques=unique_count, min_class=int(size.min()) if len(size) else None,
+        kept_sizes=dict(zip(kept_size.tolist(), count[kept].tolist())) if sizes else None)
+
+
+_POWERS = np.array([10 ** e for e in range(1, 19)], dtype=np.int64)
+
+
+def _digits(values: np.ndarray) -> int:
+    """Total characters of the integers' decimal text, signs included."""
+    if not len(values):
+        return 0
+    magnitude = np.abs(values.astype(np.int64))
+    return int(len(values) + np.searchsorted(_POWERS, magnitude, side="right").sum() + (values < 0).sum())
+
+
+def text_bytes(columns: dict[str, np.ndarray]) -> int:
+    """``engines.sql.fetched_bytes`` of a result of integers and booleans fetched as arrays:
+    the length of each value's text (NULL: 0), the same count as over the rows, without a
+    string per value."""
+    total = 0
+    for values in columns.values():
+        if isinstance(values, np.ma.MaskedArray):
+            values = values.compressed()
+        if values.dtype == bool:
+            total += 4 * int(values.sum()) + 5 * int((~values).sum())  # "True", "False"
+        elif values.dtype.kind in "iuf":
+            total += _digits(values)  # integers (a float64 here is DuckDB's HUGEINT: a whole number)
+        else:
+            total += sum(len(str(v)) for v in values.tolist() if v is not None)
+    return total
