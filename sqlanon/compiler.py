@@ -124,13 +124,14 @@ def sensitive(i: int) -> str:
     return f"s{i}"
 
 
-def _narrow(e: exp.Expression, values: int | None) -> exp.Expression:
+def _narrow(e: exp.Expression, values: int | None, wide: bool = False) -> exp.Expression:
     """Codes in the smallest integer type that holds ``values`` of them: GROUP BY hashes and
-    compares narrower keys faster (bench/check_overhead.py)."""
+    compares narrower keys faster (bench/check_overhead.py). ``wide``: UINTEGER too."""
     if values is None:
         return e
     types = exp.DataType.Type
-    kind = types.UTINYINT if values <= 256 else types.USMALLINT if values <= 65536 else None
+    kind = (types.UTINYINT if values <= 256 else types.USMALLINT if values <= 65536
+            else types.UINT if wide and values <= PAIR_CODES else None)
     return exp.Cast(this=e, to=exp.DataType(this=kind)) if kind else e
 
 
@@ -317,19 +318,66 @@ def class_size_query(node: Node, keep: exp.Expression | None = None, projection:
     return query.group_by(col("n"), copy=False).order_by(col("size"), copy=False)
 
 
-def _grouped(query: exp.Select, node: Node, alike: Sequence[bool]) -> exp.Select:
-    """GROUP BY the node's code columns, leaving out the QIs whose level has one value
-    (``alike[j]``, e.g. a hierarchy's top): they split no class, and every key costs DuckDB
-    binding and hashing (bench/sql_checks.py). With none left the rows are one class (none
-    when there are no rows, as a GROUP BY would have it)."""
-    codes = [col(wide_column(j, level), "c") for j, level in enumerate(node) if not (alike and alike[j])]
+def pair_column(j: int, level: int | str, partner: int | str) -> str:
+    """``p<j>_<l>_<l'>``: QI j's code at level l and QI j+1's at level l' in one key (``with_pairs``)."""
+    return f"p{j}_{level}_{partner}"
+
+
+#: the widest key ``with_pairs`` makes: code pairs that need more than UINTEGER stay apart
+PAIR_CODES = 2**32
+
+
+def pairable(sizes: Sequence[Sequence[int]]) -> tuple[int, ...]:
+    """The QIs ``with_pairs`` joins with the next one: 0 and 1, 2 and 3, ..., each pair whose
+    codes at the bottom (the most of them) fit ``PAIR_CODES``."""
+    return tuple(j for j in range(0, len(sizes) - 1, 2) if sizes[j][0] * sizes[j + 1][0] <= PAIR_CODES)
+
+
+def with_pairs(wide: exp.Select, sizes: Sequence[Sequence[int]], pairs: Sequence[int]) -> exp.Select:
+    """The wide form plus, for each pair (QI j, QI j+1) and each two levels, one column holding
+    both codes (``code_j * codes_j+1 + code_j+1``, in the narrowest unsigned type). A lean
+    check groups by about half as many keys, and DuckDB's cost per key (binding, hashing,
+    comparing) is most of what a check pays on a small class table (bench/sql_checks.py)."""
+    columns = []
+    for j in pairs:
+        for level, count in enumerate(sizes[j]):
+            for partner, partner_count in enumerate(sizes[j + 1]):
+                code = exp.Add(this=exp.Mul(this=exp.Cast(this=col(wide_column(j, level), "w"), to=datatype("UINT")),
+                                            expression=exp.Literal.number(partner_count)),
+                               expression=col(wide_column(j + 1, partner), "w"))
+                columns.append(_narrow(code, count * partner_count, wide=True).as_(ident(pair_column(j, level, partner))))
+    return exp.select(exp.Star(), *columns).from_(wide.subquery(ident("w")))
+
+
+def group_keys(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = (), table_alias: str = "c") -> list[exp.Column]:
+    """The columns a lean check of ``node`` groups by in the wide form: a pair's column for two
+    paired QIs (``with_pairs``), each QI's own code otherwise, leaving out the QIs whose level
+    has one value (``alike[j]``, e.g. a hierarchy's top): they split no class, and every key
+    costs DuckDB binding and hashing (bench/sql_checks.py)."""
+    one = [bool(alike and alike[j]) for j in range(len(node))]
+    keys, j = [], 0
+    while j < len(node):
+        if j in pairs and not one[j] and not one[j + 1]:
+            keys.append(col(pair_column(j, node[j], node[j + 1]), table_alias))
+            j += 2
+            continue
+        if not one[j]:
+            keys.append(col(wide_column(j, node[j]), table_alias))
+        j += 1
+    return keys
+
+
+def _grouped(query: exp.Select, node: Node, alike: Sequence[bool], pairs: Sequence[int] = ()) -> exp.Select:
+    """GROUP BY ``group_keys``; with none left the rows are one class (none when there are no
+    rows, as a GROUP BY would have it)."""
+    codes = group_keys(node, alike, pairs)
     if codes:
         return query.group_by(*codes)
     return query.having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(0)))
 
 
 def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, uniques: bool = False,
-                     alike: Sequence[bool] = ()) -> exp.Select:
+                     alike: Sequence[bool] = (), pairs: Sequence[int] = ()) -> exp.Select:
     """``stats_query`` for jobs whose models and metric read only class sizes (and leaf
     counts), over the wide form: one nesting level, FILTER aggregates, no group keys in the
     inner projection. DuckDB binds and plans it in about half the time (bench/check_overhead.py).
@@ -339,7 +387,7 @@ def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, unique
     inner = [exp.Sum(this=col("n", "c")).as_(ident("n"))]
     if with_leaves:
         inner += [exp.Max(this=col(wide_leaves(j, l), "c")).as_(ident(f"leaves{j}")) for j, l in enumerate(node)]
-    classes = _grouped(exp.select(*inner).from_(table(WIDE, "c")), node, alike)
+    classes = _grouped(exp.select(*inner).from_(table(WIDE, "c")), node, alike, pairs)
 
     def only(aggregate: exp.Expression, condition: exp.Expression) -> exp.Filter:
         return exp.Filter(this=aggregate, expression=exp.Where(this=condition))
@@ -366,15 +414,16 @@ def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, unique
     return exp.select(*columns).from_(classes.subquery(ident("cls")))
 
 
-def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool] = ()) -> exp.Select:
+def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool] = (), pairs: Sequence[int] = ()) -> exp.Select:
     """The lean check of a job whose models and metric read class sizes only (k-anonymity and
     discernibility, say), over the wide form: the node's class-size histogram, one row per
     distinct class size ``n`` with its number of classes and its verdict (a condition that is
     NULL counts as suppressed, as in ``stats_query``). Every figure such a check returns
     follows from it exactly (``sqlanon.stats.from_size_histogram``), and the database binds,
     plans and runs one grouped count where ``lean_stats_query`` has seven filtered aggregates
-    (bench/sql_checks.py). ``keep`` reads the class size ``n`` only; ``alike`` as in ``_grouped``."""
-    classes = _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike)
+    (bench/sql_checks.py). ``keep`` reads the class size ``n`` only; ``alike`` and ``pairs``
+    as in ``group_keys``."""
+    classes = _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike, pairs)
     kept = exp.Is(this=exp.Paren(this=keep), expression=exp.true())
     return (exp.select(col("n"), exp.Count(this=exp.Star()).as_(ident("classes")), kept.as_(ident("kept")))
             .from_(classes.subquery(ident("cls"))).group_by(col("n")))
@@ -710,7 +759,7 @@ class NodeTemplate:
     the ~3 ms of tree building and rendering that would otherwise dominate a 2 ms check.
     """
 
-    def __init__(self, build, dimensions: int, dialect: str):
+    def __init__(self, build, dimensions: int, dialect: str, pairs: Sequence[int] = ()):
         self.dialect = dialect
         self.dimensions = dimensions
         self.sql = render(build((SLOT,) * dimensions), dialect)
@@ -718,9 +767,12 @@ class NodeTemplate:
             (ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
             for j in range(dimensions)
         ]
+        # the paired QIs' key columns (``with_pairs``), named by both levels
+        self._pairs = [(j, ident(pair_column(j, SLOT, SLOT)).sql(dialect)) for j in pairs]
 
         # (j, level) -> the quoted real identifiers: rendering them per check cost ~30 us each
         self._real: dict[tuple[int, int], tuple[str, str]] = {}
+        self._real_pairs: dict[tuple[int, int, int], str] = {}
 
     def render(self, node: Node) -> str:
         sql = self.sql
@@ -730,4 +782,10 @@ class NodeTemplate:
                 real = self._real[j, node[j]] = (ident(wide_column(j, node[j])).sql(self.dialect),
                                                   ident(wide_leaves(j, node[j])).sql(self.dialect))
             sql = sql.replace(code, real[0]).replace(leaves, real[1])
+        for j, token in self._pairs:
+            key = (j, node[j], node[j + 1])
+            pair = self._real_pairs.get(key)
+            if pair is None:
+                pair = self._real_pairs[key] = ident(pair_column(*key)).sql(self.dialect)
+            sql = sql.replace(token, pair)
         return sql

@@ -2,7 +2,9 @@
 sql/<dialect>/*.sql (postgres, spark), beside the input that produced it. Set
 SQLANON_REGEN_GOLDEN=1 to rewrite them after a deliberate change."""
 
+import itertools
 import os
+import random
 
 import duckdb
 import pytest
@@ -151,3 +153,36 @@ def test_lean_checks_leave_out_the_qis_whose_level_has_one_value():
     assert con.execute(everything, {"k": 2}).fetchall() == []
     con.execute('INSERT INTO "sqlanon_wide" VALUES (0, 0, 2), (1, 0, 3)')
     assert con.execute(everything, {"k": 2}).fetchall() == [(5, 1, True)]
+
+
+def test_paired_keys_group_as_the_two_codes_do():
+    """``with_pairs`` stores two QIs' codes in one key per pair of levels; a check grouped by
+    the pair keys (``group_keys``) finds the classes the separate codes give, on every node."""
+    sizes = [[3, 2, 1], [4, 1], [5, 2, 1], [2, 1], [300, 1]]
+    con = duckdb.connect()
+    columns = ", ".join(f'"{c.wide_column(j, l)}" INT' for j, s in enumerate(sizes) for l in range(len(s)))
+    con.execute(f'CREATE TABLE "sqlanon_classes" ({columns}, "n" INT)')
+    parents = {0: [0, 0, 1], 2: [0, 1, 1, 0, 1]}  # level-1 code of each leaf (the rest: one value)
+    rng = random.Random(7)
+    for _ in range(200):
+        leaves = [rng.randrange(s[0]) for s in sizes]
+        values = []
+        for j, s in enumerate(sizes):
+            values += [leaves[j]] + [parents[j][leaves[j]] if l == 1 and j in parents else 0 for l in range(1, len(s))]
+        con.execute(f'INSERT INTO "sqlanon_classes" VALUES ({", ".join(map(str, values))}, {rng.randint(1, 9)})')
+    pairs = c.pairable(sizes)
+    assert pairs == (0, 2)  # QI 4 has no partner
+    wide = exp_select_classes(sizes)
+    con.execute(f'CREATE TABLE "sqlanon_wide" AS {c.with_pairs(wide, sizes, pairs).sql("duckdb")}')
+    for node in itertools.product(*(range(len(s)) for s in sizes)):
+        alike = tuple(sizes[j][level] == 1 for j, level in enumerate(node))
+        plain = c.size_histogram_query(node, KEEP.copy()).sql("duckdb")
+        paired = c.size_histogram_query(node, KEEP.copy(), alike, pairs).sql("duckdb")
+        assert sorted(con.execute(paired, {"k": 3}).fetchall()) == sorted(con.execute(plain, {"k": 3}).fetchall()), node
+    keys = [k.name for k in c.group_keys((1, 0, 0, 1, 0), (False, False, False, True, False), pairs)]
+    assert keys == ["p0_1_0", "q2_0", "q4_0"]  # QI 3 at a level of one value: QI 2 keyed alone
+
+
+def exp_select_classes(sizes):
+    columns = [c.col(c.wide_column(j, l)) for j, s in enumerate(sizes) for l in range(len(s))]
+    return sqlglot.exp.select(*columns, c.col("n")).from_(c.table("sqlanon_classes"))

@@ -170,8 +170,13 @@ class DuckDBEngine(SqlEngine):
         self._drop_second()  # its copy of the wide table is stale
         query, params = codes.wide_query(self._hierarchies, "leaves" in self._needs, len(self._sensitives),
                                          "lnx" in self._needs, population)
+        if self.lookup == "wide":  # the lean checks group two paired QIs by one key (compiler.with_pairs)
+            sizes = [[len(labels) for labels in h.labels] for h in self._hierarchies]
+            self._pairs = c.pairable(sizes)
+            query = c.with_pairs(query, sizes, self._pairs)
         self._mode(False, 0)
         self.run(c.create_temp_table(c.WIDE, query), params)
+        self._templates.clear()  # they name the pairs
 
     # -- source ----------------------------------------------------------------------------
     def _source_relation(self, source: Source) -> tuple[str, dict]:

@@ -119,6 +119,8 @@ class SqlEngine(Engine):
         self.bytes_fetched = 0  # the text length of every value fetched into Python (see fetched_bytes)
         self._base_classes = 0
         self._templates: dict[tuple, c.NodeTemplate] = {}
+        #: the QIs paired with the next one in the base wide table (``compiler.with_pairs``; DuckDB)
+        self._pairs: tuple[int, ...] = ()
         self._sensitives: list[str] = []
         self._subset: ResearchSubset | None = None
         self._row_tables = False  # sqlanon_input and sqlanon_data exist
@@ -488,15 +490,19 @@ class SqlEngine(Engine):
         signature = getattr(keep, "signature", "")
         lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
                 and self._subset is None)  # a research subset joins the population query (see _figures)
-        # a QI whose level has one value adds nothing to a grouping: the lean shapes leave it out
+        # a QI whose level has one value adds nothing to a grouping: the lean shapes leave it
+        # out; two paired QIs are one key in the base wide table (compiler.with_pairs)
         alike = tuple(len(self._hierarchies[j].labels[level]) == 1 for j, level in enumerate(node)) if lean else ()
+        pairs = self._pairs if source is None else ()
         if lean and not with_leaves:
-            return "sizes", self._node_query(("sizes", signature, alike), node,
-                                             lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike), source), sums
+            return "sizes", self._node_query(("sizes", signature, alike, pairs), node,
+                                             lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike, pairs),
+                                             source, pairs), sums
         if lean:
-            return "lean", self._node_query(("lean", with_leaves, uniques, signature, alike), node,
-                                            lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques, alike),
-                                            source), sums
+            return "lean", self._node_query(("lean", with_leaves, uniques, signature, alike, pairs), node,
+                                            lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques,
+                                                                                 alike, pairs),
+                                            source, pairs), sums
         return "stats", self._node_query(
             ("stats", with_leaves, uniques, lnx, signature), node,
             lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
@@ -618,7 +624,7 @@ class SqlEngine(Engine):
         self.bytes_fetched += fetched_bytes(rows)
         return [dict(zip(names, row)) for row in rows]
 
-    def _node_query(self, shape: tuple, node: Node, build, read=None) -> str | exp.Expression:
+    def _node_query(self, shape: tuple, node: Node, build, read=None, pairs: Sequence[int] = ()) -> str | exp.Expression:
         """The SQL of a per-node query over the base class table or the snapshot ``read``.
         Whatever reads the wide form (the wide table, any snapshot) comes from a template
         rendered once per shape; only base checks in the join layout build a tree per node."""
@@ -627,7 +633,7 @@ class SqlEngine(Engine):
             return build(node, self.lookup)
         template = self._templates.get(shape)
         if template is None:
-            template = self._templates[shape] = c.NodeTemplate(lambda n: build(n, "wide"), len(node), self.dialect)
+            template = self._templates[shape] = c.NodeTemplate(lambda n: build(n, "wide"), len(node), self.dialect, pairs)
         sql = template.render(node)
         return sql if read is None else sql.replace(self._wide_token, self.quoted(read.name))
 
