@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 
 class Tree:
@@ -42,6 +43,10 @@ class Tree:
     def distances(self, starts: np.ndarray, v: np.ndarray, share: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Per class (its histogram is ``v``/``share`` from ``starts[c]`` to ``starts[c + 1]``)."""
         return _distances(starts, v, share, q, self.child, self.parent, self.children, self.parents, self.weights)
+
+    def dense_distances(self, counts: np.ndarray, held: np.ndarray, n: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Per class, over a dense histogram (``counts``, masks ``held``, class sizes ``n``)."""
+        return _dense_distances(counts, held, n, q, self.child, self.parent, self.children, self.parents, self.weights)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -196,4 +201,174 @@ def equal_distance(bounds, v, share, q):  # pragma: no cover - compiled
             gap += abs(share[i] - q[v[i]])
             held += q[v[i]]
         result[c] = 0.5 * (gap + (1 - held))
+    return result
+
+
+# -- dense histograms: a (classes x values) count matrix and a bit mask of the values held ------
+# For a small sensitive domain (at most 64 values; ADULT's occupation: 14) a class's histogram
+# as a row of int32 counts costs about what its (value, count, share) pairs cost, and merging
+# classes becomes a row added to a row (contiguous, vectorised) and a mask or-ed into a mask,
+# instead of a counting sort and a per-class pass over scattered pairs. The figures visit a
+# class's values through its mask (lowest bit first: ascending codes, counts > 0), the values
+# its pairs would hold in their order, computing each share as ``regroup_histograms`` does,
+# so they return the same doubles as their sparse versions; scanning the whole row instead
+# costs a division or a mispredicted branch per cell, most of them empty.
+
+
+@numba.njit(cache=True, nogil=True)
+def merge_dense(counts, held, inverse, groups):  # pragma: no cover - compiled
+    """Row r of ``counts`` added into row ``inverse[r]`` of a (groups x values) matrix, and
+    mask ``held[r]`` or-ed into mask ``inverse[r]``."""
+    values = counts.shape[1]
+    out = np.zeros((groups, values), counts.dtype)
+    mask = np.zeros(groups, np.uint64)
+    for r in range(inverse.shape[0]):
+        g = inverse[r]
+        mask[g] |= held[r]
+        for x in range(values):
+            out[g, x] += counts[r, x]
+    return out, mask
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_masks(counts):  # pragma: no cover - compiled
+    """Per row of a (classes x values <= 64) count matrix, the bit mask of its cells > 0."""
+    classes, values = counts.shape
+    held = np.zeros(classes, np.uint64)
+    for c in range(classes):
+        m = np.uint64(0)
+        for x in range(values):
+            if counts[c, x] != 0:
+                m |= np.uint64(1) << np.uint64(x)
+        held[c] = m
+    return held
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_pairs(counts, held, n):  # pragma: no cover - compiled
+    """The pairs of a dense histogram, as ``regroup_histograms`` returns them: (bounds, v, f,
+    share = f / n of the class), each class's values in ascending code order, counts > 0."""
+    classes = counts.shape[0]
+    pairs = 0
+    for c in range(classes):
+        m = held[c]
+        while m:
+            m &= m - np.uint64(1)
+            pairs += 1
+    bounds = np.empty(classes + 1, np.int64)
+    v = np.empty(pairs, np.int64)
+    f = np.empty(pairs, np.int64)
+    share = np.empty(pairs, np.float64)
+    at = 0
+    for c in range(classes):
+        bounds[c] = at
+        size = np.float64(n[c])
+        m = held[c]
+        while m:
+            x = trailing_zeros(m)
+            m &= m - np.uint64(1)
+            k = counts[c, x]
+            v[at] = x
+            f[at] = k
+            share[at] = np.float64(k) / size
+            at += 1
+    bounds[classes] = at
+    return bounds, v, f, share
+
+
+@numba.njit(cache=True, nogil=True)
+def recursive_dense(counts, held, l):  # pragma: no cover - compiled
+    """``recursive`` over a dense histogram: per class (largest count, sum of the counts
+    ranked l and below, distinct values), keeping only the l - 1 largest counts."""
+    classes = counts.shape[0]
+    top = np.zeros(classes, np.int64)
+    tail = np.zeros(classes, np.int64)
+    distinct = np.zeros(classes, np.int64)
+    best = np.zeros(max(l - 1, 1), np.int64)  # the l - 1 largest counts, descending
+    for c in range(classes):
+        kept, total, high, values = 0, 0, 0, 0
+        m = held[c]
+        while m:
+            x = np.int64(counts[c, trailing_zeros(m)])
+            m &= m - np.uint64(1)
+            values += 1
+            total += x
+            if x > high:
+                high = x
+            j = kept if kept < l - 1 else l - 2
+            if j >= 0 and (kept < l - 1 or x > best[j]):
+                while j > 0 and best[j - 1] < x:
+                    best[j] = best[j - 1]
+                    j -= 1
+                best[j] = x
+                if kept < l - 1:
+                    kept += 1
+        head = 0
+        for i in range(kept):
+            head += best[i]
+        top[c] = high
+        tail[c] = total - head
+        distinct[c] = values
+    return top, tail, distinct
+
+
+@numba.njit(cache=True, nogil=True)
+def equal_dense(counts, held, n, q):  # pragma: no cover - compiled
+    """``equal_distance`` over a dense histogram (the same doubles)."""
+    classes = counts.shape[0]
+    result = np.empty(classes)
+    for c in range(classes):
+        size = np.float64(n[c])
+        gap = 0.0
+        mass = 0.0
+        m = held[c]
+        while m:
+            x = trailing_zeros(m)
+            m &= m - np.uint64(1)
+            gap += abs(np.float64(counts[c, x]) / size - q[x])
+            mass += q[x]
+        result[c] = 0.5 * (gap + (1 - mass))
+    return result
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_distances(counts, held, n, q, child, parent, children, parents, weights):  # pragma: no cover - compiled
+    """``_distances`` over a dense histogram (the same doubles: the same sums in the same
+    order; where ``_distances`` skips a term this adds an exact zero, so its branch on the
+    sign of a child's extra becomes ``max``/``min``)."""
+    classes = counts.shape[0]
+    values = q.shape[0]
+    result = np.zeros(classes)
+    diff = np.empty(values)
+    positive = np.empty(parent.shape[1])
+    negative = np.empty(parent.shape[1])
+    extra = np.empty(values)
+    for c in range(classes):
+        size = np.float64(n[c])
+        for x in range(values):
+            diff[x] = -q[x]
+        m = held[c]
+        while m:
+            x = trailing_zeros(m)
+            m &= m - np.uint64(1)
+            diff[x] += np.float64(counts[c, x]) / size
+        cost = 0.0
+        for l in range(weights.shape[0]):
+            for x in range(children[l]):
+                extra[x] = 0.0
+            for x in range(values):
+                extra[child[l, x]] += diff[x]
+            for x in range(parents[l]):
+                positive[x] = 0.0
+                negative[x] = 0.0
+            for x in range(children[l]):
+                e = extra[x]
+                p = parent[l, x]
+                positive[p] += max(e, 0.0)
+                negative[p] -= min(e, 0.0)
+            moved = 0.0
+            for x in range(parents[l]):
+                moved += min(positive[x], negative[x])
+            cost += weights[l] * moved
+        result[c] = cost
     return result

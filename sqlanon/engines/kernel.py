@@ -9,8 +9,11 @@ The table: the distinct combinations of QI codes (and of the sensitive codes the
 read), their rows ``n``, for the KL-divergence ``n ln c_x``, and with a research subset
 (delta-presence) the population count ``pop`` (population-only rows carry n = 0). With
 sensitive codes the kernel turns it into one row per QI class, each class holding its
-sensitive histograms (``Pairs``), so a check regroups the QI classes (12,458 on ADULT's eight
-QIs, against 19,502 class-and-value rows) and merges their histograms in one compiled pass.
+sensitive histograms, so a check regroups the QI classes (12,458 on ADULT's eight QIs, against
+19,502 class-and-value rows) and merges their histograms in one compiled pass: as a (classes x
+values) count matrix (``Dense``) when the domain is small enough that the matrix costs at most
+twice the pairs (ADULT's occupation: 14 values), else as each class's (value, count) pairs
+(``Pairs``).
 ``up[j][a][b]`` maps QI j's codes at level a to level b (hierarchies are functional). A check
 generalizes each code column of its starting table through ``up`` (a column already at the
 node's level is taken as it is when projection is on), combines them into one mixed-radix
@@ -33,8 +36,8 @@ from sqlglot import exp
 
 from sqlanon.engines.evaluate import Compiled
 from sqlanon.engines.grouping import Grouper, Maps, summary, total, weighted_sums
-from sqlanon.engines.histogram_loops import regroup_histograms
-from sqlanon.engines.memory_figures import Histogram, figures
+from sqlanon.engines.histogram_loops import dense_masks, dense_pairs, merge_dense, regroup_histograms
+from sqlanon.engines.memory_figures import Histogram, dense_figures, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 from sqlanon.snapshot_settings import SnapshotSettings
@@ -55,7 +58,7 @@ class Table:
     n: np.ndarray
     nlnx: np.ndarray | None
     pop: np.ndarray | None = None
-    histograms: list[Pairs] | None = None
+    histograms: list[Pairs | Dense] | None = None
 
 
 @dataclass
@@ -68,6 +71,28 @@ class Pairs:
     v: np.ndarray
     f: np.ndarray
     share: np.ndarray
+
+
+@dataclass
+class Dense:
+    """One sensitive attribute's histogram per class as a (classes x values) int32 count
+    matrix and per class the bit mask of the values it holds (see ``dense_fits``): merging
+    classes adds rows and ors masks (``merge_dense``), and the models that read a class's
+    counts in one pass (``dense_figures``) read its row; the others get the same histogram as
+    ``Pairs`` (``pairs``)."""
+
+    counts: np.ndarray
+    held: np.ndarray
+
+    def pairs(self, n: np.ndarray) -> Pairs:
+        return Pairs(*dense_pairs(self.counts, self.held, n))
+
+
+def dense_fits(values: int, classes: int, pairs: int, rows: int) -> bool:
+    """Hold a histogram as a count matrix? When its values fit a 64-bit mask, its int32 cells
+    and masks cost at most twice the pairs (8-byte code, count and share per pair, a bound per
+    class) and no count can pass int32."""
+    return values <= 64 and rows < 2 ** 31 and classes * (values * 4 + 8) <= 2 * (24 * pairs + 8 * (classes + 1))
 
 
 def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarray], n: np.ndarray,
@@ -161,9 +186,16 @@ class Kernel:
         pop = total(inverse, table.pop, groups) if table.pop is not None else None
         live = table.n > 0  # population-only rows (n = 0, sensitive codes read as 0) hold no value
         rows = int(live.sum())
-        histograms = [Pairs(*regroup_histograms(np.arange(rows + 1, dtype=np.int64), codes[live], table.n[live],
-                                                inverse[live], groups, len(values), n))
-                      for codes, values in zip(table.matrix[d:], self.values)]
+        histograms: list[Pairs | Dense] = []
+        for codes, values in zip(table.matrix[d:], self.values):
+            pairs = Pairs(*regroup_histograms(np.arange(rows + 1, dtype=np.int64), codes[live], table.n[live],
+                                              inverse[live], groups, len(values), n))
+            if dense_fits(len(values), groups, len(pairs.v), int(n.sum())):
+                counts = np.zeros((groups, len(values)), np.int32)
+                counts[np.repeat(np.arange(groups), np.diff(pairs.bounds)), pairs.v] = pairs.f
+                histograms.append(Dense(counts, dense_masks(counts)))
+            else:
+                histograms.append(pairs)
         return Table(table.node, matrix, n, nlnx, pop, histograms)
 
     # -- grouping ----------------------------------------------------------------------------
@@ -181,7 +213,8 @@ class Kernel:
         pop = total(inverse, source.pop, count) if source.pop is not None else None
         histograms = None
         if source.histograms is not None:
-            histograms = [Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
+            histograms = [Dense(*merge_dense(h.counts, h.held, inverse, count)) if isinstance(h, Dense) else
+                          Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
                           for h, values in zip(source.histograms, self.values)]
         return Table(tuple(node), matrix, n, nlnx, pop, histograms)
 
@@ -198,7 +231,8 @@ class Kernel:
                 nlnx = nlnx[live] if nlnx is not None else None
                 if histograms is not None:
                     # a class without subset rows holds no value: its run is empty
-                    histograms = [Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
+                    histograms = [Dense(h.counts[live], h.held[live]) if isinstance(h, Dense) else
+                                  Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
                                   for h in histograms]
         columns: dict[str, np.ndarray] = {"n": n}
         if leaves or compiled(keep).reads_leaves(len(table.node)):
@@ -213,13 +247,18 @@ class Kernel:
         kept = compiled(keep).keep(columns, params)
         return Classes(matrix, n, columns, kept)
 
-    def _figures(self, model, histograms: list[Pairs], n: np.ndarray) -> dict[str, np.ndarray]:
+    def _figures(self, model, histograms: list[Pairs | Dense], n: np.ndarray) -> dict[str, np.ndarray]:
         known = self._aux.get(id(model))
         if known is None or known[0] is not model:
             # the name hashes the model's settings: once per model, not per check
             known = self._aux[id(model)] = (model, getattr(model, "aux", None))
         i = self.names.index(model.attribute)
         h = histograms[i]
+        if isinstance(h, Dense):
+            dense = dense_figures(model, h.counts, h.held, n, self.q[i], self.tables.get(known[1]), self._derived, known[1])
+            if dense is not None:
+                return dense
+            h = h.pairs(n)
         histogram = Histogram(h.bounds, h.v, h.f, h.share, n, self.q[i])
         return figures(model, histogram, self.tables.get(known[1]), self._derived, known[1])
 
