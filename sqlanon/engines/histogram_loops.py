@@ -39,14 +39,32 @@ class Tree:
         self.parents = np.array([p.max() + 1 if len(p) else 0 for p in parents], np.int64)
         for l, p in enumerate(parents):
             self.parent[l, :len(p)] = p
+        # for the dense pass: per level, each child's values and each parent's children in
+        # ascending order, as rows of (bounds, members)
+        self.child_bounds = np.zeros((height, values + 1), np.int64)
+        self.child_values = np.zeros((height, values), np.int64)
+        self.parent_bounds = np.zeros((height, values + 1), np.int64)
+        self.parent_children = np.zeros((height, values), np.int64)
+        for l in range(height):
+            order = np.argsort(self.child[l], kind="stable")
+            self.child_values[l] = order
+            self.child_bounds[l, :self.children[l] + 1] = np.searchsorted(self.child[l][order], np.arange(self.children[l] + 1))
+            up = self.parent[l, :self.children[l]]
+            order = np.argsort(up, kind="stable")
+            self.parent_children[l, :len(order)] = order
+            self.parent_bounds[l, :self.parents[l] + 1] = np.searchsorted(up[order], np.arange(self.parents[l] + 1))
 
     def distances(self, starts: np.ndarray, v: np.ndarray, share: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Per class (its histogram is ``v``/``share`` from ``starts[c]`` to ``starts[c + 1]``)."""
         return _distances(starts, v, share, q, self.child, self.parent, self.children, self.parents, self.weights)
 
     def dense_distances(self, counts: np.ndarray, held: np.ndarray, n: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """Per class, over a dense histogram (``counts``, masks ``held``, class sizes ``n``)."""
-        return _dense_distances(counts, held, n, q, self.child, self.parent, self.children, self.parents, self.weights)
+        """Per class, over a dense histogram (``counts``, masks ``held``, class sizes ``n``;
+        at most 64 values, so a level's children and parents fit a mask too)."""
+        if len(q) > 64:
+            raise ValueError(f"a dense histogram holds at most 64 values, not {len(q)}")
+        return _dense_distances(counts, held, n, q, self.child, self.parent, self.children, self.parents, self.weights,
+                                self.child_bounds, self.child_values, self.parent_bounds, self.parent_children)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -332,43 +350,79 @@ def equal_dense(counts, held, n, q):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _dense_distances(counts, held, n, q, child, parent, children, parents, weights):  # pragma: no cover - compiled
-    """``_distances`` over a dense histogram (the same doubles: the same sums in the same
-    order; where ``_distances`` skips a term this adds an exact zero, so its branch on the
-    sign of a child's extra becomes ``max``/``min``)."""
+def _dense_distances(counts, held, n, q, child, parent, children, parents, weights, child_bounds, child_values,
+                     parent_bounds, parent_children):  # pragma: no cover - compiled
+    """``_distances`` over a dense histogram, the same doubles: the same sums in the same
+    order, but only over what the class's values reach. A child none of whose values the
+    class holds has the extra it has for every such class (0 minus the q of its values, in
+    ascending order), and a parent none of whose values it holds moves the same mass: both
+    are computed once per call, so a class holding 2 of 14 values costs a few sums per level,
+    not a pass over the domain. Where ``_distances`` skips a term (the sign of a child's
+    extra) this adds an exact zero (``max``/``min``)."""
     classes = counts.shape[0]
     values = q.shape[0]
+    height = weights.shape[0]
+    one = np.uint64(1)
+    child_bit = np.zeros((height, values), np.uint64)  # per value, its child's bit and its parent's
+    parent_bit = np.zeros((height, values), np.uint64)
+    empty_extra = np.zeros((height, values))
+    empty_moved = np.zeros((height, values))
+    for l in range(height):
+        for x in range(values):
+            child_bit[l, x] = one << np.uint64(child[l, x])
+            parent_bit[l, x] = one << np.uint64(parent[l, child[l, x]])
+        for k in range(children[l]):
+            e = 0.0
+            for i in range(child_bounds[l, k], child_bounds[l, k + 1]):
+                e += -q[child_values[l, i]]
+            empty_extra[l, k] = e
+        for p in range(parents[l]):
+            positive = 0.0
+            negative = 0.0
+            for i in range(parent_bounds[l, p], parent_bounds[l, p + 1]):
+                e = empty_extra[l, parent_children[l, i]]
+                positive += max(e, 0.0)
+                negative -= min(e, 0.0)
+            empty_moved[l, p] = min(positive, negative)
     result = np.zeros(classes)
     diff = np.empty(values)
-    positive = np.empty(parent.shape[1])
-    negative = np.empty(parent.shape[1])
-    extra = np.empty(values)
     for c in range(classes):
         size = np.float64(n[c])
-        for x in range(values):
-            diff[x] = -q[x]
-        m = held[c]
+        h = held[c]
+        m = h
         while m:
             x = trailing_zeros(m)
-            m &= m - np.uint64(1)
-            diff[x] += np.float64(counts[c, x]) / size
+            m &= m - one
+            diff[x] = -q[x] + np.float64(counts[c, x]) / size
         cost = 0.0
-        for l in range(weights.shape[0]):
-            for x in range(children[l]):
-                extra[x] = 0.0
-            for x in range(values):
-                extra[child[l, x]] += diff[x]
-            for x in range(parents[l]):
-                positive[x] = 0.0
-                negative[x] = 0.0
-            for x in range(children[l]):
-                e = extra[x]
-                p = parent[l, x]
-                positive[p] += max(e, 0.0)
-                negative[p] -= min(e, 0.0)
+        for l in range(height):
+            touched_children = np.uint64(0)
+            touched_parents = np.uint64(0)
+            m = h
+            while m:
+                x = trailing_zeros(m)
+                m &= m - one
+                touched_children |= child_bit[l, x]
+                touched_parents |= parent_bit[l, x]
             moved = 0.0
-            for x in range(parents[l]):
-                moved += min(positive[x], negative[x])
+            for p in range(parents[l]):
+                if (touched_parents >> np.uint64(p)) & one:
+                    positive = 0.0
+                    negative = 0.0
+                    for i in range(parent_bounds[l, p], parent_bounds[l, p + 1]):
+                        k = parent_children[l, i]
+                        if (touched_children >> np.uint64(k)) & one:
+                            e = 0.0
+                            for j in range(child_bounds[l, k], child_bounds[l, k + 1]):
+                                x = child_values[l, j]
+                                e += diff[x] if (h >> np.uint64(x)) & one else -q[x]
+                        else:
+                            e = empty_extra[l, k]
+                        positive += max(e, 0.0)
+                        negative -= min(e, 0.0)
+                    moved += min(positive, negative)
+                else:
+                    moved += empty_moved[l, p]
             cost += weights[l] * moved
         result[c] = cost
     return result
