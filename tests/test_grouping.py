@@ -210,15 +210,16 @@ def test_equal_distance_is_the_bincount_sums(classes, seed):
     assert equal_distance(bounds, v, share, q).tolist() == expected.tolist()
 
 
-def random_dense(rng, classes, values, fill):
-    """A (classes x values) int32 count matrix, about ``fill`` of its cells > 0, every class
-    holding at least one value, its masks and class sizes."""
-    counts = np.where(rng.random((classes, values)) < fill, rng.integers(1, 50, (classes, values)), 0).astype(np.int32)
-    counts[np.arange(classes), rng.integers(0, values, classes)] += rng.integers(1, 9, classes).astype(np.int32)
-    return counts, dense_masks(counts), counts.sum(axis=1).astype(np.int64)
+def random_dense(rng, classes, values, fill, dtype):
+    """A (classes x values) count matrix (the kernel's two count types), about ``fill`` of its
+    cells > 0, every class holding at least one value, its masks and class sizes."""
+    counts = np.where(rng.random((classes, values)) < fill, rng.integers(1, 50, (classes, values)), 0).astype(dtype)
+    counts[np.arange(classes), rng.integers(0, values, classes)] += rng.integers(1, 9, classes).astype(dtype)
+    return counts, dense_masks(counts), counts.sum(axis=1, dtype=np.int64)
 
 
-dense_cases = st.tuples(st.integers(1, 40), st.integers(1, 64), st.sampled_from([0.0, 0.1, 0.5, 1.0]), st.integers(0, 2 ** 31))
+dense_cases = st.tuples(st.integers(1, 40), st.integers(1, 64), st.sampled_from([0.0, 0.1, 0.5, 1.0]), st.integers(0, 2 ** 31),
+                        st.sampled_from([np.uint16, np.int32]))
 
 
 @settings(max_examples=150, deadline=None)
@@ -226,18 +227,18 @@ dense_cases = st.tuples(st.integers(1, 40), st.integers(1, 64), st.sampled_from(
 def test_merge_dense_and_its_masks_are_numpy(case, groups):
     """Rows added per group (``np.add.at``), masks or-ed, each mask the bits of its cells > 0,
     up to a 64-value domain (bit 63)."""
-    classes, values, fill, seed = case
+    classes, values, fill, seed, dtype = case
     rng = np.random.default_rng(seed)
-    counts, held, _ = random_dense(rng, classes, values, fill)
+    counts, held, _ = random_dense(rng, classes, values, fill, dtype)
     expected_held = [sum(1 << x for x in range(values) if row[x] > 0) for row in counts.tolist()]
     assert held.dtype == np.uint64 and [int(m) for m in held] == expected_held
     groups = min(groups, classes)
     inverse = np.r_[np.arange(groups), rng.integers(0, groups, classes - groups)].astype(np.int64)
     rng.shuffle(inverse)
     merged, mask = merge_dense(counts, held, inverse, groups)
-    expected = np.zeros((groups, values), np.int32)
+    expected = np.zeros((groups, values), np.int64)
     np.add.at(expected, inverse, counts)
-    assert merged.dtype == np.int32 and np.array_equal(merged, expected)
+    assert merged.dtype == dtype and np.array_equal(merged, expected)
     assert np.array_equal(mask, dense_masks(expected))
 
 
@@ -247,9 +248,9 @@ def test_dense_figures_are_the_pairs_figures(case, l):
     """``dense_pairs`` gives what numpy finds (ascending codes, counts > 0, share = count / n,
     as ``regroup_histograms`` divides), and the dense recursive, equal-distance figures are
     exactly (``==``, not approximately) those of the pairs; recursive also against a sort."""
-    classes, values, fill, seed = case
+    classes, values, fill, seed, dtype = case
     rng = np.random.default_rng(seed)
-    counts, held, n = random_dense(rng, classes, values, fill)
+    counts, held, n = random_dense(rng, classes, values, fill, dtype)
     bounds, v, f, share = dense_pairs(counts, held, n)
     cls, codes = np.nonzero(counts)
     assert np.array_equal(bounds, np.searchsorted(cls, np.arange(classes + 1)))
@@ -271,9 +272,9 @@ def test_dense_hierarchical_distance_is_the_pairs_distance(case, height):
     """The hierarchical EMD over a dense histogram: exactly the doubles of ``_distances`` over
     the same classes' pairs (its skipped terms become exact zeros), and the matrix formulation
     within rounding, on random trees of 1 to 4 levels above the leaves."""
-    classes, values, fill, seed = case
+    classes, values, fill, seed, dtype = case
     rng = np.random.default_rng(seed)
-    counts, held, n = random_dense(rng, classes, values, fill)
+    counts, held, n = random_dense(rng, classes, values, fill, dtype)
     ancestors, level = [np.arange(values)], np.arange(values)
     for _ in range(height - 1):  # each level merges random groups of the one below
         level = rng.integers(0, max(int(level.max()) // 2, 1), int(level.max()) + 1)[level]

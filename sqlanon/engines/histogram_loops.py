@@ -297,35 +297,34 @@ def dense_pairs(counts, held, n):  # pragma: no cover - compiled
 @numba.njit(cache=True, nogil=True)
 def recursive_dense(counts, held, l):  # pragma: no cover - compiled
     """``recursive`` over a dense histogram: per class (largest count, sum of the counts
-    ranked l and below, distinct values), keeping only the l - 1 largest counts."""
+    ranked l and below, distinct values), keeping only the l - 1 largest counts: each count
+    passes down a descending list of them by ``max``/``min``, no branch, no sort."""
     classes = counts.shape[0]
     top = np.zeros(classes, np.int64)
     tail = np.zeros(classes, np.int64)
     distinct = np.zeros(classes, np.int64)
-    best = np.zeros(max(l - 1, 1), np.int64)  # the l - 1 largest counts, descending
+    head = max(l - 1, 0)
+    best = np.zeros(max(head, 1), np.int64)
     for c in range(classes):
-        kept, total, high, values = 0, 0, 0, 0
+        for j in range(head):
+            best[j] = 0
+        total, high, values = 0, 0, 0
         m = held[c]
         while m:
             x = np.int64(counts[c, trailing_zeros(m)])
             m &= m - np.uint64(1)
             values += 1
             total += x
-            if x > high:
-                high = x
-            j = kept if kept < l - 1 else l - 2
-            if j >= 0 and (kept < l - 1 or x > best[j]):
-                while j > 0 and best[j - 1] < x:
-                    best[j] = best[j - 1]
-                    j -= 1
-                best[j] = x
-                if kept < l - 1:
-                    kept += 1
-        head = 0
-        for i in range(kept):
-            head += best[i]
+            high = max(high, x)
+            for j in range(head):
+                b = best[j]
+                best[j] = max(b, x)
+                x = min(b, x)
+        kept = 0
+        for j in range(head):
+            kept += best[j]
         top[c] = high
-        tail[c] = total - head
+        tail[c] = total - kept
         distinct[c] = values
     return top, tail, distinct
 
@@ -353,23 +352,22 @@ def equal_dense(counts, held, n, q):  # pragma: no cover - compiled
 def _dense_distances(counts, held, n, q, child, parent, children, parents, weights, child_bounds, child_values,
                      parent_bounds, parent_children):  # pragma: no cover - compiled
     """``_distances`` over a dense histogram, the same doubles: the same sums in the same
-    order, but only over what the class's values reach. A child none of whose values the
-    class holds has the extra it has for every such class (0 minus the q of its values, in
-    ascending order), and a parent none of whose values it holds moves the same mass: both
-    are computed once per call, so a class holding 2 of 14 values costs a few sums per level,
-    not a pass over the domain. Where ``_distances`` skips a term (the sign of a child's
-    extra) this adds an exact zero (``max``/``min``)."""
+    order, but only under the parents the class's values reach. A parent none of whose values
+    the class holds moves the mass it moves for every such class (its children's extras are
+    0 minus the q of their values), computed once per call; under the others, each child's
+    extra is summed over its values (ascending, as ``_distances`` adds them) in a register.
+    Where ``_distances`` skips a term (the sign of a child's extra) this adds an exact zero
+    (``max``/``min``). A class holding a single value has share 1 whatever its size: its
+    distance is one of ``values`` computed once per call."""
     classes = counts.shape[0]
     values = q.shape[0]
     height = weights.shape[0]
     one = np.uint64(1)
-    child_bit = np.zeros((height, values), np.uint64)  # per value, its child's bit and its parent's
-    parent_bit = np.zeros((height, values), np.uint64)
+    parent_bit = np.zeros((height, values), np.uint64)  # per value, its parent's bit
     empty_extra = np.zeros((height, values))
     empty_moved = np.zeros((height, values))
     for l in range(height):
         for x in range(values):
-            child_bit[l, x] = one << np.uint64(child[l, x])
             parent_bit[l, x] = one << np.uint64(parent[l, child[l, x]])
         for k in range(children[l]):
             e = 0.0
@@ -384,45 +382,63 @@ def _dense_distances(counts, held, n, q, child, parent, children, parents, weigh
                 positive += max(e, 0.0)
                 negative -= min(e, 0.0)
             empty_moved[l, p] = min(positive, negative)
-    result = np.zeros(classes)
     diff = np.empty(values)
+    # a class holding one value (share 1) costs what every such class holding it costs
+    single = np.empty(values)
+    for x in range(values):
+        for y in range(values):
+            diff[y] = -q[y]
+        diff[x] += 1.0
+        single[x] = _emd(diff, one << np.uint64(x), parents, weights, parent_bit, empty_moved, parent_bounds,
+                         parent_children, child_bounds, child_values)
+    result = np.zeros(classes)
     for c in range(classes):
-        size = np.float64(n[c])
         h = held[c]
+        if h != 0 and h & (h - one) == 0:
+            x = trailing_zeros(h)
+            if counts[c, x] == n[c]:
+                result[c] = single[x]
+                continue
+        size = np.float64(n[c])
+        for x in range(values):
+            diff[x] = -q[x]
         m = h
         while m:
             x = trailing_zeros(m)
             m &= m - one
-            diff[x] = -q[x] + np.float64(counts[c, x]) / size
-        cost = 0.0
-        for l in range(height):
-            touched_children = np.uint64(0)
-            touched_parents = np.uint64(0)
-            m = h
-            while m:
-                x = trailing_zeros(m)
-                m &= m - one
-                touched_children |= child_bit[l, x]
-                touched_parents |= parent_bit[l, x]
-            moved = 0.0
-            for p in range(parents[l]):
-                if (touched_parents >> np.uint64(p)) & one:
-                    positive = 0.0
-                    negative = 0.0
-                    for i in range(parent_bounds[l, p], parent_bounds[l, p + 1]):
-                        k = parent_children[l, i]
-                        if (touched_children >> np.uint64(k)) & one:
-                            e = 0.0
-                            for j in range(child_bounds[l, k], child_bounds[l, k + 1]):
-                                x = child_values[l, j]
-                                e += diff[x] if (h >> np.uint64(x)) & one else -q[x]
-                        else:
-                            e = empty_extra[l, k]
-                        positive += max(e, 0.0)
-                        negative -= min(e, 0.0)
-                    moved += min(positive, negative)
-                else:
-                    moved += empty_moved[l, p]
-            cost += weights[l] * moved
-        result[c] = cost
+            diff[x] += np.float64(counts[c, x]) / size
+        result[c] = _emd(diff, h, parents, weights, parent_bit, empty_moved, parent_bounds, parent_children,
+                         child_bounds, child_values)
     return result
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _emd(diff, h, parents, weights, parent_bit, empty_moved, parent_bounds, parent_children, child_bounds,
+         child_values):  # pragma: no cover - compiled
+    """One class's hierarchical EMD from its p - q (``diff``) and the mask of its values."""
+    one = np.uint64(1)
+    cost = 0.0
+    for l in range(weights.shape[0]):
+        touched = np.uint64(0)
+        m = h
+        while m:
+            x = trailing_zeros(m)
+            m &= m - one
+            touched |= parent_bit[l, x]
+        moved = 0.0
+        for p in range(parents[l]):
+            if (touched >> np.uint64(p)) & one:
+                positive = 0.0
+                negative = 0.0
+                for i in range(parent_bounds[l, p], parent_bounds[l, p + 1]):
+                    k = parent_children[l, i]
+                    e = 0.0  # summed in a register, child by child: no store to reload
+                    for j in range(child_bounds[l, k], child_bounds[l, k + 1]):
+                        e += diff[child_values[l, j]]
+                    positive += max(e, 0.0)
+                    negative -= min(e, 0.0)
+                moved += min(positive, negative)
+            else:
+                moved += empty_moved[l, p]
+        cost += weights[l] * moved
+    return cost

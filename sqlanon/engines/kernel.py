@@ -29,7 +29,7 @@ Verdicts use the models' own predicates and the metrics' own sums, evaluated ove
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sqlglot import exp
@@ -46,8 +46,8 @@ from sqlanon.stats import ClassStats
 
 @dataclass
 class Table:
-    """A class table: code rows (one int64 matrix, a row per attribute, so the compiled
-    grouping reads it without copying), rows ``n``, the sum of n ln c_x (None unless the
+    """A class table: code rows (one integer matrix, a row per attribute, so the compiled
+    grouping reads it without copying; the kernel's are int32 unless a domain is too wide), rows ``n``, the sum of n ln c_x (None unless the
     KL-divergence needs it), population rows (None without a research subset). As ``table``
     builds it, the code rows are the QIs' at ``node``'s levels then the sensitive attributes';
     the kernel keeps one row per QI class instead, with per sensitive attribute the classes'
@@ -75,8 +75,8 @@ class Pairs:
 
 @dataclass
 class Dense:
-    """One sensitive attribute's histogram per class as a (classes x values) int32 count
-    matrix and per class the bit mask of the values it holds (see ``dense_fits``): merging
+    """One sensitive attribute's histogram per class as a (classes x values) count matrix
+    (``dense_type``) and per class the bit mask of the values it holds (see ``dense_fits``): merging
     classes adds rows and ors masks (``merge_dense``), and the models that read a class's
     counts in one pass (``dense_figures``) read its row; the others get the same histogram as
     ``Pairs`` (``pairs``)."""
@@ -88,11 +88,18 @@ class Dense:
         return Pairs(*dense_pairs(self.counts, self.held, n))
 
 
+def dense_type(rows: int) -> type:
+    """The narrowest count type no class of a table of ``rows`` rows can overflow: a merge
+    reads and writes the whole matrix, so its width is the merge's cost."""
+    return np.uint16 if rows < 2 ** 16 else np.int32
+
+
 def dense_fits(values: int, classes: int, pairs: int, rows: int) -> bool:
-    """Hold a histogram as a count matrix? When its values fit a 64-bit mask, its int32 cells
-    and masks cost at most twice the pairs (8-byte code, count and share per pair, a bound per
+    """Hold a histogram as a count matrix? When its values fit a 64-bit mask, its cells and
+    masks cost at most twice the pairs (8-byte code, count and share per pair, a bound per
     class) and no count can pass int32."""
-    return values <= 64 and rows < 2 ** 31 and classes * (values * 4 + 8) <= 2 * (24 * pairs + 8 * (classes + 1))
+    cell = np.dtype(dense_type(rows)).itemsize
+    return values <= 64 and rows < 2 ** 31 and classes * (values * cell + 8) <= 2 * (24 * pairs + 8 * (classes + 1))
 
 
 def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarray], n: np.ndarray,
@@ -170,6 +177,10 @@ class Kernel:
         self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
         self._aux: dict[int, tuple] = {}  # per model object: (the model, its auxiliary table's name)
         self.grouper = Grouper(len(base.n))
+        # codes as int32 when every domain allows (a check reads the code matrix twice and
+        # writes it once: half the bytes through the cache); the groupings keep the type
+        widest = max([size for sizes in self.sizes for size in sizes] + [len(values) for values in self.values] + [1])
+        base = replace(base, matrix=np.ascontiguousarray(base.matrix, np.int32 if widest < 2 ** 31 else np.int64))
         self.base = self._by_class(base) if base.matrix.shape[0] > len(base.node) else base
 
     def _by_class(self, table: Table) -> Table:
@@ -191,7 +202,7 @@ class Kernel:
             pairs = Pairs(*regroup_histograms(np.arange(rows + 1, dtype=np.int64), codes[live], table.n[live],
                                               inverse[live], groups, len(values), n))
             if dense_fits(len(values), groups, len(pairs.v), int(n.sum())):
-                counts = np.zeros((groups, len(values)), np.int32)
+                counts = np.zeros((groups, len(values)), dense_type(int(n.sum())))
                 counts[np.repeat(np.arange(groups), np.diff(pairs.bounds)), pairs.v] = pairs.f
                 histograms.append(Dense(counts, dense_masks(counts)))
             else:
