@@ -298,31 +298,44 @@ def dense_pairs(counts, held, n):  # pragma: no cover - compiled
 def recursive_dense(counts, held, l):  # pragma: no cover - compiled
     """``recursive`` over a dense histogram: per class (largest count, sum of the counts
     ranked l and below, distinct values), keeping only the l - 1 largest counts: each count
-    passes down a descending list of them by ``max``/``min``, no branch, no sort."""
+    passes down a descending list of them by ``max``/``min``, no branch, no sort (in two
+    registers for l <= 3, the common case)."""
     classes = counts.shape[0]
     top = np.zeros(classes, np.int64)
     tail = np.zeros(classes, np.int64)
     distinct = np.zeros(classes, np.int64)
     head = max(l - 1, 0)
     best = np.zeros(max(head, 1), np.int64)
+    one = np.uint64(1)
     for c in range(classes):
-        for j in range(head):
-            best[j] = 0
-        total, high, values = 0, 0, 0
+        total, high, values, kept = 0, 0, 0, 0
         m = held[c]
-        while m:
-            x = np.int64(counts[c, trailing_zeros(m)])
-            m &= m - np.uint64(1)
-            values += 1
-            total += x
-            high = max(high, x)
+        if head <= 2:
+            b0, b1 = 0, 0
+            while m:
+                x = np.int64(counts[c, trailing_zeros(m)])
+                m &= m - one
+                values += 1
+                total += x
+                high = max(high, x)
+                b1 = max(b1, min(b0, x))
+                b0 = max(b0, x)
+            kept = (b0 if head >= 1 else 0) + (b1 if head == 2 else 0)
+        else:
             for j in range(head):
-                b = best[j]
-                best[j] = max(b, x)
-                x = min(b, x)
-        kept = 0
-        for j in range(head):
-            kept += best[j]
+                best[j] = 0
+            while m:
+                x = np.int64(counts[c, trailing_zeros(m)])
+                m &= m - one
+                values += 1
+                total += x
+                high = max(high, x)
+                for j in range(head):
+                    b = best[j]
+                    best[j] = max(b, x)
+                    x = min(b, x)
+            for j in range(head):
+                kept += best[j]
         top[c] = high
         tail[c] = total - kept
         distinct[c] = values
