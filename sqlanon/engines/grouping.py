@@ -164,18 +164,25 @@ class Grouper:
 
     def __init__(self, rows: int = 0):
         self.slots = np.full(scratch_size(rows), -1, np.int64)
+        self._shapes: dict[tuple, tuple[int, np.ndarray]] = {}  # per radices: the key space, the radix array
 
     def regroup(self, matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
                 weights: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(distinct rows, each row's group, ``weights`` summed per group): see ``regroup``."""
-        space = math.prod(max(r, 1) for r in radices)
+        shape = self._shapes.get(radices) if isinstance(radices, tuple) else None
+        if shape is None:
+            shape = (math.prod(max(r, 1) for r in radices), np.array([max(r, 1) for r in radices], np.int64))
+            if isinstance(radices, tuple):
+                if len(self._shapes) >= 1 << 16:
+                    self._shapes.clear()
+                self._shapes[radices] = shape
+        space, radix = shape
         if space >= OVERFLOW:
             out, inverse = _unique(matrix, maps, offsets)
             return out, inverse, total(inverse, weights, out.shape[1])
         rows = matrix.shape[1]
         if len(self.slots) < scratch_size(rows):
             self.slots = np.full(scratch_size(rows), -1, np.int64)
-        radix = np.array([max(r, 1) for r in radices], np.int64)
         out, inverse, sums, keys = _regroup(matrix, maps, offsets, radix, space, weights, self.slots)
         if ordered and len(keys):
             # numpy's sort (SIMD) beats a compiled one several times over

@@ -44,6 +44,10 @@ from sqlanon.snapshot_settings import SnapshotSettings
 from sqlanon.stats import ClassStats
 
 
+#: the most check plans (radices and map offsets per step) kept before starting afresh
+PLANS = 1 << 16
+
+
 @dataclass
 class Table:
     """A class table: code rows (one integer matrix, a row per attribute, so the compiled
@@ -176,6 +180,8 @@ class Kernel:
         self._pending: Table | None = None  # the table of the node the last check computed
         self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
         self._aux: dict[int, tuple] = {}  # per model object: (the model, its auxiliary table's name)
+        self._plans: dict[tuple, tuple] = {}  # per (source node, node, projection): radices, map offsets
+        self._leaf_offsets: dict[tuple, np.ndarray] = {}  # per node: its leaf counts' offsets
         self.grouper = Grouper(len(base.n))
         # codes as int32 when every domain allows (a check reads the code matrix twice and
         # writes it once: half the bytes through the cache); the groupings keep the type
@@ -213,11 +219,16 @@ class Kernel:
     def generalize(self, source: Table, node: Node, ordered: bool = True) -> Table:
         """``source``'s table regrouped at ``node`` (a generalization of its node); unless
         ``ordered``, its classes in any order (see ``regroup``)."""
-        projection = self.settings.projection
-        chosen = [None if a == b and projection else (j, a, b) for j, (a, b) in enumerate(zip(source.node, node))]
-        radices = [self.sizes[j][b] for j, b in enumerate(node)]
-        matrix, inverse, n = self.grouper.regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen),
-                                                  source.n, ordered)
+        node, projection = tuple(node), self.settings.projection
+        plan = self._plans.get((source.node, node, projection))
+        if plan is None:  # a node's radices and a step's maps, worked out once, not per check
+            if len(self._plans) >= PLANS:
+                self._plans.clear()
+            chosen = [None if a == b and projection else (j, a, b) for j, (a, b) in enumerate(zip(source.node, node))]
+            plan = self._plans[(source.node, node, projection)] = (
+                tuple(self.sizes[j][b] for j, b in enumerate(node)), self.maps.offsets(chosen))
+        radices, offsets = plan
+        matrix, inverse, n = self.grouper.regroup(source.matrix, radices, self.maps.values, offsets, source.n, ordered)
         self.count(len(source.n))
         count = matrix.shape[1]
         nlnx = total(inverse, source.nlnx, count) if source.nlnx is not None else None
@@ -284,7 +295,11 @@ class Kernel:
         kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
         leaves = None
         if "leaves" in needs:
-            offsets = self.leaf_maps.offsets(list(enumerate(node)))
+            offsets = self._leaf_offsets.get(table.node)
+            if offsets is None:
+                if len(self._leaf_offsets) >= PLANS:
+                    self._leaf_offsets.clear()
+                offsets = self._leaf_offsets[table.node] = self.leaf_maps.offsets(list(enumerate(node)))
             leaves = tuple(int(x) for x in weighted_sums(cls.matrix, n, kept, self.leaf_maps.values, offsets))
         figures_ = compiled(keep).figures(len(node), {**cls.columns, "kept": kept}, params)
         histograms = None
