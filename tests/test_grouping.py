@@ -137,20 +137,21 @@ def test_hierarchical_distance(seed):
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 400), st.lists(st.integers(1, 40), min_size=1, max_size=4), st.booleans(),
-                          st.booleans()), min_size=1, max_size=12), st.integers(0, 2 ** 31))
-def test_grouper_keeps_its_scratch_clean(calls, seed):
+                          st.booleans()), min_size=1, max_size=12), st.integers(0, 2 ** 31),
+       st.sampled_from([np.int64, np.int32]))
+def test_grouper_keeps_its_scratch_clean(calls, seed, codes):
     """One Grouper over a sequence of regroupings that switch between the dense table and the
     hash table (they share the scratch): each is ``np.unique`` with ``np.bincount``'s sums, and
-    the scratch is all -1 after each."""
+    the scratch is all -1 after each; the codes keep their width (the kernel's are int32)."""
     rng = np.random.default_rng(seed)
     grouper = Grouper()
     for rows, radices, ordered, floats in calls:
         radices = [r ** 4 if rng.random() < 0.3 else r for r in radices]  # some spaces far beyond the rows
-        matrix = np.stack([rng.integers(0, min(r, 40), rows) for r in radices]).astype(np.int64)
+        matrix = np.stack([rng.integers(0, min(r, 40), rows) for r in radices]).astype(codes)
         weights = rng.random(rows) if floats else rng.integers(0, 9, rows).astype(np.int64)
-        out, inverse, sums = grouper.regroup(matrix, radices, np.zeros(1, np.int64), np.full(len(radices), -1, np.int64),
-                                             weights, ordered)
-        assert (grouper.slots == -1).all()
+        out, inverse, sums = grouper.regroup(matrix, tuple(radices) if rng.random() < 0.5 else radices, np.zeros(1, np.int64),
+                                             np.full(len(radices), -1, np.int64), weights, ordered)
+        assert (grouper.slots == -1).all() and out.dtype == codes
         if rows == 0:
             assert out.shape == (len(radices), 0) and len(sums) == 0
             continue
