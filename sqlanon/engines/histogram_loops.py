@@ -48,7 +48,8 @@ class Tree:
         for l in range(height):
             order = np.argsort(self.child[l], kind="stable")
             self.child_values[l] = order
-            self.child_bounds[l, :self.children[l] + 1] = np.searchsorted(self.child[l][order], np.arange(self.children[l] + 1))
+            self.child_bounds[l, :self.children[l] + 1] = np.searchsorted(self.child[l][order],
+                                                                          np.arange(self.children[l] + 1))
             up = self.parent[l, :self.children[l]]
             order = np.argsort(up, kind="stable")
             self.parent_children[l, :len(order)] = order

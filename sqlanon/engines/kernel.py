@@ -51,11 +51,11 @@ PLANS = 1 << 16
 @dataclass
 class Table:
     """A class table: code rows (one integer matrix, a row per attribute, so the compiled
-    grouping reads it without copying; the kernel's are int32 unless a domain is too wide), rows ``n``, the sum of n ln c_x (None unless the
-    KL-divergence needs it), population rows (None without a research subset). As ``table``
-    builds it, the code rows are the QIs' at ``node``'s levels then the sensitive attributes';
-    the kernel keeps one row per QI class instead, with per sensitive attribute the classes'
-    histograms (``Pairs``)."""
+    grouping reads it without copying; the kernel's are int32 unless a domain is too wide),
+    rows ``n``, the sum of n ln c_x (None unless the KL-divergence needs it), population rows
+    (None without a research subset). As ``table`` builds it, the code rows are the QIs' at
+    ``node``'s levels then the sensitive attributes'; the kernel keeps one row per QI class
+    instead, with per sensitive attribute the classes' histograms (``Pairs`` or ``Dense``)."""
 
     node: Node
     matrix: np.ndarray
