@@ -1,7 +1,8 @@
 """The compiled loops of local checks (sqlanon/engines/grouping.py, histogram_loops.py)
 against plain numpy definitions, on random tables that reach every branch: the dense count,
 the hash table (ordered and not, one scratch table kept across both), the int64-overflow
-fallback, empty and one-row tables, the sensitive histograms merged per class."""
+fallback, empty and one-row tables, the sensitive histograms merged per class, as pairs and as
+dense count matrices (whose figures must be the very doubles of the pairs' figures)."""
 
 import numpy as np
 import pytest
@@ -9,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sqlanon.engines.grouping import Grouper, Maps, group, regroup, summary, total, weighted_sums
-from sqlanon.engines.histogram_loops import Tree, equal_distance, recursive, regroup_histograms
+from sqlanon.engines.histogram_loops import (Tree, dense_masks, dense_pairs, equal_dense, equal_distance, merge_dense,
+                                             recursive, recursive_dense, regroup_histograms)
 
 
 def reference(columns):
@@ -135,20 +137,21 @@ def test_hierarchical_distance(seed):
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 400), st.lists(st.integers(1, 40), min_size=1, max_size=4), st.booleans(),
-                          st.booleans()), min_size=1, max_size=12), st.integers(0, 2 ** 31))
-def test_grouper_keeps_its_scratch_clean(calls, seed):
+                          st.booleans()), min_size=1, max_size=12), st.integers(0, 2 ** 31),
+       st.sampled_from([np.int64, np.int32]))
+def test_grouper_keeps_its_scratch_clean(calls, seed, codes):
     """One Grouper over a sequence of regroupings that switch between the dense table and the
     hash table (they share the scratch): each is ``np.unique`` with ``np.bincount``'s sums, and
-    the scratch is all -1 after each."""
+    the scratch is all -1 after each; the codes keep their width (the kernel's are int32)."""
     rng = np.random.default_rng(seed)
     grouper = Grouper()
     for rows, radices, ordered, floats in calls:
         radices = [r ** 4 if rng.random() < 0.3 else r for r in radices]  # some spaces far beyond the rows
-        matrix = np.stack([rng.integers(0, min(r, 40), rows) for r in radices]).astype(np.int64)
+        matrix = np.stack([rng.integers(0, min(r, 40), rows) for r in radices]).astype(codes)
         weights = rng.random(rows) if floats else rng.integers(0, 9, rows).astype(np.int64)
-        out, inverse, sums = grouper.regroup(matrix, radices, np.zeros(1, np.int64), np.full(len(radices), -1, np.int64),
-                                             weights, ordered)
-        assert (grouper.slots == -1).all()
+        out, inverse, sums = grouper.regroup(matrix, tuple(radices) if rng.random() < 0.5 else radices, np.zeros(1, np.int64),
+                                             np.full(len(radices), -1, np.int64), weights, ordered)
+        assert (grouper.slots == -1).all() and out.dtype == codes
         if rows == 0:
             assert out.shape == (len(radices), 0) and len(sums) == 0
             continue
@@ -206,3 +209,83 @@ def test_equal_distance_is_the_bincount_sums(classes, seed):
     bounds = np.r_[0, np.cumsum([len(c) for c in classes])].astype(np.int64)
     expected = 0.5 * (np.bincount(cls, weights=np.abs(share - q[v])) + (1 - np.bincount(cls, weights=q[v])))
     assert equal_distance(bounds, v, share, q).tolist() == expected.tolist()
+
+
+def random_dense(rng, classes, values, fill, dtype):
+    """A (classes x values) count matrix (the kernel's two count types), about ``fill`` of its
+    cells > 0, every class holding at least one value, its masks and class sizes."""
+    counts = np.where(rng.random((classes, values)) < fill, rng.integers(1, 50, (classes, values)), 0).astype(dtype)
+    counts[np.arange(classes), rng.integers(0, values, classes)] += rng.integers(1, 9, classes).astype(dtype)
+    return counts, dense_masks(counts), counts.sum(axis=1, dtype=np.int64)
+
+
+dense_cases = st.tuples(st.integers(1, 40), st.integers(1, 64), st.sampled_from([0.0, 0.1, 0.5, 1.0]), st.integers(0, 2 ** 31),
+                        st.sampled_from([np.uint16, np.int32]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(dense_cases, st.integers(1, 40))
+def test_merge_dense_and_its_masks_are_numpy(case, groups):
+    """Rows added per group (``np.add.at``), masks or-ed, each mask the bits of its cells > 0,
+    up to a 64-value domain (bit 63)."""
+    classes, values, fill, seed, dtype = case
+    rng = np.random.default_rng(seed)
+    counts, held, _ = random_dense(rng, classes, values, fill, dtype)
+    expected_held = [sum(1 << x for x in range(values) if row[x] > 0) for row in counts.tolist()]
+    assert held.dtype == np.uint64 and [int(m) for m in held] == expected_held
+    groups = min(groups, classes)
+    inverse = np.r_[np.arange(groups), rng.integers(0, groups, classes - groups)].astype(np.int64)
+    rng.shuffle(inverse)
+    merged, mask = merge_dense(counts, held, inverse, groups)
+    expected = np.zeros((groups, values), np.int64)
+    np.add.at(expected, inverse, counts)
+    assert merged.dtype == dtype and np.array_equal(merged, expected)
+    assert np.array_equal(mask, dense_masks(expected))
+
+
+@settings(max_examples=150, deadline=None)
+@given(dense_cases, st.integers(1, 6))
+def test_dense_figures_are_the_pairs_figures(case, l):
+    """``dense_pairs`` gives what numpy finds (ascending codes, counts > 0, share = count / n,
+    as ``regroup_histograms`` divides), and the dense recursive, equal-distance figures are
+    exactly (``==``, not approximately) those of the pairs; recursive also against a sort."""
+    classes, values, fill, seed, dtype = case
+    rng = np.random.default_rng(seed)
+    counts, held, n = random_dense(rng, classes, values, fill, dtype)
+    bounds, v, f, share = dense_pairs(counts, held, n)
+    cls, codes = np.nonzero(counts)
+    assert np.array_equal(bounds, np.searchsorted(cls, np.arange(classes + 1)))
+    assert np.array_equal(v, codes) and np.array_equal(f, counts[cls, codes])
+    assert np.array_equal(share, counts[cls, codes].astype(np.float64) / n[cls].astype(np.float64))
+    top, tail, distinct = recursive_dense(counts, held, l)
+    assert [a.tolist() for a in (top, tail, distinct)] == [a.tolist() for a in recursive(bounds, f, l)]
+    for c, row in enumerate(counts.tolist()):
+        ranked = sorted((x for x in row if x), reverse=True)
+        assert (top[c], tail[c], distinct[c]) == (ranked[0], sum(ranked[l - 1:]), len(ranked))
+    q = rng.random(values)
+    q /= q.sum()
+    assert equal_dense(counts, held, n, q).tolist() == equal_distance(bounds, v, share, q).tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(dense_cases, st.integers(1, 4))
+def test_dense_hierarchical_distance_is_the_pairs_distance(case, height):
+    """The hierarchical EMD over a dense histogram: exactly the doubles of ``_distances`` over
+    the same classes' pairs (its skipped terms become exact zeros), and the matrix formulation
+    within rounding, on random trees of 1 to 4 levels above the leaves."""
+    classes, values, fill, seed, dtype = case
+    rng = np.random.default_rng(seed)
+    counts, held, n = random_dense(rng, classes, values, fill, dtype)
+    ancestors, level = [np.arange(values)], np.arange(values)
+    for _ in range(height - 1):  # each level merges random groups of the one below
+        level = rng.integers(0, max(int(level.max()) // 2, 1), int(level.max()) + 1)[level]
+        ancestors.append(level)
+    ancestors.append(np.zeros(values, np.int64))
+    q = rng.random(values)
+    q /= q.sum()
+    tree = Tree([a.astype(np.int64) for a in ancestors])
+    bounds, v, _, share = dense_pairs(counts, held, n)
+    got = tree.dense_distances(counts, held, n, q)
+    assert got.tolist() == tree.distances(bounds, v, share, q).tolist()
+    diff = counts / n[:, None].astype(np.float64) - q
+    assert np.allclose(got, matrix_distance(ancestors, diff), rtol=1e-12, atol=1e-12)

@@ -139,3 +139,26 @@ def test_heuristics_with_privacy_models(session, oracle, name, limit):
         assert found.loss >= reference.optimum.loss, heuristic
         if heuristic == "lightning":
             assert outcome.proven and found.node == reference.optimum.node
+
+
+@pytest.mark.parametrize("name", ["recursive", "t-equal", "t-hierarchical", "entropy", "t-ordered"])
+def test_dense_histograms_give_the_figures_of_pairs(adult_available, monkeypatch, name):
+    """The kernel holds occupation (14 values) as a count matrix per class; forced to hold
+    pairs instead, every class of every eighth node has the very same figures and verdict
+    (``==`` on the doubles), whether the model reads the matrix (recursive, equal and
+    hierarchical t-closeness) or the pairs made from it (entropy, ordered t-closeness)."""
+    from sqlanon.engines import kernel
+
+    found = {}
+    for dense in (True, False):
+        if not dense:
+            monkeypatch.setattr(kernel, "dense_fits", lambda *args: False)
+        job = occupation_job(models=(MODELS[name],), suppression_limit=0.1)
+        job.checks = "local"
+        with Session(job) as session:
+            assert isinstance(session.engine.kernel.base.histograms[0], kernel.Dense) == dense
+            checker = session.checker()
+            nodes = list(session.lattice.nodes())[::8]
+            found[dense] = [session.engine.class_figures(node, checker.keep, checker.params) for node in nodes]
+            found[dense].append([checker.check(node).stats for node in nodes])
+    assert found[True] == found[False]

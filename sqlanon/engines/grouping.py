@@ -109,7 +109,7 @@ def _regroup(matrix, maps, offsets, radices, space, weights, slots):  # pragma: 
             slots[2 * used[g] + 1] = -1
         sums = sums[:count]
     m = matrix.shape[0]
-    out = np.empty((m, count), np.int64)
+    out = np.empty((m, count), matrix.dtype)  # the caller chose the codes' width
     for j in range(m):
         offset = offsets[j]
         for g in range(count):
@@ -164,18 +164,25 @@ class Grouper:
 
     def __init__(self, rows: int = 0):
         self.slots = np.full(scratch_size(rows), -1, np.int64)
+        self._shapes: dict[tuple, tuple[int, np.ndarray]] = {}  # per radices: the key space, the radix array
 
     def regroup(self, matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
                 weights: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(distinct rows, each row's group, ``weights`` summed per group): see ``regroup``."""
-        space = math.prod(max(r, 1) for r in radices)
+        shape = self._shapes.get(radices) if isinstance(radices, tuple) else None
+        if shape is None:
+            shape = (math.prod(max(r, 1) for r in radices), np.array([max(r, 1) for r in radices], np.int64))
+            if isinstance(radices, tuple):
+                if len(self._shapes) >= 1 << 16:
+                    self._shapes.clear()
+                self._shapes[radices] = shape
+        space, radix = shape
         if space >= OVERFLOW:
             out, inverse = _unique(matrix, maps, offsets)
             return out, inverse, total(inverse, weights, out.shape[1])
         rows = matrix.shape[1]
         if len(self.slots) < scratch_size(rows):
             self.slots = np.full(scratch_size(rows), -1, np.int64)
-        radix = np.array([max(r, 1) for r in radices], np.int64)
         out, inverse, sums, keys = _regroup(matrix, maps, offsets, radix, space, weights, self.slots)
         if ordered and len(keys):
             # numpy's sort (SIMD) beats a compiled one several times over
@@ -190,7 +197,7 @@ def _unique(matrix: np.ndarray, maps: np.ndarray, offsets: np.ndarray) -> tuple[
     """The int64-overflow fallback: ``np.unique`` over the mapped rows."""
     mapped = np.stack([column if o < 0 else maps[o + column] for column, o in zip(matrix, offsets)], axis=1)
     distinct, inverse = np.unique(mapped, axis=0, return_inverse=True)
-    return np.ascontiguousarray(distinct.T), inverse.ravel()
+    return np.ascontiguousarray(distinct.T, matrix.dtype), inverse.ravel()
 
 
 def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
@@ -241,11 +248,13 @@ def weighted_sums(matrix, n, kept, maps, offsets):  # pragma: no cover - compile
     metric's rows under each kept class's value, per QI)."""
     m = matrix.shape[0]
     out = np.zeros(m, np.int64)
+    weight = np.empty(n.shape[0], np.int64)
+    for g in range(n.shape[0]):
+        weight[g] = n[g] if kept[g] else 0  # no branch on the verdict in the loops below
     for j in range(m):
         offset, acc = offsets[j], 0
         for g in range(n.shape[0]):
-            if kept[g]:
-                acc += n[g] * maps[offset + matrix[j, g]]
+            acc += weight[g] * maps[offset + matrix[j, g]]
         out[j] = acc
     return out
 
@@ -262,11 +271,13 @@ def warm() -> None:
 
 
 def _warm() -> None:
-    matrix = np.zeros((1, 2), np.int64)
-    for weights in (np.ones(2, np.int64), np.ones(2, np.float64)):
-        for radix in (1, 1 << 12):  # the dense table, the hash table
-            Grouper(2).regroup(matrix, [radix], np.zeros(1, np.int64), np.array([-1], np.int64), weights, False)
+    for codes in (np.int64, np.int32):  # the kernel's codes are int32 unless a domain is too wide
+        matrix = np.zeros((1, 2), codes)
+        for weights in (np.ones(2, np.int64), np.ones(2, np.float64)):
+            for radix in (1, 1 << 12):  # the dense table, the hash table
+                Grouper(2).regroup(matrix, [radix], np.zeros(1, np.int64), np.array([-1], np.int64), weights, False)
+        weighted_sums(matrix, np.ones(2, np.int64), np.ones(2, bool), np.zeros(1, np.int64), np.zeros(1, np.int64))
+        total(np.zeros(2, codes), np.ones(2, np.int64), 1)  # a suppressed class's codes, summed per code
     total(np.zeros(2, np.int64), np.ones(2, np.int64), 1)
     total(np.zeros(2, np.int64), np.ones(2, np.float64), 1)
     summary(np.ones(2, np.int64), np.ones(2, bool))
-    weighted_sums(matrix, np.ones(2, np.int64), np.ones(2, bool), np.zeros(1, np.int64), np.zeros(1, np.int64))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 
 class Tree:
@@ -38,10 +39,33 @@ class Tree:
         self.parents = np.array([p.max() + 1 if len(p) else 0 for p in parents], np.int64)
         for l, p in enumerate(parents):
             self.parent[l, :len(p)] = p
+        # for the dense pass: per level, each child's values and each parent's children in
+        # ascending order, as rows of (bounds, members)
+        self.child_bounds = np.zeros((height, values + 1), np.int64)
+        self.child_values = np.zeros((height, values), np.int64)
+        self.parent_bounds = np.zeros((height, values + 1), np.int64)
+        self.parent_children = np.zeros((height, values), np.int64)
+        for l in range(height):
+            order = np.argsort(self.child[l], kind="stable")
+            self.child_values[l] = order
+            self.child_bounds[l, :self.children[l] + 1] = np.searchsorted(self.child[l][order],
+                                                                          np.arange(self.children[l] + 1))
+            up = self.parent[l, :self.children[l]]
+            order = np.argsort(up, kind="stable")
+            self.parent_children[l, :len(order)] = order
+            self.parent_bounds[l, :self.parents[l] + 1] = np.searchsorted(up[order], np.arange(self.parents[l] + 1))
 
     def distances(self, starts: np.ndarray, v: np.ndarray, share: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Per class (its histogram is ``v``/``share`` from ``starts[c]`` to ``starts[c + 1]``)."""
         return _distances(starts, v, share, q, self.child, self.parent, self.children, self.parents, self.weights)
+
+    def dense_distances(self, counts: np.ndarray, held: np.ndarray, n: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Per class, over a dense histogram (``counts``, masks ``held``, class sizes ``n``;
+        at most 64 values, so a level's children and parents fit a mask too)."""
+        if len(q) > 64:
+            raise ValueError(f"a dense histogram holds at most 64 values, not {len(q)}")
+        return _dense_distances(counts, held, n, q, self.child, self.parent, self.children, self.parents, self.weights,
+                                self.child_bounds, self.child_values, self.parent_bounds, self.parent_children)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -197,3 +221,238 @@ def equal_distance(bounds, v, share, q):  # pragma: no cover - compiled
             held += q[v[i]]
         result[c] = 0.5 * (gap + (1 - held))
     return result
+
+
+# -- dense histograms: a (classes x values) count matrix and a bit mask of the values held ------
+# For a small sensitive domain (at most 64 values; ADULT's occupation: 14) a class's histogram
+# as a row of int32 counts costs about what its (value, count, share) pairs cost, and merging
+# classes becomes a row added to a row (contiguous, vectorised) and a mask or-ed into a mask,
+# instead of a counting sort and a per-class pass over scattered pairs. The figures visit a
+# class's values through its mask (lowest bit first: ascending codes, counts > 0), the values
+# its pairs would hold in their order, computing each share as ``regroup_histograms`` does,
+# so they return the same doubles as their sparse versions; scanning the whole row instead
+# costs a division or a mispredicted branch per cell, most of them empty.
+
+
+@numba.njit(cache=True, nogil=True)
+def merge_dense(counts, held, inverse, groups):  # pragma: no cover - compiled
+    """Row r of ``counts`` added into row ``inverse[r]`` of a (groups x values) matrix, and
+    mask ``held[r]`` or-ed into mask ``inverse[r]``."""
+    values = counts.shape[1]
+    out = np.zeros((groups, values), counts.dtype)
+    mask = np.zeros(groups, np.uint64)
+    for r in range(inverse.shape[0]):
+        g = inverse[r]
+        mask[g] |= held[r]
+        for x in range(values):
+            out[g, x] += counts[r, x]
+    return out, mask
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_masks(counts):  # pragma: no cover - compiled
+    """Per row of a (classes x values <= 64) count matrix, the bit mask of its cells > 0."""
+    classes, values = counts.shape
+    held = np.zeros(classes, np.uint64)
+    for c in range(classes):
+        m = np.uint64(0)
+        for x in range(values):
+            if counts[c, x] != 0:
+                m |= np.uint64(1) << np.uint64(x)
+        held[c] = m
+    return held
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_pairs(counts, held, n):  # pragma: no cover - compiled
+    """The pairs of a dense histogram, as ``regroup_histograms`` returns them: (bounds, v, f,
+    share = f / n of the class), each class's values in ascending code order, counts > 0."""
+    classes = counts.shape[0]
+    pairs = 0
+    for c in range(classes):
+        m = held[c]
+        while m:
+            m &= m - np.uint64(1)
+            pairs += 1
+    bounds = np.empty(classes + 1, np.int64)
+    v = np.empty(pairs, np.int64)
+    f = np.empty(pairs, np.int64)
+    share = np.empty(pairs, np.float64)
+    at = 0
+    for c in range(classes):
+        bounds[c] = at
+        size = np.float64(n[c])
+        m = held[c]
+        while m:
+            x = trailing_zeros(m)
+            m &= m - np.uint64(1)
+            k = counts[c, x]
+            v[at] = x
+            f[at] = k
+            share[at] = np.float64(k) / size
+            at += 1
+    bounds[classes] = at
+    return bounds, v, f, share
+
+
+@numba.njit(cache=True, nogil=True)
+def recursive_dense(counts, held, l):  # pragma: no cover - compiled
+    """``recursive`` over a dense histogram: per class (largest count, sum of the counts
+    ranked l and below, distinct values), keeping only the l - 1 largest counts: each count
+    passes down a descending list of them by ``max``/``min``, no branch, no sort (in two
+    registers for l <= 3, the common case)."""
+    classes = counts.shape[0]
+    top = np.zeros(classes, np.int64)
+    tail = np.zeros(classes, np.int64)
+    distinct = np.zeros(classes, np.int64)
+    head = max(l - 1, 0)
+    best = np.zeros(max(head, 1), np.int64)
+    one = np.uint64(1)
+    for c in range(classes):
+        total, high, values, kept = 0, 0, 0, 0
+        m = held[c]
+        if head <= 2:
+            b0, b1 = 0, 0
+            while m:
+                x = np.int64(counts[c, trailing_zeros(m)])
+                m &= m - one
+                values += 1
+                total += x
+                high = max(high, x)
+                b1 = max(b1, min(b0, x))
+                b0 = max(b0, x)
+            kept = (b0 if head >= 1 else 0) + (b1 if head == 2 else 0)
+        else:
+            for j in range(head):
+                best[j] = 0
+            while m:
+                x = np.int64(counts[c, trailing_zeros(m)])
+                m &= m - one
+                values += 1
+                total += x
+                high = max(high, x)
+                for j in range(head):
+                    b = best[j]
+                    best[j] = max(b, x)
+                    x = min(b, x)
+            for j in range(head):
+                kept += best[j]
+        top[c] = high
+        tail[c] = total - kept
+        distinct[c] = values
+    return top, tail, distinct
+
+
+@numba.njit(cache=True, nogil=True)
+def equal_dense(counts, held, n, q):  # pragma: no cover - compiled
+    """``equal_distance`` over a dense histogram (the same doubles)."""
+    classes = counts.shape[0]
+    result = np.empty(classes)
+    for c in range(classes):
+        size = np.float64(n[c])
+        gap = 0.0
+        mass = 0.0
+        m = held[c]
+        while m:
+            x = trailing_zeros(m)
+            m &= m - np.uint64(1)
+            gap += abs(np.float64(counts[c, x]) / size - q[x])
+            mass += q[x]
+        result[c] = 0.5 * (gap + (1 - mass))
+    return result
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_distances(counts, held, n, q, child, parent, children, parents, weights, child_bounds, child_values,
+                     parent_bounds, parent_children):  # pragma: no cover - compiled
+    """``_distances`` over a dense histogram, the same doubles: the same sums in the same
+    order, but only under the parents the class's values reach. A parent none of whose values
+    the class holds moves the mass it moves for every such class (its children's extras are
+    0 minus the q of their values), computed once per call; under the others, each child's
+    extra is summed over its values (ascending, as ``_distances`` adds them) in a register.
+    Where ``_distances`` skips a term (the sign of a child's extra) this adds an exact zero
+    (``max``/``min``). A class holding a single value has share 1 whatever its size: its
+    distance is one of ``values`` computed once per call."""
+    classes = counts.shape[0]
+    values = q.shape[0]
+    height = weights.shape[0]
+    one = np.uint64(1)
+    parent_bit = np.zeros((height, values), np.uint64)  # per value, its parent's bit
+    empty_extra = np.zeros((height, values))
+    empty_moved = np.zeros((height, values))
+    for l in range(height):
+        for x in range(values):
+            parent_bit[l, x] = one << np.uint64(parent[l, child[l, x]])
+        for k in range(children[l]):
+            e = 0.0
+            for i in range(child_bounds[l, k], child_bounds[l, k + 1]):
+                e += -q[child_values[l, i]]
+            empty_extra[l, k] = e
+        for p in range(parents[l]):
+            positive = 0.0
+            negative = 0.0
+            for i in range(parent_bounds[l, p], parent_bounds[l, p + 1]):
+                e = empty_extra[l, parent_children[l, i]]
+                positive += max(e, 0.0)
+                negative -= min(e, 0.0)
+            empty_moved[l, p] = min(positive, negative)
+    diff = np.empty(values)
+    # a class holding one value (share 1) costs what every such class holding it costs
+    single = np.empty(values)
+    for x in range(values):
+        for y in range(values):
+            diff[y] = -q[y]
+        diff[x] += 1.0
+        single[x] = _emd(diff, one << np.uint64(x), parents, weights, parent_bit, empty_moved, parent_bounds,
+                         parent_children, child_bounds, child_values)
+    result = np.zeros(classes)
+    for c in range(classes):
+        h = held[c]
+        if h != 0 and h & (h - one) == 0:
+            x = trailing_zeros(h)
+            if counts[c, x] == n[c]:
+                result[c] = single[x]
+                continue
+        size = np.float64(n[c])
+        for x in range(values):
+            diff[x] = -q[x]
+        m = h
+        while m:
+            x = trailing_zeros(m)
+            m &= m - one
+            diff[x] += np.float64(counts[c, x]) / size
+        result[c] = _emd(diff, h, parents, weights, parent_bit, empty_moved, parent_bounds, parent_children,
+                         child_bounds, child_values)
+    return result
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _emd(diff, h, parents, weights, parent_bit, empty_moved, parent_bounds, parent_children, child_bounds,
+         child_values):  # pragma: no cover - compiled
+    """One class's hierarchical EMD from its p - q (``diff``) and the mask of its values."""
+    one = np.uint64(1)
+    cost = 0.0
+    for l in range(weights.shape[0]):
+        touched = np.uint64(0)
+        m = h
+        while m:
+            x = trailing_zeros(m)
+            m &= m - one
+            touched |= parent_bit[l, x]
+        moved = 0.0
+        for p in range(parents[l]):
+            if (touched >> np.uint64(p)) & one:
+                positive = 0.0
+                negative = 0.0
+                for i in range(parent_bounds[l, p], parent_bounds[l, p + 1]):
+                    k = parent_children[l, i]
+                    e = 0.0  # summed in a register, child by child: no store to reload
+                    for j in range(child_bounds[l, k], child_bounds[l, k + 1]):
+                        e += diff[child_values[l, j]]
+                    positive += max(e, 0.0)
+                    negative -= min(e, 0.0)
+                moved += min(positive, negative)
+            else:
+                moved += empty_moved[l, p]
+        cost += weights[l] * moved
+    return cost

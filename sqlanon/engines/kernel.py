@@ -9,8 +9,11 @@ The table: the distinct combinations of QI codes (and of the sensitive codes the
 read), their rows ``n``, for the KL-divergence ``n ln c_x``, and with a research subset
 (delta-presence) the population count ``pop`` (population-only rows carry n = 0). With
 sensitive codes the kernel turns it into one row per QI class, each class holding its
-sensitive histograms (``Pairs``), so a check regroups the QI classes (12,458 on ADULT's eight
-QIs, against 19,502 class-and-value rows) and merges their histograms in one compiled pass.
+sensitive histograms, so a check regroups the QI classes (12,458 on ADULT's eight QIs, against
+19,502 class-and-value rows) and merges their histograms in one compiled pass: as a (classes x
+values) count matrix (``Dense``) when the domain is small enough that the matrix costs at most
+twice the pairs (ADULT's occupation: 14 values), else as each class's (value, count) pairs
+(``Pairs``).
 ``up[j][a][b]`` maps QI j's codes at level a to level b (hierarchies are functional). A check
 generalizes each code column of its starting table through ``up`` (a column already at the
 node's level is taken as it is when projection is on), combines them into one mixed-radix
@@ -26,36 +29,40 @@ Verdicts use the models' own predicates and the metrics' own sums, evaluated ove
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sqlglot import exp
 
 from sqlanon.engines.evaluate import Compiled
 from sqlanon.engines.grouping import Grouper, Maps, summary, total, weighted_sums
-from sqlanon.engines.histogram_loops import regroup_histograms
-from sqlanon.engines.memory_figures import Histogram, figures
+from sqlanon.engines.histogram_loops import dense_masks, dense_pairs, merge_dense, regroup_histograms
+from sqlanon.engines.memory_figures import Histogram, dense_figures, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 from sqlanon.snapshot_settings import SnapshotSettings
 from sqlanon.stats import ClassStats
 
 
+#: the most check plans (radices and map offsets per step) kept before starting afresh
+PLANS = 1 << 16
+
+
 @dataclass
 class Table:
-    """A class table: code rows (one int64 matrix, a row per attribute, so the compiled
-    grouping reads it without copying), rows ``n``, the sum of n ln c_x (None unless the
-    KL-divergence needs it), population rows (None without a research subset). As ``table``
-    builds it, the code rows are the QIs' at ``node``'s levels then the sensitive attributes';
-    the kernel keeps one row per QI class instead, with per sensitive attribute the classes'
-    histograms (``Pairs``)."""
+    """A class table: code rows (one integer matrix, a row per attribute, so the compiled
+    grouping reads it without copying; the kernel's are int32 unless a domain is too wide),
+    rows ``n``, the sum of n ln c_x (None unless the KL-divergence needs it), population rows
+    (None without a research subset). As ``table`` builds it, the code rows are the QIs' at
+    ``node``'s levels then the sensitive attributes'; the kernel keeps one row per QI class
+    instead, with per sensitive attribute the classes' histograms (``Pairs`` or ``Dense``)."""
 
     node: Node
     matrix: np.ndarray
     n: np.ndarray
     nlnx: np.ndarray | None
     pop: np.ndarray | None = None
-    histograms: list[Pairs] | None = None
+    histograms: list[Pairs | Dense] | None = None
 
 
 @dataclass
@@ -68,6 +75,35 @@ class Pairs:
     v: np.ndarray
     f: np.ndarray
     share: np.ndarray
+
+
+@dataclass
+class Dense:
+    """One sensitive attribute's histogram per class as a (classes x values) count matrix
+    (``dense_type``) and per class the bit mask of the values it holds (see ``dense_fits``): merging
+    classes adds rows and ors masks (``merge_dense``), and the models that read a class's
+    counts in one pass (``dense_figures``) read its row; the others get the same histogram as
+    ``Pairs`` (``pairs``)."""
+
+    counts: np.ndarray
+    held: np.ndarray
+
+    def pairs(self, n: np.ndarray) -> Pairs:
+        return Pairs(*dense_pairs(self.counts, self.held, n))
+
+
+def dense_type(rows: int) -> type:
+    """The narrowest count type no class of a table of ``rows`` rows can overflow: a merge
+    reads and writes the whole matrix, so its width is the merge's cost."""
+    return np.uint16 if rows < 2 ** 16 else np.int32
+
+
+def dense_fits(values: int, classes: int, pairs: int, rows: int) -> bool:
+    """Hold a histogram as a count matrix? When its values fit a 64-bit mask, its cells and
+    masks cost at most twice the pairs (8-byte code, count and share per pair, a bound per
+    class) and no count can pass int32."""
+    cell = np.dtype(dense_type(rows)).itemsize
+    return values <= 64 and rows < 2 ** 31 and classes * (values * cell + 8) <= 2 * (24 * pairs + 8 * (classes + 1))
 
 
 def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarray], n: np.ndarray,
@@ -144,7 +180,13 @@ class Kernel:
         self._pending: Table | None = None  # the table of the node the last check computed
         self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
         self._aux: dict[int, tuple] = {}  # per model object: (the model, its auxiliary table's name)
+        self._plans: dict[tuple, tuple] = {}  # per (source node, node, projection): radices, map offsets
+        self._leaf_offsets: dict[tuple, np.ndarray] = {}  # per node: its leaf counts' offsets
         self.grouper = Grouper(len(base.n))
+        # codes as int32 when every domain allows (a check reads the code matrix twice and
+        # writes it once: half the bytes through the cache); the groupings keep the type
+        widest = max([size for sizes in self.sizes for size in sizes] + [len(values) for values in self.values] + [1])
+        base = replace(base, matrix=np.ascontiguousarray(base.matrix, np.int32 if widest < 2 ** 31 else np.int64))
         self.base = self._by_class(base) if base.matrix.shape[0] > len(base.node) else base
 
     def _by_class(self, table: Table) -> Table:
@@ -161,27 +203,40 @@ class Kernel:
         pop = total(inverse, table.pop, groups) if table.pop is not None else None
         live = table.n > 0  # population-only rows (n = 0, sensitive codes read as 0) hold no value
         rows = int(live.sum())
-        histograms = [Pairs(*regroup_histograms(np.arange(rows + 1, dtype=np.int64), codes[live], table.n[live],
-                                                inverse[live], groups, len(values), n))
-                      for codes, values in zip(table.matrix[d:], self.values)]
+        histograms: list[Pairs | Dense] = []
+        for codes, values in zip(table.matrix[d:], self.values):
+            pairs = Pairs(*regroup_histograms(np.arange(rows + 1, dtype=np.int64), codes[live], table.n[live],
+                                              inverse[live], groups, len(values), n))
+            if dense_fits(len(values), groups, len(pairs.v), int(n.sum())):
+                counts = np.zeros((groups, len(values)), dense_type(int(n.sum())))
+                counts[np.repeat(np.arange(groups), np.diff(pairs.bounds)), pairs.v] = pairs.f
+                histograms.append(Dense(counts, dense_masks(counts)))
+            else:
+                histograms.append(pairs)
         return Table(table.node, matrix, n, nlnx, pop, histograms)
 
     # -- grouping ----------------------------------------------------------------------------
     def generalize(self, source: Table, node: Node, ordered: bool = True) -> Table:
         """``source``'s table regrouped at ``node`` (a generalization of its node); unless
         ``ordered``, its classes in any order (see ``regroup``)."""
-        projection = self.settings.projection
-        chosen = [None if a == b and projection else (j, a, b) for j, (a, b) in enumerate(zip(source.node, node))]
-        radices = [self.sizes[j][b] for j, b in enumerate(node)]
-        matrix, inverse, n = self.grouper.regroup(source.matrix, radices, self.maps.values, self.maps.offsets(chosen),
-                                                  source.n, ordered)
+        node, projection = tuple(node), self.settings.projection
+        plan = self._plans.get((source.node, node, projection))
+        if plan is None:  # a node's radices and a step's maps, worked out once, not per check
+            if len(self._plans) >= PLANS:
+                self._plans.clear()
+            chosen = [None if a == b and projection else (j, a, b) for j, (a, b) in enumerate(zip(source.node, node))]
+            plan = self._plans[(source.node, node, projection)] = (
+                tuple(self.sizes[j][b] for j, b in enumerate(node)), self.maps.offsets(chosen))
+        radices, offsets = plan
+        matrix, inverse, n = self.grouper.regroup(source.matrix, radices, self.maps.values, offsets, source.n, ordered)
         self.count(len(source.n))
         count = matrix.shape[1]
         nlnx = total(inverse, source.nlnx, count) if source.nlnx is not None else None
         pop = total(inverse, source.pop, count) if source.pop is not None else None
         histograms = None
         if source.histograms is not None:
-            histograms = [Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
+            histograms = [Dense(*merge_dense(h.counts, h.held, inverse, count)) if isinstance(h, Dense) else
+                          Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
                           for h, values in zip(source.histograms, self.values)]
         return Table(tuple(node), matrix, n, nlnx, pop, histograms)
 
@@ -198,7 +253,8 @@ class Kernel:
                 nlnx = nlnx[live] if nlnx is not None else None
                 if histograms is not None:
                     # a class without subset rows holds no value: its run is empty
-                    histograms = [Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
+                    histograms = [Dense(h.counts[live], h.held[live]) if isinstance(h, Dense) else
+                                  Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
                                   for h in histograms]
         columns: dict[str, np.ndarray] = {"n": n}
         if leaves or compiled(keep).reads_leaves(len(table.node)):
@@ -213,13 +269,18 @@ class Kernel:
         kept = compiled(keep).keep(columns, params)
         return Classes(matrix, n, columns, kept)
 
-    def _figures(self, model, histograms: list[Pairs], n: np.ndarray) -> dict[str, np.ndarray]:
+    def _figures(self, model, histograms: list[Pairs | Dense], n: np.ndarray) -> dict[str, np.ndarray]:
         known = self._aux.get(id(model))
         if known is None or known[0] is not model:
             # the name hashes the model's settings: once per model, not per check
             known = self._aux[id(model)] = (model, getattr(model, "aux", None))
         i = self.names.index(model.attribute)
         h = histograms[i]
+        if isinstance(h, Dense):
+            dense = dense_figures(model, h.counts, h.held, n, self.q[i], self.tables.get(known[1]), self._derived, known[1])
+            if dense is not None:
+                return dense
+            h = h.pairs(n)
         histogram = Histogram(h.bounds, h.v, h.f, h.share, n, self.q[i])
         return figures(model, histogram, self.tables.get(known[1]), self._derived, known[1])
 
@@ -234,7 +295,11 @@ class Kernel:
         kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
         leaves = None
         if "leaves" in needs:
-            offsets = self.leaf_maps.offsets(list(enumerate(node)))
+            offsets = self._leaf_offsets.get(table.node)
+            if offsets is None:
+                if len(self._leaf_offsets) >= PLANS:
+                    self._leaf_offsets.clear()
+                offsets = self._leaf_offsets[table.node] = self.leaf_maps.offsets(list(enumerate(node)))
             leaves = tuple(int(x) for x in weighted_sums(cls.matrix, n, kept, self.leaf_maps.values, offsets))
         figures_ = compiled(keep).figures(len(node), {**cls.columns, "kept": kept}, params)
         histograms = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sqlanon.engines.histogram_loops import Tree, equal_distance, recursive
+from sqlanon.engines.histogram_loops import Tree, equal_dense, equal_distance, recursive, recursive_dense
 
 #: cells of a dense (classes x values) block
 BLOCK_CELLS = 4_000_000
@@ -105,8 +105,31 @@ def _t(model, h: Histogram, aux, cache: dict, name: str) -> np.ndarray:
         for first, diff in h.dense():
             result[first:first + len(diff)] = np.abs(np.cumsum(diff[:, order], axis=1)).sum(axis=1) / span
         return result
+    return _tree(aux, cache, name).distances(h.bounds(), h.v.astype(np.int64), h.share, h.q)
+
+
+def _tree(aux, cache: dict, name: str) -> Tree:
+    """The sensitive hierarchy of hierarchical t-closeness, built once per auxiliary table."""
     tree = cache.get(name)
     if tree is None:
         height = sum(1 for name in aux.column_names if name.startswith("a")) - 1
         tree = cache[name] = Tree([np.asarray(aux.column(f"a{l}"), np.int64) for l in range(height + 1)])
-    return tree.distances(h.bounds(), h.v.astype(np.int64), h.share, h.q)
+    return tree
+
+
+def dense_figures(model, counts: np.ndarray, held: np.ndarray, n: np.ndarray, q: np.ndarray, aux, cache: dict,
+                  aux_name: str) -> dict[str, np.ndarray] | None:
+    """``figures`` over a dense histogram (a (classes x values) count matrix, the masks of the
+    values each class holds, class sizes ``n``; see ``kernel.Dense``)
+    for the models that read it row by row in one compiled pass: recursive (c,l)-diversity,
+    equal and hierarchical t-closeness, the same values as over the pairs. None for the
+    others (the caller turns the matrix into pairs for them)."""
+    name = model.name
+    if name == "recursive-cl-diversity":
+        top, tail, distinct = recursive_dense(counts, held, model.l)
+        return {model.name_of("top"): top, model.name_of("tail"): tail, model.name_of("distinct"): distinct}
+    if name == "t-closeness" and model.distance == "equal":
+        return {model.name_of("t"): equal_dense(counts, held, n, q)}
+    if name == "t-closeness" and model.distance == "hierarchical":
+        return {model.name_of("t"): _tree(aux, cache, aux_name).dense_distances(counts, held, n, q)}
+    return None
