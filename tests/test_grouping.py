@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sqlanon.engines.grouping import Grouper, Maps, group, regroup, summary, total, weighted_sums
-from sqlanon.engines.histogram_loops import (Tree, dense_masks, dense_pairs, equal_dense, equal_distance, merge_dense,
+from sqlanon.engines.histogram_loops import (Tree, dense_masks, lowest_bit, dense_pairs, equal_dense, equal_distance, merge_dense,
                                              recursive, recursive_dense, regroup_histograms)
 
 
@@ -289,3 +289,11 @@ def test_dense_hierarchical_distance_is_the_pairs_distance(case, height):
     assert got.tolist() == tree.distances(bounds, v, share, q).tolist()
     diff = counts / n[:, None].astype(np.float64) - q
     assert np.allclose(got, matrix_distance(ancestors, diff), rtol=1e-12, atol=1e-12)
+
+
+def test_lowest_bit_stands_in_for_trailing_zeros():
+    """The mask loops' fallback for numba's semi-internal ``trailing_zeros``."""
+    for bit in range(64):
+        for above in (0, 1, 0xFFFF, 2**63 - 1):
+            m = np.uint64(((above << (bit + 1)) | (1 << bit)) & (2**64 - 1))
+            assert lowest_bit(m) == bit

@@ -18,7 +18,25 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def lowest_bit(m):  # pragma: no cover - compiled
+    """The position of the lowest set bit of a nonzero uint64, by halving: what the mask
+    loops use when numba's ``trailing_zeros`` intrinsic is not where this numba keeps it."""
+    x = 0
+    for width in (32, 16, 8, 4, 2, 1):
+        low = m & ((np.uint64(1) << np.uint64(width)) - np.uint64(1))
+        if low == 0:
+            m >>= np.uint64(width)
+            x += width
+    return x
+
+
+try:  # one instruction (cttz); a semi-internal module of numba, so lowest_bit stands in
+    from numba.cpython.unsafe.numbers import trailing_zeros
+except ImportError:  # pragma: no cover - another numba
+    trailing_zeros = lowest_bit
 
 
 class Tree:
