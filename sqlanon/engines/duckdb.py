@@ -432,10 +432,10 @@ class DuckDBEngine(SqlEngine):
         the wall time instead (bench/sql_checks.py). Anything else takes the one statement."""
         if lean_rows is None or lean_rows >= _ROW_GROUP or self._threads < 2 or len(queries) < 4:
             return super()._batch(queries, params, lean_rows, arrays)
+        self._mode(True, lean_rows)  # DuckDB's settings are the database's: both connections run lean
         second = self._second_connection()
         half = len(queries) // 2
         mine, theirs = c.batch_query(queries[:half], DIALECT), c.batch_query(queries[half:], DIALECT, start=half)
-        self._mode(True, lean_rows)
         assert self._pool is not None
         future = self._pool.submit(_fetch, second, theirs, params, arrays)
         try:
@@ -459,7 +459,6 @@ class DuckDBEngine(SqlEngine):
             second = self.con.cursor()
             sqlanon_wide_copy = self.con.sql(f"SELECT * FROM {self._wide_token}").to_arrow_table()  # noqa: F841
             second.execute(f"CREATE TEMP TABLE {self._wide_token} AS SELECT * FROM sqlanon_wide_copy").fetchall()
-            second.execute("SET enable_optimizer = false").fetchall()  # it runs lean checks only
             self._second, self._pool = second, ThreadPoolExecutor(1, thread_name_prefix="sqlanon-batch")
         return self._second
 
