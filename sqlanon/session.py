@@ -97,6 +97,8 @@ class Session:
             return for_intervals(engine)
         placement = decide(job.checks, engine, self.prepared.base_classes, engine.class_table_columns(), job.local_budget,
                            settle=self._settle)
+        if placement.where == "local":
+            self._settle()  # the kernel's compiled functions, loaded: prepare pays for them, not the first check
         engine.place_checks(placement.where)
         return placement
 
