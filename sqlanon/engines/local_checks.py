@@ -57,3 +57,10 @@ def _scanned(engine):
     def count(rows: int) -> None:
         engine.rows_scanned += rows
     return count
+
+
+def value_counts(base, sizes) -> tuple[tuple[int, ...], ...]:
+    """Rows per leaf code of every QI from the kernel's base table (``base``: one row of leaf
+    codes per QI, then any sensitive codes; ``n`` its rows; ``sizes[j]``: QI j's leaves)."""
+    return tuple(tuple(int(x) for x in np.bincount(base.matrix[j], weights=base.n, minlength=size).round().astype(np.int64))
+                 for j, size in enumerate(sizes))

@@ -235,14 +235,12 @@ class SqlEngine(Engine):
         self._row_tables = not once
         self._needs = needs
         self._base_classes = self._distinct_classes() if once else self._create_table_as(c.CLASSES, classes)
-        counts = [[0] * len(hierarchy.codes) for _, hierarchy in qis]
-        encoded = 0
-        for j, code, n in self.run(c.value_counts_query(len(qis))):
-            if j < 0:
-                encoded = int(n or 0)
-            else:
-                counts[j][code] = int(n)
-        self.rows_scanned += self._base_classes * len(qis)
+        if once:  # the rows per leaf code wait for the placement (value_counts): the kernel has them in numpy
+            counts, encoded = None, int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build(
+                "BIGINT"))).from_(c.table(c.CLASSES)))[0][0] or 0)
+            self.rows_scanned += self._base_classes
+        else:
+            counts, encoded = self._value_counts()
         if once and encoded != rows:  # the joins to the leaves dropped a value no hierarchy holds
             for j, (name, hierarchy) in enumerate(qis):
                 self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
@@ -256,8 +254,32 @@ class SqlEngine(Engine):
             self._ensure_wide()
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._rows = rows
-        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(tuple(x) for x in counts),
+        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=counts,
                             population=population if subset is not None else None)
+
+    def value_counts(self) -> tuple[tuple[int, ...], ...]:
+        """Rows per leaf code of every QI (``PreparedData.value_counts``, which a one-scan
+        prepare leaves to this, called once the checks are placed): bincounts over the
+        kernel's base table when checks run in process (no query: 0.2 ms against 2-4 ms for the
+        query on ADULT), else one query."""
+        if self.kernel is not None:
+            from sqlanon.engines.local_checks import value_counts
+
+            self.rows_scanned += self._base_classes * len(self._qi_names)
+            return value_counts(self.kernel.base, [len(h.codes) for h in self._hierarchies])
+        return self._value_counts()[0]
+
+    def _value_counts(self) -> tuple[tuple[tuple[int, ...], ...], int]:
+        """Rows per leaf code of every QI and the rows the base class table holds, by one query."""
+        counts = [[0] * len(hierarchy.codes) for hierarchy in self._hierarchies]
+        encoded = 0
+        for j, code, n in self.run(c.value_counts_query(len(self._hierarchies))):
+            if j < 0:
+                encoded = int(n or 0)
+            else:
+                counts[j][code] = int(n)
+        self.rows_scanned += self._base_classes * len(self._hierarchies)
+        return tuple(tuple(x) for x in counts), encoded
 
     def _distinct_classes(self) -> int:
         """CREATE ``sqlanon_classes`` from ``sqlanon_distinct``; its rows."""
