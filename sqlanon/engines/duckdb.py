@@ -77,6 +77,7 @@ class DuckDBEngine(SqlEngine):
         self._enums: dict[int, bool] = {}  # per QI: its leaves' ENUM exists; whether it holds each at its code
         self._types: dict[str, str] = {}  # the source's column types, by name
         self._coded: list[bool] = []  # per QI: prepare's scan found its leaf codes (_scan_distinct)
+        self._distinct_rows = 0  # the groups of that scan (sqlanon_distinct)
         super().__init__(lookup, snapshots)
 
     # -- hooks (see engines/sql.py) ------------------------------------------------------------
@@ -125,15 +126,20 @@ class DuckDBEngine(SqlEngine):
                                             self._sensitives)
         self._mode(False, 0)
         try:
-            self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}", {**params, **bound})
+            self._distinct_rows = int(self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}",
+                                               {**params, **bound})[0][0])
         except duckdb.Error as error:
             raise self._read_error(self._source, error) from None
 
     def _distinct_classes(self) -> int:
         """Through the codes the scan found and the ENUMs of the leaves of the other QIs
         (``duckdb_codes.py``); through the label tables if an ENUM would not hold every leaf
-        at its code."""
+        at its code. When the scan encoded every QI and grouped nothing else, its table holds
+        the classes already: ``sqlanon_classes`` is a view of it (``duckdb_codes.classes_view``)."""
         dimensions = len(self._qi_names)
+        if all(self._coded) and not self._sensitives and "lnx" not in self._needs:
+            self.run(codes.classes_view(dimensions))
+            return self._distinct_rows  # as many as the view's, unless a row fell out (prepare then refuses)
         enums = self._ensure_enums([j for j, coded in enumerate(self._coded) if not coded])
         if not enums:
             self._ensure_hierarchies()

@@ -146,6 +146,19 @@ def classes_query(dimensions: int, sensitives: int, lnx: bool, coded: Sequence[b
     return c._with_lnx(query, dimensions) if lnx else query
 
 
+def classes_view(dimensions: int) -> exp.Create:
+    """``sqlanon_classes`` as a view of ``sqlanon_distinct``, for a scan that encoded every QI
+    (``k<j>``, INT) and grouped nothing else: its groups are the classes, in the columns and
+    types of ``classes_query``, without a second table (3-5 ms on ADULT x40's 19,502 classes).
+    A text no leaf holds has a NULL code there; the view leaves it out, so the rows fall short
+    as they do through ``classes_query``."""
+    known = exp.and_(*(exp.Not(this=exp.Is(this=c.col(coded_column(j)), expression=exp.Null())) for j in range(dimensions)))
+    query = exp.select(*(c.col(coded_column(j)).as_(c.ident(c.qi(j))) for j in range(dimensions)), c.col("n")).from_(
+        c.table(c.DISTINCT)).where(known)
+    return exp.Create(this=c.table(c.CLASSES), kind="VIEW", expression=query,
+                      properties=exp.Properties(expressions=[exp.TemporaryProperty()]))
+
+
 def wide_query(hierarchies: Sequence[EncodedHierarchy], with_leaves: bool, sensitives: int = 0, lnx: bool = False,
                population: bool = False) -> tuple[exp.Select, dict[str, list[int]]]:
     """``sqlanon_wide`` (the columns of ``compiler.wide_query``, in the same types) from
