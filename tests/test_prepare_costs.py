@@ -90,9 +90,9 @@ def test_numeric_reads_arrow_buffers_with_nulls_offsets_and_chunks():
     chunk's offset honoured, chunks concatenated, in the type asked for."""
     con = duckdb.connect()
     table = con.sql("SELECT i::INT AS a, CASE WHEN i % 3 = 0 THEN NULL ELSE i * 10 END::BIGINT AS b, "
-                    "i / 4 AS c FROM range(20) t(i)").to_arrow_table()
-    a, b, c = (table.column(name) for name in "abc")
-    assert numeric(a, np.int64).tolist() == list(range(20))
+                    "i / 4 AS c, CAST(i AS DECIMAL(38, 0)) AS d FROM range(20) t(i)").to_arrow_table()
+    a, b, c, d = (table.column(name) for name in "abcd")
+    assert numeric(a, np.int64).tolist() == list(range(20)) == numeric(d, np.int64).tolist()
     assert numeric(b, np.int64).tolist() == [0 if i % 3 == 0 else i * 10 for i in range(20)]
     assert numeric(c, np.float64).tolist() == [i / 4 for i in range(20)]
     sliced = pa.chunked_array([b.combine_chunks().slice(5, 7), b.combine_chunks().slice(1, 3)])

@@ -69,12 +69,14 @@ def numeric(values: pa.ChunkedArray, dtype) -> np.ndarray:
     process, ~0.3-1 s that a one-shot run would pay inside prepare for nothing."""
     parts = []
     for chunk in values.chunks:
+        if pa.types.is_decimal(chunk.type):  # a database's SUM of integers (the population counts)
+            chunk = pc.cast(chunk, pa.float64() if np.dtype(dtype).kind == "f" else pa.int64())
         try:
             kind = np.dtype(str(chunk.type))  # int8..uint64, float ("float32"), double ("float64")
-        except TypeError:
+        except (TypeError, ValueError):
             kind = None
-        if kind is None or kind.kind not in "iuf":
-            parts.append(np.asarray(pc.fill_null(chunk, 0) if chunk.null_count else chunk).astype(dtype))
+        if kind is None or kind.kind not in "iuf":  # no such column today: pyarrow's own way
+            parts.append(pc.fill_null(chunk, pa.scalar(0, chunk.type)).to_numpy(zero_copy_only=False).astype(dtype))
             continue
         data = np.frombuffer(chunk.buffers()[1], dtype=kind, count=chunk.offset + len(chunk))[chunk.offset:].astype(dtype)
         if chunk.null_count:  # a NULL's slot holds anything: zero it by the validity bitmap
