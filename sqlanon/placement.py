@@ -16,7 +16,7 @@ Both give the same figures; they differ in cost:
 ``auto`` takes ``local`` when the table fits the budget and its estimated check is the
 cheaper, else ``sql``; the latency is measured only when the choice depends on it, that is
 when the engine scans a row for less than the kernel (no engine here does: DuckDB's lean
-check costs 2.4-2.8x the kernel per row at 20 k-370 k rows, ``bench/placement_rows.py``, so
+check costs 1.9-2.8x the kernel per row at 20 k-370 k rows, ``bench/placement_rows.py``, so
 it checks locally whatever fits, and prepare spends no queries on timing). The
 decision is made once per session (it knows the job and the prepared data) and held by every
 checker (``Checker.placement``), together with what follows from it: roll-up and history on

@@ -104,7 +104,7 @@ def test_roll_up_and_history_follow_the_placement(adult_available, engine, check
 
 
 def test_auto_checks_locally_without_timing_a_query_when_the_scan_alone_costs_more(adult_available, tmp_path):
-    """DuckDB scans a class-table row in a check for more than the kernel does (50 ns against
+    """DuckDB scans a class-table row in a check for more than the kernel does (40 ns against
     25 ns, bench/placement_rows.py): a query costs its latency on top, so auto takes local
     checks without measuring it, and says why."""
     from sqlanon import Output, anonymize
@@ -114,7 +114,7 @@ def test_auto_checks_locally_without_timing_a_query_when_the_scan_alone_costs_mo
     assert report["checks_placement"] == "local" and report["query_latency_ms"] is None
     assert report["checks_placement_reason"] == (
         f"a local check (~{classes * 25e-6:.2f} ms: {classes:,} rows x 25 ns) costs less than a query's scan alone "
-        f"(~{classes * 50e-6:.2f} ms: {classes:,} rows x 50 ns), whatever its latency")
+        f"(~{classes * 40e-6:.2f} ms: {classes:,} rows x 40 ns), whatever its latency")
     assert report["snapshots"]["rollup"] is True and report["snapshots"]["history"] is True
     fixed = anonymize(adult_job(QIS5, k=5, checks="sql", output=Output(path=str(tmp_path / "s.csv")))).report
     assert fixed["query_latency_ms"] is None and fixed["checks_placement_reason"] == 'engine.checks = "sql"'
@@ -122,8 +122,8 @@ def test_auto_checks_locally_without_timing_a_query_when_the_scan_alone_costs_mo
 
 
 def test_auto_decides_by_the_scans_and_times_the_latency_only_when_it_matters(adult_available):
-    """The decision itself, on the real DuckDB engine. At DuckDB's 50 ns a row a class table of
-    20 M rows (0.5 s a local check, 1 s of scan a query) goes local without a query; the budget
+    """The decision itself, on the real DuckDB engine. At DuckDB's 40 ns a row a class table of
+    20 M rows (0.5 s a local check, 0.8 s of scan a query) goes local without a query; the budget
     still sends it to SQL. An engine scanning a row for 5 ns (set on this one) makes the latency
     decide: 20 M rows cost a query its measured latency plus 0.1 s, a local check 0.5 s, so SQL;
     2,000 rows cost a local check 0.05 ms, a query at least a measured round trip, so local."""
@@ -132,7 +132,7 @@ def test_auto_decides_by_the_scans_and_times_the_latency_only_when_it_matters(ad
         before = engine.queries
         placement = decide("auto", engine, 20_000_000, 7, "100GB")
         assert placement.where == "local" and placement.latency is None and engine.queries == before
-        assert "20,000,000 rows x 50 ns), whatever its latency" in placement.why
+        assert "20,000,000 rows x 40 ns), whatever its latency" in placement.why
         assert decide("auto", engine, 20_000_000, 7, "1GB").where == "sql"  # 1.12 GB of class table
         engine.row_seconds = 5e-9
         placement = decide("auto", engine, 20_000_000, 7, "100GB")

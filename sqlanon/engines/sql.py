@@ -90,9 +90,9 @@ class SqlEngine(Engine):
                                                         batches=True, snapshots=True)
     #: seconds per class-table row a lean check scans, beside its fixed cost (which
     #: ``query_latency`` measures); ``placement.py`` weighs both against the kernel's cost.
-    #: DuckDB, measured beside the kernel under the same load (``bench/placement_rows.py``):
-    #: 2.4-2.8x the kernel's per row at 19,502-373,068 rows, ~40-60 ns on a quiet machine
-    row_seconds = 50e-9
+    #: DuckDB, measured beside the kernel under the same load (``bench/placement_rows.py``, 19,502
+    #: to 373,068 rows): 40 ns a row against the kernel's 21 (load 2; 2.4-2.8x at load 6)
+    row_seconds = 40e-9
     #: prepare reads the input once, grouped (``sqlanon_distinct``), instead of copying it
     #: into ``sqlanon_input`` and encoding every row (see ``prepare``)
     scan_once = False
