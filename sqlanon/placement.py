@@ -14,7 +14,10 @@ Both give the same figures; they differ in cost:
   memory available, by /proc/meminfo; 1 GiB where it cannot be read).
 
 ``auto`` takes ``local`` when the table fits the budget and its estimated check is the
-cheaper, else ``sql``; the latency is measured only when the choice depends on it. The
+cheaper, else ``sql``; the latency is measured only when the choice depends on it, that is
+when the engine scans a row for less than the kernel (no engine here does: DuckDB's lean
+check costs 1.9-2.8x the kernel per row at 20 k-370 k rows, ``bench/placement_rows.py``, so
+it checks locally whatever fits, and prepare spends no queries on timing). The
 decision is made once per session (it knows the job and the prepared data) and held by every
 checker (``Checker.placement``), together with what follows from it: roll-up and history on
 by default where a snapshot costs nothing to keep (local checks: arrays), off in SQL (a temp
@@ -34,7 +37,8 @@ from sqlanon.snapshot_settings import SnapshotSettings
 
 #: seconds per class-table row of a local check (the compiled regroup, sums, verdicts):
 #: 0.18-0.25 ms for the 6,500-8,900 rows an ADULT check regroups on average (bench/README.md,
-#: "Check placement")
+#: "Check placement"); ~2x that per row on tables past the caches (bench/placement_rows.py),
+#: still under half of DuckDB's
 KERNEL_ROW_SECONDS = 25e-9
 #: bytes per cell of the fetched class table (int64 / float64 columns)
 CELL_BYTES = 8
@@ -119,7 +123,11 @@ def decide(requested: str, engine: Engine, rows: int, columns: int, local_budget
         return Placement("sql", f"the class table ({_size(needed)}) exceeds the local budget ({_size(allowed)})")
     if requested == "local":
         return Placement("local", "engine.checks = \"local\"")
-    local = rows * KERNEL_ROW_SECONDS
+    local, scan = rows * KERNEL_ROW_SECONDS, rows * engine.row_seconds
+    if local <= scan:  # a query costs its latency on top: measuring it cannot change the choice
+        return Placement("local", f"a local check (~{local * 1e3:.2f} ms: {rows:,} rows x {KERNEL_ROW_SECONDS * 1e9:.0f} ns) "
+                                  f"costs less than a query's scan alone (~{scan * 1e3:.2f} ms: {rows:,} rows x "
+                                  f"{engine.row_seconds * 1e9:.0f} ns), whatever its latency")
     if settle is not None:
         settle()
     latency = engine.query_latency()

@@ -68,14 +68,16 @@ class Session:
                                   "use engine.name = \"duckdb\"")
             self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
                                                 self.sensitives, **subset)
-            for hierarchy, counts in zip(self.hierarchy_objects, self.prepared.value_counts):
-                refuse_header_row(hierarchy, counts[0])  # a header read as a value would change the loss
             # An output the engine cannot write is refused now, not after the search.
             if job.output.writes:
                 self.engine.check_output(job.output)
             #: where checks run and why (every checker holds it), and the snapshot switches that follow
             self.check_placement: Placement = self._place_checks(job, lattice_metric)
             self.snapshot_settings = self.check_placement.snapshot_settings(job.snapshots, self.engine.capabilities.snapshots)
+            if self.prepared.value_counts is None:  # a one-scan SQL prepare counts once checks are placed
+                self.prepared = replace(self.prepared, value_counts=self.engine.value_counts())
+            for hierarchy, counts in zip(self.hierarchy_objects, self.prepared.value_counts):
+                refuse_header_row(hierarchy, counts[0])  # a header read as a value would change the loss
         except BaseException:
             self.engine.close()
             raise
@@ -97,6 +99,8 @@ class Session:
             return for_intervals(engine)
         placement = decide(job.checks, engine, self.prepared.base_classes, engine.class_table_columns(), job.local_budget,
                            settle=self._settle)
+        if placement.where == "local":
+            self._settle()  # the kernel's compiled functions, loaded: prepare pays for them, not the first check
         engine.place_checks(placement.where)
         return placement
 

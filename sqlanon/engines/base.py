@@ -88,13 +88,15 @@ class Capabilities:
 class PreparedData:
     """What the search needs to know about the encoded input.
 
-    ``value_counts[j][code]``: rows whose QI j has leaf code ``code``. With a research subset
-    (delta-presence) ``rows`` and the counts are the subset's and ``population`` the input's rows.
+    ``value_counts[j][code]``: rows whose QI j has leaf code ``code`` (None from a one-scan SQL
+    prepare: the session asks ``value_counts()`` once checks are placed, so local checks count
+    them in the kernel). With a research subset (delta-presence) ``rows`` and the counts are the
+    subset's and ``population`` the input's rows.
     """
 
     rows: int
     base_classes: int
-    value_counts: tuple[tuple[int, ...], ...]
+    value_counts: tuple[tuple[int, ...], ...] | None
     population: int | None = None
 
 

@@ -77,11 +77,12 @@ class DuckDBEngine(SqlEngine):
                 self.con.execute(f"SET {key} = {literal(str(value))}").fetchall()
         self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
-        self._enums = False  # the ENUMs of the leaves exist and hold every leaf at its code
+        self._enums: dict[int, bool] = {}  # per QI: its leaves' ENUM exists; whether it holds each at its code
         self._types: dict[str, str] = {}  # the source's column types, by name
         self._coded: list[bool] = []  # per QI: prepare's scan found its leaf codes (_scan_distinct)
         self._second: duckdb.DuckDBPyConnection | None = None  # half of each batch runs there (_batch)
         self._pool: ThreadPoolExecutor | None = None
+        self._distinct_rows = 0  # the groups of that scan (sqlanon_distinct)
         super().__init__(lookup, snapshots)
 
     # -- hooks (see engines/sql.py) ------------------------------------------------------------
@@ -134,22 +135,40 @@ class DuckDBEngine(SqlEngine):
                                             self._sensitives)
         self._mode(False, 0)
         try:
-            self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}", {**params, **bound})
+            self._distinct_rows = int(self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}",
+                                               {**params, **bound})[0][0])
         except duckdb.Error as error:
             raise self._read_error(self._source, error) from None
 
     def _distinct_classes(self) -> int:
-        """Through the codes the scan found and the ENUMs of the leaves (``duckdb_codes.py``),
-        which the streamed release reads too; through the label tables if an ENUM would not
-        hold every leaf at its code."""
+        """Through the codes the scan found and the ENUMs of the leaves of the other QIs
+        (``duckdb_codes.py``); through the label tables if an ENUM would not hold every leaf
+        at its code. When the scan encoded every QI and grouped nothing else, its table holds
+        the classes already: ``sqlanon_classes`` is a view of it (``duckdb_codes.classes_view``)."""
         dimensions = len(self._qi_names)
-        self._mode(False, 0)
-        self.con.execute("; ".join(codes.enum_query(j) for j in range(dimensions))).fetchall()
-        self.queries += dimensions
-        self._enums = bool(self.run(codes.enum_check(dimensions),
-                                    {f"leaves_{j}": list(h.labels[0]) for j, h in enumerate(self._hierarchies)})[0][0])
+        if all(self._coded) and not self._sensitives and "lnx" not in self._needs:
+            self.run(codes.classes_view(dimensions))
+            return self._distinct_rows  # as many as the view's, unless a row fell out (prepare then refuses)
+        enums = self._ensure_enums([j for j, coded in enumerate(self._coded) if not coded])
+        if not enums:
+            self._ensure_hierarchies()
         return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), "lnx" in self._needs,
-                                                                    self._coded, self._enums))
+                                                                    self._coded, enums))
+
+    def _ensure_enums(self, qis: Sequence[int]) -> bool:
+        """The ENUMs of QIs ``qis``' leaves, each created once, when first read (the class
+        table reads those of the QIs the scan did not encode, the streamed release those it
+        does not find by list_position; from Parquet ADULT's nine QIs need none); True when
+        every one holds every leaf at its code."""
+        missing = [j for j in dict.fromkeys(qis) if j not in self._enums]
+        if missing:
+            self._mode(False, 0)
+            leaves = {j: list(self._hierarchies[j].labels[0]) for j in missing}
+            for j in missing:
+                self.run(codes.enum_query(j), {"leaves": leaves[j]})
+            found = self.run(codes.enum_check(missing), {f"leaves_{j}": leaves[j] for j in missing})[0]
+            self._enums.update((j, bool(ok)) for j, ok in zip(missing, found))
+        return all(self._enums[j] for j in qis)
 
     def _check_coverage(self, j: int, column: str, hierarchy, name: str, source: str) -> None:
         """A QI the scan encoded has no text in ``sqlanon_distinct``: its values no leaf holds
@@ -328,7 +347,12 @@ class DuckDBEngine(SqlEngine):
         """The released table as one streamed projection of the input (``duckdb_release.py``);
         with a research subset, or failing classes too many for a bitstring, through the row
         tables and the sorted query as before."""
-        if self._subset is None and self._enums:
+        csv = self._source.kind == "csv"
+        leaves = [h.labels[0] if codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv) else None
+                  for q, h in zip(self._qi_names, self._hierarchies)]
+        # a list is searched by position: its leaves must be distinct, as the ENUMs' must be
+        if (self._subset is None and all(len(set(found)) == len(found) for found in leaves if found is not None)
+                and self._ensure_enums([j for j, found in enumerate(leaves) if found is None])):
             chosen = self._release_plan(node, keep, params)
             if chosen is not None:
                 relation, source_params = self._source_relation(self._source)
@@ -338,9 +362,6 @@ class DuckDBEngine(SqlEngine):
                         if column.kind == "qi":
                             self.run(release.output_type_query(column.index),
                                      {"values": release.output_values(chosen, column.index, MASK)})
-                csv = self._source.kind == "csv"
-                leaves = [h.labels[0] if codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv) else None
-                          for q, h in zip(self._qi_names, self._hierarchies)]
                 sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, MASK,
                                                    output.suppressed == "drop", enums, leaves)
                 self._mode(False, 0)

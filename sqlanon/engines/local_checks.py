@@ -35,10 +35,7 @@ def fetch_kernel(engine) -> Kernel:
 
     def column(name: str, dtype) -> np.ndarray:
         # population-only rows carry NULL sensitive codes and lnx (n = 0: they weigh nothing)
-        values = data.column(name)
-        if values.null_count:
-            values = pc.fill_null(values, pa.scalar(0, values.type))
-        return values.to_numpy().astype(dtype)
+        return numeric(data.column(name), dtype)
 
     n = column("n", np.int64)
     base = table(
@@ -57,3 +54,35 @@ def _scanned(engine):
     def count(rows: int) -> None:
         engine.rows_scanned += rows
     return count
+
+
+def value_counts(base, sizes) -> tuple[tuple[int, ...], ...]:
+    """Rows per leaf code of every QI from the kernel's base table (``base``: one row of leaf
+    codes per QI, then any sensitive codes; ``n`` its rows; ``sizes[j]``: QI j's leaves)."""
+    return tuple(tuple(int(x) for x in np.bincount(base.matrix[j], weights=base.n, minlength=size).round().astype(np.int64))
+                 for j, size in enumerate(sizes))
+
+
+def numeric(values: pa.ChunkedArray, dtype) -> np.ndarray:
+    """A numeric Arrow column as a numpy array of ``dtype``, NULL as 0, read from its buffers:
+    pyarrow's own ``to_numpy`` (and ``pa.scalar``) import pandas on their first call in a
+    process, ~0.3-1 s that a one-shot run would pay inside prepare for nothing."""
+    parts = []
+    for chunk in values.chunks:
+        if pa.types.is_decimal(chunk.type):  # a database's SUM of integers (the population counts)
+            chunk = pc.cast(chunk, pa.float64() if np.dtype(dtype).kind == "f" else pa.int64())
+        try:
+            kind = np.dtype(str(chunk.type))  # int8..uint64, float ("float32"), double ("float64")
+        except (TypeError, ValueError):
+            kind = None
+        if kind is None or kind.kind not in "iuf":  # no such column today: pyarrow's own way
+            parts.append(pc.fill_null(chunk, pa.scalar(0, chunk.type)).to_numpy(zero_copy_only=False).astype(dtype))
+            continue
+        data = np.frombuffer(chunk.buffers()[1], dtype=kind, count=chunk.offset + len(chunk))[chunk.offset:].astype(dtype)
+        if chunk.null_count:  # a NULL's slot holds anything: zero it by the validity bitmap
+            bits = np.unpackbits(np.frombuffer(chunk.buffers()[0], np.uint8), bitorder="little")
+            data[bits[chunk.offset:chunk.offset + len(chunk)] == 0] = 0
+        parts.append(data)
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype)

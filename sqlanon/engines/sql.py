@@ -96,8 +96,10 @@ class SqlEngine(Engine):
     capabilities: ClassVar[Capabilities] = Capabilities(placements=("sql", "local"), inputs=(), outputs=(),
                                                         batches=True, snapshots=True)
     #: seconds per class-table row a lean check scans, beside its fixed cost (which
-    #: ``query_latency`` measures); ``placement.py`` weighs both against the kernel's cost
-    row_seconds = 20e-9
+    #: ``query_latency`` measures); ``placement.py`` weighs both against the kernel's cost.
+    #: DuckDB, measured beside the kernel under the same load (``bench/placement_rows.py``, 19,502
+    #: to 373,068 rows): 40 ns a row against the kernel's 21 (load 2; 2.4-2.8x at load 6)
+    row_seconds = 40e-9
     #: prepare reads the input once, grouped (``sqlanon_distinct``), instead of copying it
     #: into ``sqlanon_input`` and encoding every row (see ``prepare``)
     scan_once = False
@@ -124,6 +126,7 @@ class SqlEngine(Engine):
         self._sensitives: list[str] = []
         self._subset: ResearchSubset | None = None
         self._row_tables = False  # sqlanon_input and sqlanon_data exist
+        self._hierarchy_tables = False  # sqlanon_hier_<j> and sqlanon_label_<j> exist (_ensure_hierarchies)
         self._wide_pending = False  # sqlanon_wide is due but not built (see prepare)
         self._population = False
 
@@ -231,9 +234,9 @@ class SqlEngine(Engine):
         if rows == 0:
             raise DataError(f"input {self._source.describe()} has no rows: there is nothing to anonymize")
         self.rows_scanned += rows
-        for j, (name, hierarchy) in enumerate(qis):
-            self._store_hierarchy(j, hierarchy)
-            if not once:  # one scan: the classes' rows tell whether a value is missing (below)
+        if not once:  # one scan: the classes' rows tell whether a value is missing (below)
+            self._ensure_hierarchies()  # the coverage checks and the encoding join the labels
+            for j, (name, hierarchy) in enumerate(qis):
                 self._check_coverage(j, name, hierarchy, name, c.INPUT)
         population, member = rows, None
         if subset is not None:
@@ -257,14 +260,12 @@ class SqlEngine(Engine):
         self._row_tables = not once
         self._needs = needs
         self._base_classes = self._distinct_classes() if once else self._create_table_as(c.CLASSES, classes)
-        counts = [[0] * len(hierarchy.codes) for _, hierarchy in qis]
-        encoded = 0
-        for j, code, n in self.run(c.value_counts_query(len(qis))):
-            if j < 0:
-                encoded = int(n or 0)
-            else:
-                counts[j][code] = int(n)
-        self.rows_scanned += self._base_classes * len(qis)
+        if once:  # the rows per leaf code wait for the placement (value_counts): the kernel has them in numpy
+            counts, encoded = None, int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build(
+                "BIGINT"))).from_(c.table(c.CLASSES)))[0][0] or 0)
+            self.rows_scanned += self._base_classes
+        else:
+            counts, encoded = self._value_counts()
         if once and encoded != rows:  # the joins to the leaves dropped a value no hierarchy holds
             for j, (name, hierarchy) in enumerate(qis):
                 self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
@@ -278,22 +279,51 @@ class SqlEngine(Engine):
             self._ensure_wide()
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._rows = rows
-        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=tuple(tuple(x) for x in counts),
+        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=counts,
                             population=population if subset is not None else None)
+
+    def value_counts(self) -> tuple[tuple[int, ...], ...]:
+        """Rows per leaf code of every QI (``PreparedData.value_counts``, which a one-scan
+        prepare leaves to this, called once the checks are placed): bincounts over the
+        kernel's base table when checks run in process (no query: 0.2 ms against 2-4 ms for the
+        query on ADULT), else one query."""
+        if self.kernel is not None:
+            from sqlanon.engines.local_checks import value_counts
+
+            self.rows_scanned += self._base_classes * len(self._qi_names)
+            return value_counts(self.kernel.base, [len(h.codes) for h in self._hierarchies])
+        return self._value_counts()[0]
+
+    def _value_counts(self) -> tuple[tuple[tuple[int, ...], ...], int]:
+        """Rows per leaf code of every QI and the rows the base class table holds, by one query."""
+        counts = [[0] * len(hierarchy.codes) for hierarchy in self._hierarchies]
+        encoded = 0
+        for j, code, n in self.run(c.value_counts_query(len(self._hierarchies))):
+            if j < 0:
+                encoded = int(n or 0)
+            else:
+                counts[j][code] = int(n)
+        self.rows_scanned += self._base_classes * len(self._hierarchies)
+        return tuple(tuple(x) for x in counts), encoded
 
     def _distinct_classes(self) -> int:
         """CREATE ``sqlanon_classes`` from ``sqlanon_distinct``; its rows."""
+        self._ensure_hierarchies()
         return self._create_table_as(c.CLASSES, c.distinct_classes_query(
             len(self._qi_names), len(self._sensitives), "lnx" in self._needs))
 
     def _ensure_wide(self) -> None:
-        """``sqlanon_wide``, if the layout reads it and it is not built yet."""
+        """``sqlanon_wide``, if the layout reads it and it is not built yet; and the hierarchy
+        tables, which every SQL path over the class tables may join (checks in the join
+        layout, failing classes' labels, the sorted release): each of them passes here."""
+        self._ensure_hierarchies()
         if self._wide_pending:
             self._create_wide(self._population)
             self._wide_pending = False
 
     def _create_wide(self, population: bool) -> None:
-        """CREATE ``sqlanon_wide`` from ``sqlanon_classes``."""
+        """CREATE ``sqlanon_wide`` from ``sqlanon_classes`` (through the hierarchy tables,
+        which ``_ensure_wide`` has stored)."""
         hierarchies = self._hierarchies
         self._create_table_as(c.WIDE, c.wide_query(
             [len(h.labels) - 1 for h in hierarchies], "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
@@ -311,10 +341,23 @@ class SqlEngine(Engine):
         prepare, the input is read again now."""
         if self._row_tables:
             return
+        self._ensure_hierarchies()  # the encoding joins the leaves' labels
         self._create_input(self._input_names)
         self._create_table_as(c.DATA, c.encode_query(self._qi_names, self._passthrough, self._sensitives))
         self.rows_scanned += self._rows
         self._row_tables = True
+
+    def _ensure_hierarchies(self) -> None:
+        """``sqlanon_hier_<j>`` (each leaf's code and leaf count at every level) and
+        ``sqlanon_label_<j>`` (each level's labels) of every QI, stored once, when something
+        first reads them: the encoding of the rows, a check or release in SQL, the generic class
+        and wide tables. A DuckDB prepare whose checks run in process reads none of them (it
+        encodes in the scan and through bound lists): 18 tables on ADULT, ~10 ms it skips."""
+        if self._hierarchy_tables:
+            return
+        for j, hierarchy in enumerate(self._hierarchies):
+            self._store_hierarchy(j, hierarchy)
+        self._hierarchy_tables = True
 
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
         levels = len(hierarchy.labels)
@@ -368,6 +411,7 @@ class SqlEngine(Engine):
     def _check_coverage(self, j: int, column: str, hierarchy: EncodedHierarchy, name: str, source: str) -> None:
         """Every value of QI ``name`` (``column`` of ``source``: the rows or the distinct
         table) is a leaf of its hierarchy."""
+        self._ensure_hierarchies()
         # Ordered here too: the database's collation must not change the message.
         missing = sorted(((v, int(n)) for v, n in self.run(c.missing_values_query(j, column, source))),
                          key=lambda r: (-r[1], r[0]))
