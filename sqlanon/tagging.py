@@ -6,7 +6,8 @@ anonymous result propagates UP, a non-anonymous one propagates DOWN.
 
 A third tag, *pruned*, marks nodes that cannot beat the optimum found so far (a lower bound on
 their loss already loses); it propagates UP, since bounds only grow under generalization.
-Their anonymity is never needed. A non-anonymous result still passes down through them.
+Their anonymity is never needed, and no non-anonymous result reaches them (they lie above
+untagged nodes only, below).
 
 Nodes are the lattice's ids (``sqlanon/lattice_index.py``) and the tags one byte per node. A
 spread walks the neighbours from the node, which costs what it tags; when the walk's frontier
