@@ -9,7 +9,7 @@ throwaway cluster as the tests start it, or ``--url``) with k = 5, s = 0.02 once
 placement, with the class table's bytes fetched. The machine's load (``uptime``) is printed
 before and after.
 
-    python bench/placement.py [--repeat 3] [--no-postgres] [--profile]
+    python bench/placement.py [--repeat 3] [--no-postgres] [--profile] [--modes duckdb:auto]
 
 Writes bench/results/placement.json. ``--profile`` prints cProfile's top functions for the
 DuckDB local search of k = 5, s = 0.02.
@@ -64,17 +64,20 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--url", help="a PostgreSQL server (default: a throwaway cluster)")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--modes", help="engine:checks pairs to run, comma-separated (default: "
+                        + ",".join(f"{e}:{c}" for e, c in MODES) + "), e.g. duckdb:auto for the overhead target alone")
     args = parser.parse_args()
+    modes = [tuple(m.split(":", 1)) for m in args.modes.split(",")] if args.modes else MODES
     print("load before:", load())
     rows = []
-    for engine, checks in MODES:
+    for engine, checks in modes:
         job = adult_job(ADULT_QIS, engine=engine, checks=checks)
         with Session(job) as session:
             for k, s in GRID:
                 row = {"engine": engine, "checks": session.placement, **measure(session, k, s, args.repeat)}
                 rows.append(row)
                 print(row, flush=True)
-            if args.profile and checks == "local":
+            if args.profile and session.placement == "local":
                 import cProfile
                 import pstats
 
@@ -93,7 +96,8 @@ def main() -> None:
               f"{r['search_s']} | {r['ms_per_check']} | {r['check_ms']} | {r['overhead_ms']} | {r['overhead_share']:.0%} |")
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "placement.json").write_text(json.dumps(rows, indent=1, default=str))
+    # a run of some modes only does not replace the whole table's results
+    (out / ("placement.json" if modes == MODES else "placement_modes.json")).write_text(json.dumps(rows, indent=1, default=str))
 
 
 def postgres(url: str | None) -> list[dict]:

@@ -33,7 +33,7 @@ from sqlanon.snapshots import Snapshot, Snapshots
 from sqlanon.stats import ClassStats
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: made once per check, a third cheaper
 class CheckResult:
     node: Node
     anonymous: bool
@@ -131,13 +131,10 @@ class Checker:
         """The verdict on a node the engine just computed (``computed``; else found in the
         memo): counted, cached, offered to the snapshot policy and passed to ``on_check``."""
         self.checks += 1
-        result = CheckResult(
-            node=node,
-            anonymous=stats.suppressed <= self.limit_rows and self.table_models_hold(stats),
-            stats=stats,
-            loss=self.metric.value(stats, node, self.ctx),
-            bound=self.metric.bound(stats, node, self.ctx),
-        )
+        metric, ctx = self.metric, self.ctx
+        anonymous = stats.suppressed <= self.limit_rows and (not self.table_models or self.table_models_hold(stats))
+        # positional: node, anonymous, stats, loss, bound
+        result = CheckResult(node, anonymous, stats, metric.value(stats, node, ctx), metric.bound(stats, node, ctx))
         self._results[node] = result
         # The policy keeps the node's classes as a snapshot or not; storing them is the
         # engine's part of the check (on a SQL engine a CREATE TEMP TABLE), so ``seconds``

@@ -130,3 +130,31 @@ def _compare_tags(heights, data):
         assert list(tags.state[: index.size]) == expected
         assert (tags.predicted, tags.pruned) == (reference.predicted, reference.pruned)
     assert tags.anonymous().tolist() == [reference.state.get(n, 0) is True for n in index.nodes]
+
+
+@settings(max_examples=40, deadline=None)
+@given(lattices(max_qis=5), st.data())
+def test_tag_boxes_are_views_of_the_generalizations_and_specializations(lattice, data):
+    """Tags' boxes, built as strided views of the tag bytes, hold exactly the node's
+    generalizations (above) or specializations (below), and writing to them tags those."""
+    index = lattice.index
+    tags = Tags(index)
+    tags.state[: index.size] = bytes(data.draw(st.lists(st.integers(0, 3), min_size=index.size, max_size=index.size)))
+    node = data.draw(st.integers(0, index.size - 1))
+    levels = index.nodes[node]
+    above = {i for i in range(index.size) if lattice.is_generalization(index.nodes[i], levels)}
+    below = {i for i in range(index.size) if lattice.is_generalization(levels, index.nodes[i])}
+    for box, members in ((tags._above(node), above), (tags._below(node), below)):
+        assert box.size == len(members)
+        assert sorted(box.ravel().tolist()) == sorted(tags.state[i] for i in members)
+        before = bytes(tags.state)
+        box.fill(7)
+        assert [i for i in range(index.size + 1) if tags.state[i] != before[i]] == sorted(members)
+        tags.state[:] = before
+
+
+def test_ids_take_lists_generators_and_nothing():
+    index = Lattice((2, 1, 3)).index
+    nodes = [(0, 0, 0), (2, 1, 3), (1, 0, 2)]
+    assert index.ids(nodes).tolist() == index.ids(iter(nodes)).tolist() == [index.id(n) for n in nodes] == [0, 23, 10]
+    assert index.ids([]).tolist() == [] and index.ids(iter(())).dtype == np.int64

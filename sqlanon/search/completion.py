@@ -22,18 +22,18 @@ def complete(lattice: Lattice, checker: Checker, anonymous: np.ndarray, optimum:
     """Check every anonymous node that may beat the optimum; return how many were skipped.
     ``anonymous`` is a mask over the lattice's ids (``sqlanon/lattice_index.py``)."""
     index = lattice.index
+    results = list(checker.results())
+    ids = index.ids([r.node for r in results])  # one per checked node
+    if checker.monotonic_metric and checker.monotonic_models:
+        # Every unchecked anonymous node generalizes a checked anonymous one: its loss is no
+        # lower and it comes later in the tie order, so none can win. Only count them.
+        return int(np.count_nonzero(anonymous)) - int(np.count_nonzero(anonymous[ids]))
     checked = np.zeros(index.size, bool)
+    checked[ids] = True
     # known[id]: the largest lower bound known for the node, from its own check or inherited
     # from its specializations; a last slot stands for "no specialization". float64 holds
     # integer bounds exactly below 2**53 (discernibility's sum of squares: ~95 M rows).
     known = np.full(index.size + 1, -np.inf)
-    results = list(checker.results())
-    ids = index.ids(r.node for r in results)
-    checked[ids] = True
-    if checker.monotonic_metric and checker.monotonic_models:
-        # Every unchecked anonymous node generalizes a checked anonymous one: its loss is no
-        # lower and it comes later in the tie order, so none can win. Only count them.
-        return int((anonymous & ~checked).sum())
     own = np.full(index.size, -np.inf)
     own[ids] = [r.bound for r in results]
     static = checker.static_bound(lattice.bottom) is not None

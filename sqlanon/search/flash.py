@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from heapq import heappop, heappush
 
-from sqlanon.checker import CheckResult
+import numpy as np
+
 from sqlanon.search.base import SearchAlgorithm
 from sqlanon.search.completion import complete
 from sqlanon.tagging import NOT_ANONYMOUS, Tags
@@ -36,16 +37,20 @@ class Flash(SearchAlgorithm):
         order = index.order
         # metrics without a static bound (discernibility) answer None for every node
         self.static = self.checker.static_bound(self.lattice.bottom) is not None
-        for level in index.levels:
-            for node in level:
+        tagged = np.frombuffer(known, np.uint8)
+        for level in index.level_ids:
+            # Tags are only ever added, so the nodes untagged now are the only ones that can be
+            # untagged when the loop reaches them: one array pass instead of a Python test per
+            # node (most of the lattice is tagged long before its level comes).
+            for node in level[tagged[level] == 0].tolist():
                 if known[node]:
                     continue
                 if self.hopeless(node):
                     self.tags.prune(node)
                     continue
-                self.heap = [index.rank[node]]
-                while self.heap:
-                    head = order[heappop(self.heap)]
+                heap = self.heap = [index.rank[node]]
+                while heap:
+                    head = order[heappop(heap)]
                     if not known[head]:
                         self._check_path(self._find_path(head))
         self.counters["tagged"] = self.tags.predicted
@@ -67,29 +72,30 @@ class Flash(SearchAlgorithm):
                 return path
 
     def _check_path(self, path: list[int]) -> None:
-        known, rank = self.tags.state, self.index.rank
+        # Run once per check, so the lookups are hoisted (once per path), and ``hopeless`` is
+        # asked only when the metric lets it answer anything but False.
+        known, rank, up, nodes, bounds, heap = self.tags.state, self.index.rank, self.index.up, self.index.nodes, self.bounds, self.heap
+        check, record, offer = self.checker.check, self.tags.record, self.optimum.offer
+        may_prune = not self.checker.monotonic_metric
         low, high = 0, len(path) - 1
         while low <= high:
             mid = (low + high) // 2
             node = path[mid]
-            if not known[node] and self.hopeless(node):
-                self.tags.prune(node)
             if not known[node]:
-                result = self._check(node)
-                self.tags.record(node, result.anonymous)
-                self.optimum.offer(result)
+                if may_prune and self.hopeless(node):
+                    self.tags.prune(node)
+                else:
+                    result = check(nodes[node])
+                    bounds[node] = result.bound
+                    record(node, result.anonymous)
+                    offer(result)
             if known[node] != NOT_ANONYMOUS:  # anonymous or pruned: look lower
                 high = mid - 1
             else:
-                for up in self.index.up[node]:
-                    if not known[up]:
-                        heappush(self.heap, rank[up])
+                for successor in up[node]:
+                    if not known[successor]:
+                        heappush(heap, rank[successor])
                 low = mid + 1
-
-    def _check(self, node: int) -> CheckResult:
-        result = self.checker.check(self.index.nodes[node])
-        self.bounds[node] = result.bound
-        return result
 
     def hopeless(self, node: int) -> bool:
         """True when a lower bound shows ``node`` (and so any generalization) cannot become
