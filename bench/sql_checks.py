@@ -2,9 +2,11 @@
 
 1. Flash on ADULT (9 QIs, discernibility), k in {2, 5}, s in {0, 0.02, 0.1}: milliseconds per
    check (search seconds / checks) and inside the engine (``Checker.seconds`` / checks), with
-   the lean check of a size-only job (the class-size histogram, ``compiler.size_histogram_query``)
-   and, in the same run on the same session, with the seven filtered aggregates it replaced
-   (``compiler.lean_stats_query``): medians of ``--repeat`` searches, alternated.
+   the lean check of a size-only job as DuckDB runs it (the node's class sizes, histogram and
+   verdicts in numpy: ``compiler.class_sizes_query``) and, in the same run on the same
+   session, with the class-size histogram made in SQL (``compiler.size_histogram_query``) and
+   with the seven filtered aggregates that came before it (``compiler.lean_stats_query``):
+   medians of ``--repeat`` searches, alternated.
 2. The batch ratio: exhaustive search (every node, announced before any verdict) with
    ``class_stats_many`` (``BATCH_NODES`` nodes a query) and with one query per node,
    alternated, time per node and the ratio (ADULT with 6 QIs, 720 nodes; ``--full``: 9 QIs,
@@ -37,6 +39,7 @@ from conftest import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
 
 from sqlanon import compiler as c  # noqa: E402
 from sqlanon.checker import BATCH_NODES  # noqa: E402
+from sqlanon.engines.duckdb import DuckDBEngine  # noqa: E402
 from sqlanon.engines.sql import SqlEngine  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
 
@@ -49,14 +52,18 @@ def load() -> str:
 
 class Patched:
     """Within the block, ``SqlEngine`` checks a size-only job with ``lean_stats_query`` (the
-    seven aggregates, as before the histogram) or answers no batch (one query per node)."""
+    seven aggregates, as before the histogram), with the size histogram and verdicts made in
+    SQL (``histogram``: as before DuckDB fetched the class sizes), or answers no batch (one
+    query per node)."""
 
-    def __init__(self, seven: bool = False, single: bool = False):
-        self.seven, self.single = seven, single
+    def __init__(self, seven: bool = False, single: bool = False, histogram: bool = False):
+        self.seven, self.single, self.histogram = seven, single, histogram
 
     def __enter__(self):
-        self.saved = SqlEngine._check_query, SqlEngine.class_stats_many
+        self.saved = SqlEngine._check_query, SqlEngine.class_stats_many, DuckDBEngine.sizes_in_process
         original = SqlEngine._check_query
+        if self.histogram or self.seven:
+            DuckDBEngine.sizes_in_process = False
 
         def seven(engine, node, keep, needs, source):
             shape, query, sums = original(engine, node, keep, needs, source)
@@ -74,7 +81,7 @@ class Patched:
         return self
 
     def __exit__(self, *exc):
-        SqlEngine._check_query, SqlEngine.class_stats_many = self.saved
+        SqlEngine._check_query, SqlEngine.class_stats_many, DuckDBEngine.sizes_in_process = self.saved
 
 
 def timed(session: Session, algorithm: str, **overrides):
@@ -88,14 +95,14 @@ def flash(repeat: int, grid) -> list[dict]:
     with Session(adult_job(ADULT_QIS, engine="duckdb", checks="sql")) as session:
         assert session.placement == "sql"
         for k, s in grid:
-            runs = {"histogram": [], "seven aggregates": []}
+            runs = {"class sizes": [], "histogram": [], "seven aggregates": []}
             for _ in range(repeat):
                 for name in runs:
-                    with Patched(seven=name == "seven aggregates"):
+                    with Patched(seven=name == "seven aggregates", histogram=name == "histogram"):
                         outcome, checker, wall, cpu = timed(session, "flash", k=k, suppression_limit=s)
                     runs[name].append((wall, cpu, checker.seconds, checker.checks, outcome.optimum.node))
             assert len({r[4] for rs in runs.values() for r in rs}) == 1  # both find the same optimum
-            row = {"k": k, "s": s, "checks": runs["histogram"][0][3]}
+            row = {"k": k, "s": s, "checks": runs["class sizes"][0][3]}
             for name, found in runs.items():
                 n = found[0][3]
                 row[name] = {"ms_per_check": round(1e3 * statistics.median(r[0] for r in found) / n, 3),
@@ -145,12 +152,12 @@ def main() -> None:
     after = load()
     print("load after:", after)
     if rows:
-        print("| k | s | checks | ms/check | CPU ms/check | in engine ms/check | before: ms/check | CPU | in engine |\n"
-              "|---|---|---|---|---|---|---|---|---|")
+        print("| k | s | checks | class sizes: ms/check | CPU | in engine | histogram in SQL: ms/check | CPU | in engine "
+              "| seven aggregates: ms/check | CPU | in engine |\n|" + "---|" * 12)
         for r in rows:
-            h, s = r["histogram"], r["seven aggregates"]
-            print(f"| {r['k']} | {r['s']} | {r['checks']} | {h['ms_per_check']} | {h['cpu_ms_per_check']} | "
-                  f"{h['engine_ms_per_check']} | {s['ms_per_check']} | {s['cpu_ms_per_check']} | {s['engine_ms_per_check']} |")
+            cells = [f"{r[name]['ms_per_check']} | {r[name]['cpu_ms_per_check']} | {r[name]['engine_ms_per_check']}"
+                     for name in ("class sizes", "histogram", "seven aggregates")]
+            print(f"| {r['k']} | {r['s']} | {r['checks']} | " + " | ".join(cells) + " |")
     b, one = batch["batched"], batch["single"]
     print(f"\nexhaustive, ADULT {batch['qis']} QIs, {batch['nodes']} nodes, k = 5, s = 0.02: "
           f"batched {b['ms_per_node']} ms/node ({b['queries']} queries), single {one['ms_per_node']} ms/node "

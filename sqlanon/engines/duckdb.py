@@ -64,6 +64,7 @@ class DuckDBEngine(SqlEngine):
     capabilities = dataclasses.replace(SqlEngine.capabilities, inputs=("csv", "parquet", "duckdb", "postgres", "arrow"),
                            outputs=("csv", "parquet", "duckdb"), research_subset=True)
     scan_once = True  # prepare groups the input in one scan; write streams it (duckdb_release.py)
+    sizes_in_process = True  # embedded: fetching a node's class sizes is a copy in memory
     # Snapshots stay off by default (SqlEngine.snapshot_defaults): measured on ADULT and
     # ADULT x40, materializing costs more than reading from it saves.
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sqlglot import exp
 
-from sqlanon.engines.evaluate import Compiled
+from sqlanon.engines.evaluate import compiled
 from sqlanon.engines.grouping import Grouper, Maps, summary, total, weighted_sums
 from sqlanon.engines.histogram_loops import dense_masks, dense_pairs, merge_dense, regroup_histograms
 from sqlanon.engines.memory_figures import Histogram, dense_figures, figures
@@ -358,16 +358,3 @@ class Kernel:
         columns = {**{f"g{j}": cls.codes[j] for j in range(len(node))}, **cls.columns, "kept": cls.kept}
         return [{name: columns[name][c].item() for name in [*names, "kept"]} for c in range(len(cls.n))]
 
-
-def compiled(keep) -> Compiled:
-    """The keep condition's predicate and sums as compiled evaluators, built once per
-    condition object: building the sqlglot trees again for every check costs more than the
-    check itself once a check takes a fraction of a millisecond."""
-    cached = getattr(keep, "_kernel_compiled", None)
-    if cached is None:
-        cached = Compiled(keep)
-        try:
-            keep._kernel_compiled = cached
-        except AttributeError:  # a plain function (a lambda): nothing to cache it on
-            pass
-    return cached

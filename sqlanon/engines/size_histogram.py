@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sqlanon.engines.evaluate import compiled
 from sqlanon.stats import ClassStats
 
 #: below this many rows every sum of squared class sizes fits in 64 bits (rows² < 2**63)
@@ -32,6 +33,15 @@ def from_size_histogram(size: np.ndarray, count: np.ndarray, kept: np.ndarray, u
         min_kept=int(kept_size.min()) if len(kept_size) else None, dm_kept=int(squares[kept].sum()),
         dm_all=int(squares.sum()), kept_uniques=unique_count, min_class=int(size.min()) if len(size) else None,
         kept_sizes=dict(zip(kept_size.tolist(), count[kept].tolist())) if sizes else None)
+
+
+def from_class_sizes(sizes: np.ndarray, keep, params: dict, uniques: bool = False, wanted: bool = False) -> ClassStats:
+    """``from_size_histogram`` of a node's class sizes (``compiler.class_sizes_query``): the
+    histogram counted here, each distinct size decided by the models' predicate evaluated in
+    numpy (``engines/evaluate.py``, the kernel's evaluator of the same sqlglot trees)."""
+    size, count = np.unique(np.asarray(sizes).astype(np.int64), return_counts=True)
+    kept = compiled(keep).keep({"n": size}, params)
+    return from_size_histogram(size, count, kept, uniques, wanted)
 
 
 _POWERS = np.array([10 ** e for e in range(1, 19)], dtype=np.int64)

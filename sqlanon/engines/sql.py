@@ -73,7 +73,7 @@ from sqlanon.lattice import Node
 from sqlanon.population import ResearchSubset
 from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.engines.size_histogram import from_size_histogram, text_bytes
+from sqlanon.engines.size_histogram import from_class_sizes, from_size_histogram, text_bytes
 from sqlanon.stats import ClassStats
 
 
@@ -103,6 +103,9 @@ class SqlEngine(Engine):
     #: prepare reads the input once, grouped (``sqlanon_distinct``), instead of copying it
     #: into ``sqlanon_input`` and encoding every row (see ``prepare``)
     scan_once = False
+    #: a size-only check fetches the node's class sizes and makes their histogram and verdicts
+    #: in process (``compiler.class_sizes_query``): where a fetched row costs next to nothing
+    sizes_in_process = False
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup
@@ -472,8 +475,7 @@ class SqlEngine(Engine):
         shape, query, sums = self._check_query(node, keep, needs, source)
         lean_rows = self._rows_of(source) if shape != "stats" else None
         if shape == "sizes":
-            found = self.run_columns(query, params, lean_rows)
-            stats = from_size_histogram(found["n"], found["classes"], found["kept"], "uniques" in needs, "sizes" in needs)
+            stats = self._read_sizes(self.run_columns(query, self._check_params(shape, params), lean_rows), keep, params, needs)
         else:
             stats = self._read_check(shape, node, self.run(query, params, lean_rows), needs, sums)
         self.rows_scanned += self._rows_of(source)
@@ -514,19 +516,33 @@ class SqlEngine(Engine):
                 per_node[int(row[0])].append(tuple(row[1:]))
             return [self._read_check(shape, node, found, needs, sums) for node, found in zip(nodes, per_node)]
         # each node's class-size histogram: the result ordered by its tag, cut where the tag changes
-        found = self._batch(queries, params, lean_rows, arrays=True)
+        found = self._batch(queries, self._check_params(shape, params), lean_rows, arrays=True)
         tags = np.asarray(found[c.BATCH_NODE]).astype(np.int64)
         order = np.argsort(tags, kind="stable")
         cuts = np.searchsorted(tags[order], np.arange(len(nodes) + 1))
-        size, count, kept = (found[name][order] for name in ("n", "classes", "kept"))
-        return [from_size_histogram(size[a:b], count[a:b], kept[a:b], "uniques" in needs, "sizes" in needs)
+        ordered = {name: values[order] for name, values in found.items() if name != c.BATCH_NODE}
+        return [self._read_sizes({name: values[a:b] for name, values in ordered.items()}, keep, params, needs)
                 for a, b in zip(cuts[:-1], cuts[1:])]
+
+    def _check_params(self, shape: str, params: dict) -> dict:
+        """The parameters a check query binds: none for class sizes, whose verdicts are made in
+        process (DuckDB refuses parameters a statement does not read)."""
+        return {} if shape == "sizes" and self.sizes_in_process else params
+
+    def _read_sizes(self, found: dict[str, np.ndarray], keep: KeepCondition, params: dict,
+                    needs: frozenset[str]) -> ClassStats:
+        """The figures of a ``sizes`` check from its arrays: the class sizes (``sizes_in_process``)
+        or the size histogram with the verdicts."""
+        if self.sizes_in_process:
+            return from_class_sizes(found["n"], keep, params, "uniques" in needs, "sizes" in needs)
+        return from_size_histogram(found["n"], found["classes"], found["kept"], "uniques" in needs, "sizes" in needs)
 
     def _check_query(self, node: Node, keep: KeepCondition, needs: frozenset[str], source) -> tuple[str, object, dict]:
         """A node's check query over the base class table or the snapshot ``source``: its
         shape, its SQL (text from a template, or a tree) and the metric's named sums. Shapes:
         ``sizes``: the models and metric read class sizes only, so the node's class-size
-        histogram says everything (``compiler.size_histogram_query``); ``lean``: sizes and leaf
+        histogram says everything (``compiler.size_histogram_query``; or its class sizes,
+        ``compiler.class_sizes_query``, where ``sizes_in_process``); ``lean``: sizes and leaf
         counts, one row of figures (``compiler.lean_stats_query``); both over the wide form, in
         the lean mode (``_mode``); ``stats``: anything else (``compiler.stats_query``)."""
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
@@ -538,6 +554,9 @@ class SqlEngine(Engine):
         # out; two paired QIs are one key in the base wide table (compiler.with_pairs)
         alike = tuple(len(self._hierarchies[j].labels[level]) == 1 for j, level in enumerate(node)) if lean else ()
         pairs = self._pairs if source is None else ()
+        if lean and not with_leaves and self.sizes_in_process:
+            return "sizes", self._node_query(("class sizes", alike, pairs), node,
+                                             lambda n, lookup: c.class_sizes_query(n, alike, pairs), source, pairs), sums
         if lean and not with_leaves:
             return "sizes", self._node_query(("sizes", signature, alike, pairs), node,
                                              lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike, pairs),
