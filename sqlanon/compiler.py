@@ -349,35 +349,45 @@ def with_pairs(wide: exp.Select, sizes: Sequence[Sequence[int]], pairs: Sequence
     return exp.select(exp.Star(), *columns).from_(wide.subquery(ident("w")))
 
 
-def group_keys(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = (), table_alias: str = "c") -> list[exp.Column]:
+def group_key_names(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = ()) -> list[str]:
     """The columns a lean check of ``node`` groups by in the wide form: a pair's column for two
     paired QIs (``with_pairs``), each QI's own code otherwise, leaving out the QIs whose level
     has one value (``alike[j]``, e.g. a hierarchy's top): they split no class, and every key
     costs DuckDB binding and hashing (bench/sql_checks.py)."""
-    one = [bool(alike and alike[j]) for j in range(len(node))]
     keys, j = [], 0
     while j < len(node):
-        if j in pairs and not one[j] and not one[j + 1]:
-            keys.append(col(pair_column(j, node[j], node[j + 1]), table_alias))
+        one = bool(alike and alike[j])
+        if j in pairs and not one and not alike_at(alike, j + 1):
+            keys.append(pair_column(j, node[j], node[j + 1]))
             j += 2
             continue
-        if not one[j]:
-            keys.append(col(wide_column(j, node[j]), table_alias))
+        if not one:
+            keys.append(wide_column(j, node[j]))
         j += 1
     return keys
 
 
-def _grouped(query: exp.Select, node: Node, alike: Sequence[bool], pairs: Sequence[int] = ()) -> exp.Select:
-    """GROUP BY ``group_keys``; with none left the rows are one class (none when there are no
-    rows, as a GROUP BY would have it)."""
-    codes = group_keys(node, alike, pairs)
-    if codes:
-        return query.group_by(*codes)
+def alike_at(alike: Sequence[bool], j: int) -> bool:
+    return bool(alike and alike[j])
+
+
+#: the slot column a template groups by, replaced per node by its keys (``NodeTemplate``)
+KEYS = "sqlanon_keys@"
+
+
+def _grouped(query: exp.Select, node: Node, alike: Sequence[bool], pairs: Sequence[int] = (),
+             slot: bool = False) -> exp.Select:
+    """GROUP BY ``group_key_names`` (``slot``: the one slot column ``KEYS``, for a template);
+    with none left the rows are one class (none when there are no rows, as a GROUP BY would
+    have it)."""
+    names = [KEYS] if slot else group_key_names(node, alike, pairs)
+    if names:
+        return query.group_by(*(col(name, "c") for name in names))
     return query.having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(0)))
 
 
 def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, uniques: bool = False,
-                     alike: Sequence[bool] = (), pairs: Sequence[int] = ()) -> exp.Select:
+                     alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False) -> exp.Select:
     """``stats_query`` for jobs whose models and metric read only class sizes (and leaf
     counts), over the wide form: one nesting level, FILTER aggregates, no group keys in the
     inner projection. DuckDB binds and plans it in about half the time (bench/check_overhead.py).
@@ -387,7 +397,7 @@ def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, unique
     inner = [exp.Sum(this=col("n", "c")).as_(ident("n"))]
     if with_leaves:
         inner += [exp.Max(this=col(wide_leaves(j, l), "c")).as_(ident(f"leaves{j}")) for j, l in enumerate(node)]
-    classes = _grouped(exp.select(*inner).from_(table(WIDE, "c")), node, alike, pairs)
+    classes = _grouped(exp.select(*inner).from_(table(WIDE, "c")), node, alike, pairs, slot)
 
     def only(aggregate: exp.Expression, condition: exp.Expression) -> exp.Filter:
         return exp.Filter(this=aggregate, expression=exp.Where(this=condition))
@@ -414,7 +424,8 @@ def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, unique
     return exp.select(*columns).from_(classes.subquery(ident("cls")))
 
 
-def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool] = (), pairs: Sequence[int] = ()) -> exp.Select:
+def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool] = (), pairs: Sequence[int] = (),
+                         slot: bool = False) -> exp.Select:
     """The lean check of a job whose models and metric read class sizes only (k-anonymity and
     discernibility, say), over the wide form: the node's class-size histogram, one row per
     distinct class size ``n`` with its number of classes and its verdict (a condition that is
@@ -422,32 +433,35 @@ def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool]
     follows from it exactly (``sqlanon.stats.from_size_histogram``), and the database binds,
     plans and runs one grouped count where ``lean_stats_query`` has seven filtered aggregates
     (bench/sql_checks.py). ``keep`` reads the class size ``n`` only; ``alike`` and ``pairs``
-    as in ``group_keys``."""
-    classes = _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike, pairs)
+    as in ``group_key_names``; ``slot`` as in ``_grouped``."""
+    classes = _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike,
+                       pairs, slot)
     kept = exp.Is(this=exp.Paren(this=keep), expression=exp.true())
     return (exp.select(col("n"), exp.Count(this=exp.Star()).as_(ident("classes")), kept.as_(ident("kept")))
             .from_(classes.subquery(ident("cls"))).group_by(col("n")))
 
 
-def class_sizes_query(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = ()) -> exp.Select:
+def class_sizes_query(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False) -> exp.Select:
     """The sizes of the node's classes, one row each, over the wide form: the lean check of a
     size-only job where fetching a row costs next to nothing (an embedded database). The
     size histogram and the verdicts per distinct size are then made in process
     (``engines/size_histogram.py``), which saves DuckDB a second grouping and a bound
     predicate, about a quarter of such a check (bench/sql_checks.py)."""
-    return _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike, pairs)
+    return _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike, pairs,
+                    slot)
 
 
-def batch_query(queries: Sequence[str], dialect: str, start: int = 0) -> str:
+def batch_query(queries: Sequence[str], dialect: str, tags: Sequence[int] | None = None) -> str:
     """Several per-node queries (SQL text, as the templates render them) answered by one
     statement: each one's rows tagged with its position ``sqlanon_node``, UNION ALL. One
     statement saves the per-query cost (sending, parsing, planning, starting the executor)
     that a small GROUP BY otherwise pays once per node; on DuckDB it beat GROUPING SETS over
     the wide table, which runs a hash table per set over every row (bench/sql_checks.py).
-    The tags count from ``start`` (the second half of a batch split over two connections)."""
+    ``tags``: the positions to tag the queries with (default 0, 1, ...; a batch split over two
+    connections tags each part's queries with their places in the whole)."""
     tag = ident(BATCH_NODE).sql(dialect)
     part = ident("b").sql(dialect)
-    return " UNION ALL ".join(f"SELECT {i} AS {tag}, {part}.* FROM ({sql}) AS {part}" for i, sql in enumerate(queries, start))
+    return " UNION ALL ".join(f"SELECT {i} AS {tag}, {part}.* FROM ({sql}) AS {part}" for i, sql in zip(tags or range(len(queries)), queries))
 
 
 BATCH_NODE = "sqlanon_node"
@@ -765,10 +779,12 @@ class NodeTemplate:
     In the wide layout nodes differ only in which level column of each QI they read, so the
     tree is built with slot identifiers (``q<j>_@``) and rendered once; per node the quoted
     slot identifiers are replaced by the quoted real ones, both rendered by sqlglot. This saves
-    the ~3 ms of tree building and rendering that would otherwise dominate a 2 ms check.
+    the ~3 ms of tree building and rendering that would otherwise dominate a 2 ms check. A
+    lean check's template groups by the one slot column ``KEYS``, replaced by the node's
+    keys (``group_key_names``), so one template serves every node whatever keys it leaves out.
     """
 
-    def __init__(self, build, dimensions: int, dialect: str, pairs: Sequence[int] = ()):
+    def __init__(self, build, dimensions: int, dialect: str):
         self.dialect = dialect
         self.dimensions = dimensions
         self.sql = render(build((SLOT,) * dimensions), dialect)
@@ -776,14 +792,13 @@ class NodeTemplate:
             (ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
             for j in range(dimensions)
         ]
-        # the paired QIs' key columns (``with_pairs``), named by both levels
-        self._pairs = [(j, ident(pair_column(j, SLOT, SLOT)).sql(dialect)) for j in pairs]
+        self._keys = col(KEYS, "c").sql(dialect)
 
         # (j, level) -> the quoted real identifiers: rendering them per check cost ~30 us each
         self._real: dict[tuple[int, int], tuple[str, str]] = {}
-        self._real_pairs: dict[tuple[int, int, int], str] = {}
+        self._columns: dict[str, str] = {}  # a key's name -> its qualified, quoted text
 
-    def render(self, node: Node) -> str:
+    def render(self, node: Node, keys: Sequence[str] = ()) -> str:
         sql = self.sql
         for j, (code, leaves) in enumerate(self._tokens):
             real = self._real.get((j, node[j]))
@@ -791,10 +806,10 @@ class NodeTemplate:
                 real = self._real[j, node[j]] = (ident(wide_column(j, node[j])).sql(self.dialect),
                                                   ident(wide_leaves(j, node[j])).sql(self.dialect))
             sql = sql.replace(code, real[0]).replace(leaves, real[1])
-        for j, token in self._pairs:
-            key = (j, node[j], node[j + 1])
-            pair = self._real_pairs.get(key)
-            if pair is None:
-                pair = self._real_pairs[key] = ident(pair_column(*key)).sql(self.dialect)
-            sql = sql.replace(token, pair)
+        if keys:
+            columns = self._columns
+            for name in keys:
+                if name not in columns:
+                    columns[name] = col(name, "c").sql(self.dialect)
+            sql = sql.replace(self._keys, ", ".join(columns[name] for name in keys))
         return sql

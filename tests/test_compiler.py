@@ -125,6 +125,11 @@ def test_template_renders_the_same_sql_as_the_builder():
     template = c.NodeTemplate(lambda n: c.stats_query(n, keep.copy(), True), 3, "duckdb")
     for node in [(0, 0, 0), (1, 2, 0), (2, 0, 1)]:
         assert template.render(node) == c.stats_query(node, keep.copy(), True).sql("duckdb")
+    # a lean check's template: its keys slot becomes each node's keys
+    lean = c.NodeTemplate(lambda n: c.lean_stats_query(n, keep.copy(), True, slot=True), 3, "duckdb")
+    for node, alike in [((0, 0, 0), ()), ((1, 2, 0), (False, True, False)), ((2, 0, 1), (False, False, False))]:
+        keys = c.group_key_names(node, alike, (0,))
+        assert lean.render(node, keys) == c.lean_stats_query(node, keep.copy(), True, alike=alike, pairs=(0,)).sql("duckdb")
 
 
 def test_wide_and_join_layouts_agree_on_every_node():
@@ -157,7 +162,7 @@ def test_lean_checks_leave_out_the_qis_whose_level_has_one_value():
 
 def test_paired_keys_group_as_the_two_codes_do():
     """``with_pairs`` stores two QIs' codes in one key per pair of levels; a check grouped by
-    the pair keys (``group_keys``) finds the classes the separate codes give, on every node."""
+    the pair keys (``group_key_names``) finds the classes the separate codes give, on every node."""
     sizes = [[3, 2, 1], [4, 1], [5, 2, 1], [2, 1], [300, 1]]
     con = duckdb.connect()
     columns = ", ".join(f'"{c.wide_column(j, l)}" INT' for j, s in enumerate(sizes) for l in range(len(s)))
@@ -179,7 +184,7 @@ def test_paired_keys_group_as_the_two_codes_do():
         plain = c.size_histogram_query(node, KEEP.copy()).sql("duckdb")
         paired = c.size_histogram_query(node, KEEP.copy(), alike, pairs).sql("duckdb")
         assert sorted(con.execute(paired, {"k": 3}).fetchall()) == sorted(con.execute(plain, {"k": 3}).fetchall()), node
-    keys = [k.name for k in c.group_keys((1, 0, 0, 1, 0), (False, False, False, True, False), pairs)]
+    keys = c.group_key_names((1, 0, 0, 1, 0), (False, False, False, True, False), pairs)
     assert keys == ["p0_1_0", "q2_0", "q4_0"]  # QI 3 at a level of one value: QI 2 keyed alone
 
 

@@ -7,7 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sqlanon.engines.size_histogram import from_size_histogram, text_bytes
+from sqlanon.criteria import KAnonymity
+from sqlanon.engines.size_histogram import from_class_sizes, from_size_histogram, text_bytes
 from sqlanon.engines.sql import fetched_bytes
 from sqlanon.stats import ClassStats
 
@@ -48,3 +49,13 @@ def test_text_bytes_count_what_fetched_bytes_counts(rows):
     columns = {"a": np.array([r[0] for r in rows], dtype=np.int64), "b": np.array([r[1] for r in rows], dtype=bool),
                "n": np.array([r[2] for r in rows], dtype=np.float64)}
     assert text_bytes(columns) == fetched_bytes(rows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 10**5), max_size=300), st.integers(1, 50), st.sampled_from([np.int64, np.float64]))
+def test_class_sizes_give_the_histogram_of_their_sizes(sizes, k, kind):
+    """``from_class_sizes`` (counting or sorting, by the sizes' spread) against the plain
+    reading of the histogram, k-anonymity deciding each size."""
+    keep = KAnonymity(k).class_condition
+    rows = [(size, sizes.count(size), size >= k) for size in sorted(set(sizes))]
+    assert from_class_sizes(np.array(sizes, dtype=kind), keep, {"k": k}, True, True) == plain(rows, True, True)

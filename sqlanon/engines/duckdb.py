@@ -457,7 +457,7 @@ class DuckDBEngine(SqlEngine):
         self._mode(True, lean_rows)  # DuckDB's settings are the database's: both connections run lean
         second = self._second_connection()
         half = len(queries) // 2
-        mine, theirs = c.batch_query(queries[:half], DIALECT), c.batch_query(queries[half:], DIALECT, start=half)
+        mine, theirs = c.batch_query(queries[:half], DIALECT), c.batch_query(queries[half:], DIALECT, tags=range(half, len(queries)))
         assert self._pool is not None
         future = self._pool.submit(_fetch, second, theirs, params, arrays)
         try:

@@ -19,8 +19,8 @@ def from_size_histogram(size: np.ndarray, count: np.ndarray, kept: np.ndarray, u
     histogram: per distinct class size, the classes of that size and their verdict. Exactly
     what the aggregates of ``compiler.lean_stats_query`` compute, with ``kept_uniques`` and
     ``kept_sizes`` when asked for."""
-    size = np.asarray(size).astype(np.int64)  # DuckDB hands SUM's HUGEINT over as float64: exact below 2**53
-    count = np.asarray(count).astype(np.int64)
+    size = np.asarray(size).astype(np.int64, copy=False)  # DuckDB hands SUM's HUGEINT over as float64: exact below 2**53
+    count = np.asarray(count).astype(np.int64, copy=False)
     kept = np.asarray(kept, dtype=bool)
     if len(size) and int(size.max()) * int(count.sum()) >= _EXACT_ROWS:
         size, count = size.astype(object), count.astype(object)  # Python integers: no overflow
@@ -39,20 +39,32 @@ def from_class_sizes(sizes: np.ndarray, keep, params: dict, uniques: bool = Fals
     """``from_size_histogram`` of a node's class sizes (``compiler.class_sizes_query``): the
     histogram counted here, each distinct size decided by the models' predicate evaluated in
     numpy (``engines/evaluate.py``, the kernel's evaluator of the same sqlglot trees)."""
-    size, count = np.unique(np.asarray(sizes).astype(np.int64), return_counts=True)
+    sizes = np.asarray(sizes).astype(np.int64, copy=False)  # DuckDB's SUM arrives as float64 (exact below 2**53)
+    top = int(sizes.max()) if len(sizes) else 0
+    if top <= 4 * len(sizes) + 1024:  # counting beats sorting while the sizes are few
+        counts = np.bincount(sizes)
+        size = np.flatnonzero(counts)
+        count = counts[size]
+    else:
+        size, count = np.unique(sizes, return_counts=True)
     kept = compiled(keep).keep({"n": size}, params)
     return from_size_histogram(size, count, kept, uniques, wanted)
 
 
-_POWERS = np.array([10 ** e for e in range(1, 19)], dtype=np.int64)
-
-
 def _digits(values: np.ndarray) -> int:
-    """Total characters of the integers' decimal text, signs included."""
+    """Total characters of the integers' decimal text, signs included: one pass per digit
+    the largest has (each a vectorised comparison), for class sizes a handful."""
     if not len(values):
         return 0
-    magnitude = np.abs(values.astype(np.int64))
-    return int(len(values) + np.searchsorted(_POWERS, magnitude, side="right").sum() + (values < 0).sum())
+    negative = values < 0
+    signs = int(np.count_nonzero(negative))
+    magnitude = np.abs(values) if signs else values
+    top = magnitude.max()
+    total, bound = len(values) + signs, 10
+    while bound <= top:
+        total += int(np.count_nonzero(magnitude >= bound))
+        bound *= 10
+    return total
 
 
 def text_bytes(columns: dict[str, np.ndarray]) -> int:
@@ -64,7 +76,8 @@ def text_bytes(columns: dict[str, np.ndarray]) -> int:
         if isinstance(values, np.ma.MaskedArray):
             values = values.compressed()
         if values.dtype == bool:
-            total += 4 * int(values.sum()) + 5 * int((~values).sum())  # "True", "False"
+            true = int(np.count_nonzero(values))
+            total += 4 * true + 5 * (len(values) - true)  # "True", "False"
         elif values.dtype.kind in "iuf":
             total += _digits(values)  # integers (a float64 here is DuckDB's HUGEINT: a whole number)
         else:

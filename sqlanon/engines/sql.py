@@ -517,10 +517,13 @@ class SqlEngine(Engine):
             return [self._read_check(shape, node, found, needs, sums) for node, found in zip(nodes, per_node)]
         # each node's class-size histogram: the result ordered by its tag, cut where the tag changes
         found = self._batch(queries, self._check_params(shape, params), lean_rows, arrays=True)
-        tags = np.asarray(found[c.BATCH_NODE]).astype(np.int64)
-        order = np.argsort(tags, kind="stable")
-        cuts = np.searchsorted(tags[order], np.arange(len(nodes) + 1))
-        ordered = {name: values[order] for name, values in found.items() if name != c.BATCH_NODE}
+        tags = found.pop(c.BATCH_NODE)
+        if len(tags) > 1 and not bool(np.all(tags[1:] >= tags[:-1])):
+            # UNION ALL keeps its parts' order on one thread, so this is for another plan
+            order = np.argsort(tags, kind="stable")
+            tags, found = tags[order], {name: values[order] for name, values in found.items()}
+        cuts = np.searchsorted(tags, np.arange(len(nodes) + 1))
+        ordered = found
         return [self._read_sizes({name: values[a:b] for name, values in ordered.items()}, keep, params, needs)
                 for a, b in zip(cuts[:-1], cuts[1:])]
 
@@ -551,21 +554,25 @@ class SqlEngine(Engine):
         lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
                 and self._subset is None)  # a research subset joins the population query (see _figures)
         # a QI whose level has one value adds nothing to a grouping: the lean shapes leave it
-        # out; two paired QIs are one key in the base wide table (compiler.with_pairs)
-        alike = tuple(len(self._hierarchies[j].labels[level]) == 1 for j, level in enumerate(node)) if lean else ()
-        pairs = self._pairs if source is None else ()
-        if lean and not with_leaves and self.sizes_in_process:
-            return "sizes", self._node_query(("class sizes", alike, pairs), node,
-                                             lambda n, lookup: c.class_sizes_query(n, alike, pairs), source, pairs), sums
-        if lean and not with_leaves:
-            return "sizes", self._node_query(("sizes", signature, alike, pairs), node,
-                                             lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike, pairs),
-                                             source, pairs), sums
+        # out; two paired QIs are one key in the base wide table (compiler.with_pairs). The
+        # templates group by a slot the node's keys replace; with no key left, by nothing.
         if lean:
-            return "lean", self._node_query(("lean", with_leaves, uniques, signature, alike, pairs), node,
+            alike = tuple(len(self._hierarchies[j].labels[level]) == 1 for j, level in enumerate(node))
+            keys = c.group_key_names(node, alike, self._pairs if source is None else ())
+            every = (True,) * len(node)
+            slot, alike = (True, ()) if keys else (False, every)
+        if lean and not with_leaves and self.sizes_in_process:
+            return "sizes", self._node_query(("class sizes", slot), node,
+                                             lambda n, lookup: c.class_sizes_query(n, alike, (), slot), source, keys), sums
+        if lean and not with_leaves:
+            return "sizes", self._node_query(("sizes", signature, slot), node,
+                                             lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike, (), slot),
+                                             source, keys), sums
+        if lean:
+            return "lean", self._node_query(("lean", with_leaves, uniques, signature, slot), node,
                                             lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques,
-                                                                                 alike, pairs),
-                                            source, pairs), sums
+                                                                                 alike, (), slot),
+                                            source, keys), sums
         return "stats", self._node_query(
             ("stats", with_leaves, uniques, lnx, signature), node,
             lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
@@ -687,7 +694,7 @@ class SqlEngine(Engine):
         self.bytes_fetched += fetched_bytes(rows)
         return [dict(zip(names, row)) for row in rows]
 
-    def _node_query(self, shape: tuple, node: Node, build, read=None, pairs: Sequence[int] = ()) -> str | exp.Expression:
+    def _node_query(self, shape: tuple, node: Node, build, read=None, keys: Sequence[str] = ()) -> str | exp.Expression:
         """The SQL of a per-node query over the base class table or the snapshot ``read``.
         Whatever reads the wide form (the wide table, any snapshot) comes from a template
         rendered once per shape; only base checks in the join layout build a tree per node."""
@@ -696,8 +703,8 @@ class SqlEngine(Engine):
             return build(node, self.lookup)
         template = self._templates.get(shape)
         if template is None:
-            template = self._templates[shape] = c.NodeTemplate(lambda n: build(n, "wide"), len(node), self.dialect, pairs)
-        sql = template.render(node)
+            template = self._templates[shape] = c.NodeTemplate(lambda n: build(n, "wide"), len(node), self.dialect)
+        sql = template.render(node, keys)
         return sql if read is None else sql.replace(self._wide_token, self.quoted(read.name))
 
     def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
