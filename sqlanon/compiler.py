@@ -17,6 +17,8 @@ Internal tables (names owned by sqlanon, so they never collide with user columns
 * ``sqlanon_wide(q<j>_<l>.., [c<j>_<l>..], [s<i>..], n)``: the base class table with every QI's
   code at every level (and its leaf count) joined once, so a check is a plain GROUP BY without
   joins. This is the default layout ("wide"); ``lookup = "join"`` joins the lookup tables per check.
+  On DuckDB it also holds ``p<j>_<l>_<l'>``: QIs j and j+1 paired, both codes in one key per
+  two levels (``with_pairs``), which the lean checks group by (``group_key_names``).
 * ``sqlanon_sval_<i>(code, label, n, q)``: the distinct values of the i-th sensitive attribute
   (text, sorted), their rows and their frequency in the input. Only when a model reads a
   sensitive attribute do ``sqlanon_data``, ``sqlanon_classes`` and ``sqlanon_wide`` carry its
