@@ -356,21 +356,17 @@ def group_key_names(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int]
     paired QIs (``with_pairs``), each QI's own code otherwise, leaving out the QIs whose level
     has one value (``alike[j]``, e.g. a hierarchy's top): they split no class, and every key
     costs DuckDB binding and hashing (bench/sql_checks.py)."""
+    one = [bool(alike and alike[j]) for j in range(len(node))]
     keys, j = [], 0
     while j < len(node):
-        one = bool(alike and alike[j])
-        if j in pairs and not one and not alike_at(alike, j + 1):
+        if j in pairs and not one[j] and not one[j + 1]:
             keys.append(pair_column(j, node[j], node[j + 1]))
             j += 2
             continue
-        if not one:
+        if not one[j]:
             keys.append(wide_column(j, node[j]))
         j += 1
     return keys
-
-
-def alike_at(alike: Sequence[bool], j: int) -> bool:
-    return bool(alike and alike[j])
 
 
 #: the slot column a template groups by, replaced per node by its keys (``NodeTemplate``)
@@ -432,12 +428,11 @@ def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool]
     discernibility, say), over the wide form: the node's class-size histogram, one row per
     distinct class size ``n`` with its number of classes and its verdict (a condition that is
     NULL counts as suppressed, as in ``stats_query``). Every figure such a check returns
-    follows from it exactly (``sqlanon.stats.from_size_histogram``), and the database binds,
+    follows from it exactly (``engines.size_histogram.from_size_histogram``), and the database binds,
     plans and runs one grouped count where ``lean_stats_query`` has seven filtered aggregates
     (bench/sql_checks.py). ``keep`` reads the class size ``n`` only; ``alike`` and ``pairs``
     as in ``group_key_names``; ``slot`` as in ``_grouped``."""
-    classes = _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike,
-                       pairs, slot)
+    classes = class_sizes_query(node, alike, pairs, slot)
     kept = exp.Is(this=exp.Paren(this=keep), expression=exp.true())
     return (exp.select(col("n"), exp.Count(this=exp.Star()).as_(ident("classes")), kept.as_(ident("kept")))
             .from_(classes.subquery(ident("cls"))).group_by(col("n")))

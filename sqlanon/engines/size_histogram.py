@@ -9,7 +9,8 @@ import numpy as np
 from sqlanon.engines.evaluate import compiled
 from sqlanon.stats import ClassStats
 
-#: below this many rows every sum of squared class sizes fits in 64 bits (rows² < 2**63)
+#: while the largest class times the number of classes stays below this, every sum of
+#: squared class sizes (at most largest² × classes < 3e9 × largest < 9e18) fits in 64 bits
 _EXACT_ROWS = 3_000_000_000
 
 

@@ -523,8 +523,7 @@ class SqlEngine(Engine):
             order = np.argsort(tags, kind="stable")
             tags, found = tags[order], {name: values[order] for name, values in found.items()}
         cuts = np.searchsorted(tags, np.arange(len(nodes) + 1))
-        ordered = found
-        return [self._read_sizes({name: values[a:b] for name, values in ordered.items()}, keep, params, needs)
+        return [self._read_sizes({name: values[a:b] for name, values in found.items()}, keep, params, needs)
                 for a, b in zip(cuts[:-1], cuts[1:])]
 
     def _check_params(self, shape: str, params: dict) -> dict:
@@ -559,8 +558,8 @@ class SqlEngine(Engine):
         if lean:
             alike = tuple(len(self._hierarchies[j].labels[level]) == 1 for j, level in enumerate(node))
             keys = c.group_key_names(node, alike, self._pairs if source is None else ())
-            every = (True,) * len(node)
-            slot, alike = (True, ()) if keys else (False, every)
+            slot = bool(keys)  # else no key is left: the template of one class, grouped by nothing
+            alike = () if slot else (True,) * len(node)
         if lean and not with_leaves and self.sizes_in_process:
             return "sizes", self._node_query(("class sizes", slot), node,
                                              lambda n, lookup: c.class_sizes_query(n, alike, (), slot), source, keys), sums
