@@ -438,30 +438,41 @@ def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool]
             .from_(classes.subquery(ident("cls"))).group_by(col("n")))
 
 
-def class_sizes_query(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False) -> exp.Select:
+def class_sizes_query(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False,
+                      tagged: bool = False) -> exp.Select:
     """The sizes of the node's classes, one row each, over the wide form: the lean check of a
     size-only job where fetching a row costs next to nothing (an embedded database). The
     size histogram and the verdicts per distinct size are then made in process
     (``engines/size_histogram.py``), which saves DuckDB a second grouping and a bound
-    predicate, about a quarter of such a check (bench/sql_checks.py)."""
-    return _grouped(exp.select(exp.Sum(this=col("n", "c")).as_(ident("n"))).from_(table(WIDE, "c")), node, alike, pairs,
-                    slot)
+    predicate, about a quarter of such a check (bench/sql_checks.py). ``tagged``: each row
+    also carries the template's ``TAG`` slot as ``BATCH_NODE``, its node's place in a batch
+    (``batch_query(..., tagged=True)``)."""
+    sizes = [exp.Sum(this=col("n", "c")).as_(ident("n"))]
+    if tagged:
+        sizes.insert(0, col(TAG).as_(ident(BATCH_NODE)))
+    return _grouped(exp.select(*sizes).from_(table(WIDE, "c")), node, alike, pairs, slot)
 
 
-def batch_query(queries: Sequence[str], dialect: str, tags: Sequence[int] | None = None) -> str:
+def batch_query(queries: Sequence[str], dialect: str, tags: Sequence[int] | None = None, tagged: bool = False) -> str:
     """Several per-node queries (SQL text, as the templates render them) answered by one
     statement: each one's rows tagged with its position ``sqlanon_node``, UNION ALL. One
     statement saves the per-query cost (sending, parsing, planning, starting the executor)
     that a small GROUP BY otherwise pays once per node; on DuckDB it beat GROUPING SETS over
     the wide table, which runs a hash table per set over every row (bench/sql_checks.py).
     ``tags``: the positions to tag the queries with (default 0, 1, ...; a batch split over two
-    connections tags each part's queries with their places in the whole)."""
+    connections tags each part's queries with their places in the whole). ``tagged``: the
+    queries carry their tags already (``class_sizes_query(..., tagged=True)``): one
+    projection less per part, DuckDB's fixed cost per part is most of a batch's cost."""
+    if tagged:
+        return " UNION ALL ".join(queries)
     tag = ident(BATCH_NODE).sql(dialect)
     part = ident("b").sql(dialect)
     return " UNION ALL ".join(f"SELECT {i} AS {tag}, {part}.* FROM ({sql}) AS {part}" for i, sql in zip(tags or range(len(queries)), queries))
 
 
 BATCH_NODE = "sqlanon_node"
+#: the slot of a node's place in a batch in a tagged template, replaced per node (``NodeTemplate``)
+TAG = "sqlanon_tag@"
 
 
 def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: bool = True, lookup: str = "wide",
@@ -790,13 +801,14 @@ class NodeTemplate:
             for j in range(dimensions)
         ]
         self._keys = col(KEYS, "c").sql(dialect)
+        self._tag = col(TAG).sql(dialect)
 
         # (j, level) -> the quoted real identifiers: rendering them per check cost ~30 us each
         self._real: dict[tuple[int, int], tuple[str, str]] = {}
         self._columns: dict[str, str] = {}  # a key's name -> its qualified, quoted text
 
-    def render(self, node: Node, keys: Sequence[str] = ()) -> str:
-        sql = self.sql
+    def render(self, node: Node, keys: Sequence[str] = (), tag: int | None = None) -> str:
+        sql = self.sql if tag is None else self.sql.replace(self._tag, str(int(tag)))
         for j, (code, leaves) in enumerate(self._tokens):
             real = self._real.get((j, node[j]))
             if real is None:

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sqlanon.criteria import KAnonymity
-from sqlanon.engines.size_histogram import from_class_sizes, from_size_histogram, text_bytes
+from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram, text_bytes
 from sqlanon.engines.sql import fetched_bytes
 from sqlanon.stats import ClassStats
 
@@ -59,3 +59,25 @@ def test_class_sizes_give_the_histogram_of_their_sizes(sizes, k, kind):
     keep = KAnonymity(k).class_condition
     rows = [(size, sizes.count(size), size >= k) for size in sorted(set(sizes))]
     assert from_class_sizes(np.array(sizes, dtype=kind), keep, {"k": k}, True, True) == plain(rows, True, True)
+
+
+batches = st.lists(st.lists(st.integers(1, 10**5), min_size=1, max_size=40), min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(batches, st.integers(1, 50), st.booleans(), st.booleans(), st.sampled_from([np.int64, np.float64]))
+def test_a_batch_read_at_once_equals_each_node_read_alone(nodes, k, uniques, wanted, kind):
+    """``from_batch_sizes`` (segmented reductions over the whole batch) against
+    ``from_class_sizes`` node by node, for every figure."""
+    keep = KAnonymity(k).class_condition
+    tags = np.repeat(np.arange(len(nodes)), [len(sizes) for sizes in nodes])
+    sizes = np.concatenate([np.array(s, dtype=kind) for s in nodes])
+    found = from_batch_sizes(tags, sizes, len(nodes), keep, {"k": k}, uniques, wanted)
+    assert found == [from_class_sizes(np.array(s, dtype=kind), keep, {"k": k}, uniques, wanted) for s in nodes]
+
+
+def test_a_batch_with_a_node_without_classes_is_read_node_by_node():
+    keep = KAnonymity(2).class_condition
+    assert from_batch_sizes(np.array([0, 0, 2]), np.array([3, 1, 4]), 3, keep, {"k": 2}) is None
+    huge = np.array([4 * 10**9, 4 * 10**9, 3 * 10**9])  # a sum of squares past 64 bits
+    assert from_batch_sizes(np.array([0, 0, 1]), huge, 2, keep, {"k": 2}) is None

@@ -73,7 +73,7 @@ from sqlanon.lattice import Node
 from sqlanon.population import ResearchSubset
 from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.engines.size_histogram import from_class_sizes, from_size_histogram, text_bytes
+from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram, text_bytes
 from sqlanon.stats import ClassStats
 
 
@@ -505,26 +505,50 @@ class SqlEngine(Engine):
         if ("sizes" in needs and shape != "sizes") or sums:
             # sums of floats (KL-divergence) come out of another plan with other last bits
             return None
-        queries = [first, *(self._check_query(node, keep, needs, None)[1] for node in nodes[1:])]
-        queries = [query if isinstance(query, str) else self.sql(query) for query in queries]
         lean_rows = self._rows_of(None) if shape != "stats" else None
         self.rows_scanned += self._rows_of(None) * len(nodes)
         self._pending = None
+
+        def render(node: Node, tag: int | None = None) -> str:
+            """The node's query; with ``tag``, tagged (``compiler.batch_query``) where the
+            class sizes are fetched (``sizes_in_process``)."""
+            query = self._check_query(node, keep, needs, None, tag if self.sizes_in_process else None)[1]
+            return query if isinstance(query, str) else self.sql(query)
+
         if shape != "sizes":  # one row of figures per node, fetched as Python values (exact integers)
             per_node: list[list[tuple]] = [[] for _ in nodes]
-            for row in self._batch(queries, params, lean_rows, arrays=False):
+            for row in self._batch([first, *(render(node) for node in nodes[1:])], params, lean_rows, arrays=False):
                 per_node[int(row[0])].append(tuple(row[1:]))
             return [self._read_check(shape, node, found, needs, sums) for node, found in zip(nodes, per_node)]
-        # each node's class-size histogram: the result ordered by its tag, cut where the tag changes
-        found = self._batch(queries, self._check_params(shape, params), lean_rows, arrays=True)
-        tags = found.pop(c.BATCH_NODE)
-        if len(tags) > 1 and not bool(np.all(tags[1:] >= tags[:-1])):
-            # UNION ALL keeps its parts' order on one thread, so this is for another plan
-            order = np.argsort(tags, kind="stable")
-            tags, found = tags[order], {name: values[order] for name, values in found.items()}
-        cuts = np.searchsorted(tags, np.arange(len(nodes) + 1))
-        return [self._read_sizes({name: values[a:b] for name, values in found.items()}, keep, params, needs)
-                for a, b in zip(cuts[:-1], cuts[1:])]
+
+        def read(found: dict[str, np.ndarray], count: int) -> list[ClassStats]:
+            """The figures of ``count`` nodes from their batch's arrays, tagged 0 .. count - 1."""
+            tags = found.pop(c.BATCH_NODE)
+            if len(tags) > 1 and not bool(np.all(tags[1:] >= tags[:-1])):
+                # UNION ALL keeps its parts' order on one thread, so this is for another plan
+                order = np.argsort(tags, kind="stable")
+                tags, found = tags[order], {name: values[order] for name, values in found.items()}
+            if self.sizes_in_process:
+                stats = from_batch_sizes(tags, found["n"], count, keep, params, "uniques" in needs, "sizes" in needs)
+                if stats is not None:
+                    return stats
+            cuts = np.searchsorted(tags, np.arange(count + 1))
+            return [self._read_sizes({name: values[a:b] for name, values in found.items()}, keep, params, needs)
+                    for a, b in zip(cuts[:-1], cuts[1:])]
+
+        # each node's class sizes (or size histogram): the result ordered by its tag, cut where the tag changes
+        assert lean_rows is not None
+        return self._sizes_batch(nodes, render, read, self._check_params(shape, params), lean_rows)
+
+    def _sizes_batch(self, nodes: Sequence[Node], render, read, params: dict, lean_rows: int) -> list[ClassStats]:
+        """A batch of ``sizes`` checks: ``render(node, tag)`` is a node's query, ``read(arrays,
+        count)`` the figures of ``count`` nodes from their batch's result (tags from 0)."""
+        return read(self.run_columns(self._sizes_batch_query(nodes, render), params, lean_rows), len(nodes))
+
+    def _sizes_batch_query(self, nodes: Sequence[Node], render) -> str:
+        """One statement of the ``sizes`` checks of ``nodes``, tagged 0, 1, ..."""
+        return c.batch_query([render(node, tag) for tag, node in enumerate(nodes)], self.dialect,
+                             tagged=self.sizes_in_process)
 
     def _check_params(self, shape: str, params: dict) -> dict:
         """The parameters a check query binds: none for class sizes, whose verdicts are made in
@@ -539,7 +563,8 @@ class SqlEngine(Engine):
             return from_class_sizes(found["n"], keep, params, "uniques" in needs, "sizes" in needs)
         return from_size_histogram(found["n"], found["classes"], found["kept"], "uniques" in needs, "sizes" in needs)
 
-    def _check_query(self, node: Node, keep: KeepCondition, needs: frozenset[str], source) -> tuple[str, object, dict]:
+    def _check_query(self, node: Node, keep: KeepCondition, needs: frozenset[str], source,
+                     tag: int | None = None) -> tuple[str, object, dict]:
         """A node's check query over the base class table or the snapshot ``source``: its
         shape, its SQL (text from a template, or a tree) and the metric's named sums. Shapes:
         ``sizes``: the models and metric read class sizes only, so the node's class-size
@@ -561,8 +586,10 @@ class SqlEngine(Engine):
             slot = bool(keys)  # else no key is left: the template of one class, grouped by nothing
             alike = () if slot else (True,) * len(node)
         if lean and not with_leaves and self.sizes_in_process:
-            return "sizes", self._node_query(("class sizes", slot), node,
-                                             lambda n, lookup: c.class_sizes_query(n, alike, (), slot), source, keys), sums
+            tagged = tag is not None
+            return "sizes", self._node_query(("class sizes", slot, tagged), node,
+                                             lambda n, lookup: c.class_sizes_query(n, alike, (), slot, tagged), source,
+                                             keys, tag), sums
         if lean and not with_leaves:
             return "sizes", self._node_query(("sizes", signature, slot), node,
                                              lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike, (), slot),
@@ -693,7 +720,8 @@ class SqlEngine(Engine):
         self.bytes_fetched += fetched_bytes(rows)
         return [dict(zip(names, row)) for row in rows]
 
-    def _node_query(self, shape: tuple, node: Node, build, read=None, keys: Sequence[str] = ()) -> str | exp.Expression:
+    def _node_query(self, shape: tuple, node: Node, build, read=None, keys: Sequence[str] = (),
+                    tag: int | None = None) -> str | exp.Expression:
         """The SQL of a per-node query over the base class table or the snapshot ``read``.
         Whatever reads the wide form (the wide table, any snapshot) comes from a template
         rendered once per shape; only base checks in the join layout build a tree per node."""
@@ -703,7 +731,7 @@ class SqlEngine(Engine):
         template = self._templates.get(shape)
         if template is None:
             template = self._templates[shape] = c.NodeTemplate(lambda n: build(n, "wide"), len(node), self.dialect)
-        sql = template.render(node, keys)
+        sql = template.render(node, keys, tag)
         return sql if read is None else sql.replace(self._wide_token, self.quoted(read.name))
 
     def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
