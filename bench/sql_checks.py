@@ -11,11 +11,15 @@
    ``class_stats_many`` (``BATCH_NODES`` nodes a query) and with one query per node,
    alternated, time per node and the ratio (ADULT with 6 QIs, 720 nodes; ``--full``: 9 QIs,
    12,960 nodes). The two searches must agree (optimum, checks, trace).
+3. ``--floor``: where a batch's time per node goes, outside the search: one grouped
+   statement per node, the batch as one UNION ALL, that UNION ALL over a 10-row copy of the
+   wide table (a part's cost before it reads a row), and the batch split over two
+   connections at once (``floor``).
 
 The machine's load (``uptime``) is printed before and after; CPU seconds of the process are
 reported beside the wall time (on a shared machine they move less with the load).
 
-    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash] [--grid 5:0.02,2:0]
+    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash] [--floor] [--grid 5:0.02,2:0]
 
 Writes bench/results/sql_checks.json.
 """
@@ -25,10 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +71,7 @@ class Patched:
         if self.histogram or self.seven:
             DuckDBEngine.sizes_in_process = False
 
-        def seven(engine, node, keep, needs, source):
+        def seven(engine, node, keep, needs, source, tag=None):
             shape, query, sums = original(engine, node, keep, needs, source)
             if shape != "sizes":
                 return shape, query, sums
@@ -137,11 +143,69 @@ def batches(repeat: int, full: bool) -> dict:
         return result
 
 
+def floor(repeat: int, full: bool) -> dict:
+    """Where a batch's time per node goes on DuckDB, in ms per node (lean settings: optimizer
+    off, one thread; nodes in batches of ``BATCH_NODES`` as the lattice lists them, 20
+    batches): one grouped statement per node; the batch as one UNION ALL; the same UNION ALL
+    over a 10-row copy of the wide table (what a part costs before it reads a row: binding,
+    planning, a hash table); the batch split over two connections at once. Their quotients
+    bound what a batch can gain over single checks here."""
+    qis = ADULT_QIS if full else ADULT_SUBSET
+    with Session(adult_job(qis, engine="duckdb", checks="sql")) as session:
+        session.search("flash", k=5, suppression_limit=0.02)  # builds the wide table
+        engine = session.engine
+        con = engine.con
+        con.execute("SET enable_optimizer = false").fetchall()
+        con.execute("SET threads = 1").fetchall()
+        con.execute("CREATE TEMP TABLE sqlanon_tiny AS SELECT * FROM sqlanon_wide LIMIT 10").fetchall()
+        second = con.cursor()
+        wide = con.sql("SELECT * FROM sqlanon_wide").to_arrow_table()  # noqa: F841 (DuckDB reads it by name)
+        second.execute("CREATE TEMP TABLE sqlanon_wide AS SELECT * FROM wide").fetchall()
+        alike = [[len(level) == 1 for level in h.labels] for h in engine._hierarchies]
+
+        def part(tag: int, node, table: str = "sqlanon_wide") -> str:
+            keys = [f'"c"."q{j}_{level}"' for j, level in enumerate(node) if not alike[j][level]]
+            return (f'SELECT {tag} AS "t", SUM("c"."n") AS "n" FROM "{table}" AS "c"'
+                    + (f' GROUP BY {", ".join(keys)}' if keys else ""))
+
+        nodes = list(session.lattice.nodes())
+        random.seed(0)
+        batches = [nodes[i:i + BATCH_NODES] for i in random.sample(range(len(nodes) - BATCH_NODES), 20)]
+        pool = ThreadPoolExecutor(1)
+        times: dict[str, list[float]] = {"one statement per node": [], "one UNION ALL": [],
+                                         "one UNION ALL over 10 rows": [], "two connections": []}
+        for _ in range(repeat):
+            for batch in batches:
+                half = len(batch) // 2
+                clock = time.perf_counter()
+                for i, node in enumerate(batch):
+                    con.execute(part(i, node)).fetchnumpy()
+                times["one statement per node"].append((time.perf_counter() - clock) / len(batch))
+                for name, table in (("one UNION ALL", "sqlanon_wide"), ("one UNION ALL over 10 rows", "sqlanon_tiny")):
+                    sql = " UNION ALL ".join(part(i, node, table) for i, node in enumerate(batch))
+                    clock = time.perf_counter()
+                    con.execute(sql).fetchnumpy()
+                    times[name].append((time.perf_counter() - clock) / len(batch))
+                mine = " UNION ALL ".join(part(i, node) for i, node in enumerate(batch[:half]))
+                theirs = " UNION ALL ".join(part(i, node) for i, node in enumerate(batch[half:]))
+                clock = time.perf_counter()
+                future = pool.submit(lambda: second.execute(theirs).fetchnumpy())
+                con.execute(mine).fetchnumpy()
+                future.result()
+                times["two connections"].append((time.perf_counter() - clock) / len(batch))
+        pool.shutdown()
+        second.close()
+        result = {"qis": len(qis), **{name: round(1e3 * statistics.median(found), 3) for name, found in times.items()}}
+        print(result, flush=True)
+        return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--full", action="store_true", help="the batch ratio on ADULT's 9 QIs (12,960 nodes)")
     parser.add_argument("--skip-flash", action="store_true")
+    parser.add_argument("--floor", action="store_true", help="also where a batch's time per node goes (see floor())")
     parser.add_argument("--grid", help="k:s pairs, comma-separated (default: k in {2, 5} x s in {0, 0.02, 0.1})")
     args = parser.parse_args()
     before = load()
@@ -149,6 +213,7 @@ def main() -> None:
     grid = GRID if not args.grid else [(int(k), float(s)) for k, s in (p.split(":") for p in args.grid.split(","))]
     rows = [] if args.skip_flash else flash(args.repeat, grid)
     batch = batches(args.repeat, args.full)
+    parts = floor(args.repeat, args.full) if args.floor else None
     after = load()
     print("load after:", after)
     if rows:
@@ -165,7 +230,7 @@ def main() -> None:
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / "sql_checks.json").write_text(json.dumps({"load_before": before, "load_after": after, "flash": rows,
-                                                      "batch": batch}, indent=1, default=str))
+                                                      "batch": batch, "floor": parts}, indent=1, default=str))
 
 
 if __name__ == "__main__":
