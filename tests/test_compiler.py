@@ -114,6 +114,24 @@ def test_golden_batch_sql(dialect):
     assert all(derived.alias for derived in tree.find_all(sqlglot.exp.Subquery))  # PostgreSQL < 16 needs them
 
 
+def test_golden_tagged_batch_sql():
+    """DuckDB's batch of class sizes (``sizes_in_process``): each part's rows carry their tag
+    from the template, no wrapping projection; every identifier quoted."""
+    template = c.NodeTemplate(lambda n: c.class_sizes_query(n, slot=True, tagged=True), 3, "duckdb")
+    parts = [template.render(node, c.group_key_names(node), tag) for tag, node in enumerate([(0, 2, 1), (1, 0, 1)])]
+    sql = c.batch_query(parts, "duckdb", tagged=True) + "\n"
+    path = golden_path("duckdb", "check_batch_sizes.sql")
+    if os.environ.get("SQLANON_REGEN_GOLDEN"):
+        path.write_text(sql)
+    assert sql == path.read_text()
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    assert all(i.quoted for i in tree.find_all(sqlglot.exp.Identifier))
+    for tag, part in enumerate(parts):  # the template renders what the builder builds, with the tag
+        node = [(0, 2, 1), (1, 0, 1)][tag]
+        built = c.class_sizes_query(node, tagged=True).sql("duckdb")
+        assert part == built.replace(sqlglot.exp.column(c.TAG, quoted=True).sql("duckdb"), str(tag))
+
+
 def test_every_identifier_is_quoted():
     for build in CASES.values():
         for identifier in build().find_all(sqlglot.exp.Identifier):

@@ -1,0 +1,1 @@
+SELECT 0 AS "sqlanon_node", SUM("c"."n") AS "n" FROM "sqlanon_wide" AS "c" GROUP BY "c"."q0_0", "c"."q1_2", "c"."q2_1" UNION ALL SELECT 1 AS "sqlanon_node", SUM("c"."n") AS "n" FROM "sqlanon_wide" AS "c" GROUP BY "c"."q0_1", "c"."q1_0", "c"."q2_1"
