@@ -10,7 +10,8 @@
 2. The batch ratio: exhaustive search (every node, announced before any verdict) with
    ``class_stats_many`` (``BATCH_NODES`` nodes a query) and with one query per node,
    alternated, time per node and the ratio (ADULT with 6 QIs, 720 nodes; ``--full``: 9 QIs,
-   12,960 nodes). The two searches must agree (optimum, checks, trace).
+   12,960 nodes). The two searches must agree (optimum, checks, trace). ``--engine postgres``
+   or ``spark``: the same on that engine (PostgreSQL: a throwaway cluster, ``tests/pg.py``).
 3. ``--floor``: where a batch's time per node goes, outside the search: one grouped
    statement per node, the batch as one UNION ALL, that UNION ALL over a 10-row copy of the
    wide table (a part's cost before it reads a row), and the batch split over two
@@ -19,7 +20,8 @@
 The machine's load (``uptime``) is printed before and after; CPU seconds of the process are
 reported beside the wall time (on a shared machine they move less with the load).
 
-    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash] [--floor] [--grid 5:0.02,2:0]
+    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash] [--floor] [--engine duckdb]
+        [--grid 5:0.02,2:0]
 
 Writes bench/results/sql_checks.json.
 """
@@ -119,9 +121,15 @@ def flash(repeat: int, grid) -> list[dict]:
     return rows
 
 
-def batches(repeat: int, full: bool) -> dict:
+def batches(repeat: int, full: bool, engine: str = "duckdb", url: str | None = None) -> dict:
     qis = ADULT_QIS if full else ADULT_SUBSET
-    with Session(adult_job(qis, engine="duckdb", checks="sql")) as session:
+    job = adult_job(qis, engine=engine, checks="sql")
+    if engine == "postgres":
+        from pg import on_postgres
+
+        job = on_postgres(job, url)
+        job.url = url
+    with Session(job) as session:
         runs = {"batched": [], "single": []}
         for _ in range(repeat):
             for name in runs:
@@ -132,7 +140,7 @@ def batches(repeat: int, full: bool) -> dict:
                                    (outcome.optimum.node, [(t["checks"], t["loss"]) for t in outcome.trace])))
         assert len({repr(r[4]) for rs in runs.values() for r in rs}) == 1  # same optimum and trace
         nodes = runs["batched"][0][2]
-        result = {"qis": len(qis), "nodes": nodes, "batch_nodes": BATCH_NODES}
+        result = {"engine": engine, "qis": len(qis), "nodes": nodes, "batch_nodes": BATCH_NODES}
         for name, found in runs.items():
             result[name] = {"ms_per_node": round(1e3 * statistics.median(r[0] for r in found) / nodes, 3),
                             "cpu_ms_per_node": round(1e3 * statistics.median(r[1] for r in found) / nodes, 3),
@@ -206,13 +214,24 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the batch ratio on ADULT's 9 QIs (12,960 nodes)")
     parser.add_argument("--skip-flash", action="store_true")
     parser.add_argument("--floor", action="store_true", help="also where a batch's time per node goes (see floor())")
+    parser.add_argument("--engine", default="duckdb", choices=["duckdb", "postgres", "spark"],
+                        help="the batch ratio on this engine (PostgreSQL: a throwaway cluster, as the tests start it)")
     parser.add_argument("--grid", help="k:s pairs, comma-separated (default: k in {2, 5} x s in {0, 0.02, 0.1})")
     args = parser.parse_args()
     before = load()
     print("load before:", before, flush=True)
     grid = GRID if not args.grid else [(int(k), float(s)) for k, s in (p.split(":") for p in args.grid.split(","))]
     rows = [] if args.skip_flash else flash(args.repeat, grid)
-    batch = batches(args.repeat, args.full)
+    server = None
+    if args.engine == "postgres":
+        from pg import Server, bindir
+
+        server = Server(bindir()).start()
+    try:
+        batch = batches(args.repeat, args.full, args.engine, server.url if server else None)
+    finally:
+        if server is not None:
+            server.stop()
     parts = floor(args.repeat, args.full) if args.floor else None
     after = load()
     print("load after:", after)
@@ -224,7 +243,7 @@ def main() -> None:
                      for name in ("class sizes", "histogram", "seven aggregates")]
             print(f"| {r['k']} | {r['s']} | {r['checks']} | " + " | ".join(cells) + " |")
     b, one = batch["batched"], batch["single"]
-    print(f"\nexhaustive, ADULT {batch['qis']} QIs, {batch['nodes']} nodes, k = 5, s = 0.02: "
+    print(f"\n{batch['engine']}: exhaustive, ADULT {batch['qis']} QIs, {batch['nodes']} nodes, k = 5, s = 0.02: "
           f"batched {b['ms_per_node']} ms/node ({b['queries']} queries), single {one['ms_per_node']} ms/node "
           f"({one['queries']} queries): ratio {batch['ratio']} (CPU {batch['cpu_ratio']})")
     out = ROOT / "bench" / "results"
