@@ -444,33 +444,31 @@ class DuckDBEngine(SqlEngine):
         self.con.close()
 
     # -- batches on two connections ------------------------------------------------------------
-    def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None, arrays: bool):
+    def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
         """A batch of lean checks over a class table of one row group runs on one thread
         (``_mode``), so the second core has nothing to do; here half of the batch goes to a
         second connection, on a Python thread (DuckDB lets go of the GIL while it executes),
         and both halves run at once. DuckDB's fixed cost per grouped query (binding, planning,
-        a hash table: ~0.9 ms for a nine-key check even over ten rows) is what a batch pays
-        per node, and one statement saves only the cost of sending it; two connections halve
-        the wall time instead (bench/sql_checks.py). Anything else takes the one statement."""
+        a hash table: ~0.3 ms per part of a UNION ALL even over ten rows, ``bench/sql_checks.py
+        --floor``) is what a batch pays per node, and one statement saves only the cost of
+        sending it; two connections cut the wall time instead. Anything else takes the one
+        statement."""
         if lean_rows is None or lean_rows >= _ROW_GROUP or self._threads < 2 or len(queries) < 4:
-            return super()._batch(queries, params, lean_rows, arrays)
+            return super()._batch(queries, params, lean_rows)
         self._mode(True, lean_rows)  # DuckDB's settings are the database's: both connections run lean
         second = self._second_connection()
         half = len(queries) // 2
         mine, theirs = c.batch_query(queries[:half], DIALECT), c.batch_query(queries[half:], DIALECT, tags=range(half, len(queries)))
         assert self._pool is not None
-        future = self._pool.submit(_fetch, second, theirs, params, arrays)
+        future = self._pool.submit(_fetch, second, theirs, params, False)
         try:
-            found = self.run_columns(mine, params, lean_rows) if arrays else self.run(mine, params, lean_rows)
+            found = self.run(mine, params, lean_rows)
             other = future.result()
         except BaseException:
             second.interrupt()  # an interrupted or failed batch leaves nothing running
             future.exception()
             raise
         self.queries += 1
-        if arrays:
-            self.bytes_fetched += text_bytes(other)
-            return {name: np.concatenate([values, other[name]]) for name, values in found.items()}
         self.bytes_fetched += fetched_bytes(other)
         return found + other
 

@@ -34,10 +34,13 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
   (a temporary name chosen by the caller: a file path or a table name).
 * ``_columns(sql, params) -> {name: numpy array}``: optional, a result as arrays (the lean
   size-histogram check reads its rows so); the default builds them from ``_query``.
-* ``_batch(queries, params, lean_rows, arrays)``: optional, the result of several per-node
-  queries, each row tagged with its query's position (``compiler.BATCH_NODE``, first column),
-  as arrays (``run_columns``) or rows (``run``); the default sends one
-  ``compiler.batch_query``, DuckDB splits a batch over two connections.
+* ``_batch(queries, params, lean_rows)``: optional, the rows of several per-node queries
+  (one row of figures each), each row tagged with its query's position
+  (``compiler.BATCH_NODE``, first column); the default sends one ``compiler.batch_query``,
+  DuckDB splits a batch over two connections.
+* ``_sizes_batch(nodes, render, read, params, lean_rows)``: optional, the figures of several
+  nodes' class-size checks (``render`` a node's query, ``read`` a result's figures); the
+  default sends one statement, DuckDB splits it over two connections.
 * ``_arrow(sql, params) -> pyarrow.Table``: optional, a result as Arrow (K-Optimize's class
   table); the default builds it from ``_query``.
 * ``_prepare_subset(subset) -> predicate``: optional, delta-presence's research subset; the
@@ -144,9 +147,8 @@ class SqlEngine(Engine):
         names, rows = self._query(sql, params)
         return {name: np.array([row[i] for row in rows]) for i, name in enumerate(names)}
 
-    def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None, arrays: bool):
-        sql = c.batch_query(queries, self.dialect)
-        return self.run_columns(sql, params, lean_rows) if arrays else self.run(sql, params, lean_rows)
+    def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
+        return self.run(c.batch_query(queries, self.dialect), params, lean_rows)
 
     def _arrow(self, sql: str, params: dict) -> pa.Table:
         names, rows = self._query(sql, params)
@@ -517,7 +519,7 @@ class SqlEngine(Engine):
 
         if shape != "sizes":  # one row of figures per node, fetched as Python values (exact integers)
             per_node: list[list[tuple]] = [[] for _ in nodes]
-            for row in self._batch([first, *(render(node) for node in nodes[1:])], params, lean_rows, arrays=False):
+            for row in self._batch([first, *(render(node) for node in nodes[1:])], params, lean_rows):
                 per_node[int(row[0])].append(tuple(row[1:]))
             return [self._read_check(shape, node, found, needs, sums) for node, found in zip(nodes, per_node)]
 
