@@ -54,9 +54,11 @@ class LatticeIndex:
         up = np.take_along_axis(up, np.argsort(np.append(rank, n)[up], axis=1, kind="stable"), axis=1)
         #: up[id]: the direct generalizations, in traversal order (Flash's path takes the first untagged)
         self.up: list[list[int]] = up.tolist()
+        self.up_array = up  # the same as an array, for the compiled walk (sqlanon/tag_loops.py)
         down = np.where(matrix > 0, ids[:, None] - stride, n)
         #: down[id]: the direct specializations, QI by QI (as Lattice.predecessors)
         self.down: list[list[int]] = down.tolist()
+        self.down_array = down
         #: level_down[l]: (nodes of level l, QIs) array of their direct specializations
         self.level_down: list[np.ndarray] = [down[level] for level in self.level_ids]
 

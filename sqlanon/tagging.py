@@ -27,10 +27,14 @@ PRUNED (that node would be), and above it nothing is NOT_ANONYMOUS. So a box's n
 counted as its size less its nonzero bytes before the spread, and, while nothing has been
 pruned, a box is filled whole: over a box (a strided view with one axis per QI) numpy counts
 nonzero bytes and fills in about a microsecond, where a comparison or a masked assignment
-costs 5-10.
+costs 5-10. Once the process has loaded it (a session with local checks does, in its
+background thread), a spread is instead one compiled walk through the untagged neighbours
+(``sqlanon/tag_loops.py``), which costs what it tags, with no box: the same nodes again.
 """
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -55,6 +59,13 @@ class Tags:
         self._nodes, self._shape, self._strides = index.nodes, index.shape, index.strides
         self.predicted = 0  # nodes tagged anonymous or not without a check
         self.pruned = 0  # nodes tagged PRUNED
+        # The compiled walk once this process has loaded it (sqlanon/tag_loops.py), else the
+        # Python walk and box below: they tag the same nodes.
+        loops = sys.modules.get("sqlanon.tag_loops")
+        self._walk = loops.spread if loops is not None and loops.READY else None
+        if self._walk is not None:
+            self._bytes = np.frombuffer(self.state, np.uint8)  # the same memory
+            self._stack = np.empty(index.size + 1, np.int64)  # a node is pushed once, when tagged
 
     def known(self, node: int) -> bool:
         return self.state[node] != UNKNOWN
@@ -82,6 +93,8 @@ class Tags:
 
     def _spread_up(self, node: int, value: int) -> int:
         """Tag ``value`` the untagged generalizations; return how many."""
+        if self._walk is not None:
+            return self._walk(self._bytes, self.index.up_array, node, value, self._stack)
         state, up = self.state, self.index.up
         frontier = [node]
         count = 0
@@ -107,6 +120,9 @@ class Tags:
     def _spread_down(self, node: int) -> None:
         """Tag NOT_ANONYMOUS the specializations not yet so: the untagged ones (see the
         module's docstring), each a prediction."""
+        if self._walk is not None:
+            self.predicted += self._walk(self._bytes, self.index.down_array, node, NOT_ANONYMOUS, self._stack)
+            return
         state, down, tag = self.state, self.index.down, NOT_ANONYMOUS
         frontier = [node]
         predicted = 0

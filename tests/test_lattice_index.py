@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sqlanon import lattice_index, tagging
+from sqlanon import lattice_index, tag_loops, tagging
 from sqlanon.lattice import Lattice
 from sqlanon.tagging import ANONYMOUS, NOT_ANONYMOUS, PRUNED, UNKNOWN, Tags
 
@@ -96,23 +96,29 @@ class ReferenceTags:
 CODES = {True: ANONYMOUS, False: NOT_ANONYMOUS, None: PRUNED}
 
 
-@pytest.mark.parametrize("walk", [0, tagging.WALK, 10**9])  # box at once, as shipped, walk only
+# box at once, as shipped, walk only (in Python), and the compiled walk (sqlanon/tag_loops.py)
+@pytest.mark.parametrize("walk", [0, tagging.WALK, 10**9, "compiled"])
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 4), min_size=1, max_size=5), st.data())
 def test_tags_on_ids_tag_what_the_walk_over_tuples_tags(walk, heights, data):
     """Any verdicts, monotonic or not, on untagged nodes in any order (as Flash and OLA call
-    them): the same tags and the same counters, whether a spread walks or takes the box."""
-    shipped, tagging.WALK = tagging.WALK, walk
+    them): the same tags and the same counters, whether a spread walks or takes the box, in
+    Python or compiled."""
+    tag_loops.warm()
+    shipped, ready = tagging.WALK, tag_loops.READY
+    tagging.WALK = shipped if walk == "compiled" else walk
+    tag_loops.READY = walk == "compiled"
     try:
-        _compare_tags(heights, data)
+        _compare_tags(heights, data, compiled=walk == "compiled")
     finally:
-        tagging.WALK = shipped
+        tagging.WALK, tag_loops.READY = shipped, ready
 
 
-def _compare_tags(heights, data):
+def _compare_tags(heights, data, compiled):
     lattice = Lattice(heights)
     index = lattice.index
     tags, reference = Tags(index), ReferenceTags(lattice)
+    assert (tags._walk is not None) == compiled
     nodes = list(itertools.product(*(range(h + 1) for h in heights)))
     for _ in range(data.draw(st.integers(1, 25))):
         untagged = [n for n in nodes if n not in reference.state]

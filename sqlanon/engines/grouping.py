@@ -6,7 +6,9 @@ rows are summed per key. In numpy that is a dozen passes over the table (a gathe
 and an add per column, then a sort or a dense count over the key space), each paying its call
 overhead; here it is one compiled pass (numba) that maps, combines and hashes each row, and
 one pass that sums — a few microseconds for the ADULT tables a search regroups thousands of
-times.
+times. The groups' codes (each group's first row, mapped) are a pass of their own
+(``gather``): a check needs only the sizes to reach its verdict, and its codes only when its
+table is kept as a snapshot, which an anonymous node's never is.
 
 The groups come out in key order (the lexicographic order of their codes), as ``np.unique``
 gives them, or for a check (``ordered=False``) in whichever order the pass found them. The
@@ -33,23 +35,30 @@ OVERFLOW = 2 ** 62
 
 @numba.njit(cache=True, nogil=True)
 def _keys(columns, maps, offsets, radices):  # pragma: no cover - compiled
-    """Each row's mixed-radix key over its mapped codes (offset -1: the column as it is)."""
+    """Each row's mixed-radix key over its mapped codes (offset -1: the column as it is). A
+    column of radix 1 holds code 0 only and adds nothing (a QI at its top, about a third of a
+    search's columns); a column taken as it is needs no gather, so it runs its own loop."""
     m, rows = columns.shape
     key = np.zeros(rows, np.int64)
     for j in range(m):
         radix, offset = radices[j], offsets[j]
-        for r in range(rows):
-            code = columns[j, r]
-            if offset >= 0:
-                code = maps[offset + code]
-            key[r] = key[r] * radix + code
+        if radix == 1:
+            continue
+        if offset >= 0:
+            for r in range(rows):
+                key[r] = key[r] * radix + maps[offset + columns[j, r]]
+        else:
+            for r in range(rows):
+                key[r] = key[r] * radix + columns[j, r]
     return key
 
 
 @numba.njit(cache=True, nogil=True)
-def _regroup(matrix, maps, offsets, radices, space, weights, slots):  # pragma: no cover - compiled
-    """One regrouping: (the groups' mapped codes, each row's group, the groups' sums of
+def _group(matrix, maps, offsets, radices, space, weights, slots):  # pragma: no cover - compiled
+    """One regrouping: (each group's first row, each row's group, the groups' sums of
     ``weights``, the groups' keys — empty when the groups are already in ascending key order).
+    The groups' codes are the mapped codes of their first rows (``_gather``), left to the
+    caller: a check whose table nobody keeps never needs them.
 
     A dense table over the key space while the space is small beside the rows (groups in key
     order), an open-addressing hash table otherwise (groups in order of appearance; Fibonacci
@@ -108,18 +117,27 @@ def _regroup(matrix, maps, offsets, radices, space, weights, slots):  # pragma: 
             slots[2 * used[g]] = -1
             slots[2 * used[g] + 1] = -1
         sums = sums[:count]
-    m = matrix.shape[0]
+    return first[:count], inverse, sums, keys
+
+
+@numba.njit(cache=True, nogil=True)
+def _gather(matrix, maps, offsets, first):  # pragma: no cover - compiled
+    """The groups' codes: row ``first[g]``'s codes, each mapped through its column's map."""
+    m, count = matrix.shape[0], first.shape[0]
     out = np.empty((m, count), matrix.dtype)  # the caller chose the codes' width
     for j in range(m):
         offset = offsets[j]
-        for g in range(count):
-            code = matrix[j, first[g]]
-            out[j, g] = maps[offset + code] if offset >= 0 else code
-    return out, inverse, sums, keys
+        if offset >= 0:
+            for g in range(count):
+                out[j, g] = maps[offset + matrix[j, first[g]]]
+        else:
+            for g in range(count):
+                out[j, g] = matrix[j, first[g]]
+    return out
 
 
 def scratch_size(rows: int) -> int:
-    """Slots ``_regroup`` may touch for a table of ``rows`` rows: the dense space (at most
+    """Slots ``_group`` may touch for a table of ``rows`` rows: the dense space (at most
     2 rows + 1024) or the hash table's (key, group) pairs (at most 4 rows)."""
     return max(8 * rows, 2 * rows + 1024)
 
@@ -169,6 +187,12 @@ class Grouper:
     def regroup(self, matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
                 weights: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(distinct rows, each row's group, ``weights`` summed per group): see ``regroup``."""
+        first, inverse, sums = self.group(matrix, radices, maps, offsets, weights, ordered)
+        return gather(matrix, maps, offsets, first), inverse, sums
+
+    def group(self, matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
+              weights: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As ``regroup``, each group's first row instead of its codes (``gather`` makes them)."""
         shape = self._shapes.get(radices) if isinstance(radices, tuple) else None
         if shape is None:
             shape = (math.prod(max(r, 1) for r in radices), np.array([max(r, 1) for r in radices], np.int64))
@@ -178,26 +202,33 @@ class Grouper:
                 self._shapes[radices] = shape
         space, radix = shape
         if space >= OVERFLOW:
-            out, inverse = _unique(matrix, maps, offsets)
-            return out, inverse, total(inverse, weights, out.shape[1])
+            first, inverse = _unique(matrix, maps, offsets)
+            return first, inverse, total(inverse, weights, len(first))
         rows = matrix.shape[1]
         if len(self.slots) < scratch_size(rows):
             self.slots = np.full(scratch_size(rows), -1, np.int64)
-        out, inverse, sums, keys = _regroup(matrix, maps, offsets, radix, space, weights, self.slots)
+        first, inverse, sums, keys = _group(matrix, maps, offsets, radix, space, weights, self.slots)
         if ordered and len(keys):
             # numpy's sort (SIMD) beats a compiled one several times over
             order = np.argsort(keys)
             rank = np.empty(len(order), np.int64)
             rank[order] = np.arange(len(order))
-            out, inverse, sums = out[:, order], rank[inverse], sums[order]
-        return out, inverse, sums
+            first, inverse, sums = first[order], rank[inverse], sums[order]
+        return first, inverse, sums
+
+
+def gather(matrix: np.ndarray, maps: np.ndarray, offsets: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The codes of the groups whose first rows are ``first`` (from ``Grouper.group``), as a
+    (columns x groups) matrix of ``matrix``'s type."""
+    return _gather(matrix, maps, offsets, first)
 
 
 def _unique(matrix: np.ndarray, maps: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The int64-overflow fallback: ``np.unique`` over the mapped rows."""
+    """The int64-overflow fallback: ``np.unique`` over the mapped rows (each distinct row's
+    first occurrence, each row's group)."""
     mapped = np.stack([column if o < 0 else maps[o + column] for column, o in zip(matrix, offsets)], axis=1)
-    distinct, inverse = np.unique(mapped, axis=0, return_inverse=True)
-    return np.ascontiguousarray(distinct.T, matrix.dtype), inverse.ravel()
+    _, first, inverse = np.unique(mapped, axis=0, return_index=True, return_inverse=True)
+    return first.astype(np.int64), inverse.ravel().astype(np.int64)
 
 
 def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
@@ -267,6 +298,12 @@ def warm() -> None:
     try:
         _warm()
     except Exception:  # noqa: BLE001 - see above
+        pass
+    try:  # predictive tagging's compiled walk, loaded with them (see sqlanon/tag_loops.py)
+        from sqlanon import tag_loops
+
+        tag_loops.warm()
+    except Exception:  # noqa: BLE001 - the Python walk serves
         pass
 
 

@@ -29,13 +29,14 @@ Verdicts use the models' own predicates and the metrics' own sums, evaluated ove
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from sqlglot import exp
 
 from sqlanon.engines.evaluate import compiled
-from sqlanon.engines.grouping import Grouper, Maps, summary, total, weighted_sums
+from sqlanon.engines.grouping import Grouper, Maps, gather, summary, total, weighted_sums
 from sqlanon.engines.histogram_loops import dense_masks, dense_pairs, merge_dense, regroup_histograms
 from sqlanon.engines.memory_figures import Histogram, dense_figures, figures
 from sqlanon.hierarchy import EncodedHierarchy
@@ -55,14 +56,26 @@ class Table:
     rows ``n``, the sum of n ln c_x (None unless the KL-divergence needs it), population rows
     (None without a research subset). As ``table`` builds it, the code rows are the QIs' at
     ``node``'s levels then the sensitive attributes'; the kernel keeps one row per QI class
-    instead, with per sensitive attribute the classes' histograms (``Pairs`` or ``Dense``)."""
+    instead, with per sensitive attribute the classes' histograms (``Pairs`` or ``Dense``).
+    A check's table may come without its code matrix (None) and ``gather``, which makes it:
+    read it through ``codes()``."""
 
     node: Node
-    matrix: np.ndarray
+    matrix: np.ndarray | None
     n: np.ndarray
     nlnx: np.ndarray | None
     pop: np.ndarray | None = None
     histograms: list[Pairs | Dense] | None = None
+    gather: Callable[[], np.ndarray] | None = field(default=None, repr=False)
+
+    def codes(self) -> np.ndarray:
+        """The code matrix, made on first use: a check's verdict needs only the class sizes,
+        and its codes are read only when its table becomes a snapshot (never an anonymous
+        node's) or the leaves or suppressed codes are asked for, so most checks of a search
+        with suppression never pay for them (a third of a regrouping)."""
+        if self.matrix is None:
+            self.matrix, self.gather = self.gather(), None
+        return self.matrix
 
 
 @dataclass
@@ -115,12 +128,20 @@ def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarra
 
 @dataclass
 class Classes:
-    """A node's classes: QI codes (a row per QI), sizes, figure columns, verdicts."""
+    """A node's classes: sizes, figure columns, verdicts, and the QI codes (a row per QI,
+    ``matrix``) of its table's classes (those in ``live`` when some were dropped), made on
+    first use."""
 
-    matrix: np.ndarray
+    table: Table
     n: np.ndarray
     columns: dict[str, np.ndarray]
     kept: np.ndarray
+    live: np.ndarray | None = None
+
+    @cached_property
+    def matrix(self) -> np.ndarray:
+        codes = self.table.codes()
+        return codes if self.live is None else codes[:, self.live]
 
     @property
     def codes(self) -> list[np.ndarray]:
@@ -216,9 +237,10 @@ class Kernel:
         return Table(table.node, matrix, n, nlnx, pop, histograms)
 
     # -- grouping ----------------------------------------------------------------------------
-    def generalize(self, source: Table, node: Node, ordered: bool = True) -> Table:
+    def generalize(self, source: Table, node: Node, ordered: bool = True, deferred: bool = False) -> Table:
         """``source``'s table regrouped at ``node`` (a generalization of its node); unless
-        ``ordered``, its classes in any order (see ``regroup``)."""
+        ``ordered``, its classes in any order (see ``regroup``); if ``deferred``, its code
+        matrix is made when first read (``Table.codes``)."""
         node, projection = tuple(node), self.settings.projection
         plan = self._plans.get((source.node, node, projection))
         if plan is None:  # a node's radices and a step's maps, worked out once, not per check
@@ -228,9 +250,10 @@ class Kernel:
             plan = self._plans[(source.node, node, projection)] = (
                 tuple(self.sizes[j][b] for j, b in enumerate(node)), self.maps.offsets(chosen))
         radices, offsets = plan
-        matrix, inverse, n = self.grouper.regroup(source.matrix, radices, self.maps.values, offsets, source.n, ordered)
+        codes, maps = source.codes(), self.maps.values
+        first, inverse, n = self.grouper.group(codes, radices, maps, offsets, source.n, ordered)
         self.count(len(source.n))
-        count = matrix.shape[1]
+        count = len(first)
         nlnx = total(inverse, source.nlnx, count) if source.nlnx is not None else None
         pop = total(inverse, source.pop, count) if source.pop is not None else None
         histograms = None
@@ -238,18 +261,22 @@ class Kernel:
             histograms = [Dense(*merge_dense(h.counts, h.held, inverse, count)) if isinstance(h, Dense) else
                           Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
                           for h, values in zip(source.histograms, self.values)]
-        return Table(tuple(node), matrix, n, nlnx, pop, histograms)
+        if deferred:
+            return Table(tuple(node), None, n, nlnx, pop, histograms, lambda: gather(codes, maps, offsets, first))
+        return Table(tuple(node), gather(codes, maps, offsets, first), n, nlnx, pop, histograms)
 
     def classes(self, table: Table, keep, params: dict, leaves: bool = True) -> Classes:
         """The node's classes from its table: sizes, the models' figures, the verdicts. With a
         research subset, classes without subset rows release nothing and are dropped (as the
         SQL path's population join drops them). ``leaves``: add the columns ``leaves{j}`` even
         when the keep condition does not read them."""
-        matrix, n, pop, nlnx, histograms = table.matrix, table.n, table.pop, table.nlnx, table.histograms
+        n, pop, nlnx, histograms, live = table.n, table.pop, table.nlnx, table.histograms, None
         if pop is not None:
             live = n > 0
-            if not live.all():
-                matrix, n, pop = matrix[:, live], n[live], pop[live]
+            if live.all():
+                live = None
+            else:
+                n, pop = n[live], pop[live]
                 nlnx = nlnx[live] if nlnx is not None else None
                 if histograms is not None:
                     # a class without subset rows holds no value: its run is empty
@@ -257,7 +284,9 @@ class Kernel:
                                   Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
                                   for h in histograms]
         columns: dict[str, np.ndarray] = {"n": n}
+        cls = Classes(table, n, columns, None, live)
         if leaves or compiled(keep).reads_leaves(len(table.node)):
+            matrix = cls.matrix
             for j, level in enumerate(table.node):
                 columns[f"leaves{j}"] = self.leaves[j][level][matrix[j]]
         if nlnx is not None:
@@ -266,8 +295,8 @@ class Kernel:
             columns["pop"] = pop
         for model in getattr(keep, "histogram_models", ()):
             columns.update(self._figures(model, histograms, n))
-        kept = compiled(keep).keep(columns, params)
-        return Classes(matrix, n, columns, kept)
+        cls.kept = compiled(keep).keep(columns, params)
+        return cls
 
     def _figures(self, model, histograms: list[Pairs | Dense], n: np.ndarray) -> dict[str, np.ndarray]:
         known = self._aux.get(id(model))
@@ -288,7 +317,7 @@ class Kernel:
     def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str], start: Table | None = None) -> ClassStats:
         """One check, from the base table or the snapshot ``start`` (a ``keep_snapshot`` handle)."""
         source = start if start is not None else self.base
-        table = self.generalize(source, node, ordered=False)
+        table = self.generalize(source, node, ordered=False, deferred=True)
         cls = self.classes(table, keep, params, leaves=False)
         self._pending = table
         n, kept = cls.n, cls.kept
@@ -324,6 +353,7 @@ class Kernel:
         pending, self._pending = self._pending, None
         if pending is None or pending.node != tuple(node):
             raise ValueError(f"keep_snapshot({node}): the last check computed {pending and pending.node}")
+        pending.codes()  # a snapshot is read as a source: its codes made now, its source let go
         return pending
 
     def drop_snapshot(self, handle: Table) -> None:
