@@ -14,10 +14,12 @@ risk analysis' "after", which must agree with the search's) are counted from the
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 
 import duckdb
 from sqlglot import exp
@@ -51,11 +53,55 @@ def _relation(output: Output) -> tuple[str, dict]:
     return exp.Table(this=ident(output.table), db=ident("main"), catalog=ident("verify_db")).sql("duckdb"), {}
 
 
+class FreshConnection:
+    """A new in-memory DuckDB database for one verification, created in a background thread
+    while the output is being written. Creating a database costs ~15-20 ms (DuckDB sets up
+    its catalog and built-in extensions per database; no setting shortens it) and releases
+    the GIL, so it overlaps the write instead of adding to the verification. It is created
+    before the output exists and holds nothing: the verification still learns everything
+    from the written file alone. ``config``: the job's DuckDB settings (memory limit, spill
+    folder, threads), given at creation, so the verification uses what the job allows.
+    """
+
+    def __init__(self, config: dict | None = None):
+        self._config = {key: value for key, value in (config or {}).items() if value is not None}
+        self._con = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._open, name="sqlanon-verify-connect", daemon=True)
+        self._thread.start()
+
+    def _open(self) -> None:
+        try:
+            self._con = duckdb.connect(config=self._config)
+        except BaseException as error:  # noqa: BLE001 - raised in the verifying thread by take()
+            self._error = error
+
+    def take(self) -> duckdb.DuckDBPyConnection:
+        """The connection (the caller closes it); waits for its creation."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        con, self._con = self._con, None
+        if con is None:
+            raise RuntimeError("a verification connection is used once")
+        return con
+
+    def discard(self) -> None:
+        """Close the connection unless it was taken (the write failed, or a PostgreSQL output
+        table is read over its own connection)."""
+        self._thread.join()
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+
 @contextmanager
-def _reader(output: Output, url: str | None) -> Iterator[tuple[Callable, str, dict, str]]:
+def _reader(output: Output, url: str | None, fresh: FreshConnection | None = None,
+            config: dict | None = None) -> Iterator[tuple[Callable, str, dict, str]]:
     """A fresh connection to the written output: (run(sql, params) -> rows, relation, its
-    parameters, dialect). DuckDB reads files and DuckDB tables; a PostgreSQL output table is
-    read over its own connection (``url``)."""
+    parameters, dialect). DuckDB reads files and DuckDB tables, over ``fresh`` when given (a
+    database created for this verification) or a new database with the settings ``config``;
+    a PostgreSQL output table is read over its own connection (``url``)."""
     if output.kind == "postgres":
         from sqlanon import pg_connection as pg
 
@@ -70,7 +116,10 @@ def _reader(output: Output, url: str | None) -> Iterator[tuple[Callable, str, di
         finally:
             con.close()
         return
-    con = duckdb.connect()
+    if fresh is not None:
+        con = fresh.take()
+    else:
+        con = duckdb.connect(config={key: value for key, value in (config or {}).items() if value is not None})
     try:
         if output.kind == "duckdb":
             con.execute(f"ATTACH {exp.Literal.string(output.path).sql('duckdb')} AS verify_db (READ_ONLY)").fetchall()
@@ -100,20 +149,15 @@ class Released:
         return counts
 
 
-def read_released(output: Output, qis: list[str], attributes: list[str] = (), url: str | None = None) -> Released:
-    """One GROUP BY over the written output (a fresh connection): its groups' rows, and with
-    ``attributes`` the attributes' values per group."""
+def read_released(output: Output, qis: list[str], attributes: list[str] = (), url: str | None = None,
+                  fresh: FreshConnection | None = None, config: dict | None = None) -> Released:
+    """One GROUP BY over the written output (a fresh connection: ``fresh``, else a new one with
+    the DuckDB settings ``config``): its groups' rows, and with ``attributes`` the attributes'
+    values per group."""
     attributes = list(attributes)
     names = [*qis, *attributes]
-    with _reader(output, url) as (run, relation, params, dialect):
-        # Grouped by the values as they are (what a bare GROUP BY costs), then each group's
-        # values as text; groups whose texts coincide merge below.
-        raw = ", ".join(col(a).as_(ident(f"c{i}")).sql(dialect) for i, a in enumerate(names))
-        inner = (f"SELECT {raw}, COUNT(*) AS {ident('n').sql(dialect)} FROM {relation} "
-                 f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
-        text = ", ".join(exp.Coalesce(this=exp.Cast(this=col(f"c{i}"), to=exp.DataType.build("VARCHAR")),
-                                      expressions=[exp.Literal.string("")]).sql(dialect) for i in range(len(names)))
-        rows = run(f"SELECT {text}, {ident('n').sql(dialect)} FROM ({inner}) AS {ident('g').sql(dialect)}", params)
+    with _reader(output, url, fresh, config) as (run, relation, params, dialect):
+        rows = run(_grouped_sql(tuple(names), relation, dialect), params)
     d = len(qis)
     sizes: dict[tuple, int] = {}
     histograms: dict[tuple, Counter] = defaultdict(Counter)
@@ -123,6 +167,21 @@ def read_released(output: Output, qis: list[str], attributes: list[str] = (), ur
         if attributes:
             histograms[key][tuple(row[d:-1])] += n
     return Released(list(qis), attributes, sizes, dict(histograms))
+
+
+@lru_cache(maxsize=64)
+def _grouped_sql(names: tuple[str, ...], relation: str, dialect: str) -> str:
+    """The one GROUP BY of the verification, built once per shape (rendering it through
+    sqlglot costs a few milliseconds, as much as the Python work on the groups)."""
+    # Grouped by the values as they are (what a bare GROUP BY costs), then each group's
+    # values as text; groups whose texts coincide merge in read_released.
+    raw = ", ".join(col(a).as_(ident(f"c{i}")).sql(dialect) for i, a in enumerate(names))
+    inner = (f"SELECT {raw}, COUNT(*) AS {ident('n').sql(dialect)} FROM {relation} "
+             f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+    varchar = exp.DataType.build("VARCHAR")
+    text = ", ".join(exp.Coalesce(this=exp.Cast(this=col(f"c{i}"), to=varchar.copy()),
+                                  expressions=[exp.Literal.string("")]).sql(dialect) for i in range(len(names)))
+    return f"SELECT {text}, {ident('n').sql(dialect)} FROM ({inner}) AS {ident('g').sql(dialect)}"
 
 
 def measure(output: Output, qis: list[str], k: int, url: str | None = None, suppressed: int = 0,
@@ -293,15 +352,21 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
            models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None,
-           named: str | None = None) -> dict:
+           named: str | None = None, fresh: FreshConnection | None = None, config: dict | None = None) -> dict:
     """Raise VerificationError unless the written output is what the search promised. With a
     research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
     ``url``: the PostgreSQL connection, for an output table there. ``named``: how messages call
-    the output (it is verified under its temporary name, before it is published)."""
+    the output (it is verified under its temporary name, before it is published). ``fresh``:
+    the database created for this verification (``FreshConnection``; closed here, used or
+    not), else a new one with the job's DuckDB settings ``config``."""
     named = named or output.describe()
     # the one pass over the written output: the groups, with the attributes the models read
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
-    released = read_released(output, qis, attributes, url)
+    try:
+        released = read_released(output, qis, attributes, url, fresh, config)
+    finally:
+        if fresh is not None:
+            fresh.discard()
     v = measure(output, qis, k, url, suppressed, named, released)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
     problems = []
