@@ -94,3 +94,23 @@ def test_the_fresh_database_is_used_once_and_closed(tmp_path):
     unused.discard()  # a write that failed: closed without use
     with pytest.raises(RuntimeError, match="used once"):
         unused.take()
+
+
+def test_the_verifying_database_is_closed_in_the_background(tmp_path):
+    import threading
+
+    out = tmp_path / "ok.csv"
+    out.write_text("a\nx\nx\n")
+    before = set(threading.enumerate())
+    assert verify(Output(path=str(out)), ["a"], 2, rows=2, suppressed=0, limit_rows=0, fresh=FreshConnection())["rows"] == 2
+    closing = [t for t in set(threading.enumerate()) - before if t.name == "sqlanon-verify-close"]
+    assert all(not t.daemon for t in closing)  # the interpreter waits for them at exit
+    for t in closing:
+        t.join()
+    con = duckdb.connect()
+    FreshConnection.close_later(con)
+    for t in threading.enumerate():
+        if t.name == "sqlanon-verify-close":
+            t.join()
+    with pytest.raises(duckdb.ConnectionException, match="closed"):
+        con.execute("SELECT 1")
