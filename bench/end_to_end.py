@@ -5,9 +5,7 @@ its floor measured in the same run.
 Per input (Parquet, CSV) and output (CSV, Parquet) a job file is written and run as a user
 runs it: ``sqlanon.anonymize(sqlanon.load_job(path))``, in this process. The phases are the
 report's ``seconds`` (prepare, search, output, risk; ``output`` = write + verify, split with the
-``on_phase`` callback) and the wall-clock time of the call (``total``). The verification's own
-database is created in a background thread during write and closed in one after verify
-(``sqlanon.verify.FreshConnection``): write and total carry whatever that costs them. The floors, each with a
+``on_phase`` callback) and the wall-clock time of the call (``total``). The floors, each with a
 fresh DuckDB connection:
 
 * ``group by``: a bare ``GROUP BY`` of the nine QI columns over the input file, as the engine

@@ -25,7 +25,7 @@ from sqlanon.search import HEURISTICS, SearchOutcome
 from sqlanon.html_report import html_report, one_line, summary_html
 from sqlanon.risk_markdown import markdown_files, summary_targets
 from sqlanon.session import Session
-from sqlanon.verify import FreshConnection, Population, verify
+from sqlanon.verify import Population, verify
 
 #: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
 log = logging.getLogger("sqlanon")
@@ -259,18 +259,13 @@ def _publish(session: Session, phase, publication: Publication, write, suppresse
     a verified output is ever published."""
     job = session.job
     phase("write")
-    # the verification's own database, created while the output is written (see FreshConnection)
+    write(publication.output_target)
+    publication.output_written()
+    phase("verify")
+    # the verification's own database takes the job's DuckDB settings
     config = {"memory_limit": job.memory_limit, "temp_directory": job.temp_directory, "threads": job.threads}
-    fresh = FreshConnection(config) if job.output.kind != "postgres" else None
-    try:
-        write(publication.output_target)
-        publication.output_written()
-        phase("verify")
-        return verify(publication.staged_output, session.qis, job.k, session.rows, suppressed, limit_rows, models,
-                      overall, population, url=job.url, named=job.output.describe(), fresh=fresh, config=config)
-    finally:
-        if fresh is not None:  # unused when the write failed
-            fresh.discard()
+    return verify(publication.staged_output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall,
+                  population, url=job.url, named=job.output.describe(), config=config)
 
 
 def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:

@@ -53,64 +53,26 @@ def _relation(output: Output) -> tuple[str, dict]:
     return exp.Table(this=ident(output.table), db=ident("main"), catalog=ident("verify_db")).sql("duckdb"), {}
 
 
-class FreshConnection:
-    """A new in-memory DuckDB database for one verification, created in a background thread
-    while the output is being written, and closed in one after its figures are read
-    (``close_later``). Creating a database costs ~15-20 ms (DuckDB sets up its catalog and
-    built-in extensions per database; no setting shortens it) and releases the GIL, so it
-    overlaps the write instead of adding to the verification. It is created before the
-    output exists and holds nothing: the verification still learns everything from the
-    written file alone. ``config``: the job's DuckDB settings (memory limit, spill
-    folder, threads), given at creation, so the verification uses what the job allows.
-    """
+def _connect(config: dict | None = None) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB database for one verification, with the job's DuckDB settings
+    (``config``: memory limit, spill folder, threads; None values left out), given at
+    creation so the verification uses what the job allows without a round trip per setting."""
+    return duckdb.connect(config={key: value for key, value in (config or {}).items() if value is not None})
 
-    def __init__(self, config: dict | None = None):
-        self._config = {key: value for key, value in (config or {}).items() if value is not None}
-        self._con = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._open, name="sqlanon-verify-connect", daemon=True)
-        self._thread.start()
 
-    def _open(self) -> None:
-        try:
-            self._con = duckdb.connect(config=self._config)
-        except BaseException as error:  # noqa: BLE001 - raised in the verifying thread by take()
-            self._error = error
-
-    def take(self) -> duckdb.DuckDBPyConnection:
-        """The connection (the caller closes it); waits for its creation."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        con, self._con = self._con, None
-        if con is None:
-            raise RuntimeError("a verification connection is used once")
-        return con
-
-    @staticmethod
-    def close_later(con: duckdb.DuckDBPyConnection) -> None:
-        """Close ``con`` in a background thread: its figures are read, and tearing its database
-        down (DuckDB returning the memory of the scan, 30-45 ms at 1.2 M rows when the
-        database was created in another thread) is no part of the verification. Not a daemon:
-        the interpreter waits for it at exit."""
-        threading.Thread(target=con.close, name="sqlanon-verify-close").start()
-
-    def discard(self) -> None:
-        """Close the connection unless it was taken (the write failed, or a PostgreSQL output
-        table is read over its own connection)."""
-        self._thread.join()
-        if self._con is not None:
-            self._con.close()
-            self._con = None
+def _close_later(con: duckdb.DuckDBPyConnection) -> None:
+    """Close ``con`` in a background thread once the verification's figures are read: tearing
+    its database down (returning the scan's memory, 4-10 ms at 1.2 M rows) is no part of the
+    check, and the report written meanwhile is one Python thread. Not a daemon: the
+    interpreter waits for it at exit."""
+    threading.Thread(target=con.close, name="sqlanon-verify-close").start()
 
 
 @contextmanager
-def _reader(output: Output, url: str | None, fresh: FreshConnection | None = None,
-            config: dict | None = None) -> Iterator[tuple[Callable, str, dict, str]]:
+def _reader(output: Output, url: str | None, config: dict | None = None) -> Iterator[tuple[Callable, str, dict, str]]:
     """A fresh connection to the written output: (run(sql, params) -> rows, relation, its
-    parameters, dialect). DuckDB reads files and DuckDB tables, over ``fresh`` when given (a
-    database created for this verification) or a new database with the settings ``config``;
-    a PostgreSQL output table is read over its own connection (``url``)."""
+    parameters, dialect). DuckDB reads files and DuckDB tables, in a new database with the
+    settings ``config``; a PostgreSQL output table is read over its own connection (``url``)."""
     if output.kind == "postgres":
         from sqlanon import pg_connection as pg
 
@@ -125,18 +87,15 @@ def _reader(output: Output, url: str | None, fresh: FreshConnection | None = Non
         finally:
             con.close()
         return
-    if fresh is not None:
-        con = fresh.take()
-    else:
-        con = duckdb.connect(config={key: value for key, value in (config or {}).items() if value is not None})
+    con = _connect(config)
     try:
         if output.kind == "duckdb":
             con.execute(f"ATTACH {exp.Literal.string(output.path).sql('duckdb')} AS verify_db (READ_ONLY)").fetchall()
         relation, params = _relation(output)
         yield (lambda sql, params: con.execute(sql, params).fetchall()), relation, params, "duckdb"
     finally:
-        if fresh is not None and output.kind != "duckdb":
-            fresh.close_later(con)
+        if output.kind != "duckdb":
+            _close_later(con)
         else:  # a DuckDB output file stays attached until closed: closed before it is published
             con.close()
 
@@ -162,13 +121,12 @@ class Released:
 
 
 def read_released(output: Output, qis: list[str], attributes: list[str] = (), url: str | None = None,
-                  fresh: FreshConnection | None = None, config: dict | None = None) -> Released:
-    """One GROUP BY over the written output (a fresh connection: ``fresh``, else a new one with
-    the DuckDB settings ``config``): its groups' rows, and with ``attributes`` the attributes'
-    values per group."""
+                  config: dict | None = None) -> Released:
+    """One GROUP BY over the written output (a fresh connection, with the DuckDB settings
+    ``config``): its groups' rows, and with ``attributes`` the attributes' values per group."""
     attributes = list(attributes)
     names = [*qis, *attributes]
-    with _reader(output, url, fresh, config) as (run, relation, params, dialect):
+    with _reader(output, url, config) as (run, relation, params, dialect):
         rows = run(_grouped_sql(tuple(names), relation, dialect), params)
     d = len(qis)
     sizes: dict[tuple, int] = {}
@@ -364,21 +322,16 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
            models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None,
-           named: str | None = None, fresh: FreshConnection | None = None, config: dict | None = None) -> dict:
+           named: str | None = None, config: dict | None = None) -> dict:
     """Raise VerificationError unless the written output is what the search promised. With a
     research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
     ``url``: the PostgreSQL connection, for an output table there. ``named``: how messages call
-    the output (it is verified under its temporary name, before it is published). ``fresh``:
-    the database created for this verification (``FreshConnection``; closed here, used or
-    not), else a new one with the job's DuckDB settings ``config``."""
+    the output (it is verified under its temporary name, before it is published). ``config``:
+    the job's DuckDB settings, for the verification's own database."""
     named = named or output.describe()
     # the one pass over the written output: the groups, with the attributes the models read
     attributes = list(dict.fromkeys(m.attribute for m in models if m.attribute))
-    try:
-        released = read_released(output, qis, attributes, url, fresh, config)
-    finally:
-        if fresh is not None:
-            fresh.discard()
+    released = read_released(output, qis, attributes, url, config)
     v = measure(output, qis, k, url, suppressed, named, released)
     expected_rows = rows - suppressed if output.suppressed == "drop" else rows
     problems = []
