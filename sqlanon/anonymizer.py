@@ -262,8 +262,10 @@ def _publish(session: Session, phase, publication: Publication, write, suppresse
     write(publication.output_target)
     publication.output_written()
     phase("verify")
+    # the verification's own database takes the job's DuckDB settings
+    config = {"memory_limit": job.memory_limit, "temp_directory": job.temp_directory, "threads": job.threads}
     return verify(publication.staged_output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall,
-                  population, url=job.url, named=job.output.describe())
+                  population, url=job.url, named=job.output.describe(), config=config)
 
 
 def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:
