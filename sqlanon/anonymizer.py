@@ -25,7 +25,7 @@ from sqlanon.search import HEURISTICS, SearchOutcome
 from sqlanon.html_report import html_report, one_line, summary_html
 from sqlanon.risk_markdown import markdown_files, summary_targets
 from sqlanon.session import Session
-from sqlanon.verify import Population, verify
+from sqlanon.verify import Population, fresh_database, verify
 
 #: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
 log = logging.getLogger("sqlanon")
@@ -259,13 +259,20 @@ def _publish(session: Session, phase, publication: Publication, write, suppresse
     a verified output is ever published."""
     job = session.job
     phase("write")
-    write(publication.output_target)
-    publication.output_written()
-    phase("verify")
-    # the verification's own database takes the job's DuckDB settings
+    # the verification's own database, with the job's DuckDB settings, made before the write
+    # (one made after a large COPY costs several times as much: verify.fresh_database)
     config = {"memory_limit": job.memory_limit, "temp_directory": job.temp_directory, "threads": job.threads}
+    database = fresh_database(publication.staged_output, config)
+    try:
+        write(publication.output_target)
+        publication.output_written()
+    except BaseException:
+        if database is not None:
+            database.close()
+        raise
+    phase("verify")
     return verify(publication.staged_output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall,
-                  population, url=job.url, named=job.output.describe(), config=config)
+                  population, url=job.url, named=job.output.describe(), config=config, database=database)
 
 
 def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:

@@ -12,9 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import ADULT_QIS, adult_job
-from sqlanon import Output, anonymize
+from sqlanon import Output, anonymize, anonymizer
+from sqlanon.engines.duckdb import DuckDBEngine
 from sqlanon.errors import VerificationError
-from sqlanon.verify import _close_later, _connect, verify
+from sqlanon.verify import _close_later, _connect, fresh_database, verify
 
 
 def written_groups(path, qis):
@@ -96,3 +97,40 @@ def test_the_verifying_database_is_closed_in_the_background(tmp_path):
     join_closing()
     with pytest.raises(duckdb.ConnectionException, match="closed"):
         con.execute("SELECT 1")
+
+
+def test_the_database_made_before_the_write_reads_only_the_written_file(tmp_path):
+    """``fresh_database`` is made before the output exists (as ``anonymize`` does, before its
+    write), then verifies the file written afterwards exactly as a database made then would,
+    and is closed once read; a PostgreSQL table gets none (it is read over its own connection)."""
+    out = tmp_path / "late.parquet"
+    database = fresh_database(Output(path=str(out)), {"threads": 1})
+    assert database.execute("SELECT count(*) FROM duckdb_tables()").fetchall() == [(0,)]  # new and empty
+    pq.write_table(pa.table({"age": ["20s", "20s", "*"], "sex": ["f", "f", "*"]}), out)
+    early = verify(Output(path=str(out)), ["age", "sex"], 2, rows=3, suppressed=1, limit_rows=1, database=database)
+    assert early == verify(Output(path=str(out)), ["age", "sex"], 2, rows=3, suppressed=1, limit_rows=1)
+    join_closing()
+    with pytest.raises(duckdb.ConnectionException, match="closed"):
+        database.execute("SELECT 1")
+    assert fresh_database(Output(table="public.released")) is None
+
+
+def test_a_failed_write_closes_the_verifying_database(tmp_path, monkeypatch):
+    made = []
+
+    def spy(output, config=None):
+        made.append(fresh_database(output, config))
+        return made[-1]
+
+    def failing_write(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(anonymizer, "fresh_database", spy)
+    job = adult_job(["age", "sex"], k=5, output=Output(path=str(tmp_path / "out.csv")))
+    monkeypatch.setattr(DuckDBEngine, "write", failing_write)
+    with pytest.raises(OSError, match="disk full"):
+        anonymize(job)
+    assert len(made) == 1
+    with pytest.raises(duckdb.ConnectionException, match="closed"):
+        made[0].execute("SELECT 1")
+    assert not (tmp_path / "out.csv").exists()
