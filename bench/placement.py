@@ -51,6 +51,8 @@ def measure(session: Session, k: int, s: float, repeat: int) -> dict:
         outcome, checker = session.search("flash", k=k, suppression_limit=s)
         seconds = time.perf_counter() - started
         runs.append((seconds, checker.seconds, checker.checks, outcome.optimum.node if outcome.optimum else None))
+        # freed here, not when the next search's result replaces them (inside its clock)
+        del outcome, checker
     search = statistics.median(r[0] for r in runs)
     inside = statistics.median(r[1] for r in runs)
     checks = runs[0][2]
