@@ -445,49 +445,49 @@ class DuckDBEngine(SqlEngine):
 
     # -- batches on two connections ------------------------------------------------------------
     def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
-        """A batch of lean checks over a class table of one row group runs on one thread
-        (``_mode``), so the second core has nothing to do; here half of the batch goes to a
-        second connection, on a Python thread (DuckDB lets go of the GIL while it executes),
-        and both halves run at once. DuckDB's fixed cost per grouped query (binding, planning,
-        a hash table: ~0.3 ms per part of a UNION ALL even over ten rows, ``bench/sql_checks.py
-        --floor``) is what a batch pays per node, and one statement saves only the cost of
-        sending it; two connections cut the wall time instead. Anything else takes the one
-        statement."""
-        if lean_rows is None or lean_rows >= _ROW_GROUP or self._threads < 2 or len(queries) < 4:
+        """Rows of lean checks: half of the batch on the second connection (``_split``)."""
+        if not self._splits(lean_rows, len(queries)):
             return super()._batch(queries, params, lean_rows)
-        self._mode(True, lean_rows)  # DuckDB's settings are the database's: both connections run lean
-        second = self._second_connection()
         half = len(queries) // 2
-        mine, theirs = c.batch_query(queries[:half], DIALECT), c.batch_query(queries[half:], DIALECT, tags=range(half, len(queries)))
-        assert self._pool is not None
-        future = self._pool.submit(_fetch, second, theirs, params, False)
-        try:
-            found = self.run(mine, params, lean_rows)
-            other = future.result()
-        except BaseException:
-            second.interrupt()  # an interrupted or failed batch leaves nothing running
-            future.exception()
-            raise
-        self.queries += 1
-        self.bytes_fetched += fetched_bytes(other)
-        return found + other
+        theirs = c.batch_query(queries[half:], DIALECT, tags=range(half, len(queries)))
+        mine, other = self._split(lean_rows, lambda: self.run(c.batch_query(queries[:half], DIALECT), params, lean_rows),
+                                  lambda con: _fetch_rows(con, theirs, params))
+        return mine + other
 
     def _sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
-        """``_batch`` for class sizes, with each half's Python beside the other half's SQL: the
-        second half is rendered first and handed over, and the thread that fetched a half also
-        reads its figures, so rendering the first half and reading either one run while DuckDB
-        (which lets go of the GIL) executes the other (a third of a batch's time was Python
-        waiting its turn, bench/sql_checks.py)."""
-        if lean_rows >= _ROW_GROUP or self._threads < 2 or len(nodes) < 4:
+        """Class sizes: half of the batch on the second connection (``_split``), each half's
+        Python beside the other half's SQL. The second half is rendered first and handed
+        over, and the thread that fetched a half also reads its figures, so rendering the
+        first half and reading either one run while DuckDB executes the other (a third of a
+        batch's time was Python waiting its turn, bench/sql_checks.py)."""
+        if not self._splits(lean_rows, len(nodes)):
             return super()._sizes_batch(nodes, render, read, params, lean_rows)
-        self._mode(True, lean_rows)  # DuckDB's settings are the database's: both connections run lean
-        second = self._second_connection()
         half = len(nodes) // 2
         theirs = self._sizes_batch_query(nodes[half:], render)
+        mine, other = self._split(
+            lean_rows, lambda: read(self.run_columns(self._sizes_batch_query(nodes[:half], render), params, lean_rows), half),
+            lambda con: _fetch_read(con, theirs, params, read, len(nodes) - half))
+        return mine + other
+
+    def _splits(self, lean_rows: int | None, count: int) -> bool:
+        """A batch of lean checks over a class table of one row group runs on one thread
+        (``_mode``), so the second core has nothing to do: such a batch, of four nodes or
+        more, is split over two connections when DuckDB has two threads."""
+        return lean_rows is not None and lean_rows < _ROW_GROUP and self._threads >= 2 and count >= 4
+
+    def _split(self, lean_rows: int, mine, theirs):
+        """``mine()`` here and ``theirs(second connection)`` -> (result, bytes fetched) on the
+        batch's Python thread, at once (DuckDB lets go of the GIL while it executes): both
+        results. DuckDB's fixed cost per grouped query (binding, planning, a hash table: ~0.3
+        ms per part of a UNION ALL even over ten rows, ``bench/sql_checks.py --floor``) is
+        what a batch pays per node, and one statement saves only the cost of sending it; two
+        connections cut the wall time instead."""
+        self._mode(True, lean_rows)  # DuckDB's settings are the database's: both connections run lean
+        second = self._second_connection()
         assert self._pool is not None
-        future = self._pool.submit(_fetch_read, second, theirs, params, read, len(nodes) - half)
+        future = self._pool.submit(theirs, second)
         try:
-            mine = read(self.run_columns(self._sizes_batch_query(nodes[:half], render), params, lean_rows), half)
+            found = mine()
             other, fetched = future.result()
         except BaseException:
             second.interrupt()  # an interrupted or failed batch leaves nothing running
@@ -495,7 +495,7 @@ class DuckDBEngine(SqlEngine):
             raise
         self.queries += 1
         self.bytes_fetched += fetched
-        return mine + other
+        return found, other
 
     def _second_connection(self) -> duckdb.DuckDBPyConnection:
         """A second connection to this database holding its own copy of the wide class table
@@ -518,19 +518,20 @@ class DuckDBEngine(SqlEngine):
 _ROW_GROUP = 122_880  # rows of one DuckDB row group: a smaller table is scanned by one thread
 
 
-def _fetch(con: duckdb.DuckDBPyConnection, sql: str, params: dict, arrays: bool):
-    """One statement's result on ``con``, from the batch's second thread."""
+def _fetch_rows(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> tuple[list[tuple], int]:
+    """Half a batch of rows on ``con``, from the batch's second thread, and the text length of
+    what it fetched (counters stay the caller's)."""
     with interruptible():
-        result = con.execute(sql, params)
-        return result.fetchnumpy() if arrays else result.fetchall()
+        rows = con.execute(sql, params).fetchall()
+    return rows, fetched_bytes(rows)
 
 
 def _fetch_read(con: duckdb.DuckDBPyConnection, sql: str, params: dict, read, count: int):
-    """A half batch of class sizes on ``con``, from the batch's second thread: its figures
+    """Half a batch of class sizes on ``con``, from the batch's second thread: its figures
     (``read``) and the text length of what it fetched (counters stay the caller's)."""
-    found = _fetch(con, sql, params, arrays=True)
-    fetched = text_bytes(found)
-    return read(found, count), fetched
+    with interruptible():
+        found = con.execute(sql, params).fetchnumpy()
+    return read(found, count), text_bytes(found)
 
 
 @contextmanager

@@ -40,16 +40,18 @@ def from_class_sizes(sizes: np.ndarray, keep, params: dict, uniques: bool = Fals
     """``from_size_histogram`` of a node's class sizes (``compiler.class_sizes_query``): the
     histogram counted here, each distinct size decided by the models' predicate evaluated in
     numpy (``engines/evaluate.py``, the kernel's evaluator of the same sqlglot trees)."""
-    sizes = np.asarray(sizes).astype(np.int64, copy=False)  # DuckDB's SUM arrives as float64 (exact below 2**53)
-    top = int(sizes.max()) if len(sizes) else 0
-    if top <= 4 * len(sizes) + 1024:  # counting beats sorting while the sizes are few
-        counts = np.bincount(sizes)
-        size = np.flatnonzero(counts)
-        count = counts[size]
-    else:
-        size, count = np.unique(sizes, return_counts=True)
+    size, count = _distinct(np.asarray(sizes).astype(np.int64, copy=False))  # DuckDB's SUM arrives as float64
     kept = compiled(keep).keep({"n": size}, params)
     return from_size_histogram(size, count, kept, uniques, wanted)
+
+
+def _distinct(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct class sizes, ascending, and how many classes have each."""
+    if len(sizes) and int(sizes.max()) <= 4 * len(sizes) + 1024:  # counting beats sorting while the sizes are few
+        counts = np.bincount(sizes)
+        size = np.flatnonzero(counts)
+        return size, counts[size]
+    return np.unique(sizes, return_counts=True)
 
 
 def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, params: dict, uniques: bool = False,
@@ -69,21 +71,14 @@ def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, para
     rows = np.add.reduceat(sizes, starts)
     if int(sizes.max()) * int(rows.max()) >= 2**63:  # a node's sum of squares is at most its largest class times its rows
         return None
-    top = int(sizes.max())
-    if top <= 4 * len(sizes) + 1024:  # counting beats sorting while the sizes are few
-        distinct = np.flatnonzero(np.bincount(sizes))
-        verdict = np.zeros(top + 1, dtype=bool)
-        verdict[distinct] = compiled(keep).keep({"n": distinct}, params)
-        kept = verdict[sizes]
-    else:
-        distinct, where = np.unique(sizes, return_inverse=True)
-        kept = compiled(keep).keep({"n": distinct}, params)[where]
+    distinct = _distinct(sizes)[0]
+    kept = compiled(keep).keep({"n": distinct}, params)[np.searchsorted(distinct, sizes)]
     squares = sizes * sizes
     kept_squares = np.where(kept, squares, 0)
     none = np.iinfo(np.int64).max
     smallest_kept = np.minimum.reduceat(np.where(kept, sizes, none), starts)
     figures = zip(
-        np.diff(np.append(starts, len(tags))).tolist(),             # classes
+        (ends - starts).tolist(),                                   # classes
         np.add.reduceat(kept.astype(np.int64), starts).tolist(),    # kept classes
         np.add.reduceat(np.where(kept, 0, sizes), starts).tolist(),  # suppressed rows
         smallest_kept.tolist(),

@@ -24,7 +24,7 @@ from sqlglot import exp
 from sqlanon import compiler as c
 from sqlanon.config import Output, Source
 from sqlanon.engines import spark_io
-from sqlanon.engines.sql import SqlEngine, fetched_bytes
+from sqlanon.engines.sql import SqlEngine, columns_of, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.snapshot_settings import SnapshotSettings
 
@@ -98,8 +98,7 @@ class SparkEngine(SqlEngine):
     def _sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
         found = []
         for names, rows in self._concurrent([render(node) for node in nodes], params):
-            columns = {name: np.array([row[i] for row in rows]) for i, name in enumerate(names)}
-            found += read({c.BATCH_NODE: np.zeros(len(rows), dtype=np.int64), **columns}, 1)
+            found += read({c.BATCH_NODE: np.zeros(len(rows), dtype=np.int64), **columns_of(names, rows)}, 1)
         return found
 
     def _arrow(self, sql: str, params: dict) -> pa.Table:

@@ -144,8 +144,7 @@ class SqlEngine(Engine):
         return None
 
     def _columns(self, sql: str, params: dict) -> dict[str, np.ndarray]:
-        names, rows = self._query(sql, params)
-        return {name: np.array([row[i] for row in rows]) for i, name in enumerate(names)}
+        return columns_of(*self._query(sql, params))
 
     def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
         return self.run(c.batch_query(queries, self.dialect), params, lean_rows)
@@ -512,9 +511,9 @@ class SqlEngine(Engine):
         self._pending = None
 
         def render(node: Node, tag: int | None = None) -> str:
-            """The node's query; with ``tag``, tagged (``compiler.batch_query``) where the
-            class sizes are fetched (``sizes_in_process``)."""
-            query = self._check_query(node, keep, needs, None, tag if self.sizes_in_process else None)[1]
+            """The node's query; with ``tag``, tagged where the class sizes are fetched
+            (``_check_query``, ``compiler.batch_query``)."""
+            query = self._check_query(node, keep, needs, None, tag)[1]
             return query if isinstance(query, str) else self.sql(query)
 
         if shape != "sizes":  # one row of figures per node, fetched as Python values (exact integers)
@@ -573,7 +572,9 @@ class SqlEngine(Engine):
         histogram says everything (``compiler.size_histogram_query``; or its class sizes,
         ``compiler.class_sizes_query``, where ``sizes_in_process``); ``lean``: sizes and leaf
         counts, one row of figures (``compiler.lean_stats_query``); both over the wide form, in
-        the lean mode (``_mode``); ``stats``: anything else (``compiler.stats_query``)."""
+        the lean mode (``_mode``); ``stats``: anything else (``compiler.stats_query``). ``tag``:
+        the node's place in a batch, which the class sizes' query carries itself
+        (``sizes_in_process``); any other query is tagged by ``compiler.batch_query``."""
         with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
         sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
         signature = getattr(keep, "signature", "")
@@ -802,6 +803,11 @@ class SqlEngine(Engine):
         self._write(self.sql(query), {**params, "mask": "*"}, output, target)
         self.rows_scanned += self._count(c.DATA)
 
+
+
+def columns_of(names: Sequence[str], rows: Sequence[tuple]) -> dict[str, np.ndarray]:
+    """A result's rows as one array per column (``_columns``' default)."""
+    return {name: np.array([row[i] for row in rows]) for i, name in enumerate(names)}
 
 
 def fetched_bytes(rows) -> int:
