@@ -796,10 +796,13 @@ class NodeTemplate:
         self.dialect = dialect
         self.dimensions = dimensions
         self.sql = render(build((SLOT,) * dimensions), dialect)
+        # only the QIs whose slot the template holds: a lean template groups by KEYS alone,
+        # and 2 x d replacements that find nothing cost more than the rest of its render
         self._tokens = [
-            (ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
+            (j, ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
             for j in range(dimensions)
         ]
+        self._tokens = [(j, code, leaves) for j, code, leaves in self._tokens if code in self.sql or leaves in self.sql]
         self._keys = col(KEYS, "c").sql(dialect)
         self._tag = col(TAG).sql(dialect)
 
@@ -809,7 +812,7 @@ class NodeTemplate:
 
     def render(self, node: Node, keys: Sequence[str] = (), tag: int | None = None) -> str:
         sql = self.sql if tag is None else self.sql.replace(self._tag, str(int(tag)))
-        for j, (code, leaves) in enumerate(self._tokens):
+        for j, code, leaves in self._tokens:
             real = self._real.get((j, node[j]))
             if real is None:
                 real = self._real[j, node[j]] = (ident(wide_column(j, node[j])).sql(self.dialect),

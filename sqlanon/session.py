@@ -190,12 +190,17 @@ class Session:
         options = {option: getattr(job, option) for option in cls.options}
         search = cls(self.lattice, checker, **options)
         if on_progress is None:
-            return search.run(), checker
-        from sqlanon.progress import SearchTracker
+            outcome = search.run()
+        else:
+            from sqlanon.progress import SearchTracker
 
-        tracker = checker.on_check = SearchTracker(search, on_progress, checker.on_check)
-        outcome = search.run()
-        tracker.finish()
+            tracker = checker.on_check = SearchTracker(search, on_progress, checker.on_check)
+            outcome = search.run()
+            tracker.finish()
+        # The search is over: its snapshots go now, counted in its own checker's engine time,
+        # not held until the next checker (and paid inside the next search). A later check on
+        # this checker starts from the base class table.
+        checker.release_snapshots()
         return outcome, checker
 
     def _refuse_huge_lattice(self, job: Job, name: str, size: int) -> None:

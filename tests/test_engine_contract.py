@@ -62,23 +62,31 @@ def _snapshot_tables(engine) -> set[str]:
 
 
 def test_the_engine_stores_exactly_what_the_checkers_policy_holds(adult_available):
-    """DuckDB with checks in SQL and both snapshot switches on: after a search the temp tables
-    in use are the ones the checker's policy holds (the rest are free names, reused), a new
-    checker starts cold and the engine dropped everything, and the counters are the checker's."""
+    """DuckDB with checks in SQL and both snapshot switches on: after every check of a search
+    the temp tables in use are the ones the checker's policy holds (the rest are free names,
+    reused); when the search ends none is in use, a new checker starts cold (the engine drops
+    every table), the counters stay the checker's, and the released checker still answers,
+    from the base class table."""
     with Session(adult_job(QIS5, checks="sql", snapshots=ON)) as session:
         assert session.snapshot_settings == ON
-        outcome, checker = session.search("flash", k=5, suppression_limit=0.02)
         engine = session.engine
-        held = _held(checker)
-        assert held and held == set(engine._stored)
-        assert held <= _snapshot_tables(engine)
+        during = []
+
+        def after_each(result):
+            held = _held(session._checker)
+            during.append(bool(held))
+            assert held == set(engine._stored) and held <= _snapshot_tables(engine)
+
+        outcome, checker = session.search("flash", k=5, suppression_limit=0.02, on_check=after_each)
+        assert any(during)
         assert checker.rollups > 0 and checker.snapshot_hits > 0
+        assert not engine._stored  # the tables left are free names, reused
+        assert not checker.snapshots.history and checker.snapshots.last is None
         counted = (checker.rollups, checker.snapshot_hits)
         fresh = session.checker(k=5, suppression_limit=0.02)
-        assert _snapshot_tables(engine) == set() and not checker.snapshots.history and checker.snapshots.last is None
+        assert _snapshot_tables(engine) == set()  # a new checker starts cold: the engine dropped them
         assert (checker.rollups, checker.snapshot_hits) == counted  # the old search's counts stay its own
         assert (fresh.rollups, fresh.snapshot_hits) == (0, 0)
-        # the released checker still answers, from the base class table
         top = tuple(session.lattice.heights)
         assert checker.check(top).stats == fresh.check(top).stats
 

@@ -165,13 +165,26 @@ class Compiled:
         return self._sums[d]
 
 
+_BY_SIGNATURE: dict[str, Compiled] = {}
+
+
 def compiled(keep) -> Compiled:
     """The keep condition's predicate and sums as compiled evaluators, built once per
     condition object: building the sqlglot trees again for every check costs more than the
     check itself once a check takes a fraction of a millisecond."""
     cached = getattr(keep, "_kernel_compiled", None)
     if cached is None:
-        cached = Compiled(keep)
+        # Every checker makes its own condition object; one with the same signature (the
+        # models and the metric's sums, which the SQL engines' query cache keys on too)
+        # has the same trees, so a new search does not build them again.
+        signature = getattr(keep, "signature", None)
+        cached = _BY_SIGNATURE.get(signature) if signature is not None else None
+        if cached is None:
+            cached = Compiled(keep)
+            if signature is not None:
+                if len(_BY_SIGNATURE) >= 64:
+                    _BY_SIGNATURE.clear()
+                _BY_SIGNATURE[signature] = cached
         try:
             keep._kernel_compiled = cached
         except AttributeError:  # a plain function (a lambda): nothing to cache it on

@@ -54,6 +54,21 @@ def _distinct(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(sizes, return_counts=True)
 
 
+def _verdicts(sizes: np.ndarray, keep, params: dict) -> np.ndarray:
+    """Each class's verdict, the models' predicate evaluated once per distinct size: spread
+    back through a table indexed by size where the sizes are few (as ``_distinct`` counts
+    them), else through ``np.unique``'s inverse; a binary search per class cost a third of
+    reading a batch."""
+    if len(sizes) and int(sizes.max()) <= 4 * len(sizes) + 1024:
+        counts = np.bincount(sizes)
+        size = np.flatnonzero(counts)
+        verdict = np.zeros(len(counts), bool)
+        verdict[size] = compiled(keep).keep({"n": size}, params)
+        return verdict[sizes]
+    size, inverse = np.unique(sizes, return_inverse=True)
+    return compiled(keep).keep({"n": size}, params)[inverse]
+
+
 def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, params: dict, uniques: bool = False,
                      wanted: bool = False) -> list[ClassStats] | None:
     """``from_class_sizes`` of every node of a batch at once, from the batch's class sizes and
@@ -71,8 +86,7 @@ def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, para
     rows = np.add.reduceat(sizes, starts)
     if int(sizes.max()) * int(rows.max()) >= 2**63:  # a node's sum of squares is at most its largest class times its rows
         return None
-    distinct = _distinct(sizes)[0]
-    kept = compiled(keep).keep({"n": distinct}, params)[np.searchsorted(distinct, sizes)]
+    kept = _verdicts(sizes, keep, params)
     squares = sizes * sizes
     kept_squares = np.where(kept, squares, 0)
     none = np.iinfo(np.int64).max
