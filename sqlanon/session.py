@@ -89,7 +89,7 @@ class Session:
         # Tests compare many searches on one session: with share_stats, a node's class figures
         # are computed once per k and reused (each checker still counts its own checks).
         self._shared: dict | None = {} if share_stats else None
-        self._checker: Checker | None = None  # the latest: its snapshots go when the next one comes
+        self._checker: Checker | None = None  # the latest: its snapshots go when its search ends
 
     def _place_checks(self, job: Job, lattice_metric: bool) -> Placement:
         """Where the checks run (``sqlanon/placement.py``); the interval algorithms run no

@@ -4,6 +4,7 @@ reading of the same rows, one Python value at a time."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,3 +82,16 @@ def test_a_batch_with_a_node_without_classes_is_read_node_by_node():
     assert from_batch_sizes(np.array([0, 0, 2]), np.array([3, 1, 4]), 3, keep, {"k": 2}) is None
     huge = np.array([4 * 10**9, 4 * 10**9, 3 * 10**9])  # a sum of squares past 64 bits
     assert from_batch_sizes(np.array([0, 0, 1]), huge, 2, keep, {"k": 2}) is None
+
+
+@pytest.mark.parametrize("largest", [7, 10**6])
+def test_a_batch_decides_each_class_by_its_size_whether_the_sizes_are_counted_or_sorted(largest):
+    """The verdicts spread back by a table indexed by size (few sizes) or by np.unique's
+    inverse (a size far past the number of classes): the same classes suppressed either way."""
+    keep = KAnonymity(3).class_condition
+    tags = np.array([0, 0, 0, 1, 1, 2])
+    sizes = np.array([1, 3, largest, 2, 5, 2])
+    first, second, third = from_batch_sizes(tags, sizes, 3, keep, {"k": 3})
+    assert (first.suppressed, first.kept_classes, first.min_kept) == (1, 2, 3)
+    assert (second.suppressed, second.kept_classes, second.min_kept) == (2, 1, 5)
+    assert (third.suppressed, third.kept_classes, third.min_kept) == (2, 0, None)
