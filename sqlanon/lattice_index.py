@@ -20,6 +20,9 @@ import numpy as np
 
 from sqlanon.lattice import Lattice, Node
 
+#: the types of the neighbour arrays the compiled walk reads (``up_array``, ``down_array``)
+WALK_IDS = (np.uint16, np.int64)
+
 _INT64 = 2**62  # headroom for the exact integer order keys
 
 
@@ -54,11 +57,16 @@ class LatticeIndex:
         up = np.take_along_axis(up, np.argsort(np.append(rank, n)[up], axis=1, kind="stable"), axis=1)
         #: up[id]: the direct generalizations, in traversal order (Flash's path takes the first untagged)
         self.up: list[list[int]] = up.tolist()
-        self.up_array = up  # the same as an array, for the compiled walk (sqlanon/tag_loops.py)
+        # the same as arrays for the compiled walk (sqlanon/tag_loops.py): 16-bit ids while
+        # they fit, so ADULT's 12,960 x 9 neighbours take 233 KB, not 933 (a walk reads d of
+        # them per node it tags, and in a search the kernel's checks have evicted them from the
+        # cache: s = 0's searches spent a fifth less outside their checks); else 64-bit
+        narrow = WALK_IDS[0] if n <= np.iinfo(WALK_IDS[0]).max else WALK_IDS[1]
+        self.up_array = up.astype(narrow)
         down = np.where(matrix > 0, ids[:, None] - stride, n)
         #: down[id]: the direct specializations, QI by QI (as Lattice.predecessors)
         self.down: list[list[int]] = down.tolist()
-        self.down_array = down
+        self.down_array = down.astype(narrow)
         #: level_down[l]: (nodes of level l, QIs) array of their direct specializations
         self.level_down: list[np.ndarray] = [down[level] for level in self.level_ids]
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from sqlanon.lattice_index import WALK_IDS
+
 #: set once ``warm`` has loaded the compiled walk in this process
 READY = False
 
@@ -46,6 +48,7 @@ def spread(state, neighbours, node, value, stack):  # pragma: no cover - compile
 def warm() -> None:
     """Load the compiled walk (see the module's docstring); on any failure the Python walk serves."""
     global READY
-    state = np.array([0, 1], np.uint8)
-    spread(state, np.array([[1], [1]], np.int64), 0, 2, np.zeros(2, np.int64))
+    for ids in WALK_IDS:  # both types a lattice's neighbour arrays come in, compiled (or loaded) now
+        state = np.array([0, 1], np.uint8)
+        spread(state, np.array([[1], [1]], ids), 0, 2, np.zeros(2, np.int64))
     READY = True

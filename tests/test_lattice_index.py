@@ -114,6 +114,28 @@ def test_tags_on_ids_tag_what_the_walk_over_tuples_tags(walk, heights, data):
         tagging.WALK, tag_loops.READY = shipped, ready
 
 
+def test_a_lattice_past_16_bit_ids_walks_on_64_bit_neighbours():
+    """65,536 nodes: the missing neighbour's id no longer fits 16 bits, so the compiled walk
+    reads 64-bit arrays and tags what the Python walk tags."""
+    tag_loops.warm()
+    index = Lattice((15, 15, 15, 15)).index
+    assert index.size == 65_536 and index.up_array.dtype == index.down_array.dtype == np.int64
+    assert Lattice((15, 15, 15, 14)).index.up_array.dtype == np.uint16
+    ready = tag_loops.READY
+    found = []
+    try:
+        for compiled in (True, False):
+            tag_loops.READY = compiled
+            tags = Tags(index)
+            assert (tags._walk is not None) == compiled
+            tags.record(index.id((7, 8, 9, 10)), False)
+            tags.record(index.id((3, 2, 12, 4)), True)
+            found.append((bytes(tags.state), tags.predicted))
+    finally:
+        tag_loops.READY = ready
+    assert found[0] == found[1] and found[0][1] == 8 * 9 * 10 * 11 - 1 + 13 * 14 * 4 * 12 - 1
+
+
 def _compare_tags(heights, data, compiled):
     lattice = Lattice(heights)
     index = lattice.index
