@@ -798,11 +798,9 @@ class NodeTemplate:
         self.sql = render(build((SLOT,) * dimensions), dialect)
         # only the QIs whose slot the template holds: a lean template groups by KEYS alone,
         # and 2 x d replacements that find nothing cost more than the rest of its render
-        self._tokens = [
-            (j, ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
-            for j in range(dimensions)
-        ]
-        self._tokens = [(j, code, leaves) for j, code, leaves in self._tokens if code in self.sql or leaves in self.sql]
+        slots = ((j, ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
+                 for j in range(dimensions))
+        self._tokens = [(j, code, leaves) for j, code, leaves in slots if code in self.sql or leaves in self.sql]
         self._keys = col(KEYS, "c").sql(dialect)
         self._tag = col(TAG).sql(dialect)
 

@@ -45,9 +45,14 @@ def from_class_sizes(sizes: np.ndarray, keep, params: dict, uniques: bool = Fals
     return from_size_histogram(size, count, kept, uniques, wanted)
 
 
+def _countable(sizes: np.ndarray) -> bool:
+    """Counting (a table indexed by size) beats sorting while the sizes are few beside the classes."""
+    return bool(len(sizes)) and int(sizes.max()) <= 4 * len(sizes) + 1024
+
+
 def _distinct(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct class sizes, ascending, and how many classes have each."""
-    if len(sizes) and int(sizes.max()) <= 4 * len(sizes) + 1024:  # counting beats sorting while the sizes are few
+    if _countable(sizes):
         counts = np.bincount(sizes)
         size = np.flatnonzero(counts)
         return size, counts[size]
@@ -56,13 +61,12 @@ def _distinct(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _verdicts(sizes: np.ndarray, keep, params: dict) -> np.ndarray:
     """Each class's verdict, the models' predicate evaluated once per distinct size: spread
-    back through a table indexed by size where the sizes are few (as ``_distinct`` counts
-    them), else through ``np.unique``'s inverse; a binary search per class cost a third of
-    reading a batch."""
-    if len(sizes) and int(sizes.max()) <= 4 * len(sizes) + 1024:
-        counts = np.bincount(sizes)
-        size = np.flatnonzero(counts)
-        verdict = np.zeros(len(counts), bool)
+    back through a table indexed by size where the sizes are few (``_countable``), else
+    through ``np.unique``'s inverse; a binary search per class cost a third of reading a
+    batch."""
+    if _countable(sizes):
+        size = np.flatnonzero(np.bincount(sizes))
+        verdict = np.zeros(int(size[-1]) + 1, bool)
         verdict[size] = compiled(keep).keep({"n": size}, params)
         return verdict[sizes]
     size, inverse = np.unique(sizes, return_inverse=True)
