@@ -220,16 +220,21 @@ class Checker:
         return self._results.values()
 
 
-#: nodes answered by one engine query at most (a batch's rows and SQL text grow with it)
+#: nodes a batch asks the engine for at first; each later call of the same batch asks for
+#: twice as many, up to ``BATCH_MOST``: a long list (exhaustive search) reaches calls the
+#: engine can keep both cores busy with (pipelined statements), and a search that stops
+#: early (the completion pass, when the optimum changes) wastes at most what it used
 BATCH_NODES = 32
+BATCH_MOST = 1024
 
 
 class Batch:
     """Nodes a search knows it is about to check, in order, before any of their verdicts.
 
     The search takes each result with ``check(node)`` exactly where it would call
-    ``Checker.check``; the engine computes the figures of the next ``BATCH_NODES`` unchecked
-    nodes at once (``class_stats_many``: one query on a SQL engine) and each is recorded
+    ``Checker.check``; the engine computes the figures of the next unchecked nodes at once
+    (``class_stats_many``: ``BATCH_NODES`` at first, twice as many each time after, up to
+    ``BATCH_MOST``; on a SQL engine a few statements of at most 32 nodes) and each is recorded
     (counted, cached, reported) only when taken, so the checks, the trace and every decision
     are those of checking one at a time. A node the search skips after all (its verdict made
     it pointless) was computed for nothing but never counts. Engines that answer one node at a
@@ -243,6 +248,7 @@ class Batch:
         self.ahead = list(dict.fromkeys(nodes)) if self.many is not None else []
         self.position = 0  # ahead[:position] were fetched or found checked
         self.fetched: dict[Node, ClassStats] = {}
+        self.size = BATCH_NODES  # nodes the next engine call asks for
 
     def check(self, node: Node) -> CheckResult:
         checker = self.checker
@@ -260,13 +266,14 @@ class Batch:
         """Compute ``node`` and the next unchecked nodes after it in one engine call."""
         checker = self.checker
         wanted = [node]
-        while len(wanted) < BATCH_NODES and self.position < len(self.ahead):
+        while len(wanted) < self.size and self.position < len(self.ahead):
             candidate = self.ahead[self.position]
             self.position += 1
             if candidate != node and candidate not in self.fetched and checker.checked(candidate) is None:
                 wanted.append(candidate)
         if len(wanted) < 2:
             return None
+        self.size = min(2 * self.size, BATCH_MOST)
         started = time.perf_counter()
         found = self.many(wanted, checker.keep, checker.params, checker.needs)
         checker.seconds += time.perf_counter() - started

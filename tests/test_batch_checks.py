@@ -15,8 +15,9 @@ from test_engines import MODELS, QIS5, sensitive_job
 from test_presence import PRESENCE, hand_job
 from test_random_tables import jobs
 
-from sqlanon.checker import BATCH_NODES
-from sqlanon.engines.sql import SqlEngine
+from sqlanon.checker import BATCH_MOST, BATCH_NODES
+from sqlanon.engines import duckdb as duckdb_engine
+from sqlanon.engines.sql import STATEMENT_NODES, SqlEngine, statements
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.snapshot_settings import SnapshotSettings
 
@@ -44,11 +45,17 @@ def single_and_many(session, nodes, metric, models, k=3, s=0.05):
     single = [engine.class_stats(node, checker.keep, checker.params, checker.needs) for node in nodes]
     queries = engine.queries
     many = engine.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
-    # one query for them all (DuckDB sends half of a lean batch to a second connection: two;
-    # Spark runs one query per node, as concurrent jobs)
-    batch = (len(nodes),) if engine.name == "spark" else (1, 2)
-    assert engine.queries - queries in ((0,) if many is None else batch)
+    # a statement per 32 nodes (DuckDB runs a lean batch on two connections in statements of
+    # 16, at least two; Spark runs one query per node, as concurrent jobs)
+    assert engine.queries - queries in ((0,) if many is None else statement_counts(engine, len(nodes)))
     return single, many
+
+
+def statement_counts(engine, count):
+    """The statements a batch of ``count`` nodes may take on ``engine``."""
+    if engine.name == "spark":
+        return (count,)
+    return (len(statements(count)), len(statements(count, duckdb_engine._PIECE, least=2)))
 
 
 @pytest.fixture(scope="module")
@@ -91,17 +98,21 @@ def test_check_many_equals_check_and_counts_each_node_once(adult5):
     many.on_check = seen.append
     queries = adult5.engine.queries
     results = many.check_many(nodes + nodes[:3])  # repeats are answered from the cache
-    halves = 2 if adult5.engine._threads >= 2 else 1  # DuckDB: half of each lean batch on a second connection
-    assert adult5.engine.queries - queries == 3 * halves  # 32 + 32 + 9 nodes
+    # the batch asks for 32 nodes, then for 64 (37 are left); DuckDB with two threads runs
+    # each call in statements of at most 16 nodes on two connections, else of at most 32
+    two = adult5.engine._threads >= 2
+    cut = (lambda n: statements(n, duckdb_engine._PIECE, least=2)) if two else statements
+    assert adult5.engine.queries - queries == len(cut(32)) + len(cut(37)) == (5 if two else 3)
     assert results[:len(nodes)] == expected and results[len(nodes):] == expected[:3]
     assert many.checks == len(nodes) and [r.node for r in seen] == nodes
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_duckdb_splits_a_lean_batch_over_two_connections(adult_available, threads):
-    """With two threads, a batch over a class table of one row group runs half on a second
-    connection (its own copy of the wide table) at the same time; the figures are those of
-    single checks either way, and a histogram model's batch stays one statement."""
+    """With two threads, a batch over a class table of one row group runs in two statements
+    or more, on this connection and a second one (its own copy of the wide table) at the
+    same time; the figures are those of single checks either way, and a histogram model's
+    batch stays one statement."""
     job = sensitive_job(QIS5, models=(MODELS["recursive"],), checks="sql", threads=threads)
     with Session(job, needs=ALL_NEEDS) as session:
         engine = session.engine
@@ -116,6 +127,84 @@ def test_duckdb_splits_a_lean_batch_over_two_connections(adult_available, thread
             assert engine.queries - queries == (2 if split and threads == 2 else 1)
         assert (engine._second is not None) == (threads == 2)
     assert engine._second is None  # closed with the session
+
+
+def test_statements_cut_evenly():
+    assert statements(0) == []
+    assert statements(1) == [(0, 1)]
+    assert statements(32) == [(0, 32)]
+    assert statements(33) == [(0, 16), (16, 33)]  # 16 + 17, not 32 + 1
+    assert statements(100, 16, least=2) == [(0, 14), (14, 28), (28, 42), (42, 57), (57, 71), (71, 85), (85, 100)]
+    assert statements(4, 16, least=2) == [(0, 2), (2, 4)]
+    for count in range(1, 200):
+        cuts = statements(count, STATEMENT_NODES)
+        assert cuts[0][0] == 0 and cuts[-1][1] == count and all(b - a <= STATEMENT_NODES for a, b in cuts)
+        assert all(a2 == b1 for (_, b1), (a2, _) in zip(cuts, cuts[1:]))
+        assert max(b - a for a, b in cuts) - min(b - a for a, b in cuts) <= 1
+
+
+@pytest.mark.parametrize("metric, models", [("discernibility", ()), ("loss", (MODELS["recursive"],))])
+def test_a_long_batch_keeps_its_order_through_the_pipeline(adult_available, metric, models):
+    """More statements than the pipeline keeps in flight (``_AHEAD``), taken by whichever
+    connection is free: each node still gets its own figures, in order. A histogram
+    model's batch (rows, not arrays) goes the same way when it is lean, else one statement
+    per 32 nodes."""
+    job = sensitive_job(QIS5, models=(MODELS["recursive"],), checks="sql", threads=2)
+    with Session(job, needs=ALL_NEEDS) as session:
+        nodes = list(session.lattice.nodes())
+        assert len(statements(len(nodes), duckdb_engine._PIECE, least=2)) > duckdb_engine._AHEAD
+        single, many = single_and_many(session, nodes, metric, models)
+        assert many == single and len({s.classes for s in single}) > 10
+
+
+def test_a_failed_batch_leaves_both_connections_idle_and_usable(adult_available, monkeypatch):
+    """Ctrl-C (or any error) while a pipelined batch is read: every statement still running
+    is interrupted and waited for, both connections are idle again, and the next batch gets
+    the same figures as single checks."""
+    from sqlanon.engines import sql as sql_module
+
+    job = sensitive_job(QIS5, checks="sql", threads=2)
+    with Session(job) as session:
+        engine = session.engine
+        nodes = list(session.lattice.nodes())
+        args = _checker_args(session, "discernibility", ())
+        single = [engine.class_stats(node, *args) for node in nodes]
+        real, reads = sql_module.from_batch_sizes, []
+
+        def interrupted(*a, **k):
+            reads.append(1)
+            if len(reads) == 2:
+                raise KeyboardInterrupt
+            return real(*a, **k)
+
+        monkeypatch.setattr(sql_module, "from_batch_sizes", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            engine.class_stats_many(nodes, *args)
+        monkeypatch.undo()
+        assert engine._idle.qsize() == 2  # nothing runs on either connection
+        assert engine.class_stats_many(nodes, *args) == single
+
+
+def test_a_batch_asks_for_more_nodes_each_time(adult5, monkeypatch):
+    """32 nodes, then 64, 128 ... up to ``BATCH_MOST``: a long list soon fills the
+    pipeline, and a search that stops early computed at most what it used again."""
+    asked = []
+    real = type(adult5.engine).class_stats_many
+
+    def spy(engine, nodes, *args):
+        asked.append(len(nodes))
+        return real(engine, nodes, *args)
+
+    monkeypatch.setattr(type(adult5.engine), "class_stats_many", spy)
+    nodes = list(adult5.lattice.nodes())
+    checker = adult5.checker(k=5, suppression_limit=0.02, metric="loss", models=())
+    checker.check_many(nodes)
+    expected, left, size = [], len(nodes), BATCH_NODES
+    while left >= 2:
+        expected.append(min(size, left))
+        left -= expected[-1]
+        size = min(2 * size, BATCH_MOST)
+    assert asked == expected and asked[:3] == [32, 64, 128]
 
 
 def _checker_args(session, metric, models):

@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 import glob
 import os
+import queue
 import re
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 
 import duckdb
 import numpy as np
@@ -28,7 +30,7 @@ from sqlanon.engines import duckdb_release as release
 from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.csv_input import check_header, read_error
 from sqlanon.engines.size_histogram import text_bytes
-from sqlanon.engines.sql import SqlEngine, fetched_bytes, first_line
+from sqlanon.engines.sql import SqlEngine, fetched_bytes, first_line, statements
 from sqlanon.lattice import Node
 from sqlanon.errors import ConfigError, DataError, OutputError, cut, cuts
 from sqlanon.hierarchy.coverage import missing_values_error
@@ -81,8 +83,9 @@ class DuckDBEngine(SqlEngine):
         self._enums: dict[int, bool] = {}  # per QI: its leaves' ENUM exists; whether it holds each at its code
         self._types: dict[str, str] = {}  # the source's column types, by name
         self._coded: list[bool] = []  # per QI: prepare's scan found its leaf codes (_scan_distinct)
-        self._second: duckdb.DuckDBPyConnection | None = None  # half of each batch runs there (_batch)
-        self._pool: ThreadPoolExecutor | None = None
+        self._second: duckdb.DuckDBPyConnection | None = None  # batches run here too (_pipeline)
+        self._pieces: ThreadPoolExecutor | None = None  # the two threads of a pipelined batch (_pipeline)
+        self._idle: queue.SimpleQueue = queue.SimpleQueue()  # the connections no piece is running on
         self._distinct_rows = 0  # the groups of that scan (sqlanon_distinct)
         super().__init__(lookup, snapshots)
 
@@ -445,57 +448,73 @@ class DuckDBEngine(SqlEngine):
 
     # -- batches on two connections ------------------------------------------------------------
     def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
-        """Rows of lean checks: half of the batch on the second connection (``_split``)."""
+        """Rows of lean checks: statements of ``_PIECE`` queries on two connections
+        (``_pipeline``)."""
         if not self._splits(lean_rows, len(queries)):
             return super()._batch(queries, params, lean_rows)
-        half = len(queries) // 2
-        theirs = c.batch_query(queries[half:], DIALECT, tags=range(half, len(queries)))
-        mine, other = self._split(lean_rows, lambda: self.run(c.batch_query(queries[:half], DIALECT), params, lean_rows),
-                                  lambda con: _fetch_rows(con, theirs, params))
-        return mine + other
+        cuts = statements(len(queries), _PIECE, least=2)
+        texts = (c.batch_query(queries[a:b], DIALECT, tags=range(a, b)) for a, b in cuts)
+        with closing(self._pipeline(lean_rows, texts, params, rows=True)) as results:
+            return [row for rows in results for row in rows]
 
     def _sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
-        """Class sizes: half of the batch on the second connection (``_split``), each half's
-        Python beside the other half's SQL. The second half is rendered first and handed
-        over, and the thread that fetched a half also reads its figures, so rendering the
-        first half and reading either one run while DuckDB executes the other (a third of a
-        batch's time was Python waiting its turn, bench/sql_checks.py)."""
+        """Class sizes: statements of ``_PIECE`` nodes on two connections (``_pipeline``).
+        This thread renders the next statement and reads each one's figures while the
+        connections run the others: with a batch cut in two halves, one per connection,
+        rendering first and reading and recording last left a core idle for a fifth of a
+        batch (bench/sql_checks.py)."""
         if not self._splits(lean_rows, len(nodes)):
             return super()._sizes_batch(nodes, render, read, params, lean_rows)
-        half = len(nodes) // 2
-        theirs = self._sizes_batch_query(nodes[half:], render)
-        mine, other = self._split(
-            lean_rows, lambda: read(self.run_columns(self._sizes_batch_query(nodes[:half], render), params, lean_rows), half),
-            lambda con: _fetch_read(con, theirs, params, read, len(nodes) - half))
-        return mine + other
+        cuts = statements(len(nodes), _PIECE, least=2)
+        texts = (self._sizes_batch_query(nodes[a:b], render) for a, b in cuts)
+        # closing: an error in ``read`` stops the statements still running at once
+        with closing(self._pipeline(lean_rows, texts, params)) as results:
+            return [stats for (a, b), found in zip(cuts, results) for stats in read(found, b - a)]
 
     def _splits(self, lean_rows: int | None, count: int) -> bool:
         """A batch of lean checks over a class table of one row group runs on one thread
         (``_mode``), so the second core has nothing to do: such a batch, of four nodes or
-        more, is split over two connections when DuckDB has two threads."""
+        more, runs on two connections when DuckDB has two threads."""
         return lean_rows is not None and lean_rows < _ROW_GROUP and self._threads >= 2 and count >= 4
 
-    def _split(self, lean_rows: int, mine, theirs):
-        """``mine()`` here and ``theirs(second connection)`` -> (result, bytes fetched) on the
-        batch's Python thread, at once (DuckDB lets go of the GIL while it executes): both
-        results. DuckDB's fixed cost per grouped query (binding, planning, a hash table: ~0.3
-        ms per part of a UNION ALL even over ten rows, ``bench/sql_checks.py --floor``) is
-        what a batch pays per node, and one statement saves only the cost of sending it; two
-        connections cut the wall time instead."""
+    def _pipeline(self, lean_rows: int, queries: Iterator[str], params: dict, rows: bool = False):
+        """Yield the result of each of ``queries`` in order (arrays; ``rows``: a list of
+        tuples). Two threads run them, each on whichever of the two connections is free, so
+        one that finishes early takes the next statement instead of waiting for its turn.
+        This thread renders the next statements (``queries`` is lazy, ``_AHEAD`` in flight)
+        while the ones before run, and reads each result as it comes. DuckDB's fixed cost
+        per grouped part (binding, planning, a hash table: ~0.3 ms even over ten rows,
+        ``bench/sql_checks.py --floor``) is what a batch pays per node, so what two
+        connections buy is the second core. Counters are this thread's."""
         self._mode(True, lean_rows)  # DuckDB's settings are the database's: both connections run lean
-        second = self._second_connection()
-        assert self._pool is not None
-        future = self._pool.submit(theirs, second)
+        connections = (self.con, self._second_connection())
+        if self._pieces is None:
+            self._pieces = ThreadPoolExecutor(2, thread_name_prefix="sqlanon-batch")
+            for con in connections:
+                self._idle.put(con)
+        pending: deque = deque()
+
+        def submit() -> None:
+            sql = next(queries, None)
+            if sql is not None:
+                pending.append(self._pieces.submit(_fetch_piece, self._idle, sql, params, rows))
+
         try:
-            found = mine()
-            other, fetched = future.result()
+            for _ in range(_AHEAD):
+                submit()
+            while pending:
+                found, fetched = pending[0].result()  # left in ``pending`` until done, for the cleanup below
+                pending.popleft()
+                submit()
+                self.queries += 1
+                self.bytes_fetched += fetched
+                yield found
         except BaseException:
-            second.interrupt()  # an interrupted or failed batch leaves nothing running
-            future.exception()
+            for con in connections:
+                con.interrupt()  # an interrupted or failed batch leaves nothing running
+            for future in pending:
+                future.cancel() or future.exception()
             raise
-        self.queries += 1
-        self.bytes_fetched += fetched
-        return found, other
 
     def _second_connection(self) -> duckdb.DuckDBPyConnection:
         """A second connection to this database holding its own copy of the wide class table
@@ -504,34 +523,37 @@ class DuckDBEngine(SqlEngine):
             second = self.con.cursor()
             sqlanon_wide_copy = self.con.sql(f"SELECT * FROM {self._wide_token}").to_arrow_table()  # noqa: F841
             second.execute(f"CREATE TEMP TABLE {self._wide_token} AS SELECT * FROM sqlanon_wide_copy").fetchall()
-            self._second, self._pool = second, ThreadPoolExecutor(1, thread_name_prefix="sqlanon-batch")
+            self._second = second
         return self._second
 
     def _drop_second(self) -> None:
+        if self._pieces is not None:
+            self._pieces.shutdown()
+            self._pieces, self._idle = None, queue.SimpleQueue()
         if self._second is not None:
-            assert self._pool is not None
-            self._pool.shutdown()
             self._second.close()
-            self._second = self._pool = None
+            self._second = None
 
 
 _ROW_GROUP = 122_880  # rows of one DuckDB row group: a smaller table is scanned by one thread
+_PIECE = 16  # nodes a statement of a batch on two connections holds at most (_pipeline)
+_AHEAD = 4  # statements of a batch handed to the connections before the first one is read
 
 
-def _fetch_rows(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> tuple[list[tuple], int]:
-    """Half a batch of rows on ``con``, from the batch's second thread, and the text length of
-    what it fetched (counters stay the caller's)."""
-    with interruptible():
-        rows = con.execute(sql, params).fetchall()
-    return rows, fetched_bytes(rows)
-
-
-def _fetch_read(con: duckdb.DuckDBPyConnection, sql: str, params: dict, read, count: int):
-    """Half a batch of class sizes on ``con``, from the batch's second thread: its figures
-    (``read``) and the text length of what it fetched (counters stay the caller's)."""
-    with interruptible():
-        found = con.execute(sql, params).fetchnumpy()
-    return read(found, count), text_bytes(found)
+def _fetch_piece(idle: queue.SimpleQueue, sql: str, params: dict, rows: bool) -> tuple[object, int]:
+    """A statement of a batch on an idle connection, from a thread of the batch: its result
+    (arrays; ``rows``: tuples) and the text length of what it fetched (counters stay the
+    caller's). Two threads share the two connections, so one is idle when a thread starts."""
+    con = idle.get()
+    try:
+        with interruptible():
+            if rows:
+                found = con.execute(sql, params).fetchall()
+                return found, fetched_bytes(found)
+            arrays = con.execute(sql, params).fetchnumpy()
+            return arrays, text_bytes(arrays)
+    finally:
+        idle.put(con)
 
 
 @contextmanager

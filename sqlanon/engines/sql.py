@@ -36,11 +36,12 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
   size-histogram check reads its rows so); the default builds them from ``_query``.
 * ``_batch(queries, params, lean_rows)``: optional, the rows of several per-node queries
   (one row of figures each), each row tagged with its query's position
-  (``compiler.BATCH_NODE``, first column); the default sends one ``compiler.batch_query``,
-  DuckDB splits a batch over two connections.
+  (``compiler.BATCH_NODE``, first column); the default sends a ``compiler.batch_query`` per
+  ``STATEMENT_NODES`` queries (``statements``), DuckDB splits each over two connections.
 * ``_sizes_batch(nodes, render, read, params, lean_rows)``: optional, the figures of several
   nodes' class-size checks (``render`` a node's query, ``read`` a result's figures); the
-  default sends one statement, DuckDB splits it over two connections.
+  default sends a statement per ``STATEMENT_NODES`` nodes, DuckDB pipelines smaller ones
+  on two connections.
 * ``_arrow(sql, params) -> pyarrow.Table``: optional, a result as Arrow (K-Optimize's class
   table); the default builds it from ``_query``.
 * ``_prepare_subset(subset) -> predicate``: optional, delta-presence's research subset; the
@@ -78,6 +79,19 @@ from sqlanon.population import classes_query as population_classes_query
 from sqlanon.snapshot_settings import SnapshotSettings
 from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram, text_bytes
 from sqlanon.stats import ClassStats
+
+
+#: nodes one statement of a batch holds at most: its SQL text and its result grow with them
+STATEMENT_NODES = 32
+
+
+def statements(count: int, most: int = STATEMENT_NODES, least: int = 1) -> list[tuple[int, int]]:
+    """``[a, b)`` ranges cutting ``count`` nodes into as few statements of at most ``most``
+    nodes as will do (at least ``least`` of them), of even sizes: 33 nodes are 17 + 16, not
+    32 + 1."""
+    pieces = max(least, -(-count // most)) if count else 0
+    cuts = [count * i // pieces for i in range(pieces + 1)] if pieces else [0]
+    return list(zip(cuts, cuts[1:]))
 
 
 @dataclass(frozen=True)
@@ -147,7 +161,10 @@ class SqlEngine(Engine):
         return columns_of(*self._query(sql, params))
 
     def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
-        return self.run(c.batch_query(queries, self.dialect), params, lean_rows)
+        rows = []
+        for a, b in statements(len(queries)):
+            rows += self.run(c.batch_query(queries[a:b], self.dialect, tags=range(a, b)), params, lean_rows)
+        return rows
 
     def _arrow(self, sql: str, params: dict) -> pa.Table:
         names, rows = self._query(sql, params)
@@ -543,8 +560,9 @@ class SqlEngine(Engine):
 
     def _sizes_batch(self, nodes: Sequence[Node], render, read, params: dict, lean_rows: int) -> list[ClassStats]:
         """A batch of ``sizes`` checks: ``render(node, tag)`` is a node's query, ``read(arrays,
-        count)`` the figures of ``count`` nodes from their batch's result (tags from 0)."""
-        return read(self.run_columns(self._sizes_batch_query(nodes, render), params, lean_rows), len(nodes))
+        count)`` the figures of ``count`` nodes from their statement's result (tags from 0)."""
+        return [stats for a, b in statements(len(nodes))
+                for stats in read(self.run_columns(self._sizes_batch_query(nodes[a:b], render), params, lean_rows), b - a)]
 
     def _sizes_batch_query(self, nodes: Sequence[Node], render) -> str:
         """One statement of the ``sizes`` checks of ``nodes``, tagged 0, 1, ..."""
