@@ -11,7 +11,7 @@ within the limit), which is where the original's "suppress the last few outliers
 from __future__ import annotations
 
 from sqlanon.lattice import Node
-from sqlanon.search.heuristic import HeuristicSearch
+from sqlanon.search.heuristic import HeuristicSearch, generalize
 
 
 class DataFly(HeuristicSearch):
@@ -28,12 +28,3 @@ class DataFly(HeuristicSearch):
     def choose(self, node: Node, choices: list[int]) -> int:
         """The QI to generalize next."""
         return min(choices, key=lambda j: self.preference(node, j))
-
-    def preference(self, node: Node, j: int) -> tuple:
-        """Sort key of QI j as the next to generalize (smallest first): most distinct values,
-        then the QI name order the lattice uses for ties everywhere."""
-        return (-self.checker.ctx.distinct_by_level[j][node[j]], self.lattice.names_rank[j])
-
-
-def generalize(node: Node, j: int) -> Node:
-    return node[:j] + (node[j] + 1,) + node[j + 1 :]

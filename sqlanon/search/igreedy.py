@@ -10,7 +10,8 @@ It stops at the first anonymous node, as published.
 from __future__ import annotations
 
 from sqlanon.lattice import Node
-from sqlanon.search.datafly import DataFly, generalize
+from sqlanon.search.datafly import DataFly
+from sqlanon.search.heuristic import generalize
 
 
 class IGreedy(DataFly):
