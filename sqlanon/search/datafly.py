@@ -20,11 +20,11 @@ class DataFly(HeuristicSearch):
     def explore(self) -> None:
         node = self.lattice.bottom
         while not self.evaluate(node).anonymous:
-            choices = [j for j in range(len(node)) if node[j] < self.lattice.heights[j]]
+            choices = self.below_top(node)
             if not choices:
                 return  # the top is not anonymous: nothing is
             node = generalize(node, self.choose(node, choices))
 
     def choose(self, node: Node, choices: list[int]) -> int:
         """The QI to generalize next."""
-        return min(choices, key=lambda j: self.preference(node, j))
+        return self.datafly_choice(node, choices)

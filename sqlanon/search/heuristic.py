@@ -70,7 +70,7 @@ class HeuristicSearch(SearchAlgorithm):
         when the top fails. (Lightning with a 20 s budget on creditcard's QIs found nothing
         where DataFly found a node in seconds: issue 19.)"""
         checker, before = self.checker, self.checker.checks
-        top = checker.checked(self.lattice.top) or checker.check(self.lattice.top)
+        top = checker.check(self.lattice.top)  # the cached result if the search checked it
         self.optimum.offer(top)
         failing = [r for r in checker.results() if not r.anonymous]
         if not top.anonymous or not checker.monotonic_models or not failing:
@@ -79,7 +79,7 @@ class HeuristicSearch(SearchAlgorithm):
         low, high = 1, len(path) - 1  # path[0] fails, path[-1] (the top) is anonymous
         while low < high:  # monotonic models: the path fails up to some node, then holds
             middle = (low + high) // 2
-            result = checker.checked(path[middle]) or checker.check(path[middle])
+            result = checker.check(path[middle])
             self.optimum.offer(result)
             if result.anonymous:
                 high = middle
@@ -90,13 +90,19 @@ class HeuristicSearch(SearchAlgorithm):
     def climb(self, start: Node) -> list[Node]:
         """DataFly's path from ``start`` to the top: one level at a time, of the QI it would
         generalize next (``preference``)."""
-        heights = self.lattice.heights
         path = [start]
         while path[-1] != self.lattice.top:
             node = path[-1]
-            j = min((j for j in range(len(node)) if node[j] < heights[j]), key=lambda j: self.preference(node, j))
-            path.append(generalize(node, j))
+            path.append(generalize(node, self.datafly_choice(node, self.below_top(node))))
         return path
+
+    def below_top(self, node: Node) -> list[int]:
+        """The QIs ``node`` can still generalize."""
+        return [j for j in range(len(node)) if node[j] < self.lattice.heights[j]]
+
+    def datafly_choice(self, node: Node, choices: list[int]) -> int:
+        """The QI among ``choices`` DataFly generalizes next (``preference``)."""
+        return min(choices, key=lambda j: self.preference(node, j))
 
     def preference(self, node: Node, j: int) -> tuple:
         """DataFly's sort key of QI j as the next to generalize (smallest first): most
