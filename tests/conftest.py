@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import sys
 from pathlib import Path
@@ -28,6 +29,25 @@ def adult_job(qis=ADULT_QIS, **kwargs) -> Job:
     attributes = [Attribute(q, "quasi", str(adult_hierarchy(q))) for q in qis]
     attributes += [Attribute(c, "insensitive") for c in ADULT_QIS if c not in qis]
     return Job(input=Source(path=str(ADULT / "adult.csv"), delimiter=";"), attributes=attributes, **kwargs)
+
+
+def occupation_job(qis, **kwargs) -> Job:
+    """``adult_job`` with occupation sensitive (when it is not one of ``qis``)."""
+    job = adult_job(qis, **kwargs)
+    job.attributes = [Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes]
+    return job
+
+
+def adult_oracle(qis, sensitive: str = "occupation"):
+    """The numpy oracle (tests/oracle.py) over ADULT's ``qis`` with ``sensitive``'s values."""
+    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in qis}
+    return ModelOracle([tuple(r[q] for q in qis) for r in rows], [r[sensitive] for r in rows], hierarchies)
+
+
+#: every engine and check placement, as ``on_engine`` takes them
+EVERY_PLACEMENT = ["duckdb", "duckdb-local", "memory", "postgres", "postgres-local", "spark", "spark-local"]
 
 
 def table_job(columns: dict[str, list], hierarchies: dict[str, list[list[str]]], roles: dict[str, str] | None = None, **kwargs) -> Job:
@@ -93,6 +113,7 @@ def adult_available():
     return ADULT
 
 
+from oracle import ModelOracle  # noqa: E402  the numpy oracle (tests/oracle.py)
 from pg import postgres_url  # noqa: E402,F401  the session's throwaway PostgreSQL server (tests/pg.py)
 
 

@@ -17,6 +17,7 @@ from test_random_tables import jobs
 
 from sqlanon.checker import BATCH_MOST, BATCH_NODES
 from sqlanon.engines import duckdb as duckdb_engine
+from sqlanon.engines import sql as sql_module
 from sqlanon.engines.sql import STATEMENT_NODES, SqlEngine, statements
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.snapshot_settings import SnapshotSettings
@@ -161,8 +162,6 @@ def test_a_failed_batch_leaves_both_connections_idle_and_usable(adult_available,
     """Ctrl-C (or any error) while a pipelined batch is read: every statement still running
     is interrupted and waited for, both connections are idle again, and the next batch gets
     the same figures as single checks."""
-    from sqlanon.engines import sql as sql_module
-
     job = sensitive_job(QIS5, checks="sql", threads=2)
     with Session(job) as session:
         engine = session.engine

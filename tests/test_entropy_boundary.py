@@ -7,14 +7,11 @@ two optima's suppressed rows."""
 
 from __future__ import annotations
 
-import csv
 import math
 
 import pytest
-from conftest import ADULT, ADULT_QIS, adult_hierarchy, adult_job, on_engine, table_job
-from oracle import ModelOracle
+from conftest import ADULT_QIS, EVERY_PLACEMENT, adult_oracle, occupation_job, on_engine, table_job
 
-from sqlanon import Attribute
 from sqlanon.criteria.base import EPSILON
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity, entropy
 from sqlanon.session import Session
@@ -52,10 +49,9 @@ def test_two_two_two_is_entropy_three_diverse_by_the_definition():
 #: at level 1 they are 5/4/3 (entropy 1.0776 < ln 3, fails)
 ROWS = {"q": ["a"] * 6 + ["b"] * 6, "s": list("xxyyzz") + list("xxxyyz")}
 HIERARCHY = {"q": [["a", "*"], ["b", "*"]]}
-ENGINES = ["duckdb", "duckdb-local", "memory", "postgres", "postgres-local", "spark", "spark-local"]
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", EVERY_PLACEMENT)
 def test_every_engine_and_placement_keeps_the_boundary_class(request, engine):
     model = {"type": "entropy-l-diversity", "attribute": "s", "l": 3}
     job = table_job(ROWS, HIERARCHY, roles={"s": "sensitive"}, models=(model,), k=1, suppression_limit=0.5,
@@ -77,17 +73,12 @@ def test_on_adult_the_boundary_classes_are_the_whole_difference_with_arx(adult_a
     exactly ln 3, six rows in all (counted by the numpy oracle, not by sqlanon)."""
     qis = [q for q in ADULT_QIS if q != "occupation"]
     model = {"type": "entropy-l-diversity", "attribute": "occupation", "l": 3}
-    job = adult_job([*qis, "occupation"], k=1, suppression_limit=0.1, metric="loss", models=(model,))
-    job.attributes = [Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes]
-    with Session(job) as session:
+    with Session(occupation_job(qis, k=1, suppression_limit=0.1, metric="loss", models=(model,))) as session:
         outcome, _ = session.search("flash")
     node = outcome.optimum.node
     assert outcome.optimum.stats.suppressed == 2853
 
-    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter=";"))
-    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in qis}
-    oracle = ModelOracle([tuple(r[q] for q in qis) for r in rows], [r["occupation"] for r in rows], hierarchies)
+    oracle = adult_oracle(qis)
     boundary, suppressed = [], 0
     for histogram in oracle.histograms(node):
         counts = [int(c) for c in histogram if c]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import on_engine, table_job
+from conftest import EVERY_PLACEMENT, on_engine, table_job
 
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity
 from sqlanon.criteria.recursive_cl_diversity import RecursiveCLDiversity
@@ -24,7 +24,6 @@ HIERARCHY = {"age": [["[20-39]", "[20-79]"], ["[40-59]", "[20-79]"], ["[60-79]",
 RECURSIVE = {"type": "recursive-cl-diversity", "attribute": "diagnosis", "c": 3, "l": 2}
 ENTROPY = {"type": "entropy-l-diversity", "attribute": "diagnosis", "l": 1.8}
 LESS, MORE = (0,), (1,)
-ENGINES = ["duckdb", "duckdb-local", "memory", "postgres", "postgres-local", "spark", "spark-local"]
 
 
 def job(model: dict):
@@ -63,7 +62,7 @@ def test_the_appendix_figures():
     assert not recursive.class_holds(recursive.class_value(m1, None))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", EVERY_PLACEMENT)
 @pytest.mark.parametrize("model", [RECURSIVE, ENTROPY], ids=["recursive-3-2", "entropy-1.8"])
 def test_less_generalized_holds_and_more_generalized_fails(request, engine, model):
     with Session(on_engine(job(model), engine, request)) as session:

@@ -7,15 +7,12 @@ oracle; the eight QIs (4,320 nodes) against exhaustive search run on the in-memo
 test_models_adult8.py. One session shares every node's figures across searches.
 """
 
-import csv
 import math
 
 import pytest
-from conftest import ADULT, adult_hierarchy, adult_job
-from oracle import ModelOracle
+from conftest import adult_hierarchy, adult_oracle, occupation_job
 from test_contract import assert_optimal_algorithms_agree
 
-from sqlanon import Attribute
 from sqlanon.session import ALL_NEEDS, Session
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
@@ -36,29 +33,15 @@ COMBINED = ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4
             MODELS["t-hierarchical"] | {"t": 0.25}, {"type": "average-risk", "threshold": 0.05})
 
 
-def occupation_job(qis=QIS, **kwargs):
-    job = adult_job(qis, **kwargs)
-    job.attributes = [Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes]
-    return job
-
-
 @pytest.fixture(scope="module")
 def session(adult_available):
-    with Session(occupation_job(models=tuple(MODELS.values())), needs=ALL_NEEDS, share_stats=True) as s:
+    with Session(occupation_job(QIS, models=tuple(MODELS.values())), needs=ALL_NEEDS, share_stats=True) as s:
         yield s
-
-
-def occupation_oracle(qis=QIS) -> ModelOracle:
-    """The numpy oracle over ADULT's ``qis`` with occupation as the sensitive values."""
-    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter=";"))
-    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in qis}
-    return ModelOracle([tuple(r[q] for q in qis) for r in rows], [r["occupation"] for r in rows], hierarchies)
 
 
 @pytest.fixture(scope="module")
 def oracle(adult_available):
-    return occupation_oracle()
+    return adult_oracle(QIS)
 
 
 def oracle_spec(spec):
@@ -104,11 +87,8 @@ def test_entropy_threshold_uses_natural_logarithm(session):
 
 @pytest.mark.parametrize("limit", [0.0, 0.1])
 def test_classification_metric_against_exhaustive_search_and_oracle(adult_available, limit):
-    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter=";"))
-    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in QIS}
-    labels = ModelOracle([tuple(r[q] for q in QIS) for r in rows], [r["salary-class"] for r in rows], hierarchies)
-    with Session(occupation_job(label="salary-class", metric="classification", k=5, suppression_limit=limit),
+    labels = adult_oracle(QIS, "salary-class")
+    with Session(occupation_job(QIS, label="salary-class", metric="classification", k=5, suppression_limit=limit),
                  share_stats=True) as session:
         reference, checker = session.search("exhaustive")
         for node in [reference.optimum.node, (0,) * len(QIS), session.lattice.top]:
@@ -153,7 +133,7 @@ def test_dense_histograms_give_the_figures_of_pairs(adult_available, monkeypatch
     for dense in (True, False):
         if not dense:
             monkeypatch.setattr(kernel, "dense_fits", lambda *args: False)
-        job = occupation_job(models=(MODELS[name],), suppression_limit=0.1)
+        job = occupation_job(QIS, models=(MODELS[name],), suppression_limit=0.1)
         job.checks = "local"
         with Session(job) as session:
             assert isinstance(session.engine.kernel.base.histograms[0], kernel.Dense) == dense

@@ -7,15 +7,9 @@ each of its direct specializations (tests/test_engines.py compares the engines e
 else)."""
 
 import pytest
-from conftest import ADULT_QIS
+from conftest import ADULT_QIS, adult_oracle, occupation_job
 from test_contract import assert_optimal_algorithms_agree
-from test_models_adult import (
-    COMBINED,
-    MODELS,
-    occupation_job,
-    occupation_oracle,
-    oracle_spec,
-)
+from test_models_adult import COMBINED, MODELS, oracle_spec
 
 from sqlanon.session import ALL_NEEDS, Session
 
@@ -40,7 +34,7 @@ def duckdb(adult_available):
 
 @pytest.fixture(scope="module")
 def oracle(adult_available):
-    return occupation_oracle(QIS8)
+    return adult_oracle(QIS8)
 
 
 @pytest.mark.parametrize("limit", [0.0, 0.1])
