@@ -49,7 +49,7 @@ def run_group(spec: dict) -> dict:
     from replicate import replicated_job
     from datasets import dataset_job
     from sqlanon.session import Session
-    from sqlanon.snapshot_settings import SnapshotSettings
+    from sqlanon.config.snapshots import SnapshotSettings
 
     settings = dict(metric="discernibility", engine=spec["engine"], lookup=spec.get("lookup", "wide"),
                     snapshots=SnapshotSettings(**spec.get("snapshots", {})))

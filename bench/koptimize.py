@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from datasets import SHARED, columns  # noqa: E402
 from sqlanon import Attribute, Hierarchy, Job, Source  # noqa: E402
-from sqlanon.config import KOptimizeOptions  # noqa: E402
+from sqlanon.config.job import KOptimizeOptions  # noqa: E402
 from sqlanon.koptimize.runner import interval_model, search_intervals  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
 

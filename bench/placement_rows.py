@@ -1,5 +1,5 @@
 """What a check costs per base-class-table row, in SQL and in process: the figures behind
-``checks = "auto"`` (``sqlanon/placement.py``: ``SqlEngine.row_seconds``, ``KERNEL_ROW_SECONDS``).
+``checks = "auto"`` (``sqlanon/checks/placement.py``: ``SqlEngine.row_seconds``, ``KERNEL_ROW_SECONDS``).
 
 On ADULT (9 QIs) and ADULT xN with ages moved per replica (``replicate.py``: more distinct
 classes per copy), DuckDB prepares once per placement; then the same seeded sample of lattice
@@ -33,9 +33,9 @@ from conftest import ADULT_QIS, adult_job  # noqa: E402
 from replicate import replicated  # noqa: E402
 
 from sqlanon import Source  # noqa: E402
-from sqlanon.placement import KERNEL_ROW_SECONDS  # noqa: E402
+from sqlanon.checks.placement import KERNEL_ROW_SECONDS  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
-from sqlanon.snapshot_settings import SnapshotSettings  # noqa: E402
+from sqlanon.config.snapshots import SnapshotSettings  # noqa: E402
 from sqlanon.engines.sql import SqlEngine  # noqa: E402
 
 

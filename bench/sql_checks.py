@@ -45,8 +45,8 @@ sys.path.insert(0, str(ROOT))
 
 from conftest import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
 
-from sqlanon import compiler as c  # noqa: E402
-from sqlanon.checker import BATCH_NODES  # noqa: E402
+from sqlanon.engines import compiler as c  # noqa: E402
+from sqlanon.checks.checker import BATCH_NODES  # noqa: E402
 from sqlanon.engines.duckdb import DuckDBEngine  # noqa: E402
 from sqlanon.engines.sql import SqlEngine  # noqa: E402
 from sqlanon.session import Session  # noqa: E402

@@ -10,11 +10,11 @@ from typing import Any
 
 # exported name -> the module defining it
 _EXPORTS = {
-    "Attribute": "sqlanon.config",
-    "Job": "sqlanon.config",
-    "Output": "sqlanon.config",
-    "Source": "sqlanon.config",
-    "load_job": "sqlanon.config",
+    "Attribute": "sqlanon.config.job",
+    "Job": "sqlanon.config.job",
+    "Output": "sqlanon.config.job",
+    "Source": "sqlanon.config.job",
+    "load_job": "sqlanon.config.job",
     "Result": "sqlanon.anonymizer",
     "anonymize": "sqlanon.api",
     "Anonymizer": "sqlanon.api",

@@ -15,17 +15,17 @@ import pyarrow
 import sqlglot
 
 from sqlanon import __version__
-from sqlanon.attribute_figures import attribute_figures
-from sqlanon.checker import CheckResult, Checker
-from sqlanon.config import INTERVAL_ALGORITHMS, Job
-from sqlanon.manifest import build_manifest, check_hierarchies, job_for_manifest
+from sqlanon.report.attributes import attribute_figures
+from sqlanon.checks.checker import CheckResult, Checker
+from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
+from sqlanon.report.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.release import Publication, protected_files
-from sqlanon.risk_report import checked_sizes, input_sizes, node_sizes, risk_report
+from sqlanon.report.risk import checked_sizes, input_sizes, node_sizes, risk_report
 from sqlanon.search import HEURISTICS, SearchOutcome
-from sqlanon.html_report import html_report, one_line, summary_html
-from sqlanon.risk_markdown import markdown_files, summary_targets
+from sqlanon.report.html import html_report, one_line, summary_html
+from sqlanon.report.markdown import markdown_files, summary_targets
 from sqlanon.session import Session
-from sqlanon.verify import Population, fresh_database, verify
+from sqlanon.release.verify import Population, fresh_database, verify
 
 #: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
 log = logging.getLogger("sqlanon")
@@ -293,7 +293,7 @@ def _common_report(session: Session, success: bool, limit_rows: int, seconds, ve
         "queries": engine.queries,
         "seconds": {k: round(v, 6) for k, v in seconds.items()},
         "engine": engine.name,
-        # where the checks ran (sqlanon/placement.py) and what local checks fetched
+        # where the checks ran (sqlanon/checks/placement.py) and what local checks fetched
         "checks_placement": session.placement,
         "checks_placement_reason": session.placement_reason,
         "query_latency_ms": None if session.check_placement.latency is None else round(session.check_placement.latency * 1e3, 3),

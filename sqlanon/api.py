@@ -20,16 +20,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlanon import frames
-from sqlanon.config import ROLES, Attribute, Job, Output, Source, _with_population
+from sqlanon.config.job import ROLES, Attribute, Job, Output, Source, _with_population
 from sqlanon.errors import ConfigError, NotAnonymousError
 from sqlanon.hierarchy import Hierarchy
 from sqlanon.progress import ProgressArgument, ProgressCallback, progress_callback
-from sqlanon.risk_settings import RiskSettings
-from sqlanon.wording import from_code
+from sqlanon.config.risk import RiskSettings
+from sqlanon.config.wording import from_code
 
 if TYPE_CHECKING:
     from sqlanon.anonymizer import Result
-    from sqlanon.checker import CheckResult
+    from sqlanon.checks.checker import CheckResult
 
 #: keywords of ``anonymize`` that set the Job's search and engine (the job file's names)
 _JOB_KEYWORDS = ("metric", "algorithm", "weights", "label", "time_limit", "step_limit", "seed", "stop", "stable",
@@ -350,7 +350,7 @@ def risk(data: Any, quasi: Any = None, node: Iterable[int] | None = None, **sett
         assessed = check(data, quasi=quasi, **settings)
         return {"input": assessed.input, "rows": assessed.rows, "quasi_identifiers": assessed.quasi_identifiers,
                 "node": None, "engine": "duckdb", "risk": assessed.risk}
-    from sqlanon.risk_report import analyse
+    from sqlanon.report.risk import analyse
 
     with from_code(not isinstance(data, Job) or data.file is None):
         job, frame = (data, None) if isinstance(data, Job) else job_from_keywords(data, quasi, **settings)

@@ -4,7 +4,7 @@ The table is grouped once by its QIs (and the values of the attributes the model
 as text with NULL as '' like the engines match them, by DuckDB (a file, a DuckDB table, a
 table in memory) or by Spark (a Spark DataFrame). Each class is then evaluated by the models'
 Python definitions — the ones the independent verification of every output uses
-(``sqlanon/verify.py``) — and each model's worst value over the classes is what the table
+(``sqlanon/release/verify.py``) — and each model's worst value over the classes is what the table
 achieves. Rows whose every QI is ``*`` are a release's suppressed rows: counted beside the
 classes, as the risk analysis leaves them out, not a class of their own.
 """
@@ -20,10 +20,10 @@ from sqlglot import exp
 from sqlanon.errors import ConfigError, DataError, cut
 
 if TYPE_CHECKING:
-    from sqlanon.config import Source
+    from sqlanon.config.job import Source
     from sqlanon.criteria.base import PrivacyModel
     from sqlanon.frames import Frame
-    from sqlanon.risk_settings import RiskSettings
+    from sqlanon.config.risk import RiskSettings
 
 MASK = "*"
 #: the longest value a listed class shows (longer ones are cut, with their length)
@@ -96,8 +96,8 @@ def check(data: Any, quasi: Any, k: int | None = None, models: Any = (), *, show
     """
     from sqlanon.api import _models, source_of
     from sqlanon.criteria import build_models
-    from sqlanon.risk_settings import RiskSettings
-    from sqlanon.wording import from_code
+    from sqlanon.config.risk import RiskSettings
+    from sqlanon.config.wording import from_code
 
     with from_code():
         qis = [quasi] if isinstance(quasi, str) else list(quasi or [])

@@ -12,9 +12,9 @@ import time
 from dataclasses import replace
 from math import prod
 
-from sqlanon.checker import Checker
-from sqlanon.config import INTERVAL_ALGORITHMS, Job
-from sqlanon.context import metric_context
+from sqlanon.checks.checker import Checker
+from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
+from sqlanon.metrics.context import metric_context
 from sqlanon.criteria import build_models
 from sqlanon.engines import create_engine
 from sqlanon.engines import grouping
@@ -23,9 +23,9 @@ from sqlanon.errors import ConfigError, cuts
 from sqlanon.hierarchy.coverage import refuse_header_row
 from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
-from sqlanon.placement import Placement, decide, for_intervals
+from sqlanon.checks.placement import Placement, decide, for_intervals
 from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
-from sqlanon.wording import roles_hint
+from sqlanon.config.wording import roles_hint
 
 ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
 
@@ -92,7 +92,7 @@ class Session:
         self._checker: Checker | None = None  # the latest: its snapshots go when its search ends
 
     def _place_checks(self, job: Job, lattice_metric: bool) -> Placement:
-        """Where the checks run (``sqlanon/placement.py``); the interval algorithms run no
+        """Where the checks run (``sqlanon/checks/placement.py``); the interval algorithms run no
         per-node check, so nothing is fetched for them."""
         engine = self.engine
         if not lattice_metric:

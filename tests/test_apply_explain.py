@@ -5,7 +5,7 @@ import json
 
 from click.testing import CliRunner
 
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 
 
 def rewrite(path, keep):

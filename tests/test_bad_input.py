@@ -3,7 +3,7 @@
 import pytest
 from click.testing import CliRunner
 
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 
 
 def job(tmp_path, body, data=None, name="data.csv"):

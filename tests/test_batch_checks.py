@@ -15,12 +15,12 @@ from test_engines import MODELS, QIS5, sensitive_job
 from test_presence import PRESENCE, hand_job
 from test_random_tables import jobs
 
-from sqlanon.checker import BATCH_MOST, BATCH_NODES
+from sqlanon.checks.checker import BATCH_MOST, BATCH_NODES
 from sqlanon.engines import duckdb as duckdb_engine
 from sqlanon.engines import sql as sql_module
 from sqlanon.engines.sql import STATEMENT_NODES, SqlEngine, statements
 from sqlanon.session import ALL_NEEDS, Session
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.config.snapshots import SnapshotSettings
 
 POPULATION = {"type": "population-uniqueness", "threshold": 0.05, "model": "zayatz", "population_size": 60000}
 #: (metric, models) whose checks batch: sizes only, leaf counts, each histogram model, uniques, kept sizes

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import sqlanon
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 from conftest import ADULT
 
 # zip x disease: class 47011 has 3 rows (flu, flu, cold), 47012 has 2 (flu, flu), 47013 one (cold)

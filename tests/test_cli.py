@@ -6,7 +6,7 @@ import pyarrow.csv as pacsv
 from click.testing import CliRunner
 
 from conftest import ROOT
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 from sqlanon.demo import HIERARCHIES, write_hierarchies, write_patients
 
 

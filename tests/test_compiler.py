@@ -11,16 +11,16 @@ import pytest
 import sqlglot
 
 from conftest import ROOT, table_job
-from sqlanon import compiler as c
+from sqlanon.engines import compiler as c
 from sqlanon.criteria import KAnonymity
-from sqlanon.dialects import DIALECTS, render
+from sqlanon.engines.dialects import DIALECTS, render
 from sqlanon.session import ALL_NEEDS, Session
 
 KEEP = KAnonymity(5).class_condition(c.col("n"))
 
 
 def _models_check():
-    from sqlanon.checker import Conditions
+    from sqlanon.checks.checker import Conditions
     from sqlanon.criteria import build_models
 
     node = (0, 2, 1)
@@ -33,7 +33,7 @@ def _models_check():
 
 
 def _presence_check():
-    from sqlanon.checker import Conditions
+    from sqlanon.checks.checker import Conditions
     from sqlanon.criteria import build_models
 
     node = (0, 2, 1)

@@ -10,9 +10,9 @@ from conftest import ADULT_SUBSET, adult_job
 from sqlanon.engines import ENGINES
 from sqlanon.engines.base import Capabilities, Engine
 from sqlanon.engines.memory import MemoryEngine
-from sqlanon.placement import decide
+from sqlanon.checks.placement import decide
 from sqlanon.session import Session
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.config.snapshots import SnapshotSettings
 
 QIS5 = ["sex", "age", "race", "marital-status", "education"]
 ON = SnapshotSettings(rollup=True, history=True)

@@ -29,7 +29,7 @@ from sqlanon.errors import ConfigError, DataError, HierarchyError
 from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.config.snapshots import SnapshotSettings
 
 REFERENCE = "duckdb"  # checks in SQL (conftest.on_engine)
 OTHERS = [name for name in ENGINES if name != REFERENCE]
@@ -416,7 +416,7 @@ def test_bad_input_messages_match(tmp_path, data):
 def test_memory_engine_in_a_job_file(tmp_path):
     from click.testing import CliRunner
 
-    from sqlanon.cli import main
+    from sqlanon.cli.commands import main
 
     (tmp_path / "data.csv").write_text("x\na\nb\na\nb\n")
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")

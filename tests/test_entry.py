@@ -13,9 +13,9 @@ import click
 import pytest
 
 from conftest import ROOT
-from sqlanon.config import INTERVAL_ALGORITHMS, INTERVAL_METRICS
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS
 from sqlanon.metrics import METRICS
-from sqlanon.names import ALGORITHM_NAMES, METRIC_NAMES
+from sqlanon.config.names import ALGORITHM_NAMES, METRIC_NAMES
 from sqlanon.search import ALGORITHMS
 
 HEAVY = ("duckdb", "scipy", "pyarrow", "sqlglot", "numpy", "psycopg", "pyspark", "matplotlib")
@@ -25,7 +25,7 @@ HEAVY = ("duckdb", "scipy", "pyarrow", "sqlglot", "numpy", "psycopg", "pyspark",
 PROBE = """
 import json, sys
 sys.argv = ["sqlanon", *json.loads(sys.argv[1])]
-from sqlanon.entry import main
+from sqlanon.cli.entry import main
 try:
     main()
 except SystemExit as exit:
@@ -49,7 +49,7 @@ def test_the_api_is_still_exported():
                        "print(anonymize.__module__, Source.__module__, sqlanon.read_hierarchy.__module__, "
                        "set(sqlanon.__all__) <= set(dir(sqlanon)), all(getattr(sqlanon, n) for n in sqlanon.__all__))")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["sqlanon.api", "sqlanon.config", "sqlanon.hierarchy.arx_csv", "True", "True"]
+    assert run.stdout.split() == ["sqlanon.api", "sqlanon.config.job", "sqlanon.hierarchy.arx_csv", "True", "True"]
     missing = python("-c", "import sqlanon; sqlanon.no_such_name")
     assert "AttributeError: module 'sqlanon' has no attribute 'no_such_name'" in missing.stderr
 
@@ -73,14 +73,14 @@ def test_python_m_sqlanon_runs_the_cli(tmp_path):
 
 def test_console_script_is_the_entry_point():
     (script,) = entry_points(group="console_scripts", name="sqlanon")
-    assert script.value == "sqlanon.entry:main"
+    assert script.value == "sqlanon.cli.entry:main"
     run = subprocess.run([str(Path(sys.executable).with_name("sqlanon")), "--version"], capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0 and run.stdout == "sqlanon, version 0.1.0\n"
 
 
 def test_choice_names_match_the_registries():
-    """The CLI offers the names of sqlanon/names.py; the metrics and the search register the same."""
+    """The CLI offers the names of sqlanon/config/names.py; the metrics and the search register the same."""
     assert METRIC_NAMES == tuple(METRICS) and ALGORITHM_NAMES == tuple(ALGORITHMS)
     assert set(INTERVAL_METRICS) <= set(METRIC_NAMES) and not set(INTERVAL_ALGORITHMS) & set(ALGORITHM_NAMES)
 
@@ -90,7 +90,7 @@ def test_an_interrupt_outside_the_guard_is_the_one_line_too():
     imports) with "Aborted!" and 1; sqlanon's group with the one line and 130."""
     from click.testing import CliRunner
 
-    from sqlanon.cli import _Main
+    from sqlanon.cli.commands import _Main
 
     for group, code, err in ((click.Group(), 1, "\nAborted!\n"), (_Main(), 130, "interrupted: no output was written\n")):
         @group.command()

@@ -15,7 +15,7 @@ import pytest
 from conftest import ADULT, ADULT_SUBSET, adult_hierarchy, table_job
 from oracle import Oracle
 from sqlanon import anonymize
-from sqlanon.config import GeneticParams, job_from_dict
+from sqlanon.config.job import GeneticParams, job_from_dict
 from sqlanon.errors import ConfigError
 from sqlanon.lattice import Lattice
 from sqlanon.search import HEURISTICS
@@ -226,7 +226,7 @@ def test_wide_datasets_finish_within_ten_seconds_with_a_verified_output(tmp_path
 def test_cli_runs_a_heuristic_with_limits_and_a_seed(demo_job):
     from click.testing import CliRunner
 
-    from sqlanon.cli import main
+    from sqlanon.cli.commands import main
 
     runner = CliRunner()
     result = runner.invoke(main, ["anonymize", str(demo_job), "--algorithm", "genetic", "--seed", "9",

@@ -1,4 +1,4 @@
-"""The class-size histogram as SVG (sqlanon/histogram_svg.py) and the Markdown page's files
+"""The class-size histogram as SVG (sqlanon/report/histogram_svg.py) and the Markdown page's files
 (sqlanon/risk_markdown.markdown_files): the document parses, has one bar per bucket and
 series, each as tall as its share of records on the drawn axis (a hand-made histogram and
 ADULT's real report, its sizes counted afresh from the CSV and the written file), escapes
@@ -16,9 +16,9 @@ import pytest
 from conftest import ADULT, adult_job
 
 from sqlanon import Output, anonymize
-from sqlanon.histogram_svg import histogram_svg
+from sqlanon.report.histogram_svg import histogram_svg
 from sqlanon.risk.analysis import risk_section
-from sqlanon.risk_markdown import markdown_files
+from sqlanon.report.markdown import markdown_files
 
 NS = "{http://www.w3.org/2000/svg}"
 LABELS = ["1", "2", "3", "4", "5-9", "10-19", "20-49", "50-99", "100+"]

@@ -1,4 +1,4 @@
-"""The HTML report (sqlanon/html_report.py): written beside report.json through the run's
+"""The HTML report (sqlanon/report/html.py): written beside report.json through the run's
 guard, self-contained, holding every figure of the report — checked on a real ADULT run, its
 per-attribute loss recomputed from the released file and the hierarchies — and rendered by a
 real headless Chromium (the Debian package), whose DOM and screenshot are read back.
@@ -22,8 +22,8 @@ from conftest import ADULT, ADULT_QIS, adult_hierarchy
 from test_targets import run, snapshot, write_job
 
 from sqlanon import Attribute, Job, Output, Source, anonymize
-from sqlanon.histogram_svg import AFTER, BEFORE
-from sqlanon.html_report import html_report
+from sqlanon.report.histogram_svg import AFTER, BEFORE
+from sqlanon.report.html import html_report
 
 QIS = ["sex", "age", "race", "marital-status"]
 

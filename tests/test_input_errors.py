@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import ADULT, ADULT_QIS, adult_hierarchy
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 from sqlanon.errors import HierarchyError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
 from sqlanon.hierarchy.coverage import refuse_header_row

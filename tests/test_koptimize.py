@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import ADULT, adult_job, table_job
 from sqlanon import Output, anonymize
-from sqlanon.config import KOptimizeOptions
+from sqlanon.config.job import KOptimizeOptions
 from sqlanon.koptimize.costs import evaluate, make_cost
 from sqlanon.koptimize.model import cuts_of_levels
 from sqlanon.koptimize.runner import interval_model, search_intervals
@@ -334,7 +334,7 @@ def _doc(search: dict, privacy: dict | None = None) -> dict:
     ({"algorithm": "k-optimise"}, None, "valid algorithms: flash, exhaustive, ola, incognito, lightning, datafly, igreedy, genetic, random, k-optimize, hill-climb"),
 ])
 def test_bad_settings_are_refused_with_the_key_and_the_fix(search, privacy, message):
-    from sqlanon.config import job_from_dict
+    from sqlanon.config.job import job_from_dict
     from sqlanon.errors import ConfigError
 
     with pytest.raises(ConfigError) as error:
@@ -403,7 +403,7 @@ report = "report.json"
 
 
 def test_job_file_with_koptimize_keys(tmp_path, adult_available):
-    from sqlanon.config import load_job
+    from sqlanon.config.job import load_job
 
     path = tmp_path / "job.toml"
     path.write_text(JOB.format(adult=ADULT))
@@ -422,7 +422,7 @@ def test_cli_runs_k_optimize_and_hill_climb(tmp_path, adult_available):
 
     from click.testing import CliRunner
 
-    from sqlanon.cli import main
+    from sqlanon.cli.commands import main
 
     path = tmp_path / "job.toml"
     path.write_text(JOB.format(adult=ADULT))

@@ -9,9 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sqlanon import lattice_index, tag_loops, tagging
+from sqlanon.lattice import index as lattice_index
+
+from sqlanon.search import tag_loops
+
+from sqlanon.search import tagging
 from sqlanon.lattice import Lattice
-from sqlanon.tagging import ANONYMOUS, NOT_ANONYMOUS, PRUNED, UNKNOWN, Tags
+from sqlanon.search.tagging import ANONYMOUS, NOT_ANONYMOUS, PRUNED, UNKNOWN, Tags
 
 
 @st.composite
@@ -96,7 +100,7 @@ class ReferenceTags:
 CODES = {True: ANONYMOUS, False: NOT_ANONYMOUS, None: PRUNED}
 
 
-# box at once, as shipped, walk only (in Python), and the compiled walk (sqlanon/tag_loops.py)
+# box at once, as shipped, walk only (in Python), and the compiled walk (sqlanon/search/tag_loops.py)
 @pytest.mark.parametrize("walk", [0, tagging.WALK, 10**9, "compiled"])
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 4), min_size=1, max_size=5), st.data())

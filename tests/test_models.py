@@ -153,7 +153,7 @@ def test_every_algorithm_finds_the_true_optimum_of_the_counterexample(algorithm,
         if algorithm == "flash":
             # With predictive tagging Flash checks level 1 first, tags level 0 non-anonymous
             # and returns level 2: the test would catch a search that tags here.
-            from sqlanon.checker import Checker
+            from sqlanon.checks.checker import Checker
 
             original = Checker.__init__
 

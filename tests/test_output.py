@@ -13,7 +13,7 @@ import pytest
 from conftest import ADULT, adult_job, table_job
 from sqlanon import Output, Source, anonymize
 from sqlanon.errors import OutputError, VerificationError
-from sqlanon.verify import verify
+from sqlanon.release.verify import verify
 
 AGE = [[str(a), f"{a // 10 * 10}s", "*"] for a in range(20, 60)]
 DATA = {

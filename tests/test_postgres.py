@@ -16,7 +16,7 @@ from conftest import ADULT, adult_job
 from pg import load_arrow, load_csv
 
 from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.release import Protected, Publication
 from sqlanon.session import Session

@@ -169,8 +169,8 @@ def test_wide_and_join_layouts_agree(models):
 
 
 def test_verification_counts_the_subset_itself(tmp_path):
-    from sqlanon.population import ResearchSubset
-    from sqlanon.verify import Population, verify
+    from sqlanon.criteria.population import ResearchSubset
+    from sqlanon.release.verify import Population, verify
 
     out = tmp_path / "out.csv"
     job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(out)))
@@ -219,7 +219,7 @@ def test_every_algorithm_finds_the_true_optimum_of_the_counterexample(algorithm,
         outcome, _ = session.search(algorithm)
         assert outcome.optimum.node == (0,)
         if algorithm == "flash":  # with ARX's flag (tags) Flash would tag level 0 from level 1
-            from sqlanon.checker import Checker
+            from sqlanon.checks.checker import Checker
 
             original = Checker.__init__
 
@@ -344,7 +344,7 @@ def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, lim
 def test_adult_snapshots_carry_the_population(adult_population):
     """Checks from snapshots (roll-up, history) sum ``pop`` like ``n``: every node Flash checks
     gets the figures of a search without snapshots."""
-    from sqlanon.snapshot_settings import SnapshotSettings
+    from sqlanon.config.snapshots import SnapshotSettings
 
     path, _, _ = adult_population
     found = {}

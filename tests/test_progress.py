@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import ADULT_SUBSET, adult_job
 
 from sqlanon import Output, anonymize
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 from sqlanon.progress import Display, Progress, progress_callback
 
 

@@ -18,7 +18,7 @@ from sqlanon import Attribute, Output, Source, anonymize
 from sqlanon.engines import duckdb_release
 from sqlanon.errors import DataError, VerificationError
 from sqlanon.session import Session
-from sqlanon.verify import verify
+from sqlanon.release.verify import verify
 
 QIS = ["sex", "age", "race", "marital-status"]
 

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from conftest import ADULT, adult_hierarchy, adult_job, on_engine, table_job
 
 from sqlanon import Output, anonymize
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 from sqlanon.criteria import build_model
 from sqlanon.errors import ConfigError
 from sqlanon.risk import dankar, prosecutor, zayatz
@@ -371,7 +371,7 @@ def test_risk_command_errors(risk_job):
 
 
 def test_markdown_summary_and_svg(risk_job, tmp_path):
-    from sqlanon.histogram_svg import histogram_svg
+    from sqlanon.report.histogram_svg import histogram_svg
 
     summary = tmp_path / "summary.md"
     result = CliRunner().invoke(main, ["anonymize", risk_job(), "--markdown", str(summary), "--json"])
@@ -447,7 +447,7 @@ def test_intervals_report_after_from_the_written_file(tmp_path, adult_available)
 
 def test_a_disagreeing_recount_is_a_verification_error():
     from sqlanon.errors import VerificationError
-    from sqlanon.risk_report import checked_sizes
+    from sqlanon.report.risk import checked_sizes
 
     assert checked_sizes({2: 3}, {"class_sizes": [[2, 3]]}, "out.csv") == {2: 3}
     with pytest.raises(VerificationError, match="differ from the search's"):
@@ -455,7 +455,7 @@ def test_a_disagreeing_recount_is_a_verification_error():
 
 
 def test_markdown_says_when_an_estimator_did_not_converge():
-    from sqlanon.risk_markdown import markdown
+    from sqlanon.report.markdown import markdown
 
     report = {"input": "t.csv", "rows": 40, "quasi_identifiers": ["a"], "node": None,
               "risk": risk_section({1: 40}, population_size=1000)}
@@ -470,7 +470,7 @@ def test_recount_of_masked_groups_and_empty_fields(tmp_path):
     """The file's re-count: a kept class whose labels are all the mask shares the masked rows'
     group (only the rows beyond the suppressed ones are that class); an empty CSV field (NULL
     when read back) is an ordinary label, not the mask."""
-    from sqlanon.verify import measure
+    from sqlanon.release.verify import measure
 
     def released_class_sizes(output, qis, suppressed):  # k = 1: every group may stand
         return measure(output, qis, 1, suppressed=suppressed).class_sizes
@@ -484,7 +484,7 @@ def test_recount_of_masked_groups_and_empty_fields(tmp_path):
     # the case hypothesis found: NULL values of A generalized at level 0 beside a masked row
     import pyarrow as pa
 
-    from sqlanon.config import Attribute, Job, Source
+    from sqlanon.config.job import Attribute, Job, Source
     from sqlanon.hierarchy import Hierarchy
 
     table = pa.table({"A": ["v0", None, None, None], "b-c": ["v0", "v0", "v1", "v0"], "select": ["v0", "v0", "v0", "v1"]})
@@ -499,7 +499,7 @@ def test_recount_of_masked_groups_and_empty_fields(tmp_path):
 
 def test_recount_may_merge_classes_with_equal_labels_but_not_lose_records():
     from sqlanon.errors import VerificationError
-    from sqlanon.risk_report import checked_sizes
+    from sqlanon.report.risk import checked_sizes
 
     # two classes of two whose labels coincide are one group of four in the file: its sizes count
     assert checked_sizes({2: 2}, {"class_sizes": [[4, 1]]}, "out.csv") == {4: 1}

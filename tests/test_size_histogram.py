@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sqlanon.criteria import KAnonymity
 from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram, text_bytes
 from sqlanon.engines.sql import fetched_bytes
-from sqlanon.stats import ClassStats
+from sqlanon.checks.stats import ClassStats
 
 
 def plain(rows, uniques: bool, sizes: bool) -> ClassStats:

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from conftest import ADULT_SUBSET, adult_job
 from sqlanon import Attribute
 from sqlanon.session import Session
-from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.snapshots import Snapshot, Snapshots
+from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.checks.snapshots import Snapshot, Snapshots
 from test_random_tables import jobs
 
 SWITCHES = [SnapshotSettings(rollup=r, history=h, projection=p) for r, h, p in itertools.product([False, True], repeat=3)]

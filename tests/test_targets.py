@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import ROOT
-from sqlanon.cli import main
+from sqlanon.cli.commands import main
 from sqlanon.errors import OutputError
 from sqlanon.release import Protected, Publication
 
@@ -337,7 +337,7 @@ def test_demo_runs_from_a_built_wheel(tmp_path):
     where = subprocess.run([sys.executable, "-c", "import sqlanon; print(sqlanon.__file__)"], capture_output=True,
                            text=True, env=env, cwd=work)
     assert where.stdout.startswith(str(site)), where.stdout + where.stderr
-    demo = subprocess.run([sys.executable, "-m", "sqlanon.cli", "demo", "--rows", "500"], capture_output=True,
+    demo = subprocess.run([sys.executable, "-m", "sqlanon.cli.commands", "demo", "--rows", "500"], capture_output=True,
                           text=True, env=env, cwd=work)
     assert demo.returncode == 0, demo.stderr
     assert json.loads((work / "demo" / "report.json").read_text())["verified"]

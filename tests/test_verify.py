@@ -15,7 +15,7 @@ from conftest import ADULT_QIS, adult_job
 from sqlanon import Output, anonymize, anonymizer
 from sqlanon.engines.duckdb import DuckDBEngine
 from sqlanon.errors import VerificationError
-from sqlanon.verify import _close_later, _connect, fresh_database, verify
+from sqlanon.release.verify import _close_later, _connect, fresh_database, verify
 
 
 def written_groups(path, qis):

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from sqlglot import exp
 
-from sqlanon.compiler import col, ident, param
+from sqlanon.engines.compiler import col, ident, param
 
 #: float comparisons of entropies and distances allow this much rounding error
 EPSILON = 1e-10

@@ -9,7 +9,7 @@ import math
 
 from sqlglot import exp
 
-from sqlanon.compiler import col
+from sqlanon.engines.compiler import col
 from sqlanon.criteria.base import PrivacyModel, aggregate, share
 from sqlanon.criteria.options import number_at_least
 

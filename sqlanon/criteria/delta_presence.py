@@ -24,18 +24,18 @@ Semantics as ARX (``DPresence`` and its research subset, ``DataSubset``):
   stricter, and ``tests/test_presence.py`` holds the counterexample.
 
 The research subset is a property of the prepared data (the engine reads it once, see
-``sqlanon/population.py``), so a job has at most one delta-presence model.
+``sqlanon/criteria/population.py``), so a job has at most one delta-presence model.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlanon.compiler import col
+from sqlanon.engines.compiler import col
 from sqlanon.criteria.base import EPSILON, PrivacyModel, as_double
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError
-from sqlanon.population import POP, ResearchSubset
+from sqlanon.criteria.population import POP, ResearchSubset
 
 
 class DeltaPresence(PrivacyModel):

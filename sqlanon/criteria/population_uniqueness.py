@@ -26,7 +26,7 @@ from sqlanon.criteria.base import EPSILON, PrivacyModel
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError
 from sqlanon.risk.analysis import estimate
-from sqlanon.risk_settings import check_model, check_population, population_of
+from sqlanon.config.risk import check_model, check_population, population_of
 
 
 class PopulationUniqueness(PrivacyModel):

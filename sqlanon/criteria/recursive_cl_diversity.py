@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlanon.compiler import col
+from sqlanon.engines.compiler import col
 from sqlanon.criteria.base import PrivacyModel, aggregate, as_double, number
 from sqlanon.criteria.options import number_at_least, positive_int
 

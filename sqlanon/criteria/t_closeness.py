@@ -26,11 +26,11 @@ from typing import Sequence
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlanon.compiler import col, ident, table
+from sqlanon.engines.compiler import col, ident, table
 from sqlanon.criteria.base import EPSILON, PrivacyModel, aggregate, as_double, number, share
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError, HierarchyError, cuts
-from sqlanon.text_encoding import codec
+from sqlanon.config.encodings import codec
 
 DISTANCES = ("equal", "ordered", "hierarchical")
 

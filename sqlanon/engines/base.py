@@ -28,7 +28,7 @@ What every engine must do (the abstract methods):
 * ``close()``.
 
 Snapshots: the engine stores, the checker decides. The checker owns the Flash framework's
-roll-up/history policy (``sqlanon/snapshots.py``): before a check it asks the policy which
+roll-up/history policy (``sqlanon/checks/snapshots.py``): before a check it asks the policy which
 snapshot to start from and passes its handle as ``class_stats(..., start=handle)``; after the
 verdict, if the policy keeps the node, it calls ``keep_snapshot(node) -> handle`` (the node must
 be the one the last ``class_stats`` computed: the engine stores those classes, e.g. as a temp
@@ -38,7 +38,7 @@ to everyone but the engine that made it. ``keep_snapshot`` refuses a node the la
 ``class_stats`` did not compute (a node answered in a batch: ``class_stats_many`` reads the
 base class table and keeps nothing; the checker batches only with the snapshot policy off).
 
-Placement: the session decides where checks run (``sqlanon/placement.py``, a ``Placement`` the
+Placement: the session decides where checks run (``sqlanon/checks/placement.py``, a ``Placement`` the
 checker then holds): the engine declares ``placements``, reports the size of what a local
 check would fetch (``class_table_columns``), measures its own ``query_latency`` once after
 prepare, and executes the decision (``place_checks``).
@@ -57,10 +57,10 @@ from typing import Any, ClassVar, Literal
 
 from sqlglot import exp
 
-from sqlanon.config import Output, Source
+from sqlanon.config.job import Output, Source
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
-from sqlanon.stats import ClassStats
+from sqlanon.checks.stats import ClassStats
 
 KeepCondition = Callable[[exp.Expression], exp.Expression]
 Where = Literal["sql", "local"]

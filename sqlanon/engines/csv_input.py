@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import csv
 
-from sqlanon.config import Source
+from sqlanon.config.job import Source
 from sqlanon.errors import DataError, cut, first_line
-from sqlanon.text_encoding import first_undecodable, reading_codec, undecodable_message
+from sqlanon.config.encodings import first_undecodable, reading_codec, undecodable_message
 
 _SHOW = 5
 

@@ -22,9 +22,9 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlanon import compiler as c
-from sqlanon import text_encoding
-from sqlanon.config import Output, Source
+from sqlanon.engines import compiler as c
+from sqlanon.config import encodings as text_encoding
+from sqlanon.config.job import Output, Source
 from sqlanon.engines import duckdb_codes as codes
 from sqlanon.engines import duckdb_release as release
 from sqlanon.engines.base import KeepCondition, OutputColumn
@@ -34,9 +34,9 @@ from sqlanon.engines.sql import SqlEngine, fetched_bytes, first_line, statements
 from sqlanon.lattice import Node
 from sqlanon.errors import ConfigError, DataError, OutputError, cut, cuts
 from sqlanon.hierarchy.coverage import missing_values_error
-from sqlanon.pg_connection import table_name
-from sqlanon.population import IDS, ResearchSubset, subset_condition
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.engines.pg_connection import table_name
+from sqlanon.criteria.population import IDS, ResearchSubset, subset_condition
+from sqlanon.config.snapshots import SnapshotSettings
 
 DIALECT = "duckdb"
 MASK = "*"  # what a suppressed row holds in every QI (as the SQL engines bind $mask)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
-from sqlanon import compiler as c
+from sqlanon.engines import compiler as c
 from sqlanon.hierarchy import EncodedHierarchy
 
 DIALECT = "duckdb"

@@ -27,7 +27,7 @@ from math import prod
 
 from sqlglot import exp
 
-from sqlanon import compiler as c
+from sqlanon.engines import compiler as c
 from sqlanon.engines.base import OutputColumn
 from sqlanon.engines.duckdb_codes import row_code
 from sqlanon.hierarchy import EncodedHierarchy

@@ -19,7 +19,7 @@ generalizes each code column of its starting table through ``up`` (a column alre
 node's level is taken as it is when projection is on), combines them into one mixed-radix
 integer key (or ``np.unique`` over the stacked columns when the radix product would overflow
 int64) and sums the rows per key, in one compiled pass (``grouping.Grouper``). The node's
-table is kept as a snapshot when the checker's policy (``sqlanon/snapshots.py``) asks
+table is kept as a snapshot when the checker's policy (``sqlanon/checks/snapshots.py``) asks
 (``keep_snapshot``), and a check starts from the snapshot it names (``class_stats(..., start)``).
 
 Verdicts use the models' own predicates and the metrics' own sums, evaluated over arrays
@@ -41,8 +41,8 @@ from sqlanon.engines.histogram_loops import dense_masks, dense_pairs, merge_dens
 from sqlanon.engines.memory_figures import Histogram, dense_figures, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
-from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.stats import ClassStats
+from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.checks.stats import ClassStats
 
 
 #: the most check plans (radices and map offsets per step) kept before starting afresh

@@ -14,9 +14,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from sqlanon import compiler as c
+from sqlanon.engines import compiler as c
 from sqlanon.engines.kernel import Kernel, table
-from sqlanon.population import POP
+from sqlanon.criteria.population import POP
 
 
 def fetch_kernel(engine) -> Kernel:

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sqlanon.config import Output, Source
+from sqlanon.config.job import Output, Source
 from sqlanon.engines import arrow_csv, memory_io as io
 from sqlanon.engines.base import Capabilities, Engine, KeepCondition, OutputColumn, PreparedData
 from sqlanon.engines.evaluate import keep_mask
@@ -27,8 +27,8 @@ from sqlanon.errors import DataError, OutputError
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
-from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.stats import ClassStats
+from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.checks.stats import ClassStats
 
 MASK = "*"
 
@@ -42,7 +42,7 @@ class MemoryEngine(Engine):
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup  # accepted for the common [engine] keys; arrays need no lookup tables
-        # projection is read here; roll-up and history are the checker's policy (sqlanon/snapshots.py)
+        # projection is read here; roll-up and history are the checker's policy (sqlanon/checks/snapshots.py)
         self.settings = snapshots or SnapshotSettings()
         self.rows_scanned = 0
         self.queries = 0

@@ -19,10 +19,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 
-from sqlanon.config import Source
+from sqlanon.config.job import Source
 from sqlanon.engines import csv_input
 from sqlanon.engines.csv_input import check_header
-from sqlanon.text_encoding import codec, reading_codec
+from sqlanon.config.encodings import codec, reading_codec
 from sqlanon.errors import ConfigError, DataError
 
 #: bytes the engine holds per input byte (text table, codes, class table, output), roughly

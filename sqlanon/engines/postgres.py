@@ -21,14 +21,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
-from sqlanon import compiler as c
-from sqlanon import pg_connection as pg
-from sqlanon.config import Output, Source
+from sqlanon.engines import compiler as c
+from sqlanon.engines import pg_connection as pg
+from sqlanon.config.job import Output, Source
 from sqlanon.engines import arrow_csv
 from sqlanon.engines import postgres_arrow as pa_types
 from sqlanon.engines.sql import SqlEngine, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.config.snapshots import SnapshotSettings
 
 _PLACEHOLDER = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s|%")
 _TYPES = {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE PRECISION",
@@ -38,7 +38,7 @@ BATCH = 10_000
 
 def _driver_version() -> str:
     """From the installed package's metadata: importing psycopg itself (0.1 s) waits for the
-    first connection (sqlanon/pg_connection.py), not for every job that loads the engines."""
+    first connection (sqlanon/engines/pg_connection.py), not for every job that loads the engines."""
     try:
         return f"psycopg {package_version('psycopg')}"
     except PackageNotFoundError:

@@ -20,7 +20,7 @@ from decimal import Decimal
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlanon import compiler as c
+from sqlanon.engines import compiler as c
 from sqlanon.errors import DataError
 
 #: DuckDB's widest DECIMAL, Arrow's decimal128

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from sqlanon.engines.evaluate import compiled
-from sqlanon.stats import ClassStats
+from sqlanon.checks.stats import ClassStats
 
 #: while the largest class times the number of classes stays below this, every sum of
 #: squared class sizes (at most largest² × classes < 3e9 × largest < 9e18) fits in 64 bits

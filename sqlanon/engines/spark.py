@@ -21,12 +21,12 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlanon import compiler as c
-from sqlanon.config import Output, Source
+from sqlanon.engines import compiler as c
+from sqlanon.config.job import Output, Source
 from sqlanon.engines import spark_io
 from sqlanon.engines.sql import SqlEngine, columns_of, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.config.snapshots import SnapshotSettings
 
 DIALECT = "spark"
 #: A class table (or snapshot) of at most this many rows is cached as one partition: a check

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-from sqlanon.config import Source
+from sqlanon.config.job import Source
 from sqlanon.engines import memory_io
 from sqlanon.errors import ConfigError, DataError, OutputError, first_line
 

@@ -4,7 +4,7 @@ query, all as compiler trees rendered for the engine's sqlglot ``dialect``.
 A subclass supplies the connection and these hooks (the rest is dialect-neutral):
 
 * ``dialect`` (class attribute): the sqlglot dialect every query is rendered for
-  (``sqlanon.dialects.render``).
+  (``sqlanon.engines.dialects.render``).
 * ``_query(sql, params) -> (column names, rows)``: execute one statement with named parameters
   and fetch every row (an empty list of names for statements without a result). ``params``
   maps names to values; placeholders are what sqlglot renders for ``exp.Placeholder`` in the
@@ -50,7 +50,7 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
 * ``close()``.
 
 Counters (``rows_scanned``, ``queries``) and the snapshots' storage (temp tables the checker's
-policy, ``sqlanon/snapshots.py``, asks for) are handled here. Engines may add to the hooks; they should
+policy, ``sqlanon/checks/snapshots.py``, asks for) are handled here. Engines may add to the hooks; they should
 not rename them (other engines build on them).
 """
 
@@ -66,19 +66,19 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlanon import compiler as c
-from sqlanon.config import Output, Source
-from sqlanon.dialects import render
+from sqlanon.engines import compiler as c
+from sqlanon.config.job import Output, Source
+from sqlanon.engines.dialects import render
 from sqlanon.engines.base import Capabilities, Engine, KeepCondition, OutputColumn, PreparedData
 from sqlanon.errors import ConfigError, DataError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
-from sqlanon.population import ResearchSubset
-from sqlanon.population import classes_query as population_classes_query
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.criteria.population import ResearchSubset
+from sqlanon.criteria.population import classes_query as population_classes_query
+from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram, text_bytes
-from sqlanon.stats import ClassStats
+from sqlanon.checks.stats import ClassStats
 
 
 #: nodes one statement of a batch holds at most: its SQL text and its result grow with them
@@ -108,7 +108,7 @@ class SqlEngine(Engine):
 
     name = "sql"
     dialect = "duckdb"
-    #: checks run as SQL here or in the kernel in process (``sqlanon/placement.py`` chooses);
+    #: checks run as SQL here or in the kernel in process (``sqlanon/checks/placement.py`` chooses);
     #: several nodes in one query; snapshots as temp tables. Subclasses name what they read and write.
     capabilities: ClassVar[Capabilities] = Capabilities(placements=("sql", "local"), inputs=(), outputs=(),
                                                         batches=True, snapshots=True)
@@ -129,7 +129,7 @@ class SqlEngine(Engine):
         self.kernel = None  # set by place_checks("local"): every check then runs in process
         self.class_table_bytes = 0
         self._aux: dict[str, pa.Table] = {}
-        # projection is read here; roll-up and history are the checker's policy (sqlanon/snapshots.py)
+        # projection is read here; roll-up and history are the checker's policy (sqlanon/checks/snapshots.py)
         self.settings = snapshots or SnapshotSettings()
         self._stored: dict[str, _Stored] = {}  # the snapshot tables the checker holds, by name
         self._free: list[str] = []  # names of released snapshot tables, for reuse
@@ -231,7 +231,7 @@ class SqlEngine(Engine):
         """``sensitives``: attributes whose per-class histograms the models read; only then
         do the class tables carry their codes. ``subset``: the research subset of
         delta-presence; only its rows are encoded and released, and the class tables carry
-        the population count ``pop`` (see ``sqlanon/population.py``).
+        the population count ``pop`` (see ``sqlanon/criteria/population.py``).
 
         An engine with ``scan_once`` reads the input once here, grouped by the text of the
         QIs and sensitive attributes (``sqlanon_distinct``), and builds the class tables from
@@ -451,7 +451,7 @@ class SqlEngine(Engine):
             figures.append(c.population_query(node, self.settings.projection, lookup))
         return figures
 
-    # -- placement (sqlanon/placement.py decides; engines/local_checks.py fetches) -------------
+    # -- placement (sqlanon/checks/placement.py decides; engines/local_checks.py fetches) -------------
     def class_table_columns(self) -> int:
         """Columns of the base class table: QI codes, sensitive codes, n, pop, lnx."""
         return len(self._qi_names) + len(self._sensitives) + 1 + (self._subset is not None) + ("lnx" in self._needs)
@@ -644,7 +644,7 @@ class SqlEngine(Engine):
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, None, unique_count,
                           figures, min_class, None)
 
-    # -- snapshots (the checker's policy, sqlanon/snapshots.py, decides; here they are temp tables)
+    # -- snapshots (the checker's policy, sqlanon/checks/snapshots.py, decides; here they are temp tables)
     def _rows_of(self, handle) -> int:
         return self._base_classes if handle is None else handle.rows
 

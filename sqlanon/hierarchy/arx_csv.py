@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sqlanon.errors import HierarchyError, cut
 from sqlanon.hierarchy.model import Hierarchy
-from sqlanon.text_encoding import first_undecodable, reading_codec, undecodable_message
-from sqlanon.wording import hierarchy_encoding_setting
+from sqlanon.config.encodings import first_undecodable, reading_codec, undecodable_message
+from sqlanon.config.wording import hierarchy_encoding_setting
 
 #: separators a hierarchy exported by a spreadsheet or another tool often has instead of ';'
 _OTHER_SEPARATORS = {",": "','", "\t": "tabs ('\\t')"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from sqlanon.config import Job
+from sqlanon.config.job import Job
 from sqlanon.criteria import KAnonymity
 from sqlanon.errors import ConfigError
 from sqlanon.koptimize.costs import Cost, class_figures, evaluate, make_cost, partition

@@ -9,7 +9,7 @@ product only grows under generalization and a suppressed record costs the most.
 
 from sqlglot import exp
 
-from sqlanon.compiler import col
+from sqlanon.engines.compiler import col
 from sqlanon.metrics.base import Metric
 
 

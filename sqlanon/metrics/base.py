@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from sqlanon.lattice import Node
-from sqlanon.stats import ClassStats
+from sqlanon.checks.stats import ClassStats
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ kept is a lower bound for the node and its generalizations. Not monotonic with s
 
 from sqlglot import exp
 
-from sqlanon.compiler import col
+from sqlanon.engines.compiler import col
 from sqlanon.metrics.base import Metric
 
 

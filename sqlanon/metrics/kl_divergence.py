@@ -21,7 +21,7 @@ import math
 
 from sqlglot import exp
 
-from sqlanon.compiler import col
+from sqlanon.engines.compiler import col
 from sqlanon.metrics.base import Metric
 
 

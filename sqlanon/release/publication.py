@@ -20,12 +20,12 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sqlanon.config import Output, Source
+from sqlanon.config.job import Output, Source
 from sqlanon.errors import OutputError
-from sqlanon import pg_connection as pg
+from sqlanon.engines import pg_connection as pg
 from sqlanon.release import tables
 from sqlanon.release.guard import Protected, check_file
-from sqlanon.wording import overwrite_hint
+from sqlanon.config.wording import overwrite_hint
 
 TEMP_PREFIX = "sqlanon-"
 

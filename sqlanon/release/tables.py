@@ -12,7 +12,7 @@ from typing import Callable
 
 import duckdb
 
-from sqlanon.compiler import ident
+from sqlanon.engines.compiler import ident
 from sqlanon.errors import OutputError
 
 

@@ -3,7 +3,7 @@
 Pure numpy/SciPy: the input is the sample's class-size frequency table ``{size: number of
 classes}`` (what an engine returns from SQL) and the sampling fraction or population size.
 Wired to the report, the ``risk`` command and the population-uniqueness model by
-``sqlanon/risk_report.py`` and ``analysis.py`` (see docs/risk.md).
+``sqlanon/report/risk.py`` and ``analysis.py`` (see docs/risk.md).
 
 * :func:`prosecutor` — sample figures (highest and average risk, records at risk, uniqueness).
 * :func:`zayatz`, :func:`pitman`, :func:`snb` — population-uniqueness estimators.

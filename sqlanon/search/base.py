@@ -12,7 +12,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from sqlanon.checker import CheckResult, Checker
+from sqlanon.checks.checker import CheckResult, Checker
 from sqlanon.lattice import Lattice, Node
 
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from sqlanon.checker import Checker
+from sqlanon.checks.checker import Checker
 from sqlanon.lattice import Lattice
 from sqlanon.search.base import Optimum
 
 
 def complete(lattice: Lattice, checker: Checker, anonymous: np.ndarray, optimum: Optimum) -> int:
     """Check every anonymous node that may beat the optimum; return how many were skipped.
-    ``anonymous`` is a mask over the lattice's ids (``sqlanon/lattice_index.py``)."""
+    ``anonymous`` is a mask over the lattice's ids (``sqlanon/lattice/index.py``)."""
     index = lattice.index
     results = list(checker.results())
     ids = index.ids([r.node for r in results])  # one per checked node

@@ -20,13 +20,13 @@ import numpy as np
 
 from sqlanon.search.base import SearchAlgorithm
 from sqlanon.search.completion import complete
-from sqlanon.tagging import NOT_ANONYMOUS, Tags
+from sqlanon.search.tagging import NOT_ANONYMOUS, Tags
 
 
 class Flash(SearchAlgorithm):
     name = "flash"
 
-    # Nodes are the lattice's ids (sqlanon/lattice_index.py); the heap holds their ranks in
+    # Nodes are the lattice's ids (sqlanon/lattice/index.py); the heap holds their ranks in
     # the traversal order, which is the order c(n) of the paper.
     def traverse(self) -> None:
         index = self.index = self.lattice.index

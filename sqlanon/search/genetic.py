@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from math import prod
 
-from sqlanon.checker import CheckResult
+from sqlanon.checks.checker import CheckResult
 from sqlanon.lattice import Node
 from sqlanon.search.randomized import RandomizedSearch
 

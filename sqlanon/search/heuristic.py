@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from sqlanon.checker import Batch, CheckResult
+from sqlanon.checks.checker import Batch, CheckResult
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
 

@@ -21,7 +21,7 @@ import numpy as np
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
 from sqlanon.search.completion import complete
-from sqlanon.tagging import Tags
+from sqlanon.search.tagging import Tags
 
 
 class OLA(SearchAlgorithm):

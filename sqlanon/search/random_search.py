@@ -4,7 +4,7 @@ QI's level uniform over its hierarchy), as many evaluations as the genetic algor
 
 from __future__ import annotations
 
-from sqlanon.checker import BATCH_NODES
+from sqlanon.checks.checker import BATCH_NODES
 from sqlanon.search.randomized import RandomizedSearch
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
-from sqlanon.risk_settings import RISK_KEYS, RiskSettings
-from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.wording import in_code, role_setting
+from sqlanon.config.risk import RISK_KEYS, RiskSettings
+from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.config.wording import in_code, role_setting
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
 SUPPRESSED_MODES = ("mask", "drop")
@@ -32,7 +32,7 @@ class Source:
     arrow: Any = None
     drop: tuple[str, ...] = ()
     catalog: str | None = None  # "spark": ``table`` is in Spark's catalog (set for the spark engine)
-    encoding: str | None = None  # a CSV's text encoding (None: UTF-8), see sqlanon/text_encoding.py
+    encoding: str | None = None  # a CSV's text encoding (None: UTF-8), see sqlanon/config/encodings.py
 
     @property
     def kind(self) -> str:
@@ -78,7 +78,7 @@ class Output:
     #: the one-page Markdown summary (its histogram SVG beside it)
     summary: str | None = None
     #: the HTML report: True (default) beside the JSON report (its name with .html), a path, or
-    #: False for none (sqlanon/html_report.py)
+    #: False for none (sqlanon/report/html.py)
     html: str | bool = True
     suppressed: str = "mask"  # mask: keep the row with every QI set to '*'; drop: remove it
     delimiter: str = ","
@@ -196,12 +196,12 @@ class Job:
     threads: int | None = None
     #: [engine] url: the PostgreSQL database (libpq URL or key=value; None: the PG* variables)
     url: str | None = None
-    #: [risk] the population behind the sample and the at-risk threshold (sqlanon/risk_settings.py)
+    #: [risk] the population behind the sample and the at-risk threshold (sqlanon/config/risk.py)
     risk: RiskSettings = field(default_factory=RiskSettings)
     #: [engine] Spark: the master URL (default: spark-submit's, else "local[2]") and Spark settings
     master: str | None = None
     spark_conf: dict | None = None
-    #: [engine] checks: where each node's check runs, "auto" | "sql" | "local" (sqlanon/placement.py),
+    #: [engine] checks: where each node's check runs, "auto" | "sql" | "local" (sqlanon/checks/placement.py),
     #: and local_budget: the largest class table local checks may hold (a size; default a quarter of free memory)
     checks: str = "auto"
     local_budget: str | None = None
@@ -256,7 +256,7 @@ class Job:
                     f"\"{where.kind if where.kind in ('postgres', 'spark') else 'duckdb'}\""
                 )
         if self.url is not None:
-            from sqlanon.pg_connection import refuse_password
+            from sqlanon.engines.pg_connection import refuse_password
 
             if self.engine != "postgres" and self.input.kind != "postgres":
                 raise ConfigError(f"engine.url applies to the postgres engine (or a PostgreSQL input table), not to '{self.engine}'")
@@ -394,7 +394,7 @@ class Job:
     def _validate_encodings(self) -> None:
         """input.encoding for a CSV only (and one DuckDB can read, for the duckdb engine);
         an attribute's encoding only beside a hierarchy file."""
-        from sqlanon import text_encoding
+        from sqlanon.config import encodings as text_encoding
 
         if self.input.encoding is not None:
             if self.input.kind != "csv":

@@ -1,4 +1,4 @@
-"""Predictive tagging's spreads as compiled walks (numba), for ``sqlanon/tagging.py``.
+"""Predictive tagging's spreads as compiled walks (numba), for ``sqlanon/search/tagging.py``.
 
 A spread tags the untagged nodes reachable from a node through untagged neighbours (its
 generalizations or its specializations: see tagging's docstring for why those are exactly
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sqlanon.lattice_index import WALK_IDS
+from sqlanon.lattice.index import WALK_IDS
 
 #: set once ``warm`` has loaded the compiled walk in this process
 READY = False

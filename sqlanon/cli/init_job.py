@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlglot import exp
 
-from sqlanon.config import Source
+from sqlanon.config.job import Source
 
 #: a column with at least this share of unique values is suggested "identifying"
 IDENTIFYING_SHARE = 0.9

@@ -14,9 +14,9 @@ from urllib.parse import parse_qs, urlsplit
 
 from sqlglot import exp
 
-from sqlanon.compiler import ident
+from sqlanon.engines.compiler import ident
 from sqlanon.errors import ConfigError, DataError, OutputError, first_line
-from sqlanon.wording import overwrite_hint
+from sqlanon.config.wording import overwrite_hint
 
 _INSTALL = "pip install 'sqlanon[postgres]' (psycopg 3)"
 _SHOWN = ("host", "port", "dbname", "user")

@@ -24,10 +24,10 @@ from functools import lru_cache
 import duckdb
 from sqlglot import exp
 
-from sqlanon.compiler import col, ident
-from sqlanon.config import Output, Source
+from sqlanon.engines.compiler import col, ident
+from sqlanon.config.job import Output, Source
 from sqlanon.errors import VerificationError, cut
-from sqlanon.text_encoding import duckdb_name
+from sqlanon.config.encodings import duckdb_name
 
 MASK = "*"
 
@@ -87,7 +87,7 @@ def _reader(output: Output, url: str | None, config: dict | None = None,
     settings ``config`` (or ``database``, from ``fresh_database``; closed here either way); a
     PostgreSQL output table is read over its own connection (``url``)."""
     if output.kind == "postgres":
-        from sqlanon import pg_connection as pg
+        from sqlanon.engines import pg_connection as pg
 
         con = pg.connect(url)
 
@@ -216,7 +216,7 @@ def _class_sizes(released: Released, masked_key: tuple, suppressed: int) -> dict
 class Population:
     """What the re-check of delta-presence needs beside the output: the input (the
     population), the QIs' hierarchy rows (value -> label at each level), the levels written,
-    and the research subset (``sqlanon.population.ResearchSubset``)."""
+    and the research subset (``sqlanon.criteria.population.ResearchSubset``)."""
 
     source: Source
     hierarchies: list

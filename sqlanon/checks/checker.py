@@ -7,7 +7,7 @@ metric and counts what it did. It caches results, so a node is never checked twi
 search.
 
 It also owns what is decided about the checks rather than computed by them: the placement
-(``Placement``, decided once per session in ``sqlanon/placement.py``: where checks run, why,
+(``Placement``, decided once per session in ``sqlanon/checks/placement.py``: where checks run, why,
 and the snapshot defaults that follow) and the Flash framework's snapshot policy
 (``Snapshots``: which stored class table a check starts from, which nodes to keep; its
 counters are ``rollups`` and ``snapshot_hits``). The engine only stores what the policy keeps
@@ -27,10 +27,10 @@ from sqlanon.criteria import PrivacyModel
 from sqlanon.engines import Engine
 from sqlanon.lattice import Node
 from sqlanon.metrics import Metric, MetricContext
-from sqlanon.placement import Placement
-from sqlanon.snapshot_settings import SnapshotSettings
-from sqlanon.snapshots import Snapshot, Snapshots
-from sqlanon.stats import ClassStats
+from sqlanon.checks.placement import Placement
+from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.checks.snapshots import Snapshot, Snapshots
+from sqlanon.checks.stats import ClassStats
 
 
 @dataclass(frozen=True, slots=True)  # slots: made once per check, a third cheaper

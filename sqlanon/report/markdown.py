@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-from sqlanon.histogram_svg import histogram_svg
+from sqlanon.report.histogram_svg import histogram_svg
 
 
 def _pct(x) -> str:

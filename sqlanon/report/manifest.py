@@ -12,7 +12,7 @@ import hashlib
 import json
 from dataclasses import replace
 
-from sqlanon.config import Job
+from sqlanon.config.job import Job
 from sqlanon.errors import ConfigError
 
 VERSION = 1

@@ -1,5 +1,5 @@
 """The commands over a data file rather than a job: ``check`` (assess a table as it is) and
-``init`` (write a starting job file). Registered on the ``sqlanon`` group by sqlanon/cli.py."""
+``init`` (write a starting job file). Registered on the ``sqlanon`` group by sqlanon/cli/commands.py."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import tomllib
 
 import click
 
-from sqlanon.cli import _absolute, _guard, main
+from sqlanon.cli.commands import _absolute, _guard, main
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError
 
 
 def _source(data: str, delimiter: str, table: str | None, encoding: str | None):
-    from sqlanon.config import Source
+    from sqlanon.config.job import Source
 
     source = Source(path=_absolute(data), delimiter=delimiter, table=table, encoding=encoding)
     if source.kind == "duckdb" and not table:
@@ -83,7 +83,7 @@ def check(data, quasi, k, models, delimiter, table, encoding, show, redact, as_j
 def init(data, output, delimiter, table, encoding, overwrite):
     """Write a starting job file for DATA: every column with its type, distinct count, share of
     unique values, a suggested role and hierarchy builder, all commented out."""
-    from sqlanon.init_job import write_job
+    from sqlanon.cli.init_job import write_job
 
     def action() -> int:
         write_job(_source(data, delimiter, table, encoding), _absolute(output), overwrite)

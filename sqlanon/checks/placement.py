@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from sqlanon.engines.base import Engine
 from sqlanon.errors import ConfigError
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.config.snapshots import SnapshotSettings
 
 #: seconds per class-table row of a local check (the compiled regroup, sums, verdicts):
 #: 0.18-0.25 ms for the 6,500-8,900 rows an ADULT check regroups on average (bench/README.md,

@@ -2,7 +2,7 @@
 
 ``before`` is the input (the node of all zeros over the base class table); ``after`` is the
 released output: the kept classes of the chosen node, re-counted on the written file by the
-verification (sqlanon/verify.py) and required to agree. Suppressed records are left out of
+verification (sqlanon/release/verify.py) and required to agree. Suppressed records are left out of
 ``after`` and reported beside it, as ARX's risk analysis does (``RiskModelHistogram`` skips
 every row ``isOutlier``): they carry no quasi-identifier value to link.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlanon.errors import VerificationError
 from sqlanon.risk.analysis import risk_section
-from sqlanon.risk_settings import population_of
+from sqlanon.config.risk import population_of
 
 
 def input_sizes(session) -> dict[int, int]:

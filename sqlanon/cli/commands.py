@@ -14,17 +14,17 @@ from pathlib import Path
 
 import click
 
-from sqlanon.config import INTERVAL_ALGORITHMS, INTERVAL_METRICS, load_job
-from sqlanon.entry import checkpoint, install_signal_handlers, interrupted, received
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, load_job
+from sqlanon.cli.entry import checkpoint, install_signal_handlers, interrupted, received
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError, SqlanonError
-from sqlanon.risk_markdown import summary_targets
-from sqlanon.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
+from sqlanon.report.markdown import summary_targets
+from sqlanon.config.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
 
 
 def _api(name: str):
     """A function of sqlanon.anonymizer, imported when a command first calls it: the engines,
     the search, DuckDB and SciPy load inside the command's guard, not with the CLI, so
-    ``sqlanon --version`` and ``--help`` stay fast (see sqlanon/entry.py)."""
+    ``sqlanon --version`` and ``--help`` stay fast (see sqlanon/cli/entry.py)."""
     def call(*args, **kwargs):
         from sqlanon import anonymizer
 
@@ -78,7 +78,7 @@ def written(job, success: bool) -> list[str]:
 def _guard(action) -> None:
     """Turn sqlanon errors into one clear line and the documented exit code, an interrupt
     into the one-line message and 130."""
-    # Installed by the entry point already; again here for `python -m sqlanon.cli` and code
+    # Installed by the entry point already; again here for `python -m sqlanon.cli.commands` and code
     # calling `main` itself. SIGTERM is handled like Ctrl-C, so temporary outputs are removed
     # on the way out.
     install_signal_handlers()
@@ -201,7 +201,7 @@ def demo(config, rows, overwrite, as_json):
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr (errors still).")
 def apply(config, manifest, output, report, overwrite, as_json, quiet):
     """Apply a saved transformation to CONFIG's data and re-check the privacy models."""
-    from sqlanon.manifest import load_manifest
+    from sqlanon.report.manifest import load_manifest
 
     def action() -> int:
         job = load_job(config, output=_absolute(output), overwrite=overwrite)
@@ -255,8 +255,8 @@ def explain(config, node, show):
 def risk(config, node, fmt, output, overwrite):
     """Re-identification risk of CONFIG's input (or of a node): prosecutor figures, sample and
     population uniqueness, class-size histogram."""
-    from sqlanon.risk_markdown import markdown as markdown_text, markdown_files, summary_targets
-    from sqlanon.risk_report import analyse, text
+    from sqlanon.report.markdown import markdown as markdown_text, markdown_files, summary_targets
+    from sqlanon.report.risk import analyse, text
 
     def action() -> int:
         levels = None
@@ -365,4 +365,4 @@ if __name__ == "__main__":  # pragma: no cover
     main()
 
 
-from sqlanon import cli_data  # noqa: E402,F401  (registers check and init on the group)
+from sqlanon.cli import data as cli_data  # noqa: E402,F401  (registers check and init on the group)

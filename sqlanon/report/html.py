@@ -1,7 +1,7 @@
 """The report people read: one self-contained HTML page per run, written beside report.json.
 
 Everything is inside the file: the styles in one ``<style>`` element, the class-size histogram
-as inline SVG (sqlanon/histogram_svg.py, the same drawing as the Markdown summary's), no
+as inline SVG (sqlanon/report/histogram_svg.py, the same drawing as the Markdown summary's), no
 script, font, image or link to fetch; a Content-Security-Policy forbids the page any request,
 so it reads the same offline, in a mail attachment or an archive. It shows what a reader
 without the tool needs: the outcome, every privacy model with the value achieved on the
@@ -20,8 +20,8 @@ import json
 from html import escape
 from typing import Any
 
-from sqlanon.histogram_svg import AFTER, histogram_svg
-from sqlanon.risk_markdown import _rows as risk_rows
+from sqlanon.report.histogram_svg import AFTER, histogram_svg
+from sqlanon.report.markdown import _rows as risk_rows
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:2em auto;max-width:60em;

@@ -25,7 +25,7 @@ from typing import Any
 
 
 from sqlanon.lattice import Node
-from sqlanon.snapshot_settings import SnapshotSettings
+from sqlanon.config.snapshots import SnapshotSettings
 
 
 @dataclass

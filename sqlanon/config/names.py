@@ -4,7 +4,7 @@ Names only, so that the command line can offer them as choices without importing
 and the search (and through them sqlglot, the engines and DuckDB): ``sqlanon --help`` stays
 fast. ``sqlanon.metrics.METRICS`` and ``sqlanon.search.ALGORITHMS`` map the same names, in the
 same order, to their classes; tests/test_cli.py checks that the two agree. The k-optimize
-family's names are ``INTERVAL_ALGORITHMS`` and ``INTERVAL_METRICS`` in sqlanon/config.py.
+family's names are ``INTERVAL_ALGORITHMS`` and ``INTERVAL_METRICS`` in sqlanon/config/job.py.
 """
 
 METRIC_NAMES = ("discernibility", "discernibility-star", "aecs", "height", "precision", "precision-monotonic", "loss",

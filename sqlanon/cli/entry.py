@@ -28,7 +28,7 @@ def main() -> None:
     try:
         install_signal_handlers()
         checkpoint("start")
-        from sqlanon.cli import main as cli
+        from sqlanon.cli.commands import main as cli
 
         cli.main()  # click's standalone mode: always ends in SystemExit
     except KeyboardInterrupt:
@@ -67,7 +67,7 @@ def checkpoint(moment: str) -> None:
     """Test hook: with ``SQLANON_TEST_HOLD_AT=<moment>`` the run prints ``ready: <moment>`` on
     stderr when it reaches that moment and waits there (up to 60 s), so that a test's signal
     lands exactly then (tests/test_interrupt.py). Moments: ``start`` (signal handling
-    installed, nothing else imported yet) and ``import`` (sqlanon/cli.py half-loaded)."""
+    installed, nothing else imported yet) and ``import`` (sqlanon/cli/commands.py half-loaded)."""
     if os.environ.get("SQLANON_TEST_HOLD_AT") == moment:
         import time
 

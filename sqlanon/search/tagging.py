@@ -9,7 +9,7 @@ their loss already loses); it propagates UP, since bounds only grow under genera
 Their anonymity is never needed, and no non-anonymous result reaches them (they lie above
 untagged nodes only, below).
 
-Nodes are the lattice's ids (``sqlanon/lattice_index.py``) and the tags one byte per node. A
+Nodes are the lattice's ids (``sqlanon/lattice/index.py``) and the tags one byte per node. A
 spread walks the neighbours from the node, which costs what it tags; when the walk's frontier
 grows past a few nodes, the rest is a few array operations on the node's box of the lattice
 (its generalizations or specializations), which cost the same whatever the box holds. Both
@@ -29,7 +29,7 @@ pruned, a box is filled whole: over a box (a strided view with one axis per QI) 
 nonzero bytes and fills in about a microsecond, where a comparison or a masked assignment
 costs 5-10. Once the process has loaded it (a session with local checks does, in its
 background thread), a spread is instead one compiled walk through the untagged neighbours
-(``sqlanon/tag_loops.py``), which costs what it tags, with no box: the same nodes again.
+(``sqlanon/search/tag_loops.py``), which costs what it tags, with no box: the same nodes again.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import sys
 
 import numpy as np
 
-from sqlanon.lattice_index import LatticeIndex
+from sqlanon.lattice.index import LatticeIndex
 
 UNKNOWN, ANONYMOUS, NOT_ANONYMOUS, PRUNED = 0, 1, 2, 3
 #: a walk whose frontier outgrows this finishes on the box (measured: bench/README.md, "Search overhead")
@@ -59,9 +59,9 @@ class Tags:
         self._nodes, self._shape, self._strides = index.nodes, index.shape, index.strides
         self.predicted = 0  # nodes tagged anonymous or not without a check
         self.pruned = 0  # nodes tagged PRUNED
-        # The compiled walk once this process has loaded it (sqlanon/tag_loops.py), else the
+        # The compiled walk once this process has loaded it (sqlanon/search/tag_loops.py), else the
         # Python walk and box below: they tag the same nodes.
-        loops = sys.modules.get("sqlanon.tag_loops")
+        loops = sys.modules.get("sqlanon.search.tag_loops")
         self._walk = loops.spread if loops is not None and loops.READY else None
         if self._walk is not None:
             self._bytes = np.frombuffer(self.state, np.uint8)  # the same memory

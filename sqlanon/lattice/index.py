@@ -15,10 +15,12 @@ Built once per lattice, only by the optimal algorithms (their lattices are bound
 from __future__ import annotations
 
 from itertools import chain, product
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sqlanon.lattice import Lattice, Node
+if TYPE_CHECKING:  # the lattice builds its index (space.py imports this module)
+    from sqlanon.lattice.space import Lattice, Node
 
 #: the types of the neighbour arrays the compiled walk reads (``up_array``, ``down_array``)
 WALK_IDS = (np.uint16, np.int64)
@@ -57,7 +59,7 @@ class LatticeIndex:
         up = np.take_along_axis(up, np.argsort(np.append(rank, n)[up], axis=1, kind="stable"), axis=1)
         #: up[id]: the direct generalizations, in traversal order (Flash's path takes the first untagged)
         self.up: list[list[int]] = up.tolist()
-        # the same as arrays for the compiled walk (sqlanon/tag_loops.py): 16-bit ids while
+        # the same as arrays for the compiled walk (sqlanon/search/tag_loops.py): 16-bit ids while
         # they fit, so ADULT's 12,960 x 9 neighbours take 233 KB, not 933 (a walk reads d of
         # them per node it tags, and in a search the kernel's checks have evicted them from the
         # cache: s = 0's searches went from 22-25 % outside their checks to 19-22 %); else 64-bit

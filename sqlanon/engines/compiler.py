@@ -32,7 +32,7 @@ from typing import Sequence
 
 from sqlglot import exp
 
-from sqlanon.dialects import render
+from sqlanon.engines.dialects import render
 from sqlanon.lattice import Node
 
 DATA = "sqlanon_data"
@@ -266,7 +266,7 @@ def histogram_query(node: Node, i: int, projection: bool = True, lookup: str = "
 def population_query(node: Node, projection: bool = True, lookup: str = "wide") -> exp.Select:
     """Per class with rows of the research subset (delta-presence): its population count
     ``pop``. Joined to the class table like a model's figures, it also drops the classes of the
-    population without subset rows (see ``sqlanon/population.py``)."""
+    population without subset rows (see ``sqlanon/criteria/population.py``)."""
     query, codes, _ = _node_source(node, projection, lookup)
     return query.select(
         *(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sqlanon import compiler as c
+from sqlanon.engines import compiler as c
 
 #: the population count column of the class tables
 POP = "pop"

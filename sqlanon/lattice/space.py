@@ -9,9 +9,12 @@ permuting the columns of a job changes nothing.
 
 from __future__ import annotations
 
+import gc
 from functools import lru_cache
 from math import lcm, prod
 from typing import Iterator, Sequence
+
+from sqlanon.lattice.index import LatticeIndex
 
 Node = tuple[int, ...]
 
@@ -41,13 +44,9 @@ class Lattice:
 
     @property
     def index(self):
-        """The lattice numbered (``sqlanon/lattice_index.py``), built on first use: only the
+        """The lattice numbered (``sqlanon/lattice/index.py``), built on first use: only the
         optimal algorithms, whose lattices are bounded by max_lattice_size, ask for it."""
         if self._index is None:
-            import gc
-
-            from sqlanon.lattice_index import LatticeIndex
-
             # Tens of thousands of small lists at once would run the cyclic garbage collector
             # over the whole heap (the engine's, too) several times: pause it meanwhile.
             enabled = gc.isenabled()

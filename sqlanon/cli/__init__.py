@@ -1,0 +1,1 @@
+"""The command line: the ``sqlanon`` entry point, its commands and what they print."""
