@@ -25,6 +25,7 @@ before and after.
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import json
 import os
@@ -66,11 +67,12 @@ def run_prepare(spec: dict) -> dict:
 
     from sqlanon.session import Session
 
-    job = dataset_job("adult", metric="discernibility", engine="duckdb", memory_limit=spec["memory_limit"] or None,
-                      temp_directory=spec["temp_directory"], threads=spec.get("threads"))
+    job = dataset_job("adult", metric="discernibility", engine="duckdb", engine_settings={
+        "memory_limit": spec["memory_limit"] or None, "temp_directory": spec["temp_directory"],
+        "threads": spec.get("threads")})
     with Session(dataset_job("adult", metric="discernibility", engine="duckdb")):
         pass  # untimed: the process's one-time costs (imports: pyarrow's first array imports pandas, ~1 s)
-    job.input.path = spec["path"]
+    job = replace(job, input=replace(job.input, path=spec["path"]))
     started = time.perf_counter()
     with Session(job) as session:
         seconds = time.perf_counter() - started

@@ -49,9 +49,9 @@ def adult_session(privacy: str) -> Session:
     from datasets import columns
 
     job = dataset_job("adult", [c for c in columns("adult") if c != "occupation"])
-    job.attributes = [replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes]
+    job = replace(job, attributes=[replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes])
     k, models = PRIVACY[privacy]
-    job.models = models
+    job = replace(job, models=models)
     return Session(job, needs=ALL_NEEDS)
 
 

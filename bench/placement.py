@@ -19,6 +19,7 @@ DuckDB local search of k = 5, s = 0.02.
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import json
 import os
@@ -125,7 +126,7 @@ def postgres(url: str | None) -> list[dict]:
         rows = []
         for checks in ("sql", "local"):
             job = adult_job(ADULT_QIS, engine="postgres", checks=checks)
-            job.input, job.url = Source(table=table), url
+            job = replace(job, input=Source(table=table), engine_settings={**job.engine_settings, "url": url})
             started = time.perf_counter()
             with Session(job) as session:
                 prepared = time.perf_counter() - started

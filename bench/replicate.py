@@ -15,6 +15,7 @@ into a cache folder (never committed): ``$SQLANON_BENCH_CACHE`` or ``bench/.cach
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import math
 import os
@@ -69,7 +70,7 @@ def replicated(times: int, plain: bool = False, kind: str = "parquet") -> Path:
 def replicated_job(times: int, plain: bool = False, kind: str = "parquet", **kwargs):
     """The ADULT job (9 QIs) over the replicated file."""
     job = dataset_job("adult", **kwargs)
-    job.input.path = str(replicated(times, plain, kind))
+    job = replace(job, input=replace(job.input, path=str(replicated(times, plain, kind))))
     return job
 
 

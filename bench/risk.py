@@ -16,6 +16,7 @@ classes; the estimators run on the input's table (the larger one, where Pitman w
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import json
 import os
@@ -46,7 +47,7 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
     from datasets import dataset_job
     from replicate import replicated_job
 
-    from sqlanon.risk.analysis import risk_section
+    from sqlanon.reidentification.analysis import risk_section
     from sqlanon.session import Session
 
     if engine == "postgres":  # the rows were loaded into the server by the parent
@@ -55,7 +56,8 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
         from sqlanon import Source
 
         job = replicated_job(size, engine=engine, k=5)
-        job.input, job.url = Source(table=TABLE), os.environ.get("SQLANON_BENCH_URL") or None
+        job = replace(job, input=Source(table=TABLE),
+                      engine_settings={**job.engine_settings, "url": os.environ.get("SQLANON_BENCH_URL") or None})
     elif engine == "spark":  # Spark reads Parquet itself
         job = replicated_job(size, engine=engine, k=5)
     else:

@@ -28,6 +28,7 @@ Writes bench/results/sql_checks.json.
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import json
 import os
@@ -128,7 +129,7 @@ def batches(repeat: int, full: bool, engine: str = "duckdb", url: str | None = N
         from pg import on_postgres
 
         job = on_postgres(job, url)
-        job.url = url
+        job = replace(job, engine_settings={**job.engine_settings, "url": url})
     with Session(job) as session:
         runs = {"batched": [], "single": []}
         for _ in range(repeat):

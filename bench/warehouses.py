@@ -31,6 +31,7 @@ compare another warehouse.
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import json
 import os
@@ -133,14 +134,14 @@ def run_postgres(times: int, configs, options) -> list[dict]:
     from sqlanon import Source
 
     job = _job(times, "postgres", options)
-    job.input = Source(table=TABLE)
-    job.url = options["url"]
+    job = replace(job, input=Source(table=TABLE))
+    job = replace(job, engine_settings={**job.engine_settings, "url": options["url"]})
     return search_all(job, configs, options)[1]
 
 
 def run_spark(times: int, configs, options) -> list[dict]:
     """Spark reading the same Parquet file itself (``options["master"]``, default local[2])."""
-    return search_all(_job(times, "spark", options, master=options.get("master")), configs, options)[1]
+    return search_all(_job(times, "spark", options, engine_settings={"master": options.get("master")}), configs, options)[1]
 
 
 #: engine name -> runner(times, [(k, s)], options) -> rows; options["url"] is the PostgreSQL server,

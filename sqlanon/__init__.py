@@ -7,6 +7,7 @@ module on first use. The command line (``sqlanon --version``, ``--help``) relies
 
 from importlib import import_module
 from typing import Any
+from importlib.metadata import PackageNotFoundError, version
 
 # exported name -> the module defining it
 _EXPORTS = {
@@ -14,11 +15,12 @@ _EXPORTS = {
     "Job": "sqlanon.config.job",
     "Output": "sqlanon.config.job",
     "Source": "sqlanon.config.job",
-    "load_job": "sqlanon.config.job",
+    "load_job": "sqlanon.config.read",
     "Result": "sqlanon.anonymizer",
     "anonymize": "sqlanon.api",
     "Anonymizer": "sqlanon.api",
     "explain": "sqlanon.api",
+    "risk": "sqlanon.api",
     "check": "sqlanon.assess",
     "Assessment": "sqlanon.assess",
     "Hierarchy": "sqlanon.hierarchy",
@@ -40,10 +42,6 @@ __all__ = ["Anonymizer", "Assessment", "Attribute", "ConfigError", "DataError", 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         return _version()
-    if name == "risk":
-        # ``sqlanon.risk`` is both the risk package and the API's function: the package's
-        # module is callable (see sqlanon/risk/__init__.py), whichever is imported first.
-        return import_module("sqlanon.risk")
     module = _EXPORTS.get(name)
     if module is None:  # not ours: lets ``from sqlanon import compiler`` import the submodule
         raise AttributeError(f"module 'sqlanon' has no attribute {name!r}")
@@ -53,14 +51,12 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS, "risk"})
+    return sorted({*globals(), *_EXPORTS})
 
 
 def _version() -> str:
     """The version is written once, in pyproject.toml: the installed package's metadata
     carries it (read on first use: importlib.metadata costs more than the rest of this import)."""
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         found = version("sqlanon")
     except PackageNotFoundError:  # the source tree imported without being installed

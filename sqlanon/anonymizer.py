@@ -18,6 +18,8 @@ from sqlanon import __version__
 from sqlanon.report.attributes import attribute_figures
 from sqlanon.checks.checker import CheckResult, Checker
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
+from sqlanon.config.validate import validated
+from sqlanon.engines import settings_of
 from sqlanon.report.manifest import build_manifest, check_hierarchies, job_for_manifest
 from sqlanon.release import Publication, protected_files
 from sqlanon.report.risk import checked_sizes, input_sizes, node_sizes, risk_report
@@ -26,6 +28,8 @@ from sqlanon.report.html import html_report, one_line, summary_html
 from sqlanon.report.markdown import markdown_files, summary_targets
 from sqlanon.session import Session
 from sqlanon.release.verify import Population, fresh_database, verify
+from sqlanon.progress import Progress
+from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
 
 #: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
 log = logging.getLogger("sqlanon")
@@ -71,8 +75,6 @@ def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None) -> Resul
 
 
 def _phases_to(on_progress, on_phase):
-    from sqlanon.progress import Progress
-
     def phase(name: str) -> None:
         if on_phase is not None:
             on_phase(name)
@@ -92,7 +94,7 @@ def apply(job: Job, manifest: dict, manifest_path: str | None = None) -> Result:
 
 def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None,
              protect: dict | None = None, on_progress=None) -> Result:
-    job.validate()
+    job = validated(job)
     with _publication(job, protect) as publication:
         if job.algorithm in INTERVAL_ALGORITHMS and node is None:
             result = _execute_intervals(job, on_phase, publication)
@@ -118,7 +120,7 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
 def _publication(job: Job, protect: dict | None) -> Publication:
     """Every target of the job, checked now, before any work: none may be a file the job
     reads or another target; an existing one only with ``overwrite``."""
-    publication = Publication(protected_files(job, protect), job.output.overwrite, job.url)
+    publication = Publication(protected_files(job, protect), job.output.overwrite, settings_of(job).url)
     publication.reserve_output(job.output, job.input)
     publication.reserve(job.output.report, "report")
     if job.output.summary:
@@ -206,8 +208,6 @@ def _opened(job: Job, on_phase):
 def _execute_intervals(job: Job, on_phase, publication: Publication) -> Result:
     """k-optimize and hill-climb: the class table from the engine, the search in memory, the
     cuts written through SQL and verified like every output."""
-    from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
-
     with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         outcome = search_intervals(session)
@@ -261,7 +261,8 @@ def _publish(session: Session, phase, publication: Publication, write, suppresse
     phase("write")
     # the verification's own database, with the job's DuckDB settings, made before the write
     # (one made after a large COPY costs several times as much: verify.fresh_database)
-    config = {"memory_limit": job.memory_limit, "temp_directory": job.temp_directory, "threads": job.threads}
+    settings = settings_of(job)
+    config = settings.duckdb_config()
     database = fresh_database(publication.staged_output, config)
     try:
         write(publication.output_target)
@@ -272,7 +273,7 @@ def _publish(session: Session, phase, publication: Publication, write, suppresse
         raise
     phase("verify")
     return verify(publication.staged_output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall,
-                  population, url=job.url, named=job.output.describe(), config=config, database=database)
+                  population, url=settings.url, named=job.output.describe(), config=config, database=database)
 
 
 def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:

@@ -17,19 +17,26 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlanon import frames
-from sqlanon.config.job import ROLES, Attribute, Job, Output, Source, _with_population
+from sqlanon.config.job import ROLES, Attribute, Job, Output, Source
+from sqlanon.config.keywords import models_of, source_of
 from sqlanon.errors import ConfigError, NotAnonymousError
 from sqlanon.hierarchy import Hierarchy
 from sqlanon.progress import ProgressArgument, ProgressCallback, progress_callback
 from sqlanon.config.risk import RiskSettings
 from sqlanon.config.wording import from_code
 
-if TYPE_CHECKING:
-    from sqlanon.anonymizer import Result
-    from sqlanon.checks.checker import CheckResult
+from sqlanon import anonymizer
+from sqlanon.anonymizer import Result, summary
+from sqlanon.assess import check
+from sqlanon.checks.checker import CheckResult
+from sqlanon.engines import create_engine
+from sqlanon.report.risk import analyse
+from sqlanon.session import Session
+import pyarrow.parquet as pq
+import shutil
 
 #: keywords of ``anonymize`` that set the Job's search and engine (the job file's names)
 _JOB_KEYWORDS = ("metric", "algorithm", "weights", "label", "time_limit", "step_limit", "seed", "stop", "stable",
@@ -63,7 +70,7 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
                           "quasi={\"age\": \"age.csv\", \"zip\": {\"type\": \"mask\"}}")
     source, frame = source_of(data, delimiter, table, encoding)
     risk_settings = RiskSettings.from_table(risk or {}, "risk=")
-    k, specs = _models(k, models, risk_settings)
+    k, specs = models_of(k, models, risk_settings)
     roles = _roles(quasi, sensitive, insensitive, identifying)
     for spec in specs:  # a model's attribute is sensitive unless named otherwise
         if isinstance(spec.get("attribute"), str):
@@ -90,43 +97,6 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
     job = Job(input=source, attributes=attributes, k=k, suppression_limit=suppression_limit, models=tuple(specs),
               engine=engine, risk=risk_settings, output=out, **settings)
     return job, frame
-
-
-def source_of(data: Any, delimiter: str = ",", table: str | None = None,
-              encoding: str | None = None) -> tuple[Source, frames.Frame | None]:
-    """Where ``data`` is: a file path (CSV, Parquet or a DuckDB file with ``table``), a
-    ``Source``, or a table in memory."""
-    if isinstance(data, Source):
-        return data, None
-    if isinstance(data, (str, os.PathLike)):
-        return Source(path=str(data), delimiter=delimiter, table=table, encoding=encoding), None
-    frame = frames.frame(data)
-    if frame.kind == "spark":  # replaced by the view's name while the run reads it (see _bound)
-        return Source(table="<spark DataFrame>", catalog="spark"), frame
-    return Source(arrow=frame.arrow), frame
-
-
-def _models(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, list[dict[str, Any]]]:
-    if isinstance(models, dict) or not isinstance(models, (list, tuple)):
-        raise ConfigError("models= is a list of dicts, each with a type, e.g. "
-                          "[{\"type\": \"distinct-l-diversity\", \"attribute\": \"disease\", \"l\": 3}]")
-    from sqlanon.criteria import MODEL_NAMES, build_model
-
-    specs: list[dict[str, Any]] = []
-    for spec in models:
-        if not isinstance(spec, dict) or "type" not in spec:
-            raise ConfigError(f"each entry of models= is a dict with a type ({', '.join(MODEL_NAMES)}), got {spec!r}")
-        if spec["type"] == "k-anonymity":
-            if set(spec) - {"type", "k"}:
-                raise ConfigError(f"the k-anonymity entry of models= takes k only, got {sorted(spec)}")
-            if k is not None and spec.get("k") != k:
-                raise ConfigError(f"k is given twice with different values ({k} and {spec.get('k')})")
-            k = spec.get("k")
-            continue
-        spec = _with_population(dict(spec), risk) if spec["type"] == "population-uniqueness" else dict(spec)
-        build_model(spec)  # refuses unknown types and keys now, naming them
-        specs.append(spec)
-    return (k if k is not None else 1 if specs else 2), specs
 
 
 def _roles(quasi: dict[str, Any], sensitive: Any, insensitive: Any, identifying: Any) -> dict[str, str]:
@@ -166,8 +136,6 @@ def _columns(source: Source, frame: frames.Frame | None, engine: str | None) -> 
     """The input's columns (a file is opened by the engine, reading no rows)."""
     if frame is not None:
         return frame.columns
-    from sqlanon.engines import create_engine
-
     reader = create_engine("duckdb" if engine in (None, "memory", "duckdb") else engine)
     try:
         return reader.open(source)
@@ -200,8 +168,6 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
         on_progress: ProgressCallback | None = None) -> Result:
     """Anonymize (or with ``manifest`` apply a saved transformation to) the job's data; with a
     table given in code and no output, the released table is ``Result.table``."""
-    from sqlanon import anonymizer
-
     def execute(job: Job) -> Result:
         if manifest is not None:
             return anonymizer.apply(job, manifest)
@@ -215,8 +181,6 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
         try:
             result = execute(replace(job, output=replace(job.output, path=target)))
             if result.success:
-                import pyarrow.parquet as pq
-
                 released = None if frame.kind == "spark" else pq.read_table(target)
                 result.table = frames.restore(frame, released, target)
                 result.report["output"] = RELEASED
@@ -225,8 +189,6 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
             return result
         finally:
             if frame.kind != "spark":
-                import shutil
-
                 shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -297,8 +259,6 @@ class Anonymizer:
     def fit(self, data: Any) -> "Anonymizer":
         result = anonymize(data, self.quasi, **self.settings)
         if not result.success:
-            from sqlanon.anonymizer import summary
-
             raise NotAnonymousError(summary(result.report), result)
         if "manifest" not in result.report:
             raise ConfigError(f"the algorithm {result.report['algorithm']!r} finds cuts, not levels of the "
@@ -328,8 +288,6 @@ def explain(data: Any, node: Iterable[int], quasi: dict[str, Any] | None = None,
             **settings: Any) -> dict[str, Any]:
     """A node's check: its SQL (with parameters), its figures (``result``), the suppression
     limit in rows and the smallest classes failing the models (``failing``: (labels, size))."""
-    from sqlanon.session import Session
-
     with from_code(not isinstance(data, Job) or data.file is None):
         job, frame = (data, None) if isinstance(data, Job) else job_from_keywords(data, quasi, **settings)
         with bound(job, frame) as (job, _), Session(job) as session:
@@ -345,13 +303,9 @@ def risk(data: Any, quasi: Any = None, node: Iterable[int] | None = None, **sett
     if not isinstance(data, Job) and not isinstance(quasi, dict):
         if node is not None:
             raise ConfigError("node= needs hierarchies: give quasi= as a dict of column -> hierarchy, or a Job")
-        from sqlanon.assess import check
-
         assessed = check(data, quasi=quasi, **settings)
         return {"input": assessed.input, "rows": assessed.rows, "quasi_identifiers": assessed.quasi_identifiers,
                 "node": None, "engine": "duckdb", "risk": assessed.risk}
-    from sqlanon.report.risk import analyse
-
     with from_code(not isinstance(data, Job) or data.file is None):
         job, frame = (data, None) if isinstance(data, Job) else job_from_keywords(data, quasi, **settings)
         with bound(job, frame) as (job, _):

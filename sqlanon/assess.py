@@ -13,17 +13,21 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import duckdb
 from sqlglot import exp
 
+from sqlanon.config.job import Source
+from sqlanon.config.keywords import models_of, source_of
+from sqlanon.config.risk import RiskSettings
+from sqlanon.config.wording import from_code
+from sqlanon.criteria import build_models
+from sqlanon.criteria.base import PrivacyModel
+from sqlanon.engines.duckdb import DuckDBEngine
 from sqlanon.errors import ConfigError, DataError, cut
-
-if TYPE_CHECKING:
-    from sqlanon.config.job import Source
-    from sqlanon.criteria.base import PrivacyModel
-    from sqlanon.frames import Frame
-    from sqlanon.config.risk import RiskSettings
+from sqlanon.frames import Frame
+from sqlanon.reidentification.analysis import risk_section
 
 MASK = "*"
 #: the longest value a listed class shows (longer ones are cut, with their length)
@@ -94,18 +98,13 @@ def check(data: Any, quasi: Any, k: int | None = None, models: Any = (), *, show
     >>> found.holds, found.models[0]["achieved"], found.offending
     (False, 1, [({'zip': '2'}, 1, ['k-anonymity'])])
     """
-    from sqlanon.api import _models, source_of
-    from sqlanon.criteria import build_models
-    from sqlanon.config.risk import RiskSettings
-    from sqlanon.config.wording import from_code
-
     with from_code():
         qis = [quasi] if isinstance(quasi, str) else list(quasi or [])
         if not qis or not all(isinstance(q, str) for q in qis) or len(set(qis)) != len(qis):
             raise ConfigError(f"quasi= must list the quasi-identifier columns (each once), e.g. quasi=[\"age\", "
                               f"\"zip\"]; got {quasi!r}")
         settings = RiskSettings.from_table(risk or {}, "risk=")
-        k, specs = _models(k, models, settings)
+        k, specs = models_of(k, models, settings)
         if any(spec["type"] == "delta-presence" for spec in specs):
             raise ConfigError("check assesses a table as it is; delta-presence compares a release with its "
                               "population: anonymize with the model instead")
@@ -129,8 +128,6 @@ def _groups(source: Source, frame: Frame | None, qis: list[str], attributes: lis
         texts = [F.coalesce(F.col(f"`{n}`").cast("string"), F.lit("")).alias(f"c{i}") for i, n in enumerate(names)]
         grouped = frame.native.select(*texts).groupBy(*(f"c{i}" for i in range(len(names)))).count()
         return [tuple(row) for row in grouped.collect()]
-    from sqlanon.engines.duckdb import DuckDBEngine
-
     engine = DuckDBEngine()
     try:
         columns = engine.open(source)
@@ -149,8 +146,6 @@ def _groups(source: Source, frame: Frame | None, qis: list[str], attributes: lis
         query = exp.select(*selected, exp.Count(this=exp.Star()).as_("n")).from_(
             exp.to_identifier("r")).group_by(*(exp.Literal.number(i + 1) for i in range(len(names))))
         sql = query.sql("duckdb").replace('FROM r', f"FROM {relation} AS r", 1)
-        import duckdb
-
         try:
             return engine.con.execute(sql, params).fetchall()
         except duckdb.Error as error:
@@ -161,8 +156,6 @@ def _groups(source: Source, frame: Frame | None, qis: list[str], attributes: lis
 
 def _assess(rows: list[tuple[Any, ...]], qis: list[str], attributes: list[str], models: list[PrivacyModel],
             described: str, show: int, settings: RiskSettings) -> Assessment:
-    from sqlanon.risk.analysis import risk_section
-
     d = len(qis)
     masked = tuple(MASK for _ in qis)
     sizes: Counter[tuple[str, ...]] = Counter()

@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from sqlanon.errors import ConfigError
+import duckdb
 
 KINDS = ("pyarrow", "pandas", "polars", "polars-lazy", "duckdb", "spark", "arrow-stream")
 
@@ -115,8 +116,6 @@ def restore(original: Frame, table: pa.Table, parquet: str | None = None) -> Any
             return released.lazy()
         return released
     if kind == "duckdb":
-        import duckdb
-
         # A relation has no handle on its connection: the released one is in DuckDB's
         # default connection (where duckdb.sql() relations live).
         return duckdb.from_arrow(table)

@@ -16,7 +16,8 @@ from sqlanon.checks.checker import Checker
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.metrics.context import metric_context
 from sqlanon.criteria import build_models
-from sqlanon.engines import create_engine
+from sqlanon.config.validate import check_models, research_subset, sensitive_attributes, validated
+from sqlanon.engines import engine_for
 from sqlanon.engines import grouping
 from sqlanon.engines.base import OutputColumn
 from sqlanon.errors import ConfigError, cuts
@@ -26,6 +27,7 @@ from sqlanon.metrics import METRICS, get_metric
 from sqlanon.checks.placement import Placement, decide, for_intervals
 from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
 from sqlanon.config.wording import roles_hint
+from sqlanon.progress import SearchTracker
 
 ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
 
@@ -34,7 +36,7 @@ class Session:
     """Open ``job.input`` in the job's engine, check the roles, encode and compress once."""
 
     def __init__(self, job: Job, needs: frozenset[str] | None = None, share_stats: bool = False):
-        job.validate()
+        job = validated(job)
         started = time.perf_counter()
         self._warming = None
         if job.checks != "sql" and needs is None:
@@ -45,7 +47,7 @@ class Session:
         self.qis = [a.name for a in job.quasi_identifiers]
         # Hierarchy files first (fail fast), builders once the data is open.
         files = {a.name: job.hierarchy_of(a) for a in job.quasi_identifiers if not isinstance(a.hierarchy, dict)}
-        self.engine = create_engine(job.engine, **job.engine_options)
+        self.engine = engine_for(job)
         try:
             columns = self.engine.open(job.input)
             self.passthrough, self.output_columns = plan_columns(job, columns)
@@ -59,8 +61,8 @@ class Session:
             # k-optimize and hill-climb read the class table, not per-node figures.
             lattice_metric = job.algorithm not in INTERVAL_ALGORITHMS
             self.needs = (METRICS[job.metric].needs if lattice_metric else frozenset()) if needs is None else needs
-            self.sensitives = job.sensitive_attributes if lattice_metric else []
-            self.subset = job.research_subset
+            self.sensitives = sensitive_attributes(job) if lattice_metric else []
+            self.subset = research_subset(job)
             # only a job with a research subset (delta-presence) passes one: engines without it still serve the rest
             subset = {"subset": self.subset} if self.subset is not None else {}
             if subset and not self.engine.capabilities.research_subset:
@@ -133,7 +135,7 @@ class Session:
         if missing:
             raise ConfigError(f"metric '{job.metric}' needs {sorted(missing)}, which this session did not prepare")
         if "models" in overrides:
-            job._validate_models()
+            check_models(job)
         models = self.models(job)
         # A new checker starts cold: the previous one lets its snapshots go, the engine drops what is left.
         if self._checker is not None:
@@ -192,8 +194,6 @@ class Session:
         if on_progress is None:
             outcome = search.run()
         else:
-            from sqlanon.progress import SearchTracker
-
             tracker = checker.on_check = SearchTracker(search, on_progress, checker.on_check)
             outcome = search.run()
             tracker.finish()
@@ -254,7 +254,7 @@ def hierarchy_for(job: Job, attribute: str):
         raise ConfigError(f"attribute '{attribute}' has no hierarchy in the job; attributes with one: {named}")
     if not isinstance(match[0].hierarchy, dict):
         return job.hierarchy_of(match[0])
-    engine = create_engine(job.engine, **job.engine_options)
+    engine = engine_for(job)
     try:
         engine.open(job.input)
         return job.hierarchy_of(match[0], engine.distinct_values(attribute))
@@ -275,7 +275,7 @@ def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputCo
             f"column(s) {unknown} named in the job are not in the input {job.input.describe()}; "
             f"its columns are: {cuts(columns[:20])}{' …' if len(columns) > 20 else ''}{_delimiter_hint(job, columns)}"
         )
-    subset = job.research_subset
+    subset = research_subset(job)
     if subset is not None:
         option = "subset" if subset.column is not None else "key"
         if subset.input_column not in columns:

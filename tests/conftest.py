@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 import csv
 import os
 import sys
@@ -34,7 +35,7 @@ def adult_job(qis=ADULT_QIS, **kwargs) -> Job:
 def occupation_job(qis, **kwargs) -> Job:
     """``adult_job`` with occupation sensitive (when it is not one of ``qis``)."""
     job = adult_job(qis, **kwargs)
-    job.attributes = [Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes]
+    job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes])
     return job
 
 
@@ -123,8 +124,8 @@ def on_engine(job: Job, engine: str, request) -> Job:
     checks in process (``[engine] checks = "local"``); a SQL engine's plain name checks in SQL
     (``checks = "sql"``, whatever ``auto`` would choose), so both placements stay tested."""
     engine, _, placement = engine.partition("-")
-    job.engine = engine
-    job.checks = "auto" if engine == "memory" else placement or "sql"  # a job object may go to several engines
+    job = replace(job, engine=engine)
+    job = replace(job, checks="auto" if engine == "memory" else placement or "sql")
     if engine == "spark":  # reads the file or Table itself, on the run's one SparkSession
         request.getfixturevalue("spark")
     if engine == "postgres":

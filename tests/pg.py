@@ -8,6 +8,7 @@ only SQLANON_SKIP_POSTGRES=1 skips them (CI never sets it).
 
 from __future__ import annotations
 
+from dataclasses import replace
 import glob
 import os
 import shutil
@@ -185,6 +186,6 @@ def on_postgres(job, url: str):
         else:
             load_arrow(url, table, source.arrow)
         _LOADED[key] = table
-    job.input = Source(table=_LOADED[key], drop=source.drop)
-    job.engine = "postgres"
+    job = replace(job, input=Source(table=_LOADED[key], drop=source.drop))
+    job = replace(job, engine="postgres")
     return job

@@ -6,6 +6,7 @@ check at a time, with fewer queries."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import random
 
 import pytest
@@ -114,7 +115,7 @@ def test_duckdb_splits_a_lean_batch_over_two_connections(adult_available, thread
     or more, on this connection and a second one (its own copy of the wide table) at the
     same time; the figures are those of single checks either way, and a histogram model's
     batch stays one statement."""
-    job = sensitive_job(QIS5, models=(MODELS["recursive"],), checks="sql", threads=threads)
+    job = sensitive_job(QIS5, models=(MODELS["recursive"],), checks="sql", engine_settings={"threads": threads})
     with Session(job, needs=ALL_NEEDS) as session:
         engine = session.engine
         nodes = sample(session, 20, seed=5)
@@ -150,7 +151,7 @@ def test_a_long_batch_keeps_its_order_through_the_pipeline(adult_available, metr
     connection is free: each node still gets its own figures, in order. A histogram
     model's batch (rows, not arrays) goes the same way when it is lean, else one statement
     per 32 nodes."""
-    job = sensitive_job(QIS5, models=(MODELS["recursive"],), checks="sql", threads=2)
+    job = sensitive_job(QIS5, models=(MODELS["recursive"],), checks="sql", engine_settings={"threads": 2})
     with Session(job, needs=ALL_NEEDS) as session:
         nodes = list(session.lattice.nodes())
         assert len(statements(len(nodes), duckdb_engine._PIECE, least=2)) > duckdb_engine._AHEAD
@@ -162,7 +163,7 @@ def test_a_failed_batch_leaves_both_connections_idle_and_usable(adult_available,
     """Ctrl-C (or any error) while a pipelined batch is read: every statement still running
     is interrupted and waited for, both connections are idle again, and the next batch gets
     the same figures as single checks."""
-    job = sensitive_job(QIS5, checks="sql", threads=2)
+    job = sensitive_job(QIS5, checks="sql", engine_settings={"threads": 2})
     with Session(job) as session:
         engine = session.engine
         nodes = list(session.lattice.nodes())
@@ -231,7 +232,7 @@ def test_a_snapshot_policy_and_local_checks_check_one_node_at_a_time(adult_avail
 
 def test_delta_presence_batches_with_its_population_counts():
     job = hand_job()
-    job.checks = "sql"
+    job = replace(job, checks="sql")
     with Session(job, needs=ALL_NEEDS) as session:
         nodes = list(session.lattice.nodes())
         single, many = single_and_many(session, nodes, "discernibility", (PRESENCE,), k=1, s=0.5)
@@ -259,7 +260,7 @@ def test_hand_made_table_every_node():
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(job=jobs())
 def test_random_tables_batch_equals_single(job):
-    job.checks = "sql"
+    job = replace(job, checks="sql")
     with Session(job) as session:
         nodes = list(session.lattice.nodes())
         checker = session.checker()

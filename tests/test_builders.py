@@ -1,6 +1,7 @@
 """Hierarchy builders: golden files for every builder and granularity, and clear errors.
 Set SQLANON_REGEN_GOLDEN=1 to rewrite tests/golden/hierarchies after a deliberate change."""
 
+from dataclasses import replace
 import csv
 import io
 import os
@@ -72,8 +73,9 @@ def test_builder_errors(spec, values, message):
 def test_builders_in_a_job_cover_the_data():
     data = {"age": ["23", "37", "81", "17", "23", "37"], "zip": ["47011", "47017", "47011", "47017", "47011", "47017"]}
     job = table_job(data, {}, roles={}, k=2, suppression_limit=0.0)
-    job.attributes[0].role, job.attributes[0].hierarchy = "quasi", {"type": "intervals", "widths": [10, 20], "bottom": 18}
-    job.attributes[1].role, job.attributes[1].hierarchy = "quasi", {"type": "mask"}
+    age, zip_code = job.attributes
+    job = replace(job, attributes=[replace(age, role="quasi", hierarchy={"type": "intervals", "widths": [10, 20], "bottom": 18}),
+                                   replace(zip_code, role="quasi", hierarchy={"type": "mask"})])
     result = anonymize(job)
     # 81 and 17 stay alone below the top age level (80-99 and <18), and s = 0: age goes to *,
     # and the two zip codes (3 rows each) need no masking.

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 import sqlanon
 from sqlanon.cli.commands import main
+from sqlanon.config.validate import validate
 from conftest import ADULT
 
 # zip x disease: class 47011 has 3 rows (flu, flu, cold), 47012 has 2 (flu, flu), 47013 one (cold)
@@ -143,7 +144,7 @@ def test_init_writes_every_column_commented_and_it_loads_once_filled_in(tmp_path
     assert "# zip: digits" in text and '#hierarchy = { type = "mask", mask = "*", levels = 4 }' in text
     assert "# seen: date" in text and "type = \"date\"" in text
     with pytest.raises(sqlanon.ConfigError):  # as written, nothing has a role yet
-        sqlanon.load_job(job).validate()
+        validate(sqlanon.load_job(job))
     job.write_text(uncomment(text))
     loaded = sqlanon.load_job(job)
     assert [(a.name, a.role) for a in loaded.attributes] == [

@@ -2,6 +2,7 @@
 sql/<dialect>/*.sql (postgres, spark), beside the input that produced it. Set
 SQLANON_REGEN_GOLDEN=1 to rewrite them after a deliberate change."""
 
+from dataclasses import replace
 import itertools
 import os
 import random
@@ -156,7 +157,7 @@ def test_wide_and_join_layouts_agree_on_every_node():
     results = {}
     for lookup in ("wide", "join"):
         job = table_job(rows, hier, k=2, suppression_limit=0.5)
-        job.lookup = lookup
+        job = replace(job, lookup=lookup)
         with Session(job, needs=ALL_NEEDS) as session:
             checker = session.checker(metric="entropy")
             results[lookup] = [checker.check(node).stats for node in session.lattice.nodes()]

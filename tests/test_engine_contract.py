@@ -4,6 +4,7 @@ only stores what the policy keeps and measures what a query costs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import pytest
 from conftest import ADULT_SUBSET, adult_job
 
@@ -45,7 +46,7 @@ def test_the_job_is_refused_by_the_declared_inputs():
     from sqlanon.errors import ConfigError
 
     job = adult_job(QIS5, engine="memory")
-    job.input = Source(path="people.duckdb", table="t")
+    job = replace(job, input=Source(path="people.duckdb", table="t"))
     with pytest.raises(ConfigError, match=r"the memory engine does not handle duckdb files .* it handles csv, parquet, arrow"):
         Session(job)
 

@@ -9,6 +9,7 @@ float metrics (KL-divergence, ambiguity) sum the same terms in another order.
 
 from __future__ import annotations
 
+from dataclasses import replace
 import itertools
 import math
 from pathlib import Path
@@ -93,7 +94,7 @@ def assert_same(reference, other, label=""):
 
 def sensitive_job(qis, **kwargs):
     job = adult_job(qis, **kwargs)
-    job.attributes = [Attribute(a.name, "sensitive") if a.name in SENSITIVE else a for a in job.attributes]
+    job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name in SENSITIVE else a for a in job.attributes])
     return job
 
 
@@ -254,7 +255,7 @@ def test_random_tables(engine, job, request):
     results = {}
     source = job.input
     for e in (REFERENCE, engine):
-        job.input = source
+        job = replace(job, input=source)
         with Session(on_engine(job, e, request)) as session:
             results[e] = summary(*session.search("flash"))
     assert_same(results[REFERENCE], results[engine])
@@ -370,7 +371,7 @@ def test_memory_refuses_duckdb_files(tmp_path):
     from sqlanon import Source
 
     job = adult_job(QIS5, engine="memory")
-    job.input = Source(path=str(tmp_path / "in.duckdb"), table="t")
+    job = replace(job, input=Source(path=str(tmp_path / "in.duckdb"), table="t"))
     with pytest.raises(ConfigError, match=r'memory engine does not handle duckdb files \(input .*in.duckdb\).*name = "duckdb"'):
         Session(job)
     job = adult_job(QIS5, engine="memory", output=Output(path=str(tmp_path / "out.duckdb"), table="t"))
@@ -478,8 +479,8 @@ def test_random_tables_write_the_same_csv(engine, job, tmp_path_factory, request
     written = {}
     source = job.input
     for e in (REFERENCE, engine):
-        job.input = source
-        job.output = Output(path=str(folder / f"{e}.csv"), overwrite=True)
+        job = replace(job, input=source)
+        job = replace(job, output=Output(path=str(folder / f"{e}.csv"), overwrite=True))
         result = anonymize(on_engine(job, e, request))
         written[e] = (result.success, result.suppressed, Path(job.output.path).read_bytes() if result.success else None)
     assert written[REFERENCE] == written[engine]

@@ -5,6 +5,7 @@ verified output."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import json
 import math
 import sys
@@ -15,10 +16,12 @@ import pytest
 from conftest import ADULT, ADULT_SUBSET, adult_hierarchy, table_job
 from oracle import Oracle
 from sqlanon import anonymize
-from sqlanon.config.job import GeneticParams, job_from_dict
+from sqlanon.config.job import GeneticParams
+from sqlanon.config.read import job_from_dict
 from sqlanon.errors import ConfigError
 from sqlanon.lattice import Lattice
 from sqlanon.search import HEURISTICS
+from sqlanon.config.validate import validate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from datasets import dataset_job  # noqa: E402
@@ -186,21 +189,21 @@ def _doc(**search):
 def test_search_keys_are_read_and_checked():
     job = job_from_dict(_doc(algorithm="genetic", time_limit=2.5, step_limit=100, seed=4,
                              genetic={"population": 10, "mutation": 0.5}))
-    job.validate()
+    validate(job)
     assert (job.time_limit, job.step_limit, job.seed) == (2.5, 100, 4)
     assert job.genetic == GeneticParams(population=10, mutation=0.5)
     with pytest.raises(ConfigError, match="search.time_limit does not apply to the algorithm 'flash'.*lightning"):
-        job_from_dict(_doc(algorithm="flash", time_limit=3)).validate()
+        validate(job_from_dict(_doc(algorithm="flash", time_limit=3)))
     with pytest.raises(ConfigError, match="search.seed does not apply to the algorithm 'lightning'.*genetic, random"):
-        job_from_dict(_doc(algorithm="lightning", seed=3)).validate()
+        validate(job_from_dict(_doc(algorithm="lightning", seed=3)))
     with pytest.raises(ConfigError, match=r"unknown key\(s\) \['size'\] in \[search.genetic\]"):
         job_from_dict(_doc(algorithm="genetic", genetic={"size": 3}))
     with pytest.raises(ConfigError, match="search.genetic.crossover must be a probability"):
-        job_from_dict(_doc(algorithm="genetic", genetic={"crossover": 1.5})).validate()
+        validate(job_from_dict(_doc(algorithm="genetic", genetic={"crossover": 1.5})))
     with pytest.raises(ConfigError, match="search.time_limit must be a number of seconds > 0"):
-        job_from_dict(_doc(algorithm="lightning", time_limit=0)).validate()
+        validate(job_from_dict(_doc(algorithm="lightning", time_limit=0)))
     with pytest.raises(ConfigError, match="search.stop must be 'best' or 'first'"):
-        job_from_dict(_doc(algorithm="lightning", stop="last")).validate()
+        validate(job_from_dict(_doc(algorithm="lightning", stop="last")))
 
 
 # Lightning needs ~300 checks for its first solution on mach2019 and ~900 on creditcard (its
@@ -211,8 +214,8 @@ def test_search_keys_are_read_and_checked():
                                                 ("mach2019", "genetic", None), ("mach2019", "datafly", None)])
 def test_wide_datasets_finish_within_ten_seconds_with_a_verified_output(tmp_path, name, algorithm, qis):
     job = dataset_job(name, qis, k=5, algorithm=algorithm, time_limit=10.0, seed=1 if algorithm == "genetic" else None)
-    job.output.path = str(tmp_path / "out.parquet")
-    job.output.report = str(tmp_path / "report.json")
+    job = replace(job, output=replace(job.output, path=str(tmp_path / "out.parquet")))
+    job = replace(job, output=replace(job.output, report=str(tmp_path / "report.json")))
     result = anonymize(job)
     report = json.loads((tmp_path / "report.json").read_text())
     assert result.success and report["verified"]

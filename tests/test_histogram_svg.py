@@ -17,7 +17,7 @@ from conftest import ADULT, adult_job
 
 from sqlanon import Output, anonymize
 from sqlanon.report.histogram_svg import histogram_svg
-from sqlanon.risk.analysis import risk_section
+from sqlanon.reidentification.analysis import risk_section
 from sqlanon.report.markdown import markdown_files
 
 NS = "{http://www.w3.org/2000/svg}"

@@ -25,6 +25,7 @@ from sqlanon.koptimize.model import cuts_of_levels
 from sqlanon.koptimize.runner import interval_model, search_intervals
 from sqlanon.koptimize.search import KOptimize
 from sqlanon.session import Session
+from sqlanon.config.validate import validate
 
 
 # -- the independent oracle ------------------------------------------------------------------
@@ -334,11 +335,11 @@ def _doc(search: dict, privacy: dict | None = None) -> dict:
     ({"algorithm": "k-optimise"}, None, "valid algorithms: flash, exhaustive, ola, incognito, lightning, datafly, igreedy, genetic, random, k-optimize, hill-climb"),
 ])
 def test_bad_settings_are_refused_with_the_key_and_the_fix(search, privacy, message):
-    from sqlanon.config.job import job_from_dict
+    from sqlanon.config.read import job_from_dict
     from sqlanon.errors import ConfigError
 
     with pytest.raises(ConfigError) as error:
-        job_from_dict(_doc(search, privacy)).validate()
+        validate(job_from_dict(_doc(search, privacy)))
     assert message in str(error.value)
 
 

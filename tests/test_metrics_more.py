@@ -8,6 +8,7 @@ import pytest
 from conftest import table_job
 from sqlanon.errors import ConfigError
 from sqlanon.session import ALL_NEEDS, Session
+from sqlanon.config.validate import validate
 from test_metrics import HIERARCHIES, ROWS
 
 LABELS = ["+", "+", "-", "+", "-", "-"]
@@ -74,4 +75,4 @@ def test_weights_divided_by_their_maximum(session, metric):
 def test_bad_metric_settings(settings, message):
     job = table_job(ROWS | {"L": LABELS}, HIERARCHIES, **settings)
     with pytest.raises(ConfigError, match=message):
-        job.validate()
+        validate(job)

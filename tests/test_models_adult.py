@@ -7,6 +7,7 @@ oracle; the eight QIs (4,320 nodes) against exhaustive search run on the in-memo
 test_models_adult8.py. One session shares every node's figures across searches.
 """
 
+from dataclasses import replace
 import math
 
 import pytest
@@ -134,7 +135,7 @@ def test_dense_histograms_give_the_figures_of_pairs(adult_available, monkeypatch
         if not dense:
             monkeypatch.setattr(kernel, "dense_fits", lambda *args: False)
         job = occupation_job(QIS, models=(MODELS[name],), suppression_limit=0.1)
-        job.checks = "local"
+        job = replace(job, checks="local")
         with Session(job) as session:
             assert isinstance(session.engine.kernel.base.histograms[0], kernel.Dense) == dense
             checker = session.checker()

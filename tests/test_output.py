@@ -1,5 +1,6 @@
 """The released table: content, formats, atomic writes, the input untouched, verification."""
 
+from dataclasses import replace
 import collections
 import hashlib
 import os
@@ -74,7 +75,7 @@ def test_existing_output_kept_unless_overwrite(tmp_path):
     with pytest.raises(OutputError, match="already exists: pass overwrite=True"):  # a job built in code
         anonymize(job)
     assert out.read_bytes() == b"precious"
-    job.output.overwrite = True
+    job = replace(job, output=replace(job.output, overwrite=True))
     assert anonymize(job).success and out.read_bytes() != b"precious"
 
 
@@ -86,7 +87,7 @@ def test_input_file_is_never_modified_and_never_the_output(tmp_path):
     copy = tmp_path / "input.csv"
     copy.write_bytes((ADULT / "adult.csv").read_bytes())
     job = adult_job(["age", "sex"], k=5, output=Output(path=str(copy), overwrite=True))
-    job.input = Source(path=str(copy), delimiter=";")
+    job = replace(job, input=Source(path=str(copy), delimiter=";"))
     with pytest.raises(OutputError, match="is the input file"):
         anonymize(job)
     assert digest(copy) == before
@@ -133,7 +134,7 @@ def test_duckdb_file_in_and_out(tmp_path):
     con.close()
     before = digest(source)
     job = adult_job(["age", "sex", "race"], k=10, output=Output(path=str(tmp_path / "out.duckdb"), table="released"))
-    job.input = Source(path=str(source), table="people")
+    job = replace(job, input=Source(path=str(source), table="people"))
     result = anonymize(job)
     assert result.success and result.report["verified"]
     assert digest(source) == before
@@ -150,7 +151,7 @@ def test_parquet_glob_input(tmp_path):
     pq.write_table(table.slice(0, 15000), tmp_path / "part-1.parquet")
     pq.write_table(table.slice(15000), tmp_path / "part-2.parquet")
     job = adult_job(["age", "sex", "race"], k=10)
-    job.input = Source(path=str(tmp_path / "part-*.parquet"))
+    job = replace(job, input=Source(path=str(tmp_path / "part-*.parquet")))
     from_glob = anonymize(job)
     from_csv = anonymize(adult_job(["age", "sex", "race"], k=10))
     assert from_glob.report["rows"] == 30162
@@ -163,6 +164,6 @@ def test_columns_named_like_the_verification_figures_verify(tmp_path, engine):
     job = table_job({"n": ["a", "a", "b", "b", "c"], "masked": ["x", "x", "x", "y", "y"]},
                     {"n": [["a", "*"], ["b", "*"], ["c", "*"]], "masked": [["x", "*"], ["y", "*"]]},
                     k=2, suppression_limit=0.2, engine=engine)
-    job.output = Output(path=str(tmp_path / "out.csv"))
+    job = replace(job, output=Output(path=str(tmp_path / "out.csv")))
     result = anonymize(job)
     assert result.success and result.report["verified"] and result.report["verification"]["rows"] == 5

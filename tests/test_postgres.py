@@ -5,6 +5,7 @@ test_engines.py, which runs on every engine."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import json
 
 import duckdb
@@ -20,6 +21,7 @@ from sqlanon.cli.commands import main
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.release import Protected, Publication
 from sqlanon.session import Session
+from sqlanon.config.validate import validate
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
 
@@ -31,7 +33,7 @@ def adult_table(postgres_url, adult_available):
 
 def pg_job(table="public.adult", **kwargs) -> Job:
     job = adult_job(QIS, engine="postgres", **kwargs)
-    job.input = Source(table=table)
+    job = replace(job, input=Source(table=table))
     return job
 
 
@@ -50,7 +52,7 @@ def exists(url, table) -> bool:
                                  "host=127.0.0.1 user=me password=s3cret"])
 def test_a_password_in_the_job_is_refused(url):
     with pytest.raises(ConfigError) as error:
-        pg_job(url=url).validate()
+        validate(pg_job(engine_settings={"url": url}))
     assert "PGPASSWORD" in str(error.value) and ".pgpass" in str(error.value)
     assert "s3cret" not in str(error.value)
 
@@ -58,7 +60,7 @@ def test_a_password_in_the_job_is_refused(url):
 def test_a_failed_connection_says_where_but_not_the_password(monkeypatch):
     monkeypatch.setenv("PGPASSWORD", "s3cret")
     with pytest.raises(DataError) as error:
-        Session(pg_job(url="postgresql://nobody@127.0.0.1:1/nowhere"))
+        Session(pg_job(engine_settings={"url": "postgresql://nobody@127.0.0.1:1/nowhere"}))
     message = str(error.value)
     assert "host=127.0.0.1 port=1 dbname=nowhere user=nobody" in message and "PGHOST" in message
     assert "s3cret" not in message
@@ -78,21 +80,21 @@ def test_a_malformed_table_name_is_refused(name, postgres_url):
 def test_files_are_refused_naming_the_engine_that_reads_them():
     job = adult_job(QIS, engine="postgres")
     with pytest.raises(ConfigError, match=r'postgres engine does not handle csv files .*handles postgres.*name = "duckdb"'):
-        job.validate()
+        validate(job)
 
 
 def test_memory_refuses_a_postgres_table():
     job = adult_job(QIS, engine="memory")
-    job.input = Source(table="public.adult")
+    job = replace(job, input=Source(table="public.adult"))
     with pytest.raises(ConfigError, match=r'memory engine does not handle postgres tables.*name = "postgres"'):
-        job.validate()
+        validate(job)
 
 
 def test_duckdb_cannot_read_postgres_here_and_names_the_alternative(adult_table):
     """DuckDB 2.0.0's wheel has no postgres extension, INSTALL cannot download one, and the
     PyPI packages of the extension stop at DuckDB 1.5.5 (they refuse to load into 2.0.0)."""
     job = adult_job(QIS, engine="duckdb")
-    job.input = Source(table="public.adult")
+    job = replace(job, input=Source(table="public.adult"))
     with pytest.raises(ConfigError) as error:
         Session(job)
     assert 'use [engine] name = "postgres"' in str(error.value) and duckdb.__version__ in str(error.value)
@@ -101,7 +103,7 @@ def test_duckdb_cannot_read_postgres_here_and_names_the_alternative(adult_table)
 def test_duckdb_refuses_a_postgres_output_table():
     job = adult_job(QIS, output=Output(table="public.out"))
     with pytest.raises(ConfigError, match=r'duckdb engine does not handle postgres tables.*name = "postgres"'):
-        job.validate()
+        validate(job)
 
 
 # -- the output table -------------------------------------------------------------------------

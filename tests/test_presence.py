@@ -2,6 +2,7 @@
 a file of identifiers, non-monotonicity, ADULT against exhaustive search and a numpy oracle,
 random tables (hypothesis), written outputs and their independent re-check, bad settings."""
 
+from dataclasses import replace
 import csv
 import math
 
@@ -16,6 +17,7 @@ from oracle import ModelOracle
 from sqlanon import Attribute, Job, Output, Source, anonymize, load_job
 from sqlanon.errors import ConfigError, VerificationError
 from sqlanon.session import ALL_NEEDS, Session
+from sqlanon.config.validate import validate
 from test_contract import assert_optimal_algorithms_agree
 from test_random_tables import hierarchy
 
@@ -39,9 +41,10 @@ PRESENCE = {"type": "delta-presence", "dmin": 0.2, "dmax": 0.6, "subset": "in"}
 
 def hand_job(models=(PRESENCE,), ids=None, **kwargs):
     job = table_job(HAND, HAND_H, roles={"d": "sensitive", "id": "identifying"}, models=tuple(models), **kwargs)
-    job.attributes = [a for a in job.attributes if a.name != "in"]  # the model's column needs no role
+    # the model's column needs no role
+    job = replace(job, attributes=[a for a in job.attributes if a.name != "in"])
     if ids:  # the same subset as a file of identifiers: "in" is then data left out
-        job.input.drop = ("in",)
+        job = replace(job, input=replace(job.input, drop=("in",)))
     return job
 
 
@@ -60,7 +63,7 @@ def by_file(tmp_path, **settings):
 def test_hand_computed_delta_per_class(kind, tmp_path):
     model = PRESENCE if kind == "column" else by_file(tmp_path)
     with Session(hand_job([model], ids=kind == "file", k=1, suppression_limit=0.4)) as session:
-        assert (session.rows, session.prepared.population) == (5, 12)  # N is the subset's rows
+        assert (session.rows, session.prepared.population) == (5, 12)  # N is the subset's rows)
         checker = session.checker()
         presence = checker.models[-1]
         for level, expected in CLASSES.items():
@@ -160,7 +163,7 @@ def test_wide_and_join_layouts_agree(models):
     results = {}
     for lookup in ("wide", "join"):
         job = hand_job(models, k=2, suppression_limit=0.4, metric="kl-divergence")
-        job.lookup = lookup
+        job = replace(job, lookup=lookup)
         with Session(job) as session:
             checker = session.checker()
             results[lookup] = [(checker.check(node).stats, checker.check(node).loss) for node in session.lattice.nodes()]
@@ -199,7 +202,7 @@ COUNTER_H = {"zip": [["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]]}
 def counter_job(dmin):
     job = table_job(COUNTER, COUNTER_H, k=1, suppression_limit=0.0, metric="height",
                     models=({"type": "delta-presence", "dmin": dmin, "dmax": 1.0, "subset": "in"},))
-    job.attributes = [a for a in job.attributes if a.name != "in"]
+    job = replace(job, attributes=[a for a in job.attributes if a.name != "in"])
     return job
 
 
@@ -245,7 +248,7 @@ def test_without_bounds_delta_presence_is_the_subset_alone():
         for limit in (0.0, 0.3):
             population = table_job(rows, hier, roles={"s": "sensitive"}, k=2, suppression_limit=limit, metric=metric, label=label,
                                    models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"},))
-            population.attributes = [a for a in population.attributes if a.name != "in"]
+            population = replace(population, attributes=[a for a in population.attributes if a.name != "in"])
             alone = table_job(subset_rows, hier, roles={"s": "sensitive"}, k=2, suppression_limit=limit, metric=metric, label=label)
             with Session(population) as p, Session(alone) as q:
                 got, want = p.search("flash")[0].optimum, q.search("flash")[0].optimum
@@ -393,7 +396,7 @@ def presence_jobs(draw):
     job = table_job(data, hierarchies, roles={"s": "sensitive"}, k=draw(st.integers(1, 3)),
                     suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.25, 0.5])),
                     metric=draw(st.sampled_from(["discernibility", "height", "aecs", "loss"])), models=tuple(models))
-    job.attributes = [a for a in job.attributes if a.name != "in"]
+    job = replace(job, attributes=[a for a in job.attributes if a.name != "in"])
     return job, hierarchies
 
 
@@ -445,8 +448,8 @@ def test_bad_settings_name_the_key(spec, message, tmp_path):
     extra = {"count": list(range(12)), "none": [False] * 12, "label": list("xyzxyzxyzxyz")}
     job = table_job(dict(HAND, **extra), HAND_H, roles={"d": "sensitive", "id": "identifying"}, k=1, models=(spec,))
     free = ["in", *extra]  # columns without a role: the subset column, the rest left out
-    job.attributes = [a for a in job.attributes if a.name not in free]
-    job.input.drop = tuple(c for c in free if c != spec.get("subset"))
+    job = replace(job, attributes=[a for a in job.attributes if a.name not in free])
+    job = replace(job, input=replace(job.input, drop=tuple(c for c in free if c != spec.get("subset"))))
     with pytest.raises(ConfigError) as error:
         with Session(job) as session:
             session.checker()
@@ -455,9 +458,9 @@ def test_bad_settings_name_the_key(spec, message, tmp_path):
 
 def test_one_research_subset_per_job_and_lattice_algorithms_only():
     with pytest.raises(ConfigError, match="one delta-presence model"):
-        hand_job([PRESENCE, PRESENCE | {"dmax": 0.7}]).validate()
+        validate(hand_job([PRESENCE, PRESENCE | {"dmax": 0.7}]))
     with pytest.raises(ConfigError, match="delta-presence is not available for k-optimize"):
-        hand_job(algorithm="k-optimize").validate()
+        validate(hand_job(algorithm="k-optimize"))
 
 
 OTHER_MODELS = {
@@ -489,7 +492,7 @@ def test_every_model_counts_the_subset(name):
     for limit in (0.0, 0.3):
         population = table_job(rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
                                models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"}, model))
-        population.attributes = [a for a in population.attributes if a.name != "in"]
+        population = replace(population, attributes=[a for a in population.attributes if a.name != "in"])
         alone = table_job(subset_rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
                           models=(model,))
         with Session(population, share_stats=True) as p, Session(alone, share_stats=True) as q:

@@ -54,7 +54,7 @@ def jobs(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs())
 def test_flash_equals_exhaustive_on_random_tables(checks, job):
-    job.checks = checks
+    job = replace(job, checks=checks)
     with Session(job) as session:
         assert session.placement == checks
         flash, _ = session.search("flash")
@@ -82,8 +82,8 @@ def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, s
 
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, f"out.{kind}")
-        job.output = Output(path=path, table="released" if kind == "duckdb" else None,
-                            report=os.path.join(folder, "report.json"), suppressed=suppressed)
+        job = replace(job, output=Output(path=path, table="released" if kind == "duckdb" else None,
+                            report=os.path.join(folder, "report.json"), suppressed=suppressed))
         result = anonymize(job)
         if not result.success:
             assert os.listdir(folder) == []  # a run without a solution publishes nothing
@@ -116,7 +116,7 @@ def test_both_placements_give_the_same_figures_on_random_tables(job, algorithm):
     """Every node a search checks has the same class figures in SQL and in the kernel."""
     found = {}
     for checks in ("sql", "local"):
-        job.checks = checks
+        job = replace(job, checks=checks)
         with Session(job) as session:
             outcome, checker = session.search(algorithm)
             checked = {n: checker.checked(n) for n in session.lattice.nodes() if checker.checked(n)}

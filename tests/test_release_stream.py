@@ -4,6 +4,7 @@ verification's one pass over the written file."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import csv
 import shutil
 from collections import Counter
@@ -57,10 +58,10 @@ def adult_x4(adult_available, tmp_path_factory):
 
 
 def x4_job(path, out, **kwargs):
-    job = adult_job(QIS, k=100, suppression_limit=0.05, threads=4, output=out, **kwargs)
-    job.input = Source(path=str(path))
-    job.attributes = [a for a in job.attributes if a.role == "quasi"] + [
-        a for a in job.attributes if a.role != "quasi"] + [Attribute("id", "insensitive")]
+    job = adult_job(QIS, k=100, suppression_limit=0.05, engine_settings={"threads": 4}, output=out, **kwargs)
+    job = replace(job, input=Source(path=str(path)))
+    job = replace(job, attributes=[a for a in job.attributes if a.role == "quasi"] + [
+        a for a in job.attributes if a.role != "quasi"] + [Attribute("id", "insensitive")])
     return job
 
 
@@ -97,7 +98,7 @@ def test_an_input_changed_after_prepare_is_refused_and_nothing_is_written(adult_
     data = tmp_path / "adult.csv"
     shutil.copy(ADULT / "adult.csv", data)
     job = adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=str(tmp_path / "out.csv")))
-    job.input = Source(path=str(data), delimiter=";")
+    job = replace(job, input=Source(path=str(data), delimiter=";"))
 
     def rewrite(phase):
         if phase == "write":  # after the search, before the release reads the input again
@@ -161,7 +162,7 @@ def test_null_values_read_as_the_empty_leaf_in_the_release(tmp_path):
         if kind == "csv":
             source = tmp_path / "in.csv"
             source.write_text("x,y,id\n" + "".join(f"{v or ''},{w or ''},{i}\n" for i, (v, w) in enumerate(zip(values, many))))
-            job.input = Source(path=str(source))
+            job = replace(job, input=Source(path=str(source)))
         result = anonymize(job)
         assert result.success and result.levels == {"x": 0, "y": 0}
         rows = pacsv.read_csv(tmp_path / f"{name}.csv", convert_options=pacsv.ConvertOptions(
@@ -181,7 +182,7 @@ def test_the_scan_encodes_text_qis_and_groups_the_others_by_their_text(tmp_path)
     expected = Counter((["a", "b", ""].index(v or ""), ["1", "2", ""].index("" if m is None else str(m))) for v, m in zip(x, n))
     for source in (Source(path=str(tmp_path / "in.parquet")), Source(arrow=data)):
         job = table_job({"x": x, "n": n}, hierarchies, k=1)
-        job.input = source
+        job = replace(job, input=source)
         with Session(job) as session:
             engine = session.engine
             assert engine._coded == [True, False]
@@ -201,7 +202,7 @@ def test_the_one_scan_over_parquet_and_csv_equals_the_row_tables(adult_available
         pq.write_table(pacsv.read_csv(ADULT / "adult.csv", parse_options=pacsv.ParseOptions(delimiter=";"),
                                       convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names})),
                        path)
-        job.input = Source(path=str(path))
+        job = replace(job, input=Source(path=str(path)))
     with Session(job) as session:
         engine = session.engine
         assert engine._coded == [kind == "parquet" or len(h.labels[0]) <= 16 for h in engine._hierarchies]

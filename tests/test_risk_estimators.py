@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, hypergeom, nbinom
 
-from sqlanon.risk import (
+from sqlanon.reidentification import (
     ClassSizes,
     dankar,
     pitman,
@@ -21,8 +21,8 @@ from sqlanon.risk import (
     snb,
     zayatz,
 )
-from sqlanon.risk.pitman import expected_uniques
-from sqlanon.risk.snb import shlosser
+from sqlanon.reidentification.pitman import expected_uniques
+from sqlanon.reidentification.snb import shlosser
 
 # ADULT (the ARX test copy, 30162 rows), all nine attributes as quasi-identifiers, no
 # generalization: {class size: number of classes}. Derived once with
@@ -173,7 +173,7 @@ def test_zayatz_hand_computed():
 @pytest.mark.parametrize("n, big_n", [(13, 40), (30, 31), (1000, 5000)])
 def test_zayatz_hypergeometric_ratios_match_scipy(monkeypatch, n, big_n, exact_limit):
     # h_j / h_1 with h_j = P(X = 1), X ~ Hypergeometric(N, j, n), as SciPy computes it
-    module = sys.modules["sqlanon.risk.zayatz"]
+    module = sys.modules["sqlanon.reidentification.zayatz"]
     monkeypatch.setattr(module, "EXACT_PRODUCT_LIMIT", exact_limit)
     sizes = np.array([j for j in (1, 2, 3, 7, 12, 13) if j <= n])
     expected = hypergeom.pmf(1, big_n, sizes, n) / hypergeom.pmf(1, big_n, 1, n)

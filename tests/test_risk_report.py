@@ -6,6 +6,7 @@ command and the Markdown summary with its SVG histogram."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import csv
 import itertools
 import json
@@ -23,8 +24,8 @@ from sqlanon import Output, anonymize
 from sqlanon.cli.commands import main
 from sqlanon.criteria import build_model
 from sqlanon.errors import ConfigError
-from sqlanon.risk import dankar, prosecutor, zayatz
-from sqlanon.risk.analysis import risk_section
+from sqlanon.reidentification import dankar, prosecutor, zayatz
+from sqlanon.reidentification.analysis import risk_section
 from sqlanon.session import Session
 
 QIS = ["sex", "age", "race", "marital-status"]  # 2 * 5 * 2 * 3 = 60 nodes
@@ -101,7 +102,7 @@ def test_class_size_query_equals_a_pandas_groupby(adult_available):
 def test_report_risk_section_matches_sizes_counted_from_the_files(tmp_path, adult_available):
     out = tmp_path / "out.parquet"
     job = adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=str(out)))
-    job.risk = type(job.risk)(sampling_fraction=0.1, threshold=0.1)
+    job = replace(job, risk=type(job.risk)(sampling_fraction=0.1, threshold=0.1))
     result = anonymize(job)
     assert result.success and result.report["verified"]
     risk = result.report["risk"]

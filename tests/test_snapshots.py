@@ -1,6 +1,7 @@
 """Snapshots: the policy (roll-up source, LRU history, fewest classes, ratio) and the DuckDB
 engine's temp tables, which must never change a result, only where a check reads from."""
 
+from dataclasses import replace
 import itertools
 
 import pytest
@@ -147,7 +148,7 @@ def test_duckdb_snapshots_change_no_result_on_adult(adult_available, lookup):
         for metric in ("loss", "kl-divergence", "entropy"):
             job = adult_job(ADULT_SUBSET, metric=metric, k=5, suppression_limit=0.04, lookup=lookup, snapshots=switches,
                             models=models)
-            job.attributes = [Attribute(a.name, "sensitive") if a.name == "salary-class" else a for a in job.attributes]
+            job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name == "salary-class" else a for a in job.attributes])
             result, counters, tables = _outcome(job)
             results.setdefault(metric, []).append(result)
             read[(switches, metric)] = counters
@@ -162,8 +163,8 @@ def test_duckdb_snapshots_change_no_result_on_adult(adult_available, lookup):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs(), st.sampled_from(SWITCHES), st.sampled_from(["flash", "ola", "lightning"]))
 def test_duckdb_snapshots_change_no_result_on_random_tables(job, switches, algorithm):
-    job.snapshots = SnapshotSettings(rollup=False, history=False)
+    job = replace(job, snapshots=SnapshotSettings(rollup=False, history=False))
     expected, _, _ = _outcome(job, algorithm)
-    job.snapshots = switches
+    job = replace(job, snapshots=switches)
     found, _, _ = _outcome(job, algorithm)
     assert same(found, expected)

@@ -4,6 +4,8 @@ searches and outputs with DuckDB's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -13,6 +15,7 @@ from test_engines import read_back
 from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize, load_job
 from sqlanon.errors import ConfigError, DataError
 from sqlanon.session import Session
+from sqlanon.config.validate import validate
 
 AGES = [["30", "30-39", "*"], ["35", "30-39", "*"], ["41", "40-49", "*"], ["47", "40-49", "*"]]
 
@@ -78,22 +81,21 @@ def test_float_qis_in_parquet_are_refused(spark, tmp_path):
 
 def test_settings_and_refusals(tmp_path):
     with pytest.raises(ConfigError, match=r"engine.master applies to the spark engine only"):
-        table_job({"x": ["a"]}, {"x": [["a", "*"]]}, master="local[1]").validate()
+        validate(table_job({"x": ["a"]}, {"x": [["a", "*"]]}, engine_settings={"master": "local[1]"}))
     with pytest.raises(ConfigError, match=r"engine.spark_conf must be a table of Spark settings"):
-        table_job({"x": ["a"]}, {"x": [["a", "*"]]}, engine="spark", spark_conf={"driver.memory": "4g"}).validate()
+        validate(table_job({"x": ["a"]}, {"x": [["a", "*"]]}, engine="spark", engine_settings={"spark_conf": {"driver.memory": "4g"}}))
     with pytest.raises(ConfigError, match=r"duckdb engine does not handle spark tables \(input Spark table people\).*name = \"spark\""):
-        job(Source(table="people", catalog="spark"), "duckdb", str(tmp_path / "out.parquet")).validate()
+        validate(job(Source(table="people", catalog="spark"), "duckdb", str(tmp_path / "out.parquet")))
     with pytest.raises(ConfigError, match=r"spark engine does not handle duckdb files \(output .*out.duckdb\)"):
         out = job(Source(arrow=people(0, 8)), "spark", str(tmp_path / "out.duckdb"))
-        out.output.table = "t"
-        out.validate()
+        validate(replace(out, output=replace(out.output, table="t")))
     (tmp_path / "job.toml").write_text('[input]\ntable = "people"\n[attributes.age]\nrole = "quasi"\nhierarchy = "h.csv"\n'
                                        '[engine]\nname = "spark"\nmaster = "local[1]"\n'
                                        'spark_conf = { "spark.sql.shuffle.partitions" = 1 }\n[output]\npath = "o.parquet"\n')
     (tmp_path / "h.csv").write_text("30;*\n")
     loaded = load_job(str(tmp_path / "job.toml"))
-    assert loaded.input.kind == "spark" and loaded.engine_options["master"] == "local[1]"
-    assert loaded.engine_options["spark_conf"] == {"spark.sql.shuffle.partitions": 1}
+    assert loaded.input.kind == "spark" and loaded.engine_settings["master"] == "local[1]"
+    assert loaded.engine_settings["spark_conf"] == {"spark.sql.shuffle.partitions": 1}
 
 
 # -- the golden SQL (sql/spark/) runs on Spark and answers as DuckDB's (sql/) ------------------

@@ -24,7 +24,7 @@ from typing import Sequence
 from sqlglot import exp
 
 from sqlanon.criteria import PrivacyModel
-from sqlanon.engines import Engine
+from sqlanon.engines.base import Engine
 from sqlanon.lattice import Node
 from sqlanon.metrics import Metric, MetricContext
 from sqlanon.checks.placement import Placement

@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 from sqlanon.engines.base import Engine
 from sqlanon.errors import ConfigError
 from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.engines.memory_io import available_memory
 
 #: seconds per class-table row of a local check (the compiled regroup, sums, verdicts):
 #: 0.18-0.25 ms for the 6,500-8,900 rows an ADULT check regroups on average (bench/README.md,
@@ -58,8 +59,6 @@ def budget(local_budget: str | None) -> int:
     """Bytes the class table of local checks may take."""
     if local_budget is not None:
         return parse_size(local_budget)
-    from sqlanon.engines.memory_io import available_memory
-
     available = available_memory()
     return int(MEMORY_SHARE * available) if available is not None else 1024 ** 3
 

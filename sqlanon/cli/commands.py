@@ -14,7 +14,8 @@ from pathlib import Path
 
 import click
 
-from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, load_job
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS
+from sqlanon.config.read import load_job
 from sqlanon.cli.entry import checkpoint, install_signal_handlers, interrupted, received
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError, SqlanonError
 from sqlanon.report.markdown import summary_targets

@@ -9,4 +9,7 @@ family's names are ``INTERVAL_ALGORITHMS`` and ``INTERVAL_METRICS`` in sqlanon/c
 
 METRIC_NAMES = ("discernibility", "discernibility-star", "aecs", "height", "precision", "precision-monotonic", "loss",
                 "entropy", "entropy-monotonic", "ambiguity", "classification", "kl-divergence")
+#: the [[privacy.models]] types (sqlanon.criteria.MODEL_NAMES maps the same names)
+MODEL_NAMES = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity", "t-closeness",
+               "delta-disclosure", "average-risk", "sample-uniqueness", "delta-presence", "population-uniqueness")
 ALGORITHM_NAMES = ("flash", "exhaustive", "ola", "incognito", "lightning", "datafly", "igreedy", "genetic", "random")

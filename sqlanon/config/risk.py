@@ -1,6 +1,6 @@
 """The job's ``[risk]`` table: the population behind the sample and the at-risk threshold.
 
-Outside the ``sqlanon.risk`` package on purpose: the job loader reads these settings, and
+Outside the ``sqlanon.reidentification`` package on purpose: the job loader reads these settings, and
 importing that package loads NumPy and SciPy for its estimators."""
 
 from __future__ import annotations

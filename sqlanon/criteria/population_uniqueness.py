@@ -25,7 +25,7 @@ from collections import Counter
 from sqlanon.criteria.base import EPSILON, PrivacyModel
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError
-from sqlanon.risk.analysis import estimate
+from sqlanon.reidentification.analysis import estimate
 from sqlanon.config.risk import check_model, check_population, population_of
 
 

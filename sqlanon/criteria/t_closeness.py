@@ -31,6 +31,7 @@ from sqlanon.criteria.base import EPSILON, PrivacyModel, aggregate, as_double, n
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError, HierarchyError, cuts
 from sqlanon.config.encodings import codec
+from sqlanon.hierarchy import Hierarchy, read_hierarchy
 
 DISTANCES = ("equal", "ordered", "hierarchical")
 
@@ -113,8 +114,6 @@ class TCloseness(PrivacyModel):
         return {v: i for i, v in enumerate(ranked)}
 
     def _tree(self, values: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        from sqlanon.hierarchy import Hierarchy, read_hierarchy
-
         h = self.hierarchy if isinstance(self.hierarchy, Hierarchy) else read_hierarchy(
             self.hierarchy, self.attribute, encoding=self.encoding, setting="the t-closeness model's")
         rows = {row[0]: tuple(row) for row in h.rows}

@@ -14,7 +14,8 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-from sqlanon.config.job import Job, load_job
+from sqlanon.config.job import Job
+from sqlanon.config.read import load_job
 from sqlanon.errors import OutputError
 from sqlanon.release import Protected, Publication
 

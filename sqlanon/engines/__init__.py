@@ -1,16 +1,50 @@
-"""Engines: the only place that executes anything. Registered by name."""
+"""Engines: the only place that executes anything. Known by name through their profiles
+(``profiles.py``); an engine's module is imported when one is opened."""
 
-from sqlanon.engines.base import Engine, PreparedData
-from sqlanon.engines.duckdb import DuckDBEngine
-from sqlanon.engines.memory import MemoryEngine
-from sqlanon.engines.postgres import PostgresEngine
-from sqlanon.engines.spark import SparkEngine  # pyspark is imported when one is created
+from __future__ import annotations
 
-ENGINES = {"duckdb": DuckDBEngine, "memory": MemoryEngine, "postgres": PostgresEngine, "spark": SparkEngine}
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from sqlanon.engines.profiles import PROFILES, Settings, load
+
+if TYPE_CHECKING:
+    from sqlanon.config.job import Job
+    from sqlanon.engines.base import Engine
 
 
-def create_engine(name: str, **options) -> Engine:
-    return ENGINES[name](**options)
+class _Classes(Mapping):
+    """Engine name -> engine class, each imported on first look-up."""
+
+    def __getitem__(self, name: str) -> type[Engine]:
+        if name not in PROFILES:
+            raise KeyError(name)
+        return load(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(PROFILES)
+
+    def __len__(self) -> int:
+        return len(PROFILES)
 
 
-__all__ = ["ENGINES", "Engine", "PreparedData", "create_engine"]
+ENGINES: Mapping[str, type[Engine]] = _Classes()
+
+
+def create_engine(name: str, **options: Any) -> Engine:
+    return load(name)(**options)
+
+
+def settings_of(job: Job) -> Settings:
+    """The engine's own settings of the job, read by the engine's profile."""
+    kind = job.input.kind if job.input.path or job.input.table else None
+    return PROFILES[job.engine].settings.read(job.engine, job.engine_settings, kind)
+
+
+def engine_for(job: Job) -> Engine:
+    """The job's engine, opened with the job's common [engine] keys and its own settings."""
+    return create_engine(job.engine, lookup=job.lookup, snapshots=job.snapshots, **asdict(settings_of(job)))
+
+
+__all__ = ["ENGINES", "create_engine", "engine_for", "settings_of"]

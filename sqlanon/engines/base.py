@@ -53,7 +53,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from sqlglot import exp
 
@@ -61,27 +61,9 @@ from sqlanon.config.job import Output, Source
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 from sqlanon.checks.stats import ClassStats
+from sqlanon.engines.profiles import Capabilities, Where
 
 KeepCondition = Callable[[exp.Expression], exp.Expression]
-Where = Literal["sql", "local"]
-Kind = Literal["csv", "parquet", "duckdb", "postgres", "spark", "arrow"]
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What an engine can do; see the module docstring. ``inputs`` and ``outputs`` are in
-    the order error messages list them."""
-
-    placements: tuple[Where, ...]
-    inputs: tuple[Kind, ...]
-    outputs: tuple[Kind, ...]
-    batches: bool = False
-    snapshots: bool = True
-    research_subset: bool = False
-
-    def __post_init__(self):
-        if not self.placements or not set(self.placements) <= {"sql", "local"}:
-            raise ValueError(f"placements must be some of 'sql', 'local', got {self.placements!r}")
 
 
 @dataclass(frozen=True)

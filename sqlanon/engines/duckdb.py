@@ -7,7 +7,6 @@ and ATTACH for the output, and the research subset's checks and identifier files
 
 from __future__ import annotations
 
-import dataclasses
 import glob
 import os
 import queue
@@ -37,6 +36,7 @@ from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.engines.pg_connection import table_name
 from sqlanon.criteria.population import IDS, ResearchSubset, subset_condition
 from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.engines.profiles import PROFILES
 
 DIALECT = "duckdb"
 MASK = "*"  # what a suppressed row holds in every QI (as the SQL engines bind $mask)
@@ -62,9 +62,7 @@ class DuckDBEngine(SqlEngine):
     name = "duckdb"
     version = duckdb.__version__
     dialect = DIALECT
-    # a PostgreSQL output table is the postgres engine's; delta-presence's research subset is DuckDB's only
-    capabilities = dataclasses.replace(SqlEngine.capabilities, inputs=("csv", "parquet", "duckdb", "postgres", "arrow"),
-                           outputs=("csv", "parquet", "duckdb"), research_subset=True)
+    capabilities = PROFILES["duckdb"].capabilities
     scan_once = True  # prepare groups the input in one scan; write streams it (duckdb_release.py)
     sizes_in_process = True  # embedded: fetching a node's class sizes is a copy in memory
     # Snapshots stay off by default (SqlEngine.snapshot_defaults): measured on ADULT and

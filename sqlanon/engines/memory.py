@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from sqlanon.config.job import Output, Source
 from sqlanon.engines import arrow_csv, memory_io as io
-from sqlanon.engines.base import Capabilities, Engine, KeepCondition, OutputColumn, PreparedData
+from sqlanon.engines.base import Engine, KeepCondition, OutputColumn, PreparedData
 from sqlanon.engines.evaluate import keep_mask
 from sqlanon.engines.grouping import group, total
 from sqlanon.engines.kernel import Kernel, table
@@ -29,6 +29,7 @@ from sqlanon.hierarchy.coverage import missing_values_error
 from sqlanon.lattice import Node
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.checks.stats import ClassStats
+from sqlanon.engines.profiles import PROFILES
 
 MASK = "*"
 
@@ -37,8 +38,7 @@ class MemoryEngine(Engine):
     name = "memory"
     version = np.__version__
     #: checks only in process (there is no SQL to run), one node at a time; snapshots are arrays
-    capabilities = Capabilities(placements=("local",), inputs=("csv", "parquet", "arrow"), outputs=("csv", "parquet"),
-                                batches=False, snapshots=True)
+    capabilities = PROFILES["memory"].capabilities
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup  # accepted for the common [engine] keys; arrays need no lookup tables

@@ -9,8 +9,6 @@ opens its own connection. A connection is a libpq URL or key=value string, or em
 from __future__ import annotations
 
 import os
-import re
-from urllib.parse import parse_qs, urlsplit
 
 from sqlglot import exp
 
@@ -20,20 +18,6 @@ from sqlanon.config.wording import overwrite_hint
 
 _INSTALL = "pip install 'sqlanon[postgres]' (psycopg 3)"
 _SHOWN = ("host", "port", "dbname", "user")
-
-
-def refuse_password(url: str) -> None:
-    """A password in the job file is refused, pointing at PGPASSWORD and ~/.pgpass."""
-    fix = ("engine.url holds a password: remove it from the job file and give it in the PGPASSWORD "
-           "environment variable or in ~/.pgpass")
-    if not isinstance(url, str):
-        raise ConfigError(f"engine.url must be a libpq connection string such as \"postgresql://user@host:5432/db\", got {url!r}")
-    if url.startswith(("postgresql://", "postgres://")):
-        parts = urlsplit(url)
-        if parts.password is not None or "password" in parse_qs(parts.query):
-            raise ConfigError(fix)
-    elif re.search(r"(^|\s)password\s*=", url):
-        raise ConfigError(fix)
 
 
 def _psycopg():

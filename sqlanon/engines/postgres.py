@@ -10,7 +10,6 @@ server-side cursor into a local CSV or Parquet file.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -29,6 +28,9 @@ from sqlanon.engines import postgres_arrow as pa_types
 from sqlanon.engines.sql import SqlEngine, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.engines.profiles import PROFILES
+import io
+import pyarrow.csv as pa_csv
 
 _PLACEHOLDER = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s|%")
 _TYPES = {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE PRECISION",
@@ -56,7 +58,7 @@ class PostgresEngine(SqlEngine):
     name = "postgres"
     version = _driver_version()
     dialect = "postgres"
-    capabilities = dataclasses.replace(SqlEngine.capabilities, inputs=("postgres",), outputs=("postgres", "csv", "parquet"))
+    capabilities = PROFILES["postgres"].capabilities
     row_seconds = 50e-9  # a check's scan per class-table row (issue 16: 100-200 ms a check on ADULT x40)
     # Prepare groups the table in one scan (parallel workers may help: it is not a temp
     # table) and copies the rows only when the output reads them (engines/sql.py).
@@ -117,10 +119,6 @@ class PostgresEngine(SqlEngine):
         return super()._arrow(sql, params)
 
     def _copy_numbers(self, sql: str, names: list[str], types: list[pa.DataType]) -> pa.Table:
-        import io
-
-        import pyarrow.csv as pa_csv
-
         psycopg = pg._psycopg()
         chunks = []
         try:

@@ -11,7 +11,6 @@ view, which every reader would recompute from the source. A check returns one ro
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError
@@ -27,6 +26,7 @@ from sqlanon.engines import spark_io
 from sqlanon.engines.sql import SqlEngine, columns_of, fetched_bytes
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.engines.profiles import PROFILES
 
 DIALECT = "spark"
 #: A class table (or snapshot) of at most this many rows is cached as one partition: a check
@@ -49,7 +49,7 @@ class SparkEngine(SqlEngine):
     name = "spark"
     version = _VERSION
     dialect = DIALECT
-    capabilities = dataclasses.replace(SqlEngine.capabilities, inputs=("parquet", "spark", "csv", "arrow"), outputs=("parquet", "csv"))
+    capabilities = PROFILES["spark"].capabilities
     row_seconds = 50e-9  # a check's scan per class-table row (issue 16: ~200 ms a check)
     scan_once = True  # prepare groups the source in one scan (_scan_distinct)
 

@@ -70,6 +70,7 @@ from sqlanon.engines import compiler as c
 from sqlanon.config.job import Output, Source
 from sqlanon.engines.dialects import render
 from sqlanon.engines.base import Capabilities, Engine, KeepCondition, OutputColumn, PreparedData
+from sqlanon.engines.profiles import SQL_CAPABILITIES
 from sqlanon.errors import ConfigError, DataError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import missing_values_error
@@ -110,8 +111,7 @@ class SqlEngine(Engine):
     dialect = "duckdb"
     #: checks run as SQL here or in the kernel in process (``sqlanon/checks/placement.py`` chooses);
     #: several nodes in one query; snapshots as temp tables. Subclasses name what they read and write.
-    capabilities: ClassVar[Capabilities] = Capabilities(placements=("sql", "local"), inputs=(), outputs=(),
-                                                        batches=True, snapshots=True)
+    capabilities: ClassVar[Capabilities] = SQL_CAPABILITIES
     #: seconds per class-table row a lean check scans, beside its fixed cost (which
     #: ``query_latency`` measures); ``placement.py`` weighs both against the kernel's cost.
     #: DuckDB, measured beside the kernel under the same load (``bench/placement_rows.py``, 19,502

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, replace
 
 from sqlanon.config.job import Job
+from sqlanon.config.validate import validate
 from sqlanon.criteria import KAnonymity
 from sqlanon.errors import ConfigError
 from sqlanon.koptimize.costs import Cost, class_figures, evaluate, make_cost, partition
@@ -55,8 +56,7 @@ def interval_model(session, job: Job | None = None) -> IntervalModel:
 
 def search_intervals(session, model: IntervalModel | None = None, **overrides) -> IntervalOutcome:
     """Run the job's interval algorithm (or ``algorithm=``) with any job field overridden."""
-    job = replace(session.job, **overrides)
-    job.validate()
+    job = validate(replace(session.job, **overrides))
     model = model or interval_model(session, job)
     cost = make_cost(job.metric, model, job.k, job.interval_limit_rows(session.rows))
     if job.algorithm == "hill-climb":

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from sqlanon.engines.compiler import col
 from sqlanon.metrics.base import Metric
+from sqlanon.criteria.base import aggregate
 
 
 class Classification(Metric):
@@ -26,8 +27,6 @@ class Classification(Metric):
 
     # a figure provider like the histogram models: the class's majority count
     def class_columns(self, histogram, keys):
-        from sqlanon.criteria.base import aggregate
-
         return aggregate(histogram, keys, {"mx_top": exp.Max(this=col("f"))})
 
     def stats_columns(self, d: int) -> dict[str, exp.Expression]:

@@ -1,4 +1,4 @@
-"""The risk section of a report: class sizes from the engine (SQL), figures from sqlanon.risk.
+"""The risk section of a report: class sizes from the engine (SQL), figures from sqlanon.reidentification.
 
 ``before`` is the input (the node of all zeros over the base class table); ``after`` is the
 released output: the kept classes of the chosen node, re-counted on the written file by the
@@ -10,8 +10,9 @@ every row ``isOutlier``): they carry no quasi-identifier value to link.
 from __future__ import annotations
 
 from sqlanon.errors import VerificationError
-from sqlanon.risk.analysis import risk_section
+from sqlanon.reidentification.analysis import risk_section
 from sqlanon.config.risk import population_of
+from sqlanon.session import Session
 
 
 def input_sizes(session) -> dict[int, int]:
@@ -65,8 +66,6 @@ def risk_report(session, before: dict[int, int], after: dict[int, int] | None, s
 def analyse(job, node=None) -> dict:
     """The ``risk`` command: the input's risk, or a node's (the job's models applied: the
     classes they fail are suppressed, as the release at that node would be)."""
-    from sqlanon.session import Session
-
     with Session(job) as session:
         settings = job.risk
         population, model = population_of_job(job, session.rows)

@@ -12,8 +12,11 @@ import math
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from sqlanon.checks.checker import CheckResult, Checker
 from sqlanon.lattice import Lattice, Node
+from sqlanon.search.completion import complete
 
 
 class Optimum:
@@ -89,10 +92,6 @@ class SearchAlgorithm:
         (ARX disables predictive tagging likewise). Every node is visited bottom-up and
         checked unless the metric's lower bounds (static, or of a checked specialization,
         which hold whatever the models decide) show it cannot beat the optimum."""
-        import numpy as np
-
-        from sqlanon.search.completion import complete
-
         self.counters.update(tagged=0, pruned=0)
         everything = np.ones(self.lattice.index.size, bool)
         self.counters["skipped_by_bound"] = complete(self.lattice, self.checker, everything, self.optimum)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from sqlanon.errors import ConfigError
+from sqlanon.hierarchy.builders.common import check_keys, with_top
 from sqlanon.hierarchy.builders.dates import build_dates
 from sqlanon.hierarchy.builders.intervals import build_intervals
 from sqlanon.hierarchy.builders.mask import build_mask
@@ -33,17 +34,4 @@ def build_hierarchy(attribute: str, spec: dict, values: Sequence[str]) -> Hierar
     return Hierarchy.from_rows(attribute, rows, source=f"{kind} builder")
 
 
-def check_keys(attribute: str, spec: dict, allowed: set[str]) -> None:
-    extra = set(spec) - allowed - {"type"}
-    if extra:
-        raise ConfigError(
-            f"attribute '{attribute}': unknown key(s) {sorted(extra)} for a {spec['type']} hierarchy; "
-            f"known: {sorted(allowed)}"
-        )
-
-
-def with_top(rows: list[list[str]], top: str = "*") -> list[list[str]]:
-    """Append the top level unless the last level already has a single value."""
-    if len({row[-1] for row in rows}) > 1 or len(rows[0]) == 1:
-        rows = [row + [top] for row in rows]
-    return rows
+__all__ = ["BUILDERS", "build_hierarchy", "check_keys", "with_top"]

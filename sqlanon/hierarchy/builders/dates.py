@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlanon.errors import ConfigError, cut
+from sqlanon.hierarchy.builders.common import check_keys, with_top
 
 GRANULARITIES = {
     "month": lambda d: f"{d.year:04d}-{d.month:02d}",
@@ -20,8 +21,6 @@ GRANULARITIES = {
 
 
 def build_dates(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
-    from sqlanon.hierarchy.builders import check_keys, with_top
-
     check_keys(attribute, spec, {"format", "levels"})
     fmt = spec.get("format", "%Y-%m-%d")
     levels = spec.get("levels", list(GRANULARITIES))

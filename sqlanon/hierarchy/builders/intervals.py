@@ -15,6 +15,7 @@ import math
 from decimal import Decimal, InvalidOperation
 
 from sqlanon.errors import ConfigError, cut
+from sqlanon.hierarchy.builders.common import check_keys, with_top
 
 
 def _number(attribute: str, text: str) -> Decimal:
@@ -31,8 +32,6 @@ def _number(attribute: str, text: str) -> Decimal:
 
 
 def build_intervals(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
-    from sqlanon.hierarchy.builders import check_keys, with_top
-
     check_keys(attribute, spec, {"widths", "cuts", "start", "bottom", "top"})
     numbers = {v: _number(attribute, v) for v in values}
     integral = all(n == n.to_integral_value() for n in numbers.values()) and all(

@@ -7,11 +7,10 @@ keeping the width; ``levels`` caps the number of masked characters.
 from __future__ import annotations
 
 from sqlanon.errors import ConfigError
+from sqlanon.hierarchy.builders.common import check_keys, with_top
 
 
 def build_mask(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
-    from sqlanon.hierarchy.builders import check_keys, with_top
-
     check_keys(attribute, spec, {"mask", "levels"})
     mask = spec.get("mask", "*")
     if not isinstance(mask, str) or len(mask) != 1:

@@ -9,11 +9,10 @@ A group is labelled "first..last" (or the value itself when alone).
 from __future__ import annotations
 
 from sqlanon.errors import ConfigError, cut
+from sqlanon.hierarchy.builders.common import check_keys, with_top
 
 
 def build_order(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
-    from sqlanon.hierarchy.builders import check_keys, with_top
-
     check_keys(attribute, spec, {"values", "fanout"})
     ordered = spec.get("values")
     fanout = spec.get("fanout")

@@ -29,8 +29,8 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.special import gammaln
 
-from sqlanon.risk.estimate import UniquenessEstimate, observed
-from sqlanon.risk.frame import ClassSizes, prepare
+from sqlanon.reidentification.estimate import UniquenessEstimate, observed
+from sqlanon.reidentification.frame import ClassSizes, prepare
 
 
 def zayatz(

@@ -48,8 +48,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import digamma, gammaln
 
-from sqlanon.risk.estimate import UniquenessEstimate, failed, observed
-from sqlanon.risk.frame import ClassSizes, prepare
+from sqlanon.reidentification.estimate import UniquenessEstimate, failed, observed
+from sqlanon.reidentification.frame import ClassSizes, prepare
 
 #: Largest score (in absolute value, per equation, relative to n) accepted as a solution.
 SCORE_TOLERANCE = 1e-9

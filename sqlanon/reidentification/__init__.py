@@ -9,20 +9,16 @@ Wired to the report, the ``risk`` command and the population-uniqueness model by
 * :func:`zayatz`, :func:`pitman`, :func:`snb` — population-uniqueness estimators.
 * :func:`dankar` — Dankar et al.'s rule choosing among them, with its fallbacks.
 
-``sqlanon.risk(data, quasi=[...])`` calls ``sqlanon.api.risk``: the package's module is
-callable, so the API's ``risk`` and this package share the name ``sqlanon.risk``.
+(Named apart from ``sqlanon.risk``, the API's function.)
 """
 
-import sys
-import types
-
-from sqlanon.risk.dankar import DankarEstimate, dankar
-from sqlanon.risk.estimate import UniquenessEstimate
-from sqlanon.risk.frame import ClassSizes, Frame, sampling_frame
-from sqlanon.risk.pitman import pitman
-from sqlanon.risk.prosecutor import Bucket, ProsecutorRisk, prosecutor
-from sqlanon.risk.snb import snb
-from sqlanon.risk.zayatz import zayatz
+from sqlanon.reidentification.dankar import DankarEstimate, dankar
+from sqlanon.reidentification.estimate import UniquenessEstimate
+from sqlanon.reidentification.frame import ClassSizes, Frame, sampling_frame
+from sqlanon.reidentification.pitman import pitman
+from sqlanon.reidentification.prosecutor import Bucket, ProsecutorRisk, prosecutor
+from sqlanon.reidentification.snb import snb
+from sqlanon.reidentification.zayatz import zayatz
 
 __all__ = [
     "Bucket",
@@ -39,13 +35,3 @@ __all__ = [
     "zayatz",
 ]
 
-
-class _CallableModule(types.ModuleType):
-    def __call__(self, *args, **kwargs):
-        """``sqlanon.risk(data, quasi=None, node=None, **settings)``: see ``sqlanon.api.risk``."""
-        from sqlanon.api import risk
-
-        return risk(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

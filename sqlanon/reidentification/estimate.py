@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sqlanon.risk.frame import ClassSizes, Frame
+from sqlanon.reidentification.frame import ClassSizes, Frame
 
 
 @dataclass(frozen=True)

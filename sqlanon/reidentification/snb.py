@@ -44,8 +44,8 @@ import numpy as np
 from scipy.optimize import root
 from scipy.special import expit, logit
 
-from sqlanon.risk.estimate import UniquenessEstimate, failed, observed
-from sqlanon.risk.frame import ClassSizes, prepare
+from sqlanon.reidentification.estimate import UniquenessEstimate, failed, observed
+from sqlanon.reidentification.frame import ClassSizes, prepare
 
 #: Largest |log(expected / observed)| accepted, per equation.
 RESIDUAL_TOLERANCE = 1e-9

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from sqlanon.risk.dankar import dankar
-from sqlanon.risk.estimate import UniquenessEstimate
-from sqlanon.risk.pitman import pitman
-from sqlanon.risk.prosecutor import prosecutor
-from sqlanon.risk.snb import snb
-from sqlanon.risk.zayatz import zayatz
+from sqlanon.reidentification.dankar import dankar
+from sqlanon.reidentification.estimate import UniquenessEstimate
+from sqlanon.reidentification.pitman import pitman
+from sqlanon.reidentification.prosecutor import prosecutor
+from sqlanon.reidentification.snb import snb
+from sqlanon.reidentification.zayatz import zayatz
 
 ESTIMATORS = {"zayatz": zayatz, "pitman": pitman, "snb": snb}
 

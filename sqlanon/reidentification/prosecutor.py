@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from sqlanon.risk.frame import ClassSizes
+from sqlanon.reidentification.frame import ClassSizes
 
 #: Lower edges of the default histogram buckets: 1, 2, 3, 4, 5-9, 10-19, 20-49, 50-99, 100+.
 DEFAULT_EDGES = (1, 2, 3, 4, 5, 10, 20, 50, 100)

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlanon.risk.estimate import UniquenessEstimate
-from sqlanon.risk.frame import ClassSizes, prepare
-from sqlanon.risk.pitman import pitman
-from sqlanon.risk.snb import snb
-from sqlanon.risk.zayatz import zayatz
+from sqlanon.reidentification.estimate import UniquenessEstimate
+from sqlanon.reidentification.frame import ClassSizes, prepare
+from sqlanon.reidentification.pitman import pitman
+from sqlanon.reidentification.snb import snb
+from sqlanon.reidentification.zayatz import zayatz
 
 #: Sampling fractions up to this value use Pitman (Dankar et al. 2012).
 SMALL_FRACTION = 0.1

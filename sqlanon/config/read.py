@@ -1,0 +1,253 @@
+"""A job read from a TOML file (or its dict): every section's keys checked, paths resolved against
+the file's folder, command-line overrides applied. The job as a whole is validated at the start
+of a run (``config/validate.py``)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from sqlanon.config.job import (ROLES, Attribute, GeneticParams, Job, KOptimizeOptions, Output, Source)
+from sqlanon.config.risk import RISK_KEYS, RiskSettings
+from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.config.names import MODEL_NAMES
+from sqlanon.engines.profiles import PROFILES
+from sqlanon.errors import ConfigError
+
+#: the [engine] keys every engine takes; the others are the engine's own (engines/profiles.py)
+_ENGINE_COMMON = {"name", "lookup", "checks", "local_budget", *SnapshotSettings.__dataclass_fields__}
+
+_SECTIONS = {
+    "input": {"path", "delimiter", "table", "drop", "encoding"},
+    "privacy": {"k", "suppression_limit", "models"},
+    "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
+               "seed", "stop", "genetic", "koptimize"},
+    "engine": None,  # the common keys and the engine's own: checked by the engine's settings
+    "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter"},
+    "risk": set(RISK_KEYS),
+}
+
+def _with_population(spec: dict, risk: RiskSettings) -> dict:
+    """A population-uniqueness entry without its own population takes [risk]'s (and its model)."""
+    if "population_size" in spec or "sampling_fraction" in spec:
+        return spec
+    taken = {"population_size": risk.population_size, "sampling_fraction": risk.sampling_fraction}
+    return {"model": risk.model, **{k: v for k, v in taken.items() if v is not None}, **spec}
+
+
+_KOPTIMIZE = {"suppression_rows", "upper_bound", "order"}
+
+
+def load_job(path: str | Path, **overrides: Any) -> Job:
+    """Load a TOML job file; keyword overrides (CLI flags) win over the file.
+
+    Overrides: k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, summary,
+    html, overwrite.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read job file {path}: {error.strerror or error}") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    job = job_from_dict(doc, base=path.parent, where=str(path), **overrides)
+    return replace(job, file=str(path))
+
+
+def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overrides: Any) -> Job:
+    unknown = set(doc) - set(_SECTIONS) - {"attributes"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown section(s) {sorted(unknown)}; known: {sorted(_SECTIONS) + ['attributes']}")
+    for section, keys in _SECTIONS.items():
+        value = doc.get(section, {})
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: [{section}] must be a table")
+        if keys is None:
+            continue
+        extra = set(value) - keys
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [{section}]; known: {sorted(keys)}")
+
+    def resolve(p: str | None) -> str | None:
+        if p is None:
+            return None
+        return str(p) if Path(p).is_absolute() else str(base / p)
+
+    raw_input = doc.get("input", {})
+    if "path" not in raw_input and "table" not in raw_input:
+        raise ConfigError(f"{where}: [input] needs a path (or a table: a PostgreSQL table, see [engine] url, "
+                          "or with the spark engine a Spark table)")
+    drop = raw_input.get("drop", [])
+    if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
+        raise ConfigError(f"{where}: input.drop must be a list of column names")
+    source = Source(
+        path=resolve(raw_input.get("path")),
+        delimiter=raw_input.get("delimiter", ","),
+        table=raw_input.get("table"),
+        drop=tuple(drop),
+        encoding=raw_input.get("encoding"),
+        # a table without a path is in the engine's catalog (PostgreSQL's, or Spark's)
+        catalog=_catalog(doc.get("engine", {}).get("name", "duckdb")) if "path" not in raw_input else None,
+    )
+    attributes = []
+    raw_attributes = doc.get("attributes", {})
+    if not isinstance(raw_attributes, dict):
+        raise ConfigError(f"{where}: [attributes] must be a table of [attributes.<column>] tables")
+    for name, spec in raw_attributes.items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{where}: [attributes.\"{name}\"] must be a table with a role")
+        extra = set(spec) - {"role", "hierarchy", "encoding"}
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for attribute '{name}'; known: encoding, hierarchy, role")
+        if "role" not in spec:
+            raise ConfigError(f"{where}: attribute '{name}' has no role; give one of {', '.join(ROLES)}")
+        hierarchy = spec.get("hierarchy")
+        if isinstance(hierarchy, dict):
+            if "type" not in hierarchy:
+                raise ConfigError(f"{where}: the hierarchy of '{name}' needs a type (intervals, mask, date, order)")
+        elif hierarchy is not None and not isinstance(hierarchy, str):
+            raise ConfigError(f"{where}: the hierarchy of '{name}' must be a file path or a builder table")
+        else:
+            hierarchy = resolve(hierarchy)
+        attributes.append(Attribute(name, spec["role"], hierarchy, spec.get("encoding")))
+    privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
+    engine = doc.get("engine", {})
+    koptimize = search.get("koptimize", {})
+    if not isinstance(koptimize, dict):
+        raise ConfigError(f"{where}: [search.koptimize] must be a table")
+    extra = set(koptimize) - _KOPTIMIZE
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.koptimize]; known: {sorted(_KOPTIMIZE)}")
+    k = privacy.get("k")
+    models = privacy.get("models", [])
+    if not isinstance(models, list):
+        raise ConfigError(f"{where}: privacy.models must be an array of tables ([[privacy.models]])")
+    risk = RiskSettings.from_table(doc.get("risk", {}), where)
+    others = []
+    for model in models:
+        if isinstance(model, dict) and model.get("type") == "population-uniqueness":
+            model = _with_population(model, risk)
+        if isinstance(model, dict) and model.get("type") != "k-anonymity":
+            others.append(_model_spec(model, resolve, where))
+        else:
+            k = _model_k(model, k, where)
+    if k is None:
+        k = 1 if others else 2  # without k-anonymity asked for, every class size is allowed
+    job = Job(
+        input=source,
+        attributes=attributes,
+        k=k,
+        models=tuple(others),
+        suppression_limit=privacy.get("suppression_limit", 0.0),
+        algorithm=search.get("algorithm", "flash"),
+        metric=search.get("metric", "discernibility"),
+        engine=engine.get("name", "duckdb"),
+        engine_settings=_engine_settings(engine, resolve),
+        lookup=engine.get("lookup", "wide"),
+        snapshots=SnapshotSettings(**{k: v for k, v in engine.items() if k in SnapshotSettings.__dataclass_fields__}),
+        checks=engine.get("checks", "auto"),
+        local_budget=engine.get("local_budget"),
+        stable=search.get("stable", False),
+        max_lattice_size=search.get("max_lattice_size", 100_000),
+        time_limit=search.get("time_limit"),
+        step_limit=search.get("step_limit"),
+        seed=search.get("seed"),
+        stop=search.get("stop", "best"),
+        genetic=_genetic(search.get("genetic", {}), where),
+        weights=search.get("weights"),
+        label=search.get("label"),
+        koptimize=KOptimizeOptions(**koptimize),
+        risk=risk,
+        output=Output(
+            path=resolve(output.get("path")),
+            table=output.get("table"),
+            report=resolve(output.get("report")),
+            summary=resolve(output.get("summary")),
+            html=_html_option(output.get("html", True), resolve, where),
+            suppressed=output.get("suppressed", "mask"),
+            delimiter=output.get("delimiter", ","),
+        ),
+    )
+    return apply_overrides(job, **overrides)
+
+
+def _html_option(value: Any, resolve, where: str) -> str | bool:
+    """output.html: true (beside the report), false (none) or a file path."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value:
+        return resolve(value)
+    raise ConfigError(f"{where}: output.html must be true, false or a file path (e.g. \"report.html\"), got {value!r}")
+
+
+def _genetic(table: Any, where: str) -> GeneticParams:
+    known = set(GeneticParams.__dataclass_fields__)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [search.genetic] must be a table with keys {sorted(known)}")
+    extra = set(table) - known
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.genetic]; known: {sorted(known)}")
+    return GeneticParams(**table)
+
+
+def _model_spec(model: dict, resolve, where: str) -> dict:
+    """One [[privacy.models]] entry (other than k-anonymity) with its file paths resolved; the
+    model reads and checks its own options when the job is validated (config/validate.py)."""
+    spec = dict(model)
+    if spec.get("type") not in MODEL_NAMES:
+        raise ConfigError(f"{where}: [[privacy.models]]: unknown privacy model {spec.get('type')!r}; "
+                          f"valid models: {', '.join(MODEL_NAMES)}")
+    for key in ("hierarchy", "subset_file"):
+        if isinstance(spec.get(key), str):
+            spec[key] = resolve(spec[key])
+    return spec
+
+
+def _model_k(model: Any, k: Any, where: str) -> Any:
+    """Read a k-anonymity [[privacy.models]] entry."""
+    if not isinstance(model, dict) or "type" not in model:
+        raise ConfigError(f"{where}: each [[privacy.models]] entry needs a type; valid types: {', '.join(MODEL_NAMES)}")
+    extra = set(model) - {"type", "k"}
+    if extra:
+        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for the k-anonymity model; known: k")
+    if k is not None and model.get("k") != k:
+        raise ConfigError(f"{where}: k is given twice with different values ({k} and {model.get('k')})")
+    return model.get("k")
+
+
+def apply_overrides(job: Job, **overrides: Any) -> Job:
+    """Apply CLI-style overrides (None means: keep the file's value)."""
+    o = {k: v for k, v in overrides.items() if v is not None}
+    output = replace(
+        job.output,
+        path=o.pop("output", job.output.path),
+        report=o.pop("report", job.output.report),
+        summary=o.pop("summary", job.output.summary),
+        html=o.pop("html", job.output.html),
+        overwrite=o.pop("overwrite", job.output.overwrite),
+    )
+    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm", "time_limit", "step_limit", "seed"}
+    if unknown:
+        raise ConfigError(f"unknown override(s): {sorted(unknown)}")
+    return replace(job, output=output, **o)
+
+
+def _engine_settings(table: dict, resolve) -> dict:
+    """The [engine] keys the engine owns, as given (its profile validates them), with the ones
+    it declares as paths resolved against the job file's folder."""
+    own = {k: v for k, v in table.items() if k not in _ENGINE_COMMON}
+    chosen = PROFILES.get(table.get("name", "duckdb"))
+    for key in chosen.settings.PATHS if chosen else ():
+        if isinstance(own.get(key), str):
+            own[key] = resolve(own[key])
+    return own
+
+
+def _catalog(engine: str) -> str | None:
+    chosen = PROFILES.get(engine)
+    return chosen.capabilities.tables if chosen else None

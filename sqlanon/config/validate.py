@@ -1,0 +1,281 @@
+"""A job checked as a whole, once, at the start of a run: ``validated(job)`` returns the job a run
+uses (frozen, marked validated) or raises ``ConfigError`` naming the setting and the fix.
+
+The engine's own settings are read by the engine's profile (``sqlanon/engines/profiles.py``);
+nothing here names an engine.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from sqlanon.config import encodings
+from sqlanon.config.job import (INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ROLES, SUPPRESSED_MODES,
+                                UPPER_BOUNDS, Job)
+from sqlanon.config.wording import in_code, role_setting
+from sqlanon.criteria import DeltaPresence, build_model
+from sqlanon.engines.profiles import PROFILES, profile
+from sqlanon.errors import ConfigError
+from sqlanon.hierarchy import Hierarchy
+from sqlanon.metrics import METRICS, get_metric
+from sqlanon.search import ALGORITHMS
+
+_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", re.IGNORECASE)
+
+
+def validated(job: Job) -> Job:
+    """The job a run uses: ``job`` itself when it was validated already, else the validated copy."""
+    return job if job.validated else validate(job)
+
+
+def validate(job: Job) -> Job:
+    """Check every setting; the returned job is the one to run (with the engine's catalog set
+    on a path-less input table) and carries ``validated``."""
+    if isinstance(job.k, bool) or not isinstance(job.k, int) or job.k < 1:
+        raise ConfigError(f"The 'k' parameter must be an int >= 1, got {job.k!r}.")
+    s = job.suppression_limit
+    if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s <= 1:
+        raise ConfigError(f"The 'suppression_limit' parameter must be a number in [0, 1], got {s!r}.")
+    if job.algorithm in INTERVAL_ALGORITHMS:
+        _intervals(job)
+    elif job.metric not in METRICS:
+        raise ConfigError(f"unknown metric '{job.metric}'; valid metrics: {', '.join(METRICS)}")
+    elif job.algorithm not in ALGORITHMS:
+        valid = ", ".join([*ALGORITHMS, *INTERVAL_ALGORITHMS])
+        raise ConfigError(f"unknown algorithm '{job.algorithm}'; valid algorithms: {valid}")
+    job = _engine(job)
+    if isinstance(job.max_lattice_size, bool) or not isinstance(job.max_lattice_size, int) or job.max_lattice_size < 1:
+        raise ConfigError(f"The 'max_lattice_size' parameter must be an int >= 1, got {job.max_lattice_size!r}.")
+    if not isinstance(job.stable, bool):
+        raise ConfigError(f"search.stable must be true or false, got {job.stable!r}")
+    if job.algorithm in INTERVAL_ALGORITHMS:
+        _heuristic_settings(job, INTERVAL_OPTIONS, optimal=False)
+    else:
+        algorithm = ALGORITHMS[job.algorithm]
+        _heuristic_settings(job, algorithm.options, algorithm.optimal)
+    if job.lookup not in ("wide", "join"):
+        raise ConfigError(f"engine.lookup must be 'wide' or 'join', got '{job.lookup}'")
+    _attributes(job)
+    _encodings(job)
+    check_models(job)
+    _metric_options(job)
+    # refuses classification without a label, and weights for a metric that takes none
+    get_metric(job.metric, (1.0,) if job.weights else None, job.label)
+    if not job.quasi_identifiers:
+        raise ConfigError("the job has no quasi-identifier: give at least one attribute role = \"quasi\"")
+    if job.output.suppressed not in SUPPRESSED_MODES:
+        raise ConfigError(f"output.suppressed must be one of {', '.join(SUPPRESSED_MODES)}, got '{job.output.suppressed}'")
+    if job.output.path is not None and job.output.kind == "duckdb" and not job.output.table:
+        raise ConfigError("output.table is required when the output is a .duckdb file")
+    job = replace(job)  # a fresh object: a job handed in stays as it was given
+    object.__setattr__(job, "validated", True)
+    return job
+
+
+def _attributes(job: Job) -> None:
+    seen = set()
+    for a in job.attributes:
+        if a.role not in ROLES:
+            raise ConfigError(f"attribute '{a.name}': unknown role '{a.role}'; valid roles: {', '.join(ROLES)}")
+        if a.name in seen:
+            raise ConfigError(f"attribute '{a.name}' is given twice")
+        seen.add(a.name)
+        if a.role == "quasi" and a.hierarchy is None:
+            raise ConfigError(f"quasi-identifier '{a.name}' needs a hierarchy (hierarchy = \"file.csv\")")
+        if a.role != "quasi" and a.hierarchy is not None:
+            raise ConfigError(
+                f"attribute '{a.name}' has role \"{a.role}\" and a hierarchy, which only a quasi-identifier "
+                "uses (it would be ignored): set role = \"quasi\" to generalize it, or remove the hierarchy")
+
+
+def _engine(job: Job) -> Job:
+    """The engine's settings read by its profile, the snapshot and placement keys, and the
+    formats it reads and writes; returns the job with a path-less input table in the engine's
+    catalog."""
+    engine = profile(job.engine)
+    snap = job.snapshots
+    for key in ("rollup", "history", "projection"):
+        if not isinstance(getattr(snap, key), bool) and not (key != "projection" and getattr(snap, key) is None):
+            raise ConfigError(f"engine.{key} must be true or false, got {getattr(snap, key)!r}")
+    size, ratio = snap.history_size, snap.history_ratio
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ConfigError(f"engine.history_size must be an int >= 0 (snapshots kept), got {size!r}")
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
+        raise ConfigError(f"engine.history_ratio must be a number in [0, 1] (classes / input rows), got {ratio!r}")
+    able_to = engine.capabilities
+    source = job.input
+    if source.path is None and source.arrow is None and source.table and source.catalog is None:
+        source = replace(source, catalog=able_to.tables)  # a table without a path is the engine's catalog's
+        job = replace(job, input=source)
+    engine.settings.read(job.engine, job.engine_settings, source.kind if source.path or source.table else None)
+    for what, where, able in (("input", source, able_to.inputs), ("output", job.output, able_to.outputs)):
+        if where.path is None and getattr(where, "arrow", None) is None and not where.table:
+            continue
+        if where.kind not in able:
+            noun = "tables" if where.kind in ("postgres", "spark") else "files"
+            handles = next((name for name, p in PROFILES.items()
+                            if where.kind in (p.capabilities.inputs if what == "input" else p.capabilities.outputs)),
+                           None)
+            raise ConfigError(
+                f"the {job.engine} engine does not handle {where.kind} {noun} ({what} {where.path or where.describe()}); "
+                f"it handles {', '.join(able)}" + (f": use [engine] name = \"{handles}\"" if handles else ""))
+    if job.checks not in ("auto", "sql", "local"):
+        raise ConfigError(f"engine.checks must be \"auto\", \"sql\" or \"local\", got {job.checks!r}")
+    if job.local_budget is not None and not (isinstance(job.local_budget, str) and _SIZE.fullmatch(job.local_budget)):
+        raise ConfigError(f"engine.local_budget must be a size such as \"512MB\" or \"2GiB\", got {job.local_budget!r}")
+    return job
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _heuristic_settings(job: Job, options: tuple[str, ...], optimal: bool) -> None:
+    t = job.time_limit
+    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0):
+        raise ConfigError(f"search.time_limit must be a number of seconds > 0, got {t!r}")
+    for key in ("step_limit", "seed"):
+        value = getattr(job, key)
+        least = 1 if key == "step_limit" else 0
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+            raise ConfigError(f"search.{key} must be an int >= {least}, got {value!r}")
+    if job.stop not in ("best", "first"):
+        raise ConfigError(f"search.stop must be 'best' or 'first', got {job.stop!r}")
+    job.genetic.validate()
+    given = [key for key, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
+             if getattr(job, key) != default and key not in options]
+    if given:
+        users = [a for a, cls in ALGORITHMS.items() if given[0] in cls.options]
+        users += [a for a in INTERVAL_ALGORITHMS if given[0] in INTERVAL_OPTIONS]
+        raise ConfigError(
+            f"search.{given[0]} does not apply to the algorithm '{job.algorithm}'"
+            + (" (an optimal algorithm always runs to the proven optimum)" if optimal else "")
+            + f"; it applies to: {', '.join(users)}"
+        )
+
+
+def _encodings(job: Job) -> None:
+    """input.encoding for a CSV only (and one the engine's reader decodes); an attribute's
+    encoding only beside a hierarchy file."""
+    if job.input.encoding is not None:
+        if job.input.kind != "csv":
+            raise ConfigError(
+                f"input.encoding applies to a CSV input only, not to {job.input.describe()} ({job.input.kind}): "
+                "Parquet and DuckDB store text as UTF-8; remove input.encoding")
+        name = encodings.codec(job.input.encoding, "input.encoding")
+        readable = profile(job.engine).capabilities.csv_encodings
+        if readable is not None and name not in readable:
+            others = [n for n, p in PROFILES.items() if p.capabilities.csv_encodings is None and "csv" in p.capabilities.inputs]
+            raise ConfigError(
+                f"input.encoding = {job.input.encoding!r}: the {job.engine} engine reads CSV in "
+                f"{_listed([encodings.DUCKDB.get(n, n) for n in readable])} only; convert the file (e.g. iconv -t utf-8)"
+                + (f", or use [engine] name = \"{others[0]}\"" if others else ""))
+    for a in job.attributes:
+        if a.encoding is None:
+            continue
+        if a.hierarchy is None or isinstance(a.hierarchy, (dict, Hierarchy)):
+            raise ConfigError(
+                f"attribute '{a.name}': encoding applies to a hierarchy file (hierarchy = \"file.csv\"), "
+                "which this attribute does not have; remove encoding")
+        encodings.codec(a.encoding, f"the encoding of attribute '{a.name}'")
+
+
+def check_models(job: Job) -> None:
+    """The models read their own options; each names a sensitive attribute; one research subset."""
+    roles = {a.name: a.role for a in job.attributes}
+    subsets = 0
+    for spec in job.models:
+        try:
+            model = build_model(spec)
+        except ConfigError as error:  # named as the job file gives it
+            raise ConfigError(f"{job.file}: [[privacy.models]]: {error}" if job.file else str(error)) from None
+        if isinstance(model, DeltaPresence):
+            subsets += 1
+            _subset(job, model.subset.column, roles, subsets)
+        if model.attribute is not None and roles.get(model.attribute) != "sensitive":
+            raise ConfigError(
+                f"the {model.name} model names attribute '{model.attribute}', which is "
+                + (f"'{roles[model.attribute]}'" if model.attribute in roles else "not in the job")
+                + f": give it role = \"sensitive\" ({role_setting(model.attribute, 'sensitive')})"
+            )
+
+
+def _subset(job: Job, column: str | None, roles: dict, count: int) -> None:
+    """A job has one research subset; its boolean column is the model's, never released."""
+    if count > 1:
+        raise ConfigError("a job takes one delta-presence model (one research subset): merge the entries "
+                          "into one with the narrowest dmin and dmax")
+    if job.algorithm in INTERVAL_ALGORITHMS:
+        raise ConfigError(f"delta-presence is not available for {job.algorithm}: use an algorithm over the "
+                          "generalization lattice (flash, ola, incognito, exhaustive or a heuristic)")
+    if column is not None and roles.get(column) not in (None, "identifying"):
+        raise ConfigError(
+            f"the delta-presence subset column '{column}' has role \"{roles[column]}\": it marks the research "
+            "subset and is not released; " + ("do not name it in the roles (or name it in identifying=)" if in_code()
+                                                 else "remove its [attributes] entry (or make it \"identifying\")")
+        )
+
+
+def _metric_options(job: Job) -> None:
+    roles = {a.name: a.role for a in job.attributes}
+    if job.weights is not None:
+        if not isinstance(job.weights, dict):
+            raise ConfigError("search.weights must be a table of QI name = weight, e.g. weights = { age = 2 }")
+        for name, w in job.weights.items():
+            if roles.get(name) != "quasi":
+                raise ConfigError(f"search.weights names '{name}', which is not a quasi-identifier; QIs: "
+                                  f"{[a.name for a in job.quasi_identifiers]}")
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
+                raise ConfigError(f"search.weights: the weight of '{name}' must be a number >= 0, got {w!r}")
+        if job.weights and max(float(job.weights.get(a.name, 1.0)) for a in job.quasi_identifiers) <= 0:
+            raise ConfigError("search.weights: at least one weight must be above 0")
+    if job.label is not None and roles.get(job.label) not in ("sensitive", "insensitive"):
+        raise ConfigError(f"search.label names '{job.label}', which must be a released column with role "
+                          "\"sensitive\" or \"insensitive\"")
+
+
+def _intervals(job: Job) -> None:
+    """Settings of k-optimize and hill-climb (``[search.koptimize]``)."""
+    options = job.koptimize
+    if job.metric not in INTERVAL_METRICS:
+        raise ConfigError(
+            f"metric '{job.metric}' is not available for {job.algorithm}; valid metrics: {', '.join(INTERVAL_METRICS)}")
+    if job.metric == "classification" and not job.label:
+        raise ConfigError("the classification metric needs the label column: set search.label "
+                          "(e.g. label = \"salary-class\")")
+    if job.label is not None and not isinstance(job.label, str):
+        raise ConfigError(f"search.label must be a column name, got {job.label!r}")
+    rows = options.suppression_rows
+    if rows is not None:
+        if rows != "unlimited" and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
+            raise ConfigError(f"search.koptimize.suppression_rows must be an int >= 0 or \"unlimited\", got {rows!r}")
+        if job.suppression_limit:
+            raise ConfigError("give the suppression limit once: privacy.suppression_limit (a fraction) or "
+                              "search.koptimize.suppression_rows (rows), not both")
+    if options.upper_bound not in UPPER_BOUNDS:
+        raise ConfigError(
+            f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}")
+    if not isinstance(options.order, dict):
+        raise ConfigError("search.koptimize.order must be a table: attribute = [values in order]")
+    if job.algorithm == "hill-climb" and job.time_limit is None and job.step_limit is None:
+        raise ConfigError("hill-climb runs until a limit: set search.time_limit (seconds) or search.step_limit")
+
+
+def research_subset(job: Job):
+    """The research subset of the job's delta-presence model (a ResearchSubset), or None."""
+    for spec in job.models:
+        try:
+            model = build_model(spec)
+        except ConfigError as error:  # named as the job file gives it
+            raise ConfigError(f"{job.file}: [[privacy.models]]: {error}" if job.file else str(error)) from None
+        if isinstance(model, DeltaPresence):
+            return model.subset
+    return None
+
+
+def sensitive_attributes(job: Job) -> list[str]:
+    """The attributes whose per-class histograms the models (and the classification metric's
+    label) read, in first-use order."""
+    names = [build_model(s).attribute for s in job.models] + [job.label]
+    return list(dict.fromkeys(a for a in names if a))

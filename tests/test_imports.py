@@ -1,0 +1,172 @@
+"""The package's shape, read from its source: imports go one way (no cycle), nothing is imported
+inside a function but optional dependencies, the root stays small, and the job layer names no
+engine. See docs/architecture.md."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "sqlanon"
+#: third-party packages an extra installs (pyproject's optional dependencies): imported where used
+OPTIONAL = {"pyspark", "psycopg", "polars", "pandas", "tqdm", "matplotlib", "PIL"}
+ENGINE_NAMES = {"duckdb", "memory", "postgres", "spark"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """Nodes under ``if TYPE_CHECKING:``: never run, so no edge of the import graph."""
+    skipped = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped |= {id(n) for n in ast.walk(node)}
+    return skipped
+
+
+def _imported(node: ast.AST, package: str) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+            module = base + ("." + node.module if node.module else "")
+        else:
+            module = node.module or ""
+        return [module] + [f"{module}.{a.name}" for a in node.names]
+    return []
+
+
+def graph() -> dict[str, set[str]]:
+    """Module -> the modules its import statements run: the named module, or the one a name
+    imported from a package is, and every package above it (importing ``a.b.c`` runs ``a/b``)."""
+    known = modules()
+
+    def resolve(name: str) -> str | None:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    edges: dict[str, set[str]] = {m: set() for m in known}
+    for module, path in known.items():
+        tree = ast.parse(path.read_text())
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        skipped = _type_checking_nodes(tree)
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            for name in _imported(node, package):
+                target = resolve(name) if name.startswith("sqlanon") else None
+                if target is None or target == module:
+                    continue
+                edges[module].add(target)
+                parts = target.split(".")
+                for i in range(2, len(parts)):
+                    parent = ".".join(parts[:i])
+                    if not module.startswith(parent + "."):  # a package's own modules run inside it
+                        edges[module].add(parent)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_import_graph_has_no_cycle():
+    edges = graph()
+    assert len(edges) > 100 and "sqlanon.checks.checker" in edges["sqlanon.search.base"]
+    found = cycles(edges)
+    described = ["; ".join(f"{m} -> {sorted(e for e in edges[m] if e in c)}" for m in c) for c in found]
+    assert not found, "import cycles:\n" + "\n".join(described)
+
+
+def test_no_import_inside_a_function_but_optional_dependencies():
+    inside = []
+    for module, path in modules().items():
+        for function in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or "."]
+                    if not all(n.split(".")[0] in OPTIONAL for n in names):
+                        inside.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {', '.join(names)}")
+    assert not inside, "imports inside functions:\n" + "\n".join(inside)
+
+
+def test_the_package_root_holds_at_most_ten_modules():
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 10, root
+
+
+def test_the_job_layer_names_no_engine():
+    """sqlanon/config/ never compares an engine's name: what an engine takes and can do is its
+    profile's (sqlanon/engines/profiles.py), and config imports nothing else of the engines."""
+    for path in (PACKAGE / "config").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlanon.engines"):
+                assert node.module == "sqlanon.engines.profiles", f"{path.name}:{node.lineno} imports {node.module}"
+            if isinstance(node, ast.Compare):
+                texts = [ast.unparse(x) for x in (node.left, *node.comparators)]
+                constants = [x.value for x in (node.left, *node.comparators) if isinstance(x, ast.Constant)]
+                assert not (any(t.endswith("engine") or "engine" in t.split(".")[-1:] for t in texts)
+                            and ENGINE_NAMES & set(constants)), f"{path.name}:{node.lineno}: {ast.unparse(node)}"
+
+
+def python(code: str) -> str:
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip()
+
+
+def test_the_search_and_the_job_load_no_database():
+    """No driver and no engine class: the models' SQL builders (sqlglot) are no database."""
+    engines = ", ".join(f"'sqlanon.engines.{e}'" for e in (*ENGINE_NAMES, "sql", "kernel"))
+    loaded = python("import sys, sqlanon, sqlanon.search.flash, sqlanon.config.validate, sqlanon.config.read; "
+                    f"print(sorted(m for m in sys.modules if m in ('duckdb', 'psycopg', 'pyspark', {engines})))")
+    assert loaded == "[]"
