@@ -19,9 +19,11 @@ from sqlanon.config.names import ALGORITHM_NAMES, METRIC_NAMES
 from sqlanon.search import ALGORITHMS
 
 HEAVY = ("duckdb", "scipy", "pyarrow", "sqlglot", "numpy", "psycopg", "pyspark", "matplotlib")
+# what the commands do, loaded by name only when one runs (sqlanon/cli/deferred.py)
+ACTIONS = ("sqlanon.cli.job_actions", "sqlanon.cli.data_actions")
 
 # Runs the entry point in-process with the given arguments and prints, as JSON, its exit code
-# and which heavy modules it loaded.
+# and which heavy modules (and actions modules) it loaded.
 PROBE = """
 import json, sys
 sys.argv = ["sqlanon", *json.loads(sys.argv[1])]
@@ -31,7 +33,7 @@ try:
 except SystemExit as exit:
     code = exit.code
 print(json.dumps({"code": code, "heavy": [m for m in %r if m in sys.modules]}))
-""" % (HEAVY,)
+""" % (HEAVY + ACTIONS,)
 
 
 def python(*args):
@@ -55,7 +57,7 @@ def test_the_api_is_still_exported():
 
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["anonymize", "--help"], ["risk", "--help"],
-                                  ["hierarchy", "build", "--help"]])
+                                  ["hierarchy", "build", "--help"], ["check", "--help"], ["init", "--help"]])
 def test_version_and_help_load_no_engine(args):
     run = python("-c", PROBE, json.dumps(args))
     assert run.returncode == 0, run.stderr

@@ -3,7 +3,7 @@ SIGTERM) at any moment, imports included, exits 130 with the one-line message, n
 
 No test sleeps a fixed time before signalling: each waits for something the program shows, its
 progress line on a terminal (a pseudo-terminal here: the line is drawn only on one), a test
-hold point of the entry point (SQLANON_TEST_HOLD_AT, sqlanon/cli/entry.py) or a temporary file."""
+hold point of the entry point (SQLANON_TEST_HOLD_AT, sqlanon/cli/interrupts.py) or a temporary file."""
 
 import os
 import pty

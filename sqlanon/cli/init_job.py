@@ -18,6 +18,8 @@ from pathlib import Path
 from sqlglot import exp
 
 from sqlanon.config.job import Source
+from sqlanon.engines.duckdb import DuckDBEngine
+from sqlanon.release import Protected, Publication
 
 #: a column with at least this share of unique values is suggested "identifying"
 IDENTIFYING_SHARE = 0.9
@@ -52,8 +54,6 @@ class Column:
 
 def profile(source: Source) -> list[Column]:
     """Each column's type, distinct count and, for numbers, range (one query per column)."""
-    from sqlanon.engines.duckdb import DuckDBEngine
-
     engine = DuckDBEngine()
     try:
         names = engine.open(source)
@@ -164,8 +164,6 @@ def job_text(source: Source, columns: list[Column], job_path: str, values: dict[
 def write_job(source: Source, job_path: str, overwrite: bool = False) -> str:
     """Profile the input and write the starting job to ``job_path`` through the file guard
     (never the input, an existing file only with ``overwrite``); return its text."""
-    from sqlanon.release import Protected, Publication
-
     protected = Protected()
     protected.add(source.path, "the input database" if source.kind == "duckdb" else "the input file")
     with Publication(protected, overwrite) as publication:
@@ -180,8 +178,6 @@ def write_job(source: Source, job_path: str, overwrite: bool = False) -> str:
 
 
 def _distinct(source: Source, name: str) -> list[str]:
-    from sqlanon.engines.duckdb import DuckDBEngine
-
     engine = DuckDBEngine()
     try:
         engine.open(source)
