@@ -183,8 +183,7 @@ def _assess(rows: list[tuple[Any, ...]], qis: list[str], attributes: list[str], 
             if model.attribute == name:
                 model.prepare(distinct, [counts[v] for v in distinct])
     for model in models:
-        if hasattr(model, "resolve_population"):
-            model.resolve_population(total)
+        model.resolve_population(total)
     values: dict[int, list[float]] = defaultdict(list)
     failing: list[tuple[dict[str, str], int, list[str]]] = []
     failed: set[int] = set()  # the models some class fails

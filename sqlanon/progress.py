@@ -106,7 +106,7 @@ class SearchTracker:
         return Progress("search", checks, self.best, self.size, decided, percent, seconds)
 
     def _decided(self, checks: int) -> int | None:
-        tags = getattr(self.algorithm, "tags", None)
+        tags = self.algorithm.tags
         if tags is not None:  # one byte per node and a sentinel, nonzero once tagged
             return int(self.size - tags.state.count(0, 0, self.size))
         if self.algorithm.name == "exhaustive":
@@ -115,8 +115,7 @@ class SearchTracker:
 
     def _budget(self, checks: int, seconds: float) -> float | None:
         shares = []
-        step_limit = getattr(self.algorithm, "step_limit", None)
-        time_limit = getattr(self.algorithm, "time_limit", None)
+        step_limit, time_limit = self.algorithm.step_limit, self.algorithm.time_limit
         if step_limit:
             shares.append(100.0 * checks / step_limit)
         if time_limit:

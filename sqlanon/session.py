@@ -158,11 +158,10 @@ class Session:
         """The job's privacy models, their auxiliary tables stored in the engine."""
         models = build_models(job.k, job.models)
         for model in models:
-            if getattr(model, "population", False) and model.subset != self.subset:
+            if model.population and model.subset != self.subset:
                 raise ConfigError(f"the delta-presence model reads the research subset {model.subset.describe()}, "
                                   "which this session did not prepare")
-            if hasattr(model, "resolve_population"):  # population uniqueness: N from the input's rows
-                model.resolve_population(self.rows)
+            model.resolve_population(self.rows)  # population uniqueness: N from the input's rows
             if model.attribute is None:
                 continue
             if model.attribute not in self.sensitives:

@@ -34,6 +34,8 @@ class PrivacyModel:
     monotonic_with_suppression: bool = True
     #: evaluated over all kept classes together rather than class by class
     whole_table: bool = False
+    #: reads each class's population count (delta-presence's research subset)
+    population: bool = False
     #: optional figures the engine must add to ClassStats (e.g. "uniques")
     needs: frozenset[str] = frozenset()
     #: the figure reported on the output: the worst class is its min ("min") or max ("max")
@@ -74,6 +76,10 @@ class PrivacyModel:
         position in ``values`` (the attribute's distinct values as text, sorted; ``counts``
         their rows in the input)."""
         return {}
+
+    def resolve_population(self, input_rows: int) -> None:
+        """Told the input's rows before a check; a model whose figures depend on them (population
+        uniqueness: N from the sampling fraction) keeps them, the others need nothing."""
 
     def parameters(self) -> dict[str, object]:
         """Values bound to the placeholders of ``class_condition``."""

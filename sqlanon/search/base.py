@@ -11,12 +11,16 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sqlanon.checks.checker import CheckResult, Checker
 from sqlanon.lattice import Lattice, Node
 from sqlanon.search.completion import complete
+
+if TYPE_CHECKING:
+    from sqlanon.search.tagging import Tags
 
 
 class Optimum:
@@ -76,6 +80,11 @@ class SearchAlgorithm:
     optimal = True
     #: job settings the algorithm takes as keyword arguments (e.g. OLA's ``stable``)
     options: tuple[str, ...] = ()
+    #: the predictive tags of the optimal algorithms that keep them (search/tagging.py), read by
+    #: the progress display; the heuristics' budget (search/heuristic.py)
+    tags: Tags | None = None
+    time_limit: float | None = None
+    step_limit: int | None = None
 
     def __init__(self, lattice: Lattice, checker: Checker):
         self.lattice = lattice
