@@ -40,7 +40,7 @@ def test_a_run_validates_its_job_once(monkeypatch):
     result = sqlanon.anonymize(job)
     assert result.success and result.transformation == (0,) and result.suppressed == 1  # zip 3 alone
     # once, on the job the API runs (its output a temporary Parquet file); the job handed in is left as it was
-    assert len(calls) == 1 and calls[0].input is job.input and not job.validated
+    assert len(calls) == 1 and calls[0].input == job.input and calls[0].k == job.k and not job.validated
 
 
 def test_validated_is_not_copied_by_replace():
