@@ -181,15 +181,20 @@ def _encodings(job: Job) -> None:
         encodings.codec(a.encoding, f"the encoding of attribute '{a.name}'")
 
 
+def _model(job: Job, spec: dict):
+    """The model of a [[privacy.models]] entry; its errors named as the job file gives it."""
+    try:
+        return build_model(spec)
+    except ConfigError as error:
+        raise ConfigError(f"{job.file}: [[privacy.models]]: {error}" if job.file else str(error)) from None
+
+
 def check_models(job: Job) -> None:
     """The models read their own options; each names a sensitive attribute; one research subset."""
     roles = {a.name: a.role for a in job.attributes}
     subsets = 0
     for spec in job.models:
-        try:
-            model = build_model(spec)
-        except ConfigError as error:  # named as the job file gives it
-            raise ConfigError(f"{job.file}: [[privacy.models]]: {error}" if job.file else str(error)) from None
+        model = _model(job, spec)
         if isinstance(model, DeltaPresence):
             subsets += 1
             _subset(job, model.subset.column, roles, subsets)
@@ -265,10 +270,7 @@ def _intervals(job: Job) -> None:
 def research_subset(job: Job):
     """The research subset of the job's delta-presence model (a ResearchSubset), or None."""
     for spec in job.models:
-        try:
-            model = build_model(spec)
-        except ConfigError as error:  # named as the job file gives it
-            raise ConfigError(f"{job.file}: [[privacy.models]]: {error}" if job.file else str(error)) from None
+        model = _model(job, spec)
         if isinstance(model, DeltaPresence):
             return model.subset
     return None
@@ -277,5 +279,5 @@ def research_subset(job: Job):
 def sensitive_attributes(job: Job) -> list[str]:
     """The attributes whose per-class histograms the models (and the classification metric's
     label) read, in first-use order."""
-    names = [build_model(s).attribute for s in job.models] + [job.label]
+    names = [_model(job, s).attribute for s in job.models] + [job.label]
     return list(dict.fromkeys(a for a in names if a))
