@@ -12,36 +12,37 @@ reads it back (a Spark DataFrame reads the file in place, see ``sqlanon.frames``
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from sqlanon import frames
-from sqlanon.config.job import ROLES, Attribute, Job, Output, Source
-from sqlanon.config.keywords import models_of, source_of
-from sqlanon.errors import ConfigError, NotAnonymousError
-from sqlanon.hierarchy import Hierarchy
-from sqlanon.progress import ProgressArgument, ProgressCallback, progress_callback
-from sqlanon.config.risk import RiskSettings
-from sqlanon.config.wording import from_code
+import pyarrow.parquet as pq
 
-from sqlanon import anonymizer
+from sqlanon import anonymizer, frames
 from sqlanon.anonymizer import Result, summary
 from sqlanon.assess import check
 from sqlanon.checks.checker import CheckResult
+from sqlanon.config.job import ROLES, Attribute, Job, Output, Source
+from sqlanon.config.keywords import models_of, source_of
+from sqlanon.config.risk import RiskSettings
+from sqlanon.config.wording import from_code
 from sqlanon.engines import create_engine
+from sqlanon.engines.profiles import PROFILES
+from sqlanon.errors import ConfigError, NotAnonymousError
+from sqlanon.hierarchy import Hierarchy
+from sqlanon.progress import ProgressArgument, ProgressCallback, progress_callback
 from sqlanon.report.risk import analyse
 from sqlanon.session import Session
-import pyarrow.parquet as pq
-import shutil
 
-#: keywords of ``anonymize`` that set the Job's search and engine (the job file's names)
+#: keywords of ``anonymize`` that set the Job's search and engine (the job file's names); the
+#: engines' own settings (``memory_limit=``, ``url=``, ``master=`` ...) go to ``Job.engine_settings``
 _JOB_KEYWORDS = ("metric", "algorithm", "weights", "label", "time_limit", "step_limit", "seed", "stop", "stable",
-                 "max_lattice_size", "lookup", "checks", "local_budget", "memory_limit", "temp_directory", "threads",
-                 "url", "master", "spark_conf")
+                 "max_lattice_size", "lookup", "checks", "local_budget")
+_ENGINE_KEYWORDS = tuple(dict.fromkeys(f.name for p in PROFILES.values() for f in fields(p.settings)))
 RELEASED = "Result.table (in memory)"
 
 
@@ -60,11 +61,11 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
     (insensitive for the label) unless named otherwise; every other column needs a role, or
     ``others`` ("insensitive": released unchanged, "identifying": left out).
     """
-    unknown = set(settings) - set(_JOB_KEYWORDS)
+    unknown = set(settings) - set(_JOB_KEYWORDS) - set(_ENGINE_KEYWORDS)
     if unknown:
         raise ConfigError(f"unknown keyword(s) {sorted(unknown)}; the settings are k, suppression_limit, models, "
                           f"sensitive, insensitive, identifying, others, engine, risk, output, report, summary, "
-                          f"suppressed, overwrite, delimiter, table, encoding, {', '.join(_JOB_KEYWORDS)}")
+                          f"suppressed, overwrite, delimiter, table, encoding, {', '.join(_JOB_KEYWORDS + _ENGINE_KEYWORDS)}")
     if not isinstance(quasi, dict) or not quasi:
         raise ConfigError("quasi= must name the quasi-identifiers with their hierarchies, e.g. "
                           "quasi={\"age\": \"age.csv\", \"zip\": {\"type\": \"mask\"}}")
@@ -94,8 +95,9 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
                           f"leave out engine= (or give engine=\"spark\"), not {engine!r}")
     out = Output(path=_path(output), report=_path(report), summary=_path(summary), suppressed=suppressed,
                  overwrite=overwrite)
+    own = {key: settings.pop(key) for key in list(settings) if key in _ENGINE_KEYWORDS}
     job = Job(input=source, attributes=attributes, k=k, suppression_limit=suppression_limit, models=tuple(specs),
-              engine=engine, risk=risk_settings, output=out, **settings)
+              engine=engine, engine_settings=own, risk=risk_settings, output=out, **settings)
     return job, frame
 
 
