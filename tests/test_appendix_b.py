@@ -53,3 +53,6 @@ def test_k5_loss_row_matches_a_direct_run():
     assert row["datafly"]["relative"] == relative_loss(datafly.loss, optimum.loss, row["lowest"])
     assert round(row["datafly"]["relative"], 3) == 15.501
     assert round(row["arx-datafly"]["relative"], 3) == row["paper"]["datafly"] == 65.729
+    # Lightning's first anonymous node: sqlanon's and the paper's code (Java's queue) agree, 30.49 %
+    assert row["lightning"]["node"] == row["arx-lightning"]["node"]
+    assert round(row["lightning"]["relative"], 2) == row["paper"]["lightning"] == 30.49
