@@ -15,7 +15,7 @@ from an exhaustive search of the lattice (its checker holds every node's loss), 
 paper's benchmark computed them (BenchmarkMetadata: min and max over the anonymous nodes).
 
     python bench/appendix_b.py [--models ...] [--presence-seeds 2016 1 2 ...] [--json FILE]
-    python bench/appendix_b.py --rows FILE   # the subset's row numbers for bench/ArxPresence.java
+    python bench/appendix_b.py --rows FILE   # the subset's row numbers for bench/ArxAppendixB.java
 """
 
 from __future__ import annotations
@@ -356,7 +356,7 @@ def main() -> None:
                         help="seeds of the random research subset for delta-presence (default 2016)")
     parser.add_argument("--json", default=None)
     parser.add_argument("--rows", default=None, help="write the research subset's row numbers (first seed) "
-                        "for bench/ArxPresence.java, run nothing")
+                        "for bench/ArxAppendixB.java, run nothing")
     args = parser.parse_args()
     if args.rows:
         import pyarrow.parquet as pq
