@@ -122,10 +122,11 @@ def adult_job(model: str, seed: int = SUBSET_SEED):
     """ADULT, the eight QIs besides occupation, occupation sensitive, the in-memory engine
     (DuckDB for delta-presence)."""
     job = dataset_job("adult", [c for c in columns("adult") if c != "occupation"], engine="memory")
-    job.attributes = [replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes]
-    job.k, job.models = MODELS[model]  # the session prepares what the job's models read
+    k, models = MODELS[model]  # the session prepares what the job's models read
+    job = replace(job, attributes=[replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes],
+                  k=k, models=models)
     if model == "(0.05,0.15)-presence":  # the in-memory engine has no research subset: DuckDB
-        job.input, job.engine = Source(path=str(presence_input(seed))), "duckdb"
+        job = replace(job, input=Source(path=str(presence_input(seed))), engine="duckdb")
     return job
 
 

@@ -18,6 +18,7 @@ the Python cost of rendering is its own row). Run from the project root:
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import json
 import statistics
@@ -505,7 +506,7 @@ def main() -> None:
         for name in ["adult"] + [d for d in args.datasets if d != "adult"]:
             job = dataset_job("adult", metric="discernibility", checks="sql")  # SQL checks: this measures them
             if name == "adult40":
-                job.input = Source(path=str(adult40(Path(tmp))), delimiter=";")
+                job = replace(job, input=Source(path=str(adult40(Path(tmp))), delimiter=";"))
             with Session(job) as session:
                 meta[name] = {"rows": session.rows, "base_classes": session.prepared.base_classes,
                               "prepare_s": session.prepare_seconds}

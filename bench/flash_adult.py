@@ -14,6 +14,7 @@ k=2 s=0: 164 ms, 217 checks; k=2 s=0.02: 2.1 s, 3,136 checks; k=2 s=0.1: 5.1 s, 
 
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import json
 import resource
@@ -39,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
 
     job = dataset_job("adult", metric=args.metric)
-    job.lookup = args.lookup
+    job = replace(job, lookup=args.lookup)
     rows = []
     with Session(job) as session:
         prepare = session.prepare_seconds
