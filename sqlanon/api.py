@@ -219,9 +219,10 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
 
                 released = None if frame.kind == "spark" else pq.read_table(target)
                 result.table = frames.restore(frame, released, target)
-                result.report["output"] = RELEASED
+                result.details.output = RELEASED
             if frame.kind != "pyarrow":  # a pyarrow Table is what Source.describe() names
-                result.report["input"] = f"{frame.kind} table"
+                result.details.input = f"{frame.kind} table"
+            result.report = result.details.to_dict()
             return result
         finally:
             if frame.kind != "spark":

@@ -28,6 +28,7 @@ from sqlanon.engines.compiler import col, ident
 from sqlanon.config.job import Output, Source
 from sqlanon.errors import VerificationError, cut
 from sqlanon.config.encodings import duckdb_name
+from sqlanon.report.model import VerificationReport
 
 MASK = "*"
 
@@ -336,7 +337,8 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
            models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None,
-           named: str | None = None, config: dict | None = None, database: duckdb.DuckDBPyConnection | None = None) -> dict:
+           named: str | None = None, config: dict | None = None,
+           database: duckdb.DuckDBPyConnection | None = None) -> VerificationReport:
     """Raise VerificationError unless the written output is what the search promised. With a
     research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
     ``url``: the PostgreSQL connection, for an output table there. ``named``: how messages call
@@ -366,13 +368,6 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url, named,
                             released) if models else []
     sizes = v.class_sizes
-    return {
-        "verified": True,
-        "models": achieved,
-        "class_sizes": [[size, sizes[size]] for size in sorted(sizes)],
-        "rows": v.rows,
-        "groups": v.groups,
-        "min_group_size": v.min_group,
-        "suppressed_rows_found": v.small_group_rows,
-        "masked_rows": v.masked_rows,
-    }
+    return VerificationReport(verified=True, models=achieved, class_sizes=[[size, sizes[size]] for size in sorted(sizes)],
+                              rows=v.rows, groups=v.groups, min_group_size=v.min_group,
+                              suppressed_rows_found=v.small_group_rows, masked_rows=v.masked_rows)
