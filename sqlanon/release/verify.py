@@ -24,6 +24,7 @@ from functools import lru_cache
 import duckdb
 from sqlglot import exp
 
+from sqlanon.engines import pg_connection as pg
 from sqlanon.engines.compiler import col, ident
 from sqlanon.config.job import Output, Source
 from sqlanon.errors import VerificationError, cut
@@ -88,8 +89,6 @@ def _reader(output: Output, url: str | None, config: dict | None = None,
     settings ``config`` (or ``database``, from ``fresh_database``; closed here either way); a
     PostgreSQL output table is read over its own connection (``url``)."""
     if output.kind == "postgres":
-        from sqlanon.engines import pg_connection as pg
-
         con = pg.connect(url)
 
         def run(sql: str, params: dict) -> list[tuple]:
