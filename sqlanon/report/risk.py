@@ -3,8 +3,9 @@
 ``before`` is the input (the node of all zeros over the base class table); ``after`` is the
 released output: the kept classes of the chosen node, re-counted on the written file by the
 verification and required to agree with the engine's (sqlanon/release/pipeline.py).
-Suppressed records are left out of ``after`` and reported beside it, as ARX's risk analysis does (``RiskModelHistogram`` skips
-every row ``isOutlier``): they carry no quasi-identifier value to link.
+Suppressed records are left out of ``after`` and reported beside it, as ARX's risk analysis
+does (``RiskModelHistogram`` skips every row ``isOutlier``): they carry no quasi-identifier
+value to link.
 """
 
 from __future__ import annotations
