@@ -20,6 +20,8 @@ from typing import Any
 
 #: field metadata: leave the key out of the document when the value is None (or empty)
 OMIT = {"omit": True}
+#: field metadata: the section's keys go into the document itself (None: nothing)
+FLAT = {"flat": True}
 
 
 def _plain(value: Any) -> Any:
@@ -41,9 +43,12 @@ class _Section:
         out: dict[str, Any] = {}
         for f in fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
-            if f.metadata.get("omit") and (value is None or value == []):
+            if (f.metadata.get("omit") or f.metadata.get("flat")) and (value is None or value == []):
                 continue
-            out[f.name] = _plain(value)
+            if f.metadata.get("flat"):
+                out.update(_plain(value))
+            else:
+                out[f.metadata.get("key", f.name)] = _plain(value)
         return out
 
 
@@ -158,7 +163,7 @@ class Manifest(_Section):
 
 
 @dataclass
-class Report:
+class Report(_Section):
     """One run's report. The lattice path fills ``search`` (and ``solution`` when it found
     one); the interval algorithms fill ``intervals`` and ``interval_checks``."""
 
@@ -166,7 +171,7 @@ class Report:
     input: str
     rows: int
     base_classes: int
-    population_rows: int | None
+    population_rows: int | None = field(metadata=OMIT)
     quasi_identifiers: list[str]
     privacy: Privacy
     algorithm: str
@@ -184,16 +189,17 @@ class Report:
     versions: dict[str, str]
     output: str | None
     verified: bool
-    verification: VerificationReport | None = None
-    search: SearchFigures | None = None
-    intervals: dict[str, Any] | None = None
-    solution: Solution | None = None
+    verification: VerificationReport | None = field(default=None, metadata=OMIT)
+    search: SearchFigures | None = field(default=None, metadata=FLAT)
+    intervals: dict[str, Any] | None = field(default=None, metadata=FLAT)
+    solution: Solution | None = field(default=None, metadata=FLAT)
     risk: Risk | None = None
-    interval_checks: int | None = None
-    reason: str | None = None
-    manifest: Manifest | None = None
-    attributes: list[AttributeFigures] | None = None
-    warnings: list[str] = field(default_factory=list)
+    #: an interval search's checks, after its risk (a lattice search's are in ``search``)
+    interval_checks: int | None = field(default=None, metadata={**OMIT, "key": "checks"})
+    reason: str | None = field(default=None, metadata=OMIT)
+    manifest: Manifest | None = field(default=None, metadata=OMIT)
+    attributes: list[AttributeFigures] | None = field(default=None, metadata=OMIT)
+    warnings: list[str] = field(default_factory=list, metadata=OMIT)
 
     # -- what the readers ask, the same for both kinds of search ---------------------------
     @property
@@ -240,31 +246,10 @@ class Report:
         return (self.intervals or {}).get("cuts")
 
     # -- the document ------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON document, keys in report.json's order: the common fields, the
-        verification, the search's figures (lattice or intervals), the solution, the risk, then
-        (intervals) the checks, the reason, the manifest, the attributes and the warnings."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            name = f.name
-            value = getattr(self, name)
-            if name in ("search", "solution") and value is not None:
-                out.update(value.to_dict())
-            elif name == "intervals" and value is not None:
-                out.update(_plain(value))
-            elif name == "interval_checks":
-                if value is not None:
-                    out["checks"] = value
-            elif name == "population_rows" and value is None:
-                continue
-            elif name in ("verification", "search", "intervals", "solution", "reason", "manifest", "attributes") \
-                    and value is None:
-                continue
-            elif name == "warnings" and not value:
-                continue
-            else:
-                out[name] = _plain(value)
-        return out
+    # to_dict (from _Section): the fields in order, ``FLAT`` sections' keys in place, so the
+    # keys keep report.json's order: the common fields, the verification, the search's
+    # figures (lattice or intervals), the solution, the risk, then (intervals) the checks,
+    # the reason, the manifest, the attributes and the warnings.
 
     def to_json(self) -> str:
         """report.json's text."""
