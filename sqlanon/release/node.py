@@ -9,9 +9,12 @@ The anonymizer and the report ask a ``NodeRelease``; neither reaches into the en
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlanon.release.verify import Population
+
+if TYPE_CHECKING:
+    from sqlanon.checks.stats import ClassStats
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class NodeRelease:
         deltas = [model.presence_value(r["n"], r["pop"]) for r in kept]
         return {"dmin": min(deltas), "dmax": max(deltas)} if deltas else None
 
-    def leaf_stats(self):
+    def leaf_stats(self) -> ClassStats:
         """The node's statistics with the kept leaves per QI, fetched once more when the
         search's metric did not ask for them and the engine can count them (the class table
         has them, or local checks compute them); else the search's statistics as they are."""

@@ -11,11 +11,16 @@ can (None where it cannot: SQL checks over a class table prepared without them).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlanon.metrics.loss import attribute_loss
 from sqlanon.report.model import AttributeFigures
 
+if TYPE_CHECKING:
+    from sqlanon.release.node import NodeRelease
 
-def attribute_figures(release) -> list[AttributeFigures]:
+
+def attribute_figures(release: NodeRelease) -> list[AttributeFigures]:
     """Each QI's figures for the released node (``release``: a ``sqlanon.release.node.NodeRelease``)."""
     session, ctx, node = release.session, release.checker.ctx, release.node
     # The figures are in the class table when the metric needed them at preparation, and
