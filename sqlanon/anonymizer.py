@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-import json
 import logging
-import platform
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-import duckdb
-import pyarrow
-import sqlglot
-
-from sqlanon import __version__
-from sqlanon.report.attributes import attribute_figures
-from sqlanon.checks.checker import CheckResult, Checker
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.config.validate import validated
 from sqlanon.engines import settings_of
-from sqlanon.report.manifest import build_manifest, check_hierarchies, job_for_manifest
-from sqlanon.release import Publication, protected_files
-from sqlanon.report.risk import checked_sizes, input_sizes, node_sizes, risk_report
-from sqlanon.search import HEURISTICS, SearchOutcome
-from sqlanon.report.html import html_report, one_line, summary_html
-from sqlanon.report.markdown import markdown_files, summary_targets
-from sqlanon.session import Session
-from sqlanon.release.verify import Population, fresh_database, verify
-from sqlanon.progress import Progress
 from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
+from sqlanon.progress import Progress
+from sqlanon.release import Publication, protected_files
+from sqlanon.release.node import NodeRelease
+from sqlanon.release.pipeline import Promise, write_verified
+from sqlanon.report.attributes import attribute_figures
+from sqlanon.report.build import common_report, lattice_report, models_report, warnings
+from sqlanon.report.html import html_report, one_line, summary_html
+from sqlanon.report.manifest import build_manifest, check_hierarchies, job_for_manifest
+from sqlanon.report.markdown import markdown_files, summary_targets
+from sqlanon.report.model import Report, Seconds
+from sqlanon.report.risk import input_sizes, risk_report
+from sqlanon.search import HEURISTICS, SearchOutcome
+from sqlanon.session import Session
 
 #: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
 log = logging.getLogger("sqlanon")
@@ -37,7 +32,8 @@ log = logging.getLogger("sqlanon")
 
 @dataclass
 class Result:
-    """The outcome of a job; ``report`` is what report.json holds."""
+    """The outcome of a job; ``report`` is what report.json holds (a dict), ``details`` the
+    same report as dataclasses (``sqlanon.report.model.Report``)."""
 
     success: bool
     transformation: tuple[int, ...] | None
@@ -50,13 +46,20 @@ class Result:
     #: the released table in the caller's type, when the input was given in code and no
     #: output file was asked for (set by sqlanon/api.py); None otherwise
     table: Any = field(default=None, repr=False, compare=False)
+    details: Report | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, report: Report, transformation: tuple[int, ...] | None) -> "Result":
+        return cls(success=report.success, transformation=transformation, levels=report.levels, loss=report.loss,
+                   suppressed=report.suppressed, classes=report.classes, checks=report.checks,
+                   report=report.to_dict(), details=report)
 
     def __repr__(self) -> str:
-        return one_line(self.report)
+        return one_line(self.details)
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the HTML report's summary (no histogram, no manifest)."""
-        return summary_html(self.report)
+        return summary_html(self.details)
 
 
 def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None) -> Result:
@@ -97,29 +100,31 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
     job = validated(job)
     with _publication(job, protect) as publication:
         if job.algorithm in INTERVAL_ALGORITHMS and node is None:
-            result = _execute_intervals(job, on_phase, publication)
+            report, transformation = _execute_intervals(job, on_phase, publication), None
         else:
-            result = _execute_lattice(job, on_check, on_phase, manifest, node, publication, on_progress)
-        if result.success:
-            _add_warnings(result.report)
+            report, transformation = _execute_lattice(job, on_check, on_phase, manifest, node, publication, on_progress)
+        if report.success:
+            report.warnings = warnings(report)
             if job.output.report:
-                publication.put_text(job.output.report, json.dumps(result.report, indent=2) + "\n")
+                publication.put_text(job.output.report, report.to_json())
             if job.output.summary:
-                for path, text in markdown_files(result.report, job.output.summary).items():
+                for path, text in markdown_files(report, job.output.summary).items():
                     publication.put_text(path, text)
             if job.output.html_path:
-                publication.put_text(job.output.html_path, html_report(result.report))
+                publication.put_text(job.output.html_path, html_report(report))
             publication.commit()
             log.info("published: %s", ", ".join(p for p in (job.output.describe() if job.output.writes else None,
                                                              job.output.report, job.output.summary,
                                                              job.output.html_path) if p) or "nothing (no targets)")
-    log.info("done: %s", one_line(result.report))
-    return result
+    log.info("done: %s", one_line(report))
+    return Result.of(report, transformation)
 
 
 def _publication(job: Job, protect: dict | None) -> Publication:
     """Every target of the job, checked now, before any work: none may be a file the job
-    reads or another target; an existing one only with ``overwrite``."""
+    reads or another target; an existing one only with ``overwrite``. An exception out of
+    the run (a failed write or verification among them) leaves its ``with`` block, whose
+    ``Publication.abort`` is the one place anything staged is removed."""
     publication = Publication(protected_files(job, protect), job.output.overwrite, settings_of(job).url)
     publication.reserve_output(job.output, job.input)
     publication.reserve(job.output.report, "report")
@@ -130,18 +135,8 @@ def _publication(job: Job, protect: dict | None) -> Publication:
     return publication
 
 
-def _add_warnings(report: dict) -> None:
-    """What a reader of a successful report must not miss."""
-    warnings = []
-    if report.get("suppressed") is not None and report["suppressed"] >= report["rows"] > 0:
-        warnings.append(f"every one of the {report['rows']} rows is suppressed: the release contains no rows (the "
-                        "models hold only by suppressing everything; relax them or give coarser hierarchies)")
-    if warnings:
-        report["warnings"] = warnings
-
-
 def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, publication: Publication,
-                     on_progress=None) -> Result:
+                     on_progress=None) -> tuple[Report, tuple[int, ...] | None]:
     with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None
@@ -159,34 +154,29 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, 
                           f"{result.stats.suppressed} rows would be suppressed, the limit is {checker.limit_rows}")
         seconds["search"] = time.perf_counter() - started
         best = outcome.optimum
+        release = None if best is None else NodeRelease(session, checker, best)
         started = time.perf_counter()
         verification = None
-        if best is not None and job.output.writes:
-            verification = _write_and_verify(session, checker, best, phase, publication)
+        if release is not None and job.output.writes:
+            promise = Promise(best.stats.suppressed, checker.limit_rows, checker.models, session.overall(),
+                              release.population(), release.class_sizes)
+            verification = write_verified(session, publication, release.write, promise, phase)
         seconds["output"] = time.perf_counter() - started
-        report = _report(session, checker, best, outcome, seconds, verification)
+        report = lattice_report(session, checker, best, outcome, Seconds(**seconds), verification,
+                                models_report(checker, best, verification, session.rows, release))
         started = time.perf_counter()
-        after = None if best is None else checked_sizes(node_sizes(session, checker, best.node), verification,
-                                                        job.output.describe())
-        report["risk"] = risk_report(session, input_sizes(session), after, best.stats.suppressed if best else None)
-        report["seconds"]["risk"] = round(time.perf_counter() - started, 6)
+        # the release's classes: re-counted on the written output (and confirmed against the
+        # engine's by the verification), else the engine's
+        after = None if release is None else verification.sizes() if verification else release.class_sizes()
+        report.risk = risk_report(session, input_sizes(session), after, best.stats.suppressed if best else None)
+        report.seconds.risk = round(time.perf_counter() - started, 6)
         if node is not None:
-            report["algorithm"] = "apply"
-        if reason:
-            report["reason"] = reason
-        if best is not None:
-            report["manifest"] = build_manifest(job, session.qis, best.node, session.hierarchy_objects)
-            report["attributes"] = attribute_figures(session, checker, best)
-    return Result(
-        success=best is not None,
-        transformation=best.node if best else None,
-        levels=report.get("levels"),
-        loss=best.loss if best else None,
-        suppressed=best.stats.suppressed if best else None,
-        classes=best.stats.kept_classes if best else None,
-        checks=outcome.counters["checks"],
-        report=report,
-    )
+            report.algorithm = "apply"
+        report.reason = reason
+        if release is not None:
+            report.manifest = build_manifest(job, session.qis, best.node, session.hierarchy_objects)
+            report.attributes = attribute_figures(release)
+    return report, (best.node if best else None)
 
 
 @contextmanager
@@ -205,7 +195,7 @@ def _opened(job: Job, on_phase):
         yield session, phase, {"prepare": session.prepare_seconds}
 
 
-def _execute_intervals(job: Job, on_phase, publication: Publication) -> Result:
+def _execute_intervals(job: Job, on_phase, publication: Publication) -> Report:
     """k-optimize and hill-climb: the class table from the engine, the search in memory, the
     cuts written through SQL and verified like every output."""
     with _opened(job, on_phase) as (session, phase, seconds):
@@ -216,135 +206,17 @@ def _execute_intervals(job: Job, on_phase, publication: Publication) -> Result:
         verification = None
         solution = outcome.solution
         if outcome.found and job.output.writes:
-            verification = _publish(session, phase, publication, lambda target: write_intervals(session, outcome, target),
-                                    solution.suppressed, outcome.cost.limit)
+            verification = write_verified(session, publication, lambda target: write_intervals(session, outcome, target),
+                                          Promise(solution.suppressed, outcome.cost.limit), phase)
         seconds["output"] = time.perf_counter() - started
-        report = _common_report(session, outcome.found, outcome.cost.limit, seconds, verification)
-        report.update(interval_report(outcome))
+        report = common_report(session, outcome.found, outcome.cost.limit, Seconds(**seconds), verification)
+        report.intervals = interval_report(outcome)
         started = time.perf_counter()
         # the cut set's classes are counted on the written file only (no lattice node to group by)
-        after = None
-        if verification:
-            after = {int(size): int(count) for size, count in verification["class_sizes"]}
-        report["risk"] = risk_report(session, input_sizes(session), after, solution.suppressed if after is not None else None)
-        report["seconds"]["risk"] = round(time.perf_counter() - started, 6)
-        report["checks"] = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
-    return Result(
-        success=outcome.found,
-        transformation=None,
-        levels=None,
-        loss=solution.cost if outcome.found else None,
-        suppressed=solution.suppressed,
-        classes=report.get("classes"),
-        checks=report["checks"],
-        report=report,
-    )
-
-
-def _write_and_verify(session: Session, checker: Checker, best: CheckResult, phase, publication: Publication) -> dict:
-    job = session.job
-    population = None
-    if session.subset is not None:  # delta-presence is re-checked against the input itself
-        population = Population(job.input, [h.rows for h in session.hierarchy_objects], best.node, session.subset)
-    return _publish(
-        session, phase, publication,
-        lambda target: session.engine.write(best.node, checker.keep, checker.params, session.output_columns, job.output, target),
-        best.stats.suppressed, checker.limit_rows, checker.models, session.overall(), population,
-    )
-
-
-def _publish(session: Session, phase, publication: Publication, write, suppressed: int, limit_rows: int, models=(),
-             overall=None, population=None) -> dict:
-    """Write the output under its temporary name, then verify it there, independently: only
-    a verified output is ever published."""
-    job = session.job
-    phase("write")
-    # the verification's own database, with the job's DuckDB settings, made before the write
-    # (one made after a large COPY costs several times as much: verify.fresh_database)
-    settings = settings_of(job)
-    config = settings.duckdb_config()
-    database = fresh_database(publication.staged_output, config)
-    try:
-        write(publication.output_target)
-        publication.output_written()
-    except BaseException:
-        if database is not None:
-            database.close()
-        raise
-    phase("verify")
-    return verify(publication.staged_output, session.qis, job.k, session.rows, suppressed, limit_rows, models, overall,
-                  population, url=settings.url, named=job.output.describe(), config=config, database=database)
-
-
-def _common_report(session: Session, success: bool, limit_rows: int, seconds, verification) -> dict:
-    """The report fields every algorithm shares."""
-    job, prepared, engine = session.job, session.prepared, session.engine
-    report = {
-        "success": success,
-        "input": job.input.describe(),
-        "rows": prepared.rows,
-        "base_classes": prepared.base_classes,
-        **({"population_rows": prepared.population} if getattr(prepared, "population", None) is not None else {}),
-        "quasi_identifiers": session.qis,
-        "privacy": {"models": [{"model": "k-anonymity", "k": job.k}], "suppression_limit": job.suppression_limit,
-                    "suppression_limit_rows": limit_rows},
-        "algorithm": job.algorithm,
-        "metric": job.metric,
-        "rows_scanned": engine.rows_scanned,
-        "queries": engine.queries,
-        "seconds": {k: round(v, 6) for k, v in seconds.items()},
-        "engine": engine.name,
-        # where the checks ran (sqlanon/checks/placement.py) and what local checks fetched
-        "checks_placement": session.placement,
-        "checks_placement_reason": session.placement_reason,
-        "query_latency_ms": None if session.check_placement.latency is None else round(session.check_placement.latency * 1e3, 3),
-        "class_table_bytes": engine.class_table_bytes,
-        "lookup": job.lookup,
-        "snapshots": asdict(session.snapshot_settings),
-        "versions": {
-            "sqlanon": __version__,
-            "python": platform.python_version(),
-            "duckdb": duckdb.__version__,
-            "sqlglot": sqlglot.__version__,
-            "pyarrow": pyarrow.__version__,
-        },
-        "output": job.output.describe() if (success and job.output.writes) else None,
-        "verified": bool(verification and verification["verified"]),
-    }
-    if verification:
-        report["verification"] = verification
-    return report
-
-
-def _report(session: Session, checker: Checker, best, outcome: SearchOutcome, seconds, verification) -> dict:
-    qis, counters = session.qis, outcome.counters
-    report = _common_report(session, best is not None, checker.limit_rows, seconds, verification)
-    report["privacy"].update(models=_models_report(checker, best, verification, session.rows),
-                             monotonic=checker.monotonic_models)
-    report.update({
-        "algorithm_counters": {k: v for k, v in counters.items() if k != "seconds"},
-        "optimal": outcome.proven,
-        "stopped": counters.get("stopped", "done"),
-        "trace": outcome.trace,
-        "metric_monotonic": checker.monotonic_metric,
-        "lattice_size": session.lattice.size,
-        "checks": counters["checks"],
-        "tagged": counters.get("tagged", 0),
-        "rollups": checker.rollups,
-        "snapshot_hits": checker.snapshot_hits,
-        "pruned": counters.get("pruned", 0),
-        "skipped_by_bound": counters.get("skipped_by_bound", 0),
-    })
-    if best is not None:
-        s = best.stats
-        report.update({
-            "transformation": list(best.node),
-            "levels": dict(zip(qis, best.node)),
-            "loss": best.loss,
-            "suppressed": s.suppressed,
-            "classes": s.kept_classes,
-            "min_class_size": s.min_kept,
-        })
+        after = verification.sizes() if verification else None
+        report.risk = risk_report(session, input_sizes(session), after, solution.suppressed if after is not None else None)
+        report.seconds.risk = round(time.perf_counter() - started, 6)
+        report.interval_checks = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
     return report
 
 
@@ -352,25 +224,6 @@ def _model_text(model: dict) -> str:
     parameters = ", ".join(f"{k}={v}" for k, v in model.items() if k not in ("model", "achieved", "hierarchy", "order"))
     return "k=" + str(model["k"]) if model["model"] == "k-anonymity" else f"{model['model']}({parameters})"
 
-
-def _models_report(checker: Checker, best, verification, rows: int) -> list[dict]:
-    """Every model with the value achieved on the output: re-measured on the written output
-    by the verification, else (no output written) the checker's figures where it has them."""
-    if verification and verification.get("models"):
-        return verification["models"]
-    models = []
-    for model in checker.models:
-        entry = model.describe()
-        if best is not None and getattr(model, "population", False):
-            kept = [r for r in checker.engine.class_figures(best.node, checker.keep, checker.params) if r["kept"]]
-            deltas = [model.presence_value(r["n"], r["pop"]) for r in kept]
-            entry["achieved"] = {"dmin": min(deltas), "dmax": max(deltas)} if deltas else None
-        elif best is not None and model.whole_table:
-            entry["achieved"] = model.stats_value(best.stats, rows)
-        elif best is not None and model.attribute is None:
-            entry["achieved"] = best.stats.min_kept
-        models.append(entry)
-    return models
 
 
 def summary(report: dict) -> str:

@@ -182,12 +182,15 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
         target = os.path.join(folder, "released.parquet")
         try:
             result = execute(replace(job, output=replace(job.output, path=target)))
+            details = result.details
+            assert details is not None  # a run's Result carries its typed report
             if result.success:
                 released = None if frame.kind == "spark" else pq.read_table(target)
                 result.table = frames.restore(frame, released, target)
-                result.report["output"] = RELEASED
+                details.output = RELEASED
             if frame.kind != "pyarrow":  # a pyarrow Table is what Source.describe() names
-                result.report["input"] = f"{frame.kind} table"
+                details.input = f"{frame.kind} table"
+            result.report = details.to_dict()
             return result
         finally:
             if frame.kind != "spark":

@@ -133,7 +133,7 @@ def test_adult_report_histogram_and_markdown_files(tmp_path, adult_available):
     out = tmp_path / "out.parquet"
     result = anonymize(adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=str(out))))
     assert result.success and result.report["verified"]
-    files = markdown_files(result.report, tmp_path / "summary page.md")
+    files = markdown_files(result.details, tmp_path / "summary page.md")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.parquet"]  # nothing written: the caller writes
     image, page = tmp_path / "summary page_histogram.svg", tmp_path / "summary page.md"
     assert list(files) == [str(image), str(page)]  # the image first: a page never points to a missing file

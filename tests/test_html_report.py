@@ -21,7 +21,7 @@ import pytest
 from conftest import ADULT, ADULT_QIS, adult_hierarchy
 from test_targets import run, snapshot, write_job
 
-from sqlanon import Attribute, Job, Output, Source, anonymize
+from sqlanon import Attribute, Job, Output, Source, anonymize, load_job
 from sqlanon.report.histogram_svg import AFTER, BEFORE
 from sqlanon.report.html import html_report
 
@@ -185,7 +185,9 @@ def test_a_run_without_a_solution_writes_no_page_and_says_why_in_repr(tmp_path):
     result = run("anonymize", job)
     assert result.exit_code == 1
     assert not (tmp_path / "report.html").exists() and not (tmp_path / "report.json").exists()
-    page = html_report({"success": False, "input": "x.csv", "rows": 12, "privacy": {"models": [{"model": "k-anonymity", "k": 13}]}})
+    failed = anonymize(load_job(str(job)))
+    assert not failed.success and failed.details.risk.after is None
+    page = html_report(failed.details)
     assert "Nothing released" in page and "k-anonymity" in page
 
 
@@ -326,5 +328,5 @@ def test_sql_checks_without_the_figures_leave_the_loss_out_not_guessed(adult_ava
     assert result.report["checks_placement"] == "sql"
     assert [(a["name"], a["level"], a["loss"]) for a in result.report["attributes"]] == [
         (q, result.levels[q], None) for q in QIS]
-    table = Page(html_report(result.report)).rows("attributes")
+    table = Page(html_report(result.details)).rows("attributes")
     assert [row[2] for row in table.values()] == ["–"] * len(QIS)

@@ -14,6 +14,8 @@ import pytest
 from conftest import ADULT, adult_job, table_job
 from sqlanon import Output, Source, anonymize
 from sqlanon.errors import OutputError, VerificationError
+from sqlanon.release import pipeline
+from sqlanon.release.node import NodeRelease
 from sqlanon.release.verify import verify
 
 AGE = [[str(a), f"{a // 10 * 10}s", "*"] for a in range(20, 60)]
@@ -94,16 +96,31 @@ def test_input_file_is_never_modified_and_never_the_output(tmp_path):
 
 
 def test_failed_verification_leaves_nothing(tmp_path, monkeypatch):
-    import sqlanon.anonymizer as anonymizer
-
     def broken(*args, **kwargs):
         raise VerificationError("simulated")
 
-    monkeypatch.setattr(anonymizer, "verify", broken)
+    monkeypatch.setattr(pipeline, "verify", broken)
     out = tmp_path / "out.parquet"
     with pytest.raises(VerificationError):
-        anonymize(table_job(DATA, HIER, ROLES, k=2, output=Output(path=str(out))))
+        anonymize(table_job(DATA, HIER, ROLES, k=2, output=Output(path=str(out), report=str(tmp_path / "r.json"))))
     assert os.listdir(tmp_path) == []
+
+
+def test_class_sizes_unlike_the_engines_fail_the_verification_and_leave_nothing(tmp_path, monkeypatch):
+    """The re-count of the written file is held to the engine's class sizes inside the one
+    verification step (release/pipeline.py): a disagreement is a VerificationError there, and
+    the publication removes the staged output and report, as for any failed check."""
+    def job(folder):
+        folder.mkdir()
+        return table_job(DATA, HIER, ROLES, k=2, output=Output(path=str(folder / "out.parquet"),
+                                                               report=str(folder / "report.json")))
+
+    sizes = anonymize(job(tmp_path / "first")).details.verification.sizes()
+    assert sizes and sorted(os.listdir(tmp_path / "first")) == ["out.parquet", "report.html", "report.json"]
+    monkeypatch.setattr(NodeRelease, "class_sizes", lambda self: {n + 1: c for n, c in sizes.items()})
+    with pytest.raises(VerificationError, match="differ from the search's"):
+        anonymize(job(tmp_path / "second"))
+    assert os.listdir(tmp_path / "second") == []
 
 
 def test_verifier_rejects_a_non_anonymous_file(tmp_path):
@@ -114,7 +131,7 @@ def test_verifier_rejects_a_non_anonymous_file(tmp_path):
     pq.write_table(pa.table({"age": ["20s", "20s", "*"], "sex": ["f", "f", "*"]}), out)
     with pytest.raises(VerificationError, match="1 rows are suppressed, above the limit of 0"):
         verify(Output(path=str(out)), ["age", "sex"], 2, rows=3, suppressed=0, limit_rows=0)
-    assert verify(Output(path=str(out)), ["age", "sex"], 2, rows=3, suppressed=1, limit_rows=1)["verified"]
+    assert verify(Output(path=str(out)), ["age", "sex"], 2, rows=3, suppressed=1, limit_rows=1).verified
 
 
 def test_hostile_column_names_are_names_not_sql(tmp_path):

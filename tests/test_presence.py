@@ -181,7 +181,7 @@ def test_verification_counts_the_subset_itself(tmp_path):
     with Session(job) as session:
         models = session.checker().models
     population = Population(job.input, [list(HAND_H["zip"])], (0,), ResearchSubset(column="in"))
-    assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population)["verified"]
+    assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population).verified
     with pytest.raises(VerificationError, match="the research subset has 5 rows in the input, but 6 were released"):
         verify(job.output, ["zip"], 1, 6, 2, 2, models, None, population)
     # another subset: class a would hold 3 subset rows of which the file releases 2

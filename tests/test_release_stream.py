@@ -138,7 +138,7 @@ def test_verification_rechecks_the_models_from_its_one_pass(tmp_path):
     out = tmp_path / "out.csv"
     out.write_text("a,s\nx,p\nx,q\nx,p\ny,p\ny,q\ny,q\n")
     report = verify(Output(path=str(out)), ["a"], 2, 6, 0, 0, models, overall)
-    assert report["models"][-1]["achieved"] == 2 and report["class_sizes"] == [[3, 2]]
+    assert report.models[-1]["achieved"] == 2 and report.class_sizes == [[3, 2]]
     out.write_text("a,s\nx,p\nx,p\nx,p\ny,p\ny,q\ny,q\n")  # class x holds one value of s (and p is 4 of 6, not 3)
     with pytest.raises(VerificationError, match="differs from the input's"):
         verify(Output(path=str(out)), ["a"], 2, 6, 0, 0, models, overall)
@@ -147,7 +147,7 @@ def test_verification_rechecks_the_models_from_its_one_pass(tmp_path):
         verify(Output(path=str(out)), ["a"], 2, 6, 0, 0, models, overall)
     out.write_text("a,s\n*,p\n*,p\ny,q\ny,p\ny,q\ny,q\n")  # the same rows masked: suppressed, not released
     report = verify(Output(path=str(out)), ["a"], 2, 6, 2, 2, models, overall)
-    assert report["models"][-1]["achieved"] == 2 and report["masked_rows"] == 2 and report["class_sizes"] == [[4, 1]]
+    assert report.models[-1]["achieved"] == 2 and report.masked_rows == 2 and report.class_sizes == [[4, 1]]
 
 
 def test_null_values_read_as_the_empty_leaf_in_the_release(tmp_path):

@@ -448,11 +448,11 @@ def test_intervals_report_after_from_the_written_file(tmp_path, adult_available)
 
 def test_a_disagreeing_recount_is_a_verification_error():
     from sqlanon.errors import VerificationError
-    from sqlanon.report.risk import checked_sizes
+    from sqlanon.release.pipeline import confirm_sizes
 
-    assert checked_sizes({2: 3}, {"class_sizes": [[2, 3]]}, "out.csv") == {2: 3}
+    confirm_sizes({2: 3}, {2: 3}, "out.csv")
     with pytest.raises(VerificationError, match="differ from the search's"):
-        checked_sizes({2: 3}, {"class_sizes": [[2, 2], [1, 2]]}, "out.csv")
+        confirm_sizes({2: 3}, {2: 2, 1: 2}, "out.csv")
 
 
 def test_markdown_says_when_an_estimator_did_not_converge():
@@ -500,11 +500,11 @@ def test_recount_of_masked_groups_and_empty_fields(tmp_path):
 
 def test_recount_may_merge_classes_with_equal_labels_but_not_lose_records():
     from sqlanon.errors import VerificationError
-    from sqlanon.report.risk import checked_sizes
+    from sqlanon.release.pipeline import confirm_sizes
 
     # two classes of two whose labels coincide are one group of four in the file: its sizes count
-    assert checked_sizes({2: 2}, {"class_sizes": [[4, 1]]}, "out.csv") == {4: 1}
+    confirm_sizes({2: 2}, {4: 1}, "out.csv")
     with pytest.raises(VerificationError, match="differ from the search's"):
-        checked_sizes({2: 2}, {"class_sizes": [[3, 1]]}, "out.csv")  # a record went missing
+        confirm_sizes({2: 2}, {3: 1}, "out.csv")  # a record went missing
     with pytest.raises(VerificationError):
-        checked_sizes({4: 1}, {"class_sizes": [[2, 2]]}, "out.csv")  # a class split: never by labels
+        confirm_sizes({4: 1}, {2: 2}, "out.csv")  # a class split: never by labels

@@ -12,9 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import ADULT_QIS, adult_job
-from sqlanon import Output, anonymize, anonymizer
+from sqlanon import Output, anonymize
 from sqlanon.engines.duckdb import DuckDBEngine
 from sqlanon.errors import VerificationError
+from sqlanon.release import pipeline
 from sqlanon.release.verify import _close_later, _connect, fresh_database, verify
 
 
@@ -50,12 +51,12 @@ def test_adult_verification_figures_are_the_files(tmp_path, adult_available, suf
     # the figures, counted from the file with pyarrow
     sizes = collections.Counter(n - (suppressed if key == masked else 0) for key, n in groups.items())
     sizes.pop(0, None)
-    assert report["class_sizes"] == sorted([size, count] for size, count in sizes.items())
-    assert report["rows"] == rows == 30162
-    assert report["groups"] == len(groups)
-    assert report["min_group_size"] == min(n for n in groups.values() if n >= 50)
-    assert report["suppressed_rows_found"] == sum(n for n in groups.values() if n < 50)
-    assert report["masked_rows"] == groups[masked]
+    assert report.class_sizes == sorted([size, count] for size, count in sizes.items())
+    assert report.rows == rows == 30162
+    assert report.groups == len(groups)
+    assert report.min_group_size == min(n for n in groups.values() if n >= 50)
+    assert report.suppressed_rows_found == sum(n for n in groups.values() if n < 50)
+    assert report.masked_rows == groups[masked]
 
 
 def test_a_corrupted_file_fails_with_the_same_messages(tmp_path):
@@ -69,7 +70,7 @@ def test_a_corrupted_file_fails_with_the_same_messages(tmp_path):
     with pytest.raises(VerificationError, match="failed verification: it has 3 rows, expected 4"):
         verify(Output(path=str(out)), ["age", "sex"], 2, rows=4, suppressed=1, limit_rows=1)
     report = verify(Output(path=str(out)), ["age", "sex"], 2, rows=3, suppressed=1, limit_rows=1)
-    assert report["class_sizes"] == [[2, 1]] and report["masked_rows"] == 1 and report["groups"] == 2
+    assert report.class_sizes == [[2, 1]] and report.masked_rows == 1 and report.groups == 2
 
 
 def test_the_verifying_database_takes_the_jobs_settings():
@@ -88,7 +89,7 @@ def test_the_verifying_database_is_closed_in_the_background(tmp_path):
     out = tmp_path / "ok.csv"
     out.write_text("a\nx\nx\n")
     before = set(threading.enumerate())
-    assert verify(Output(path=str(out)), ["a"], 2, rows=2, suppressed=0, limit_rows=0)["rows"] == 2
+    assert verify(Output(path=str(out)), ["a"], 2, rows=2, suppressed=0, limit_rows=0).rows == 2
     closing = [t for t in set(threading.enumerate()) - before if t.name == "sqlanon-verify-close"]
     assert all(not t.daemon for t in closing)  # the interpreter waits for them at exit
     join_closing()
@@ -125,7 +126,7 @@ def test_a_failed_write_closes_the_verifying_database(tmp_path, monkeypatch):
     def failing_write(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(anonymizer, "fresh_database", spy)
+    monkeypatch.setattr(pipeline, "fresh_database", spy)
     job = adult_job(["age", "sex"], k=5, output=Output(path=str(tmp_path / "out.csv")))
     monkeypatch.setattr(DuckDBEngine, "write", failing_write)
     with pytest.raises(OSError, match="disk full"):

@@ -17,13 +17,14 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlanon.config.job import Output, Source
 from sqlanon.errors import OutputError
 from sqlanon.engines import pg_connection as pg
-from sqlanon.release import tables
+from sqlanon.release.tables import drop_duckdb_table, duckdb_tables, publish_duckdb_table
 from sqlanon.release.guard import Protected, check_file
 from sqlanon.config.wording import overwrite_hint
 
@@ -119,7 +120,7 @@ class Publication:
                                   "table to another .duckdb file (the input is opened read-only and never modified)")
             raise OutputError(f"the {what} {output.path} is {owner}, which sqlanon never writes: choose another path")
         real = check_file(output.path, what, Protected(), self._taken, overwrite=True)
-        if os.path.exists(real) and not self.overwrite and output.table in tables.duckdb_tables(real):
+        if os.path.exists(real) and not self.overwrite and output.table in duckdb_tables(real):
             raise OutputError(f"table '{output.table}' already exists in {output.path}: {overwrite_hint()}")
         self._taken[real] = what
         self._created_db = not os.path.exists(real)
@@ -188,7 +189,7 @@ class Publication:
         if output.kind == "postgres":
             pg.publish_table(self.url, self._table, output.table, self.overwrite)
         else:
-            tables.publish_duckdb_table(output.path, self._table, output.table)
+            publish_duckdb_table(output.path, self._table, output.table)
 
     def _restore(self, staged: list[_File]) -> None:
         for f in reversed(staged):
@@ -214,7 +215,7 @@ class Publication:
                 for suffix in ("", ".wal"):
                     _remove(self._output.path + suffix)
             else:
-                tables.drop_duckdb_table(self._output.path, self._table)
+                drop_duckdb_table(self._output.path, self._table)
 
     def __enter__(self) -> "Publication":
         return self
@@ -229,8 +230,6 @@ def _pause_for_tests() -> None:
     their renames, so a test can kill the process in the middle of the output phase."""
     pause = os.environ.get("SQLANON_TEST_PAUSE_BEFORE_PUBLISH")
     if pause:
-        import time
-
         time.sleep(float(pause))
 
 

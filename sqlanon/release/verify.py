@@ -24,10 +24,12 @@ from functools import lru_cache
 import duckdb
 from sqlglot import exp
 
+from sqlanon.engines import pg_connection as pg
 from sqlanon.engines.compiler import col, ident
 from sqlanon.config.job import Output, Source
 from sqlanon.errors import VerificationError, cut
 from sqlanon.config.encodings import duckdb_name
+from sqlanon.report.model import VerificationReport
 
 MASK = "*"
 
@@ -87,8 +89,6 @@ def _reader(output: Output, url: str | None, config: dict | None = None,
     settings ``config`` (or ``database``, from ``fresh_database``; closed here either way); a
     PostgreSQL output table is read over its own connection (``url``)."""
     if output.kind == "postgres":
-        from sqlanon.engines import pg_connection as pg
-
         con = pg.connect(url)
 
         def run(sql: str, params: dict) -> list[tuple]:
@@ -299,7 +299,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     values: dict[int, list[float]] = defaultdict(list)
     for key, size in groups.items():
         for index, model in enumerate(models):
-            if getattr(model, "population", False):
+            if model.population:
                 everyone, chosen = population
                 if chosen.get(key, 0) != size:
                     raise VerificationError(
@@ -324,7 +324,7 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
             value = model.table_value(sizes)
             if not model.table_holds(value):
                 raise VerificationError(f"output {named}: {model.describe()} fails on the released table ({value}). This is a bug.")
-        elif values[index] and getattr(model, "population", False):  # the range of delta
+        elif values[index] and model.population:  # the range of delta
             value = {"dmin": min(values[index]), "dmax": max(values[index])}
         elif values[index]:
             value = (min if model.worst == "min" else max)(values[index])
@@ -336,7 +336,8 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
 
 def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
            models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None,
-           named: str | None = None, config: dict | None = None, database: duckdb.DuckDBPyConnection | None = None) -> dict:
+           named: str | None = None, config: dict | None = None,
+           database: duckdb.DuckDBPyConnection | None = None) -> VerificationReport:
     """Raise VerificationError unless the written output is what the search promised. With a
     research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
     ``url``: the PostgreSQL connection, for an output table there. ``named``: how messages call
@@ -366,13 +367,6 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url, named,
                             released) if models else []
     sizes = v.class_sizes
-    return {
-        "verified": True,
-        "models": achieved,
-        "class_sizes": [[size, sizes[size]] for size in sorted(sizes)],
-        "rows": v.rows,
-        "groups": v.groups,
-        "min_group_size": v.min_group,
-        "suppressed_rows_found": v.small_group_rows,
-        "masked_rows": v.masked_rows,
-    }
+    return VerificationReport(verified=True, models=achieved, class_sizes=[[size, sizes[size]] for size in sorted(sizes)],
+                              rows=v.rows, groups=v.groups, min_group_size=v.min_group,
+                              suppressed_rows_found=v.small_group_rows, masked_rows=v.masked_rows)

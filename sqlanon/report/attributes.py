@@ -11,30 +11,31 @@ can (None where it cannot: SQL checks over a class table prepared without them).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlanon.metrics.loss import attribute_loss
+from sqlanon.report.model import AttributeFigures
+
+if TYPE_CHECKING:
+    from sqlanon.release.node import NodeRelease
 
 
-def attribute_figures(session: Any, checker: Any, best: Any) -> list[dict[str, Any]]:
-    """``[{"name", "level", "height", "distinct", "loss"}, ...]`` for the node of ``best``."""
-    ctx = checker.ctx
-    stats = best.stats
+def attribute_figures(release: NodeRelease) -> list[AttributeFigures]:
+    """Each QI's figures for the released node (``release``: a ``sqlanon.release.node.NodeRelease``)."""
+    session, ctx, node = release.session, release.checker.ctx, release.node
     # The figures are in the class table when the metric needed them at preparation, and
     # local checks (the kernel) compute them from the hierarchies; SQL checks of a table
     # prepared without them cannot (the loss is then left out, not guessed).
-    if stats.kept_leaves is None and ("leaves" in session.needs or getattr(session.engine, "kernel", None) is not None):
-        stats = session.engine.class_stats(best.node, checker.keep, checker.params, checker.needs | {"leaves"})
+    stats = release.leaf_stats()
     figures = []
     for j, name in enumerate(session.qis):
-        level = best.node[j]
-        distinct = ctx.distinct_by_level[j][level] if ctx.distinct_by_level else None
-        figures.append({
-            "name": name,
-            "level": level,
-            "height": ctx.heights[j],
-            "distinct": distinct,
-            "loss": None if stats.kept_leaves is None else
+        level = node[j]
+        figures.append(AttributeFigures(
+            name=name,
+            level=level,
+            height=ctx.heights[j],
+            distinct=ctx.distinct_by_level[j][level] if ctx.distinct_by_level else None,
+            loss=None if stats.kept_leaves is None else
             attribute_loss(stats.kept_leaves[j], stats.suppressed, ctx.hierarchy_rows[j], ctx.rows),
-        })
+        ))
     return figures

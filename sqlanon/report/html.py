@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlanon.report.histogram_svg import AFTER, histogram_svg
 from sqlanon.report.markdown import _rows as risk_rows
+from sqlanon.report.model import Report
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:2em auto;max-width:60em;
@@ -75,150 +76,143 @@ def _achieved(value: Any) -> str:
     return _number(value)
 
 
-def _status(report: dict[str, Any]) -> str:
-    if not report.get("success"):
-        reason = report.get("reason") or "no transformation satisfies the privacy models"
+def _status(report: Report) -> str:
+    if not report.success:
+        reason = report.reason or "no transformation satisfies the privacy models"
         return f'<p class="fail">Nothing released: {_e(reason)}.</p>'
-    if "interval_model" in report:
-        kind = "proven optimal" if report.get("proven_optimal") else "best found, not proven optimal"
-    elif report.get("algorithm") == "apply":
+    if report.intervals is not None:
+        kind = "proven optimal" if report.optimal else "best found, not proven optimal"
+    elif report.algorithm == "apply":
         kind = "saved transformation applied"
     else:
-        kind = "optimal" if report.get("optimal") else "best found, not proven optimal"
-    verified = '<span class="ok">verified</span>' if report.get("verified") else '<span class="fail">NOT verified</span>'
-    output = report.get("output") or "(no output written)"
+        kind = "optimal" if report.optimal else "best found, not proven optimal"
+    verified = '<span class="ok">verified</span>' if report.verified else '<span class="fail">NOT verified</span>'
+    output = report.output or "(no output written)"
     return (f'<p><span class="ok">Released</span> {_e(output)} ({verified}); transformation {_e(kind)} by '
-            f'{_e(report.get("algorithm"))} under the {_e(report.get("metric"))} metric.</p>')
+            f'{_e(report.algorithm)} under the {_e(report.metric)} metric.</p>')
 
 
-def _cards(report: dict[str, Any]) -> str:
-    rows = report.get("rows")
-    suppressed = report.get("suppressed")
+def _cards(report: Report) -> str:
+    rows, suppressed = report.rows, report.suppressed
     share = f" ({_pct(suppressed / rows)})" if suppressed is not None and rows else ""
     cards = [("records in the input", _count(rows)),
              ("records suppressed", _count(suppressed) + share),
-             ("groups released", _count(report.get("classes"))),
-             ("smallest group", _count(report.get("min_class_size"))),
-             (f"information loss ({report.get('metric')})", _number(report.get("loss")))]
-    if "lattice_size" in report:
-        cards.append(("checks / lattice nodes", f"{report.get('checks', 0):,} / {report['lattice_size']:,}"))
+             ("groups released", _count(report.classes)),
+             ("smallest group", _count(report.min_class_size)),
+             (f"information loss ({report.metric})", _number(report.loss))]
+    if report.search is not None:
+        cards.append(("checks / lattice nodes", f"{report.checks:,} / {report.search.lattice_size:,}"))
     return '<div class="cards">' + "".join(
         f'<div class="card"><b>{value}</b><span>{_e(name)}</span></div>' for name, value in cards) + "</div>"
 
 
-def _models(report: dict[str, Any]) -> str:
-    privacy = report.get("privacy", {})
+def _models(report: Report) -> str:
+    privacy = report.privacy
     rows = "".join(
         f"<tr><td>{_e(_model_name(m))}</td><td>{_e(_model_parameters(m))}</td><td class=\"n\">{_achieved(m.get('achieved'))}</td></tr>"
-        for m in privacy.get("models", []))
-    limit = privacy.get("suppression_limit")
-    note = (f"<p>Suppression limit: {_pct(limit)} of the records ({_count(privacy.get('suppression_limit_rows'))} rows)."
-            "</p>" if limit is not None else "")
+        for m in privacy.models)
+    note = (f"<p>Suppression limit: {_pct(privacy.suppression_limit)} of the records "
+            f"({_count(privacy.suppression_limit_rows)} rows).</p>")
     return ('<table class="models"><tr><th>model</th><th>parameters</th><th class="n">achieved on the release</th></tr>'
             f"{rows}</table>{note}")
 
 
-def _attributes(report: dict[str, Any]) -> str:
-    figures = report.get("attributes")
-    if figures:
+def _attributes(report: Report) -> str:
+    if report.attributes:
         rows = "".join(
-            f"<tr><td>{_e(a['name'])}</td><td class=\"n\">{a['level']} of {a['height']}</td>"
-            f"<td class=\"n\">{_count(a.get('distinct'))}</td><td class=\"n\">{_pct(a['loss'])}</td>"
-            f'<td><span class="lossbar" style="width:{max(0.0, min(1.0, a["loss"] or 0.0)) * 10:.2f}em"></span></td></tr>'
-            for a in figures)
+            f"<tr><td>{_e(a.name)}</td><td class=\"n\">{a.level} of {a.height}</td>"
+            f"<td class=\"n\">{_count(a.distinct)}</td><td class=\"n\">{_pct(a.loss)}</td>"
+            f'<td><span class="lossbar" style="width:{max(0.0, min(1.0, a.loss or 0.0)) * 10:.2f}em"></span></td></tr>'
+            for a in report.attributes)
         return ('<table class="attributes"><tr><th>quasi-identifier</th><th class="n">level</th>'
                 '<th class="n">distinct values at this level</th><th class="n">loss</th><th></th></tr>' + rows + "</table>"
                 "<p>Distinct values: in the input, generalized to the level. Loss: Iyengar's loss of that attribute "
                 "alone (0: every value kept, 100 %: every record generalized to the top of the hierarchy or "
                 "suppressed).</p>")
-    if report.get("levels"):
+    if report.levels:
         return "<table><tr><th>quasi-identifier</th><th class=\"n\">level</th></tr>" + "".join(
-            f"<tr><td>{_e(q)}</td><td class=\"n\">{l}</td></tr>" for q, l in report["levels"].items()) + "</table>"
-    if report.get("cuts"):
+            f"<tr><td>{_e(q)}</td><td class=\"n\">{l}</td></tr>" for q, l in report.levels.items()) + "</table>"
+    if report.cuts:
         return "<table><tr><th>quasi-identifier</th><th>intervals</th></tr>" + "".join(
-            f"<tr><td>{_e(q)}</td><td>{_e(', '.join(map(str, v)))}</td></tr>" for q, v in report["cuts"].items()) + "</table>"
+            f"<tr><td>{_e(q)}</td><td>{_e(', '.join(map(str, v)))}</td></tr>" for q, v in report.cuts.items()) + "</table>"
     return "<p>–</p>"
 
 
-def _risk(report: dict[str, Any]) -> str:
-    risk = report.get("risk") or {}
-    before = risk.get("before")
-    if not before:
+def _risk(report: Report) -> str:
+    if report.risk is None or not report.risk.before:
         return "<p>–</p>"
     rows = "".join(f"<tr><td>{_e(name)}</td><td class=\"n\">{_e(b)}</td><td class=\"n\">{_e(a)}</td></tr>"
-                   for name, b, a in risk_rows(before, risk.get("after")))
+                   for name, b, a in risk_rows(report.risk.before, report.risk.after))
     return ('<table class="risk"><tr><th>figure</th><th class="n">before (input)</th><th class="n">after (released)</th>'
             f"</tr>{rows}</table>")
 
 
-def _histogram(report: dict[str, Any]) -> str:
-    risk = report.get("risk") or {}
-    if not risk.get("before"):
+def _histogram(report: Report) -> str:
+    risk = report.risk
+    if risk is None or not risk.before:
         return ""
-    after = risk.get("after") or {}
-    after_records = {h["sizes"]: h for h in after.get("histogram", [])}
+    after_records = {h["sizes"]: h for h in (risk.after or {}).get("histogram", [])}
     table = "".join(
         f"<tr><td>{_e(h['sizes'])}</td><td class=\"n\">{h['classes']:,}</td><td class=\"n\">{h['records']:,}</td>"
         f"<td class=\"n\">{_count(after_records.get(h['sizes'], {}).get('classes'))}</td>"
         f"<td class=\"n\">{_count(after_records.get(h['sizes'], {}).get('records'))}</td></tr>"
-        for h in risk["before"]["histogram"])
-    return (f'<figure class="histogram">{histogram_svg(risk)}<figcaption>Share of records by the size of their group, '
-            "in the input (grey) and in the released table (blue). A record's re-identification risk is "
+        for h in risk.before["histogram"])
+    return (f'<figure class="histogram">{histogram_svg(risk.to_dict())}<figcaption>Share of records by the size of '
+            "their group, in the input (grey) and in the released table (blue). A record's re-identification risk is "
             "1 / (size of its group).</figcaption></figure>"
             '<table class="sizes"><tr><th>group size</th><th class="n">groups before</th><th class="n">records before</th>'
             f'<th class="n">groups after</th><th class="n">records after</th></tr>{table}</table>')
 
 
-def _run(report: dict[str, Any]) -> str:
-    items = [("input", report.get("input")), ("quasi-identifiers", ", ".join(report.get("quasi_identifiers", []))),
-             ("engine", report.get("engine")), ("checks placed", report.get("checks_placement")),
-             ("algorithm", report.get("algorithm")), ("metric", report.get("metric")),
-             ("checks", report.get("checks")), ("queries", report.get("queries"))]
-    seconds = report.get("seconds") or {}
+def _run(report: Report) -> str:
+    items = [("input", report.input), ("quasi-identifiers", ", ".join(report.quasi_identifiers)),
+             ("engine", report.engine), ("checks placed", report.checks_placement),
+             ("algorithm", report.algorithm), ("metric", report.metric),
+             ("checks", report.checks), ("queries", report.queries)]
+    seconds = report.seconds.to_dict()
     if seconds:
         items.append(("seconds", ", ".join(f"{k} {v:.2f}" for k, v in seconds.items())))
-    items += [(f"version of {name}", version) for name, version in (report.get("versions") or {}).items()]
+    items += [(f"version of {name}", version) for name, version in report.versions.items()]
     return "<table class=\"run\">" + "".join(
         f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in items if v is not None) + "</table>"
 
 
-def _warnings(report: dict[str, Any]) -> str:
-    return "".join(f'<p class="warn">Warning: {_e(w)}</p>' for w in report.get("warnings", []))
+def _warnings(report: Report) -> str:
+    return "".join(f'<p class="warn">Warning: {_e(w)}</p>' for w in report.warnings)
 
 
-def _head(report: dict[str, Any]) -> str:
-    return (f"{_status(report)}{_warnings(report)}{_cards(report) if report.get('success') else ''}"
+def _head(report: Report) -> str:
+    return (f"{_status(report)}{_warnings(report)}{_cards(report) if report.success else ''}"
             f"<h2>Privacy models</h2>{_models(report)}"
-            f"<h2>Quasi-identifiers</h2>{_attributes(report) if report.get('success') else '<p>–</p>'}"
+            f"<h2>Quasi-identifiers</h2>{_attributes(report) if report.success else '<p>–</p>'}"
             f"<h2>Re-identification risk</h2>{_risk(report)}")
 
 
-def html_report(report: dict[str, Any]) -> str:
-    """The whole page for ``report`` (a report.json dict): a complete, self-contained HTML
-    document, pure ASCII like the SVG it embeds."""
-    title = f"sqlanon report: {report.get('input', '')}"
-    manifest = report.get("manifest")
+def html_report(report: Report) -> str:
+    """The whole page for ``report``: a complete, self-contained HTML document, pure ASCII
+    like the SVG it embeds."""
+    title = f"sqlanon report: {report.input}"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>",
-        f"<h1>Anonymization report</h1><p>Input <code>{_e(report.get('input'))}</code>, "
-        f"{_count(report.get('rows'))} records.</p>",
+        f"<h1>Anonymization report</h1><p>Input <code>{_e(report.input)}</code>, "
+        f"{_count(report.rows)} records.</p>",
         _head(report),
         f"<h2>Group sizes</h2>{_histogram(report)}",
         f"<h2>Run</h2>{_run(report)}",
     ]
-    if manifest:
+    if report.manifest is not None:
         parts.append("<h2>Manifest</h2><p>Re-applies this transformation to new data: "
                      "<code>sqlanon apply JOB --manifest report.json</code>.</p>"
-                     f'<pre class="manifest">{_e(json.dumps(manifest, indent=2))}</pre>')
+                     f'<pre class="manifest">{_e(json.dumps(report.manifest.to_dict(), indent=2))}</pre>')
     parts.append("</body></html>\n")
     return "\n".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
 
-def summary_html(report: dict[str, Any]) -> str:
+def summary_html(report: Report) -> str:
     """The page's top part (outcome, figures, models, quasi-identifiers, risk) as an HTML
     fragment for Jupyter; its styles are scoped to the fragment's own class."""
     return f'<div class="sqlanon-result"><style>{_scoped(STYLE)}</style>{_head(report)}</div>'
@@ -235,14 +229,14 @@ def _scoped(style: str) -> str:
     return "".join(rules)
 
 
-def one_line(report: dict[str, Any]) -> str:
+def one_line(report: Report | None) -> str:
     """``repr(Result)``: the outcome in one line."""
-    if not report:
+    if report is None:
         return "Result(empty)"
-    if not report.get("success"):
-        return f"Result(success=False, algorithm={report.get('algorithm')!r}, checks={report.get('checks')})"
-    where = (", ".join(f"{q}={l}" for q, l in report["levels"].items()) if report.get("levels")
-             else "cut set" if "cuts" in report else "?")
-    return (f"Result(success=True, {report.get('algorithm')}/{report.get('metric')}: {where}; loss {_number(report.get('loss'))}, "
-            f"{_count(report.get('suppressed'))} of {_count(report.get('rows'))} rows suppressed, "
-            f"{_count(report.get('classes'))} classes, {'verified' if report.get('verified') else 'not verified'})")
+    if not report.success:
+        return f"Result(success=False, algorithm={report.algorithm!r}, checks={report.checks})"
+    where = (", ".join(f"{q}={l}" for q, l in report.levels.items()) if report.levels
+             else "cut set" if report.cuts is not None else "?")
+    return (f"Result(success=True, {report.algorithm}/{report.metric}: {where}; loss {_number(report.loss)}, "
+            f"{_count(report.suppressed)} of {_count(report.rows)} rows suppressed, "
+            f"{_count(report.classes)} classes, {'verified' if report.verified else 'not verified'})")

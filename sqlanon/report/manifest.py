@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from sqlanon.config.job import Job
 from sqlanon.errors import ConfigError
+from sqlanon.report.model import Manifest
 
 VERSION = 1
 
@@ -26,17 +27,17 @@ def hierarchy_digest(attribute, hierarchy) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def build_manifest(job: Job, qis: list[str], node, hierarchies) -> dict:
-    return {
-        "version": VERSION,
-        "quasi_identifiers": qis,
-        "levels": dict(zip(qis, node)),
-        "hierarchies": {a.name: hierarchy_digest(a, h) for a, h in zip(job.quasi_identifiers, hierarchies)},
-        "models": [{"model": "k-anonymity", "k": job.k}]
+def build_manifest(job: Job, qis: list[str], node, hierarchies) -> Manifest:
+    return Manifest(
+        version=VERSION,
+        quasi_identifiers=qis,
+        levels=dict(zip(qis, node)),
+        hierarchies={a.name: hierarchy_digest(a, h) for a, h in zip(job.quasi_identifiers, hierarchies)},
+        models=[{"model": "k-anonymity", "k": job.k}]
         + [{"model": spec["type"], **{k: _plain(v) for k, v in spec.items() if k != "type"}} for spec in job.models],
-        "suppression_limit": job.suppression_limit,
-        "suppressed": job.output.suppressed,
-    }
+        suppression_limit=job.suppression_limit,
+        suppressed=job.output.suppressed,
+    )
 
 
 def _plain(value):

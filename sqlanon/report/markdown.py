@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqlanon.report.histogram_svg import histogram_svg
+from sqlanon.report.model import Report
 
 
 def _pct(x) -> str:
@@ -58,33 +59,48 @@ def _notes(label: str, section: dict | None) -> list[str]:
     return notes
 
 
-def markdown(report: dict, image: str | None = None) -> str:
-    """The summary of an anonymization report (``risk.before``/``risk.after``) or of a risk
-    report of the ``risk`` command (``risk`` alone)."""
-    risk = report["risk"]
-    before, after = (risk["before"], risk["after"]) if "before" in risk else (risk, None)
-    anonymized = "before" in risk
-    lines = ["# Re-identification risk summary", ""]
-    lines.append(f"Input: `{report['input']}` ({report['rows']:,} records). Quasi-identifiers (the attributes an "
-                 f"attacker is assumed to know): {', '.join(report['quasi_identifiers'])}.")
-    if anonymized and report.get("success"):
-        levels = ", ".join(f"{q} level {l}" for q, l in report["levels"].items()) if report.get("levels") else "cut set"
-        lines.append(f"Released: `{report['output']}` ({'verified' if report.get('verified') else 'NOT verified'}), "
-                     f"generalized to {levels}; privacy models: "
-                     + ", ".join(_model(m) for m in report["privacy"]["models"]) + ".")
-    elif anonymized:
-        lines.append("**No transformation satisfied the privacy models: nothing was released.**")
-    elif report.get("node"):
-        lines.append(f"Node: {', '.join(f'{q} level {l}' for q, l in zip(report['quasi_identifiers'], report['node']))} "
+def markdown(result: dict, image: str | None = None) -> str:
+    """The summary of a risk report of the ``risk`` command (``risk``: one section)."""
+    lines = _intro(result["input"], result["rows"], result["quasi_identifiers"])
+    if result.get("node"):
+        lines.append(f"Node: {', '.join(f'{q} level {l}' for q, l in zip(result['quasi_identifiers'], result['node']))} "
                      "(the job's privacy models applied; their failing groups suppressed).")
+    return _document(lines, result["risk"], None, False, [], image)
+
+
+def run_markdown(report: Report, image: str | None = None) -> str:
+    """The summary of an anonymization report: the risk before and after, the utility."""
+    lines = _intro(report.input, report.rows, report.quasi_identifiers)
+    utility = []
+    if report.success:
+        levels = ", ".join(f"{q} level {l}" for q, l in report.levels.items()) if report.levels else "cut set"
+        lines.append(f"Released: `{report.output}` ({'verified' if report.verified else 'NOT verified'}), "
+                     f"generalized to {levels}; privacy models: "
+                     + ", ".join(_model(m) for m in report.privacy.models) + ".")
+        utility = ["", (f"Utility: information loss {_loss(report.loss)} ({report.metric} metric); "
+                        f"{report.suppressed:,} of {report.rows:,} records suppressed; {report.classes:,} groups, the "
+                        f"smallest of {report.min_class_size}.")]
+    else:
+        lines.append("**No transformation satisfied the privacy models: nothing was released.**")
+    return _document(lines, report.risk.before, report.risk.after, True, utility, image)
+
+
+def _intro(source: str, rows: int, qis: list[str]) -> list[str]:
+    return ["# Re-identification risk summary", "",
+            f"Input: `{source}` ({rows:,} records). Quasi-identifiers (the attributes an "
+            f"attacker is assumed to know): {', '.join(qis)}."]
+
+
+def _document(lines: list[str], before: dict, after: dict | None, anonymized: bool, utility: list[str],
+              image: str | None) -> str:
+    """The page below its introduction: the figures (before and after when ``anonymized``),
+    the ``utility`` lines, the group sizes and how to read them."""
+    lines = list(lines)
     lines += ["", "| Figure | Before (input) | After (released) |" if anonymized else "| Figure | Value |",
               "|---|---:|---:|" if anonymized else "|---|---:|"]
     for name, b, a in _rows(before, after):
         lines.append(f"| {name} | {b} | {a} |" if anonymized else f"| {name} | {b} |")
-    if anonymized and report.get("success"):
-        lines += ["", (f"Utility: information loss {_loss(report['loss'])} ({report['metric']} metric); {report['suppressed']:,} of "
-                      f"{report['rows']:,} records suppressed; {report['classes']:,} groups, the smallest of "
-                      f"{report['min_class_size']}.")]
+    lines += utility
     lines += ["", "## Group sizes", ""]
     if image:
         lines += [f"![Share of records by the size of their group]({quote(image)})", ""]  # a space would end the link
@@ -131,9 +147,12 @@ def summary_targets(markdown_path: str | Path) -> list[tuple[str, str]]:
     return [(str(markdown_path), "summary"), (histogram_name(markdown_path), "summary's histogram")]
 
 
-def markdown_files(report: dict, markdown_path: str | Path) -> dict[str, str]:
-    """The summary page of ``report`` and its histogram, ``{path: text}``, for the caller to
-    write (every file sqlanon writes goes through one guard): the histogram first, so that a
-    page is never left pointing to an image not yet written."""
+def markdown_files(report: Report | dict, markdown_path: str | Path) -> dict[str, str]:
+    """The summary page of ``report`` (a run's ``Report``, or the ``risk`` command's result)
+    and its histogram, ``{path: text}``, for the caller to write (every file sqlanon writes
+    goes through one guard): the histogram first, so that a page is never left pointing to an
+    image not yet written."""
     image = histogram_name(markdown_path)
+    if isinstance(report, Report):
+        return {image: histogram_svg(report.risk.to_dict()), str(markdown_path): run_markdown(report, Path(image).name)}
     return {image: histogram_svg(report["risk"]), str(markdown_path): markdown(report, Path(image).name)}

@@ -2,16 +2,17 @@
 
 ``before`` is the input (the node of all zeros over the base class table); ``after`` is the
 released output: the kept classes of the chosen node, re-counted on the written file by the
-verification (sqlanon/release/verify.py) and required to agree. Suppressed records are left out of
-``after`` and reported beside it, as ARX's risk analysis does (``RiskModelHistogram`` skips
-every row ``isOutlier``): they carry no quasi-identifier value to link.
+verification and required to agree with the engine's (sqlanon/release/pipeline.py).
+Suppressed records are left out of ``after`` and reported beside it, as ARX's risk analysis
+does (``RiskModelHistogram`` skips every row ``isOutlier``): they carry no quasi-identifier
+value to link.
 """
 
 from __future__ import annotations
 
-from sqlanon.errors import VerificationError
 from sqlanon.reidentification.analysis import risk_section
 from sqlanon.config.risk import population_of
+from sqlanon.report.model import Risk
 from sqlanon.session import Session
 
 
@@ -23,24 +24,6 @@ def input_sizes(session) -> dict[int, int]:
 def node_sizes(session, checker, node) -> dict[int, int]:
     """A node's kept classes (the models' suppression applied), by size."""
     return session.engine.class_sizes(tuple(node), checker.keep, checker.params)
-
-
-def checked_sizes(engine_sizes: dict[int, int], verification: dict | None, path: str | None) -> dict[int, int]:
-    """The output's class sizes: the engine's, confirmed by the re-count of the written file."""
-    if not verification or "class_sizes" not in verification:
-        return engine_sizes
-    written = {int(s): int(c) for s, c in verification["class_sizes"]}
-    records = lambda sizes: sum(s * c for s, c in sizes.items())  # noqa: E731
-    if written != engine_sizes and records(written) == records(engine_sizes) and \
-            sum(written.values()) < sum(engine_sizes.values()):
-        # Classes whose labels coincide (one label under two parents of a hierarchy) are one
-        # group in the file: the file is what is released, so its sizes are the risk.
-        return written
-    if written != engine_sizes:
-        raise VerificationError(
-            f"output {path}: its class sizes {sorted(written.items())[:5]}... differ from the search's "
-            f"{sorted(engine_sizes.items())[:5]}.... Nothing was published; this is a bug.")
-    return written
 
 
 def population_of_job(job, rows: int) -> tuple[float | None, str]:
@@ -55,12 +38,12 @@ def population_of_job(job, rows: int) -> tuple[float | None, str]:
     return None, settings.model
 
 
-def risk_report(session, before: dict[int, int], after: dict[int, int] | None, suppressed: int | None) -> dict:
-    """``{"before": ..., "after": ...}`` (``after`` None when nothing was released)."""
+def risk_report(session, before: dict[int, int], after: dict[int, int] | None, suppressed: int | None) -> Risk:
+    """The input's risk and the release's (``after`` None when nothing was released)."""
     settings = session.job.risk
     population, model = population_of_job(session.job, session.rows)
     section = lambda sizes, s: risk_section(sizes, settings.threshold, population, model, s)
-    return {"before": section(before, 0), "after": None if after is None else section(after, suppressed or 0)}
+    return Risk(before=section(before, 0), after=None if after is None else section(after, suppressed or 0))
 
 
 def analyse(job, node=None) -> dict:

@@ -1,0 +1,64 @@
+"""A lattice node's release as the engine makes it.
+
+The one place that asks the engine, with the checker's keep condition and parameters, for
+what a released node is: its table written to a target, its kept classes by size, the
+figures of its classes (δ-presence's range) and the per-QI leaf counts of its statistics.
+The anonymizer and the report ask a ``NodeRelease``; neither reaches into the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sqlanon.release.verify import Population
+
+if TYPE_CHECKING:
+    from sqlanon.checks.stats import ClassStats
+
+
+@dataclass(frozen=True)
+class NodeRelease:
+    """``best`` (a ``CheckResult``) of ``checker``'s search in ``session``."""
+
+    session: Any
+    checker: Any
+    best: Any
+
+    @property
+    def node(self) -> tuple[int, ...]:
+        return self.best.node
+
+    def write(self, target: str) -> None:
+        """Write the released table (the job's output columns) to ``target``: a temporary file
+        or table name given by the publication."""
+        session, checker = self.session, self.checker
+        session.engine.write(self.node, checker.keep, checker.params, session.output_columns, session.job.output,
+                             target)
+
+    def class_sizes(self) -> dict[int, int]:
+        """The kept classes (the models' suppression applied), by size."""
+        return self.session.engine.class_sizes(self.node, self.checker.keep, self.checker.params)
+
+    def presence_range(self, model) -> dict[str, float] | None:
+        """δ-presence's ``{"dmin", "dmax"}`` over the kept classes (None if none is kept)."""
+        checker = self.checker
+        kept = [r for r in checker.engine.class_figures(self.node, checker.keep, checker.params) if r["kept"]]
+        deltas = [model.presence_value(r["n"], r["pop"]) for r in kept]
+        return {"dmin": min(deltas), "dmax": max(deltas)} if deltas else None
+
+    def leaf_stats(self) -> ClassStats:
+        """The node's statistics with the kept leaves per QI, fetched once more when the
+        search's metric did not ask for them and the engine can count them (the class table
+        has them, or local checks compute them); else the search's statistics as they are."""
+        session, checker, stats = self.session, self.checker, self.best.stats
+        if stats.kept_leaves is None and ("leaves" in session.needs or getattr(session.engine, "kernel", None) is not None):
+            stats = session.engine.class_stats(self.node, checker.keep, checker.params, checker.needs | {"leaves"})
+        return stats
+
+    def population(self) -> Population | None:
+        """What the verification needs to re-check δ-presence against the input itself."""
+        session = self.session
+        if session.subset is None:
+            return None
+        return Population(session.job.input, [h.rows for h in session.hierarchy_objects], self.node, session.subset)

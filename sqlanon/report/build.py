@@ -1,0 +1,117 @@
+"""The run's report, built as dataclasses (sqlanon/report/model.py) from the session, the
+search's outcome and the verification: the one place report.json's fields come from."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import asdict
+from typing import Any
+
+import duckdb
+import pyarrow
+import sqlglot
+
+from sqlanon import __version__
+from sqlanon.report.model import Privacy, Report, SearchFigures, Seconds, Solution, VerificationReport
+
+
+def versions() -> dict[str, str]:
+    return {
+        "sqlanon": __version__,
+        "python": platform.python_version(),
+        "duckdb": duckdb.__version__,
+        "sqlglot": sqlglot.__version__,
+        "pyarrow": pyarrow.__version__,
+    }
+
+
+def common_report(session, success: bool, limit_rows: int, seconds: Seconds,
+                  verification: VerificationReport | None) -> Report:
+    """The report fields every algorithm shares."""
+    job, prepared, engine = session.job, session.prepared, session.engine
+    latency = session.check_placement.latency
+    return Report(
+        success=success,
+        input=job.input.describe(),
+        rows=prepared.rows,
+        base_classes=prepared.base_classes,
+        population_rows=prepared.population,
+        quasi_identifiers=session.qis,
+        privacy=Privacy(models=[{"model": "k-anonymity", "k": job.k}], suppression_limit=job.suppression_limit,
+                        suppression_limit_rows=limit_rows),
+        algorithm=job.algorithm,
+        metric=job.metric,
+        rows_scanned=engine.rows_scanned,
+        queries=engine.queries,
+        seconds=seconds,
+        engine=engine.name,
+        # where the checks ran (sqlanon/checks/placement.py) and what local checks fetched
+        checks_placement=session.placement,
+        checks_placement_reason=session.placement_reason,
+        query_latency_ms=None if latency is None else round(latency * 1e3, 3),
+        class_table_bytes=engine.class_table_bytes,
+        lookup=job.lookup,
+        snapshots=asdict(session.snapshot_settings),
+        versions=versions(),
+        output=job.output.describe() if (success and job.output.writes) else None,
+        verified=bool(verification and verification.verified),
+        verification=verification,
+    )
+
+
+def lattice_report(session, checker, best, outcome, seconds: Seconds, verification: VerificationReport | None,
+                   models: list[dict[str, Any]]) -> Report:
+    """A lattice search's report: the common fields, the models as achieved (``models``), the
+    search's figures and the released node's."""
+    counters = outcome.counters
+    report = common_report(session, best is not None, checker.limit_rows, seconds, verification)
+    report.privacy.models = models
+    report.privacy.monotonic = checker.monotonic_models
+    report.search = SearchFigures(
+        algorithm_counters={k: v for k, v in counters.items() if k != "seconds"},
+        optimal=outcome.proven,
+        stopped=counters.get("stopped", "done"),
+        trace=outcome.trace,
+        metric_monotonic=checker.monotonic_metric,
+        lattice_size=session.lattice.size,
+        checks=counters["checks"],
+        tagged=counters.get("tagged", 0),
+        rollups=checker.rollups,
+        snapshot_hits=checker.snapshot_hits,
+        pruned=counters.get("pruned", 0),
+        skipped_by_bound=counters.get("skipped_by_bound", 0),
+    )
+    if best is not None:
+        s = best.stats
+        report.solution = Solution(transformation=list(best.node), levels=dict(zip(session.qis, best.node)),
+                                   loss=best.loss, suppressed=s.suppressed, classes=s.kept_classes,
+                                   min_class_size=s.min_kept)
+    return report
+
+
+def models_report(checker, best, verification: VerificationReport | None, rows: int, release) -> list[dict[str, Any]]:
+    """Every model with the value achieved on the output: re-measured on the written output
+    by the verification, else (no output written) the checker's figures where it has them
+    (``release``: the ``NodeRelease`` of ``best``, for δ-presence's range)."""
+    if verification and verification.models:
+        return verification.models
+    models = []
+    for model in checker.models:
+        entry = model.describe()
+        if best is not None and model.population:
+            entry["achieved"] = release.presence_range(model)
+        elif best is not None and model.whole_table:
+            entry["achieved"] = model.stats_value(best.stats, rows)
+        elif best is not None and model.attribute is None:
+            entry["achieved"] = best.stats.min_kept
+        models.append(entry)
+    return models
+
+
+def warnings(report: Report) -> list[str]:
+    """What a reader of a successful report must not miss."""
+    found = []
+    if report.suppressed is not None and report.suppressed >= report.rows > 0:
+        found.append(f"every one of the {report.rows} rows is suppressed: the release contains no rows (the "
+                     "models hold only by suppressing everything; relax them or give coarser hierarchies)")
+    return found
