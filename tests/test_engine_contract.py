@@ -5,7 +5,7 @@ only stores what the policy keeps and measures what a query costs."""
 from __future__ import annotations
 
 import pytest
-from conftest import ADULT_SUBSET, adult_job
+from helpers.jobs import ADULT_SUBSET, adult_job
 
 from sqlanon.engines import ENGINES
 from sqlanon.engines.base import Capabilities, Engine

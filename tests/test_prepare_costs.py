@@ -16,7 +16,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ADULT, adult_job
+from helpers.jobs import ADULT, adult_job
 from sqlanon import Source
 from sqlanon.engines.local_checks import numeric
 from sqlanon.session import Session
