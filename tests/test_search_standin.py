@@ -114,13 +114,8 @@ def test_the_lattices_are_what_their_names_say():
         assert not checker.figures(lattice.bottom).anonymous, name
         assert checker.optimum() not in (None, lattice.top), name
         assert len(minimal) >= 2, name
-    assert hand_tie_optimum() == (0, 2)
-
-
-def hand_tie_optimum():
-    checker = LATTICES["hand-tie"]()
-    assert checker.figures((1, 1)).loss == checker.figures((0, 2)).loss
-    return checker.optimum()
+    tie = LATTICES["hand-tie"]()
+    assert tie.figures((1, 1)).loss == tie.figures((0, 2)).loss and tie.optimum() == (0, 2)
 
 
 # -- optimal algorithms: the brute-force optimum --------------------------------------------------

@@ -93,6 +93,8 @@ class StandInChecker:
         return self._record(node, stats)
 
     def _record(self, node: Node, stats: ClassStats, computed: bool = True) -> CheckResult:
+        """Counted, cached, passed to ``on_check``: ``Checker._record``'s signature, which
+        ``Batch`` calls (``computed`` matters only to a snapshot policy, and there is none)."""
         self.checks += 1
         figures = self._given[node]
         result = CheckResult(node, figures.anonymous, stats, figures.loss, self._bounds[node])
