@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from conftest import ADULT, ADULT_QIS, adult_job  # noqa: E402
+from helpers.jobs import ADULT, ADULT_QIS, adult_job  # noqa: E402
 
 from sqlanon.session import Session  # noqa: E402
 
@@ -113,7 +113,7 @@ def main() -> None:
 
 
 def postgres(url: str | None) -> list[dict]:
-    from pg import Server, bindir, load_csv
+    from helpers.pg import Server, bindir, load_csv
 
     from sqlanon import Source
 

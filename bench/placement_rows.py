@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-from conftest import ADULT_QIS, adult_job  # noqa: E402
+from helpers.jobs import ADULT_QIS, adult_job  # noqa: E402
 from replicate import replicated  # noqa: E402
 
 from sqlanon import Source  # noqa: E402

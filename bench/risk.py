@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))  # this checkout's sqlanon, not an installed one
-sys.path.insert(2, str(HERE.parent / "tests"))  # pg.py: the throwaway PostgreSQL cluster
+sys.path.insert(2, str(HERE.parent / "tests"))  # helpers/pg.py: the throwaway PostgreSQL cluster
 NODE = (1, 1, 1, 2, 3, 2, 2, 1, 1)
 
 
@@ -96,7 +96,7 @@ def main() -> None:
         return
     rows, server, url = [], None, args.url
     if "postgres" in args.engines and url is None and not os.environ.get("PGHOST"):
-        from pg import Server, bindir
+        from helpers.pg import Server, bindir
 
         server = Server(bindir()).start()
         url = server.url

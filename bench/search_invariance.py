@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from conftest import ADULT_QIS, adult_job  # noqa: E402
+from helpers.jobs import ADULT_QIS, adult_job  # noqa: E402
 
 from sqlanon.session import ALL_NEEDS, Session  # noqa: E402
 

@@ -32,7 +32,7 @@ GRID = [(k, s) for k in (2, 5) for s in (0.0, 0.02, 0.1)]
 def worker(root: Path, repeat: int) -> None:
     """Measure with the sqlanon of ``root``; print one JSON line per configuration."""
     sys.path[:0] = [str(root / "tests"), str(root)]
-    from conftest import ADULT_QIS, adult_job
+    from helpers.jobs import ADULT_QIS, adult_job
 
     from sqlanon.session import Session
 

@@ -11,7 +11,7 @@
    ``class_stats_many`` (``BATCH_NODES`` nodes a query) and with one query per node,
    alternated, time per node and the ratio (ADULT with 6 QIs, 720 nodes; ``--full``: 9 QIs,
    12,960 nodes). The two searches must agree (optimum, checks, trace). ``--engine postgres``
-   or ``spark``: the same on that engine (PostgreSQL: a throwaway cluster, ``tests/pg.py``).
+   or ``spark``: the same on that engine (PostgreSQL: a throwaway cluster, ``tests/helpers/pg.py``).
 3. ``--floor``: where a batch's time per node goes, outside the search: one grouped
    statement per node, the batch as one UNION ALL, that UNION ALL over a 10-row copy of the
    wide table (a part's cost before it reads a row), and the batch split over two
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from conftest import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
+from helpers.jobs import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
 
 from sqlanon.engines import compiler as c  # noqa: E402
 from sqlanon.checks.checker import BATCH_NODES  # noqa: E402
@@ -126,7 +126,7 @@ def batches(repeat: int, full: bool, engine: str = "duckdb", url: str | None = N
     qis = ADULT_QIS if full else ADULT_SUBSET
     job = adult_job(qis, engine=engine, checks="sql")
     if engine == "postgres":
-        from pg import on_postgres
+        from helpers.pg import on_postgres
 
         job = on_postgres(job, url)
         job = replace(job, engine_settings={**job.engine_settings, "url": url})
@@ -225,7 +225,7 @@ def main() -> None:
     rows = [] if args.skip_flash else flash(args.repeat, grid)
     server = None
     if args.engine == "postgres":
-        from pg import Server, bindir
+        from helpers.pg import Server, bindir
 
         server = Server(bindir()).start()
     try:

@@ -16,7 +16,7 @@ every count times N) instead of ages moved through the domain per replica (``rep
 extrapolated per check to the full search's checks (the local search's count), marked so.
 
 PostgreSQL: ``--url`` (or the PG* variables) names a server; without either, a throwaway
-cluster is started as the tests start it (``tests/pg.py``). The replicated ADULT is loaded into
+cluster is started as the tests start it (``tests/helpers/pg.py``). The replicated ADULT is loaded into
 it once per run as text columns, in file order.
 
     python bench/warehouses.py [--times 40] [--plain] [--k 5] [--limits 0 0.02] [--checks sql local]
@@ -152,7 +152,7 @@ RUNNERS = {"duckdb": run_duckdb, "postgres": run_postgres, "memory": run_memory,
 def load_postgres(url: str, times: int, plain: bool = False) -> float:
     """ADULT x times into TABLE (text columns, file order): seconds taken."""
     import duckdb
-    from pg import load_csv
+    from helpers.pg import load_csv
     from replicate import CACHE, replicated
 
     parquet = replicated(times, plain)
@@ -206,7 +206,7 @@ def main() -> None:
     print("load before:", before, file=sys.stderr)
     if "postgres" in args.engines:
         if args.url is None and not os.environ.get("PGHOST"):
-            from pg import Server, bindir
+            from helpers.pg import Server, bindir
 
             server = Server(bindir()).start()
             options["url"] = server.url

@@ -1,70 +1,20 @@
-"""Shared fixtures: the real ADULT data from ../shared/data and small hand-made tables."""
+"""The tests' fixtures, and only fixtures (pytest finds them here): shared code lives in
+``helpers/`` and no test imports this file (``test_layout.py``)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import contextlib
 import csv
 import os
-import sys
-from pathlib import Path
+import subprocess
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from sqlanon import Attribute, Hierarchy, Job, Output, Source
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
-ADULT = SHARED / "adult"
-ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-
-def adult_hierarchy(name: str) -> Path:
-    return ADULT / f"adult_hierarchy_{name}.csv"
-
-
-def adult_job(qis=ADULT_QIS, **kwargs) -> Job:
-    """ADULT with the given QIs; the other columns are released unchanged (insensitive)."""
-    attributes = [Attribute(q, "quasi", str(adult_hierarchy(q))) for q in qis]
-    attributes += [Attribute(c, "insensitive") for c in ADULT_QIS if c not in qis]
-    return Job(input=Source(path=str(ADULT / "adult.csv"), delimiter=";"), attributes=attributes, **kwargs)
-
-
-def occupation_job(qis, **kwargs) -> Job:
-    """``adult_job`` with occupation sensitive (when it is not one of ``qis``)."""
-    job = adult_job(qis, **kwargs)
-    job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes])
-    return job
-
-
-def adult_oracle(qis, sensitive: str = "occupation"):
-    """The numpy oracle (tests/oracle.py) over ADULT's ``qis`` with ``sensitive``'s values."""
-    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter=";"))
-    hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in qis}
-    return ModelOracle([tuple(r[q] for q in qis) for r in rows], [r[sensitive] for r in rows], hierarchies)
-
-
-#: every engine and check placement, as ``on_engine`` takes them
-EVERY_PLACEMENT = ["duckdb", "duckdb-local", "memory", "postgres", "postgres-local", "spark", "spark-local"]
-
-
-def table_job(columns: dict[str, list], hierarchies: dict[str, list[list[str]]], roles: dict[str, str] | None = None, **kwargs) -> Job:
-    """A job over an in-memory pyarrow table; ``hierarchies`` gives the QIs' rows."""
-    roles = roles or {}
-    attributes = []
-    for name in columns:
-        if name in hierarchies:
-            attributes.append(Attribute(name, "quasi", Hierarchy.from_rows(name, hierarchies[name])))
-        else:
-            attributes.append(Attribute(name, roles.get(name, "insensitive")))
-    kwargs.setdefault("output", Output())
-    return Job(input=Source(arrow=pa.table(columns)), attributes=attributes, **kwargs)
-
-
-ADULT_SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
+from helpers.jobs import ADULT, ADULT_QIS, ADULT_SUBSET, ROOT, adult_job
+from helpers.pg import postgres_url  # noqa: F401  a fixture: the run's throwaway PostgreSQL server
+from helpers.presence import SUBSET
 
 
 @pytest.fixture(scope="session")
@@ -114,34 +64,10 @@ def adult_available():
     return ADULT
 
 
-from oracle import ModelOracle  # noqa: E402  the numpy oracle (tests/oracle.py)
-from pg import postgres_url  # noqa: E402,F401  the session's throwaway PostgreSQL server (tests/pg.py)
-
-
-def on_engine(job: Job, engine: str, request) -> Job:
-    """The job as ``engine`` runs it. The postgres engine reads a table of its server: the
-    job's input (a CSV file or a pyarrow Table) is loaded there once. ``"<engine>-local"``
-    checks in process (``[engine] checks = "local"``); a SQL engine's plain name checks in SQL
-    (``checks = "sql"``, whatever ``auto`` would choose), so both placements stay tested."""
-    engine, _, placement = engine.partition("-")
-    job = replace(job, engine=engine)
-    job = replace(job, checks="auto" if engine == "memory" else placement or "sql")
-    if engine == "spark":  # reads the file or Table itself, on the run's one SparkSession
-        request.getfixturevalue("spark")
-    if engine == "postgres":
-        from pg import on_postgres
-
-        return on_postgres(job, request.getfixturevalue("postgres_url"))
-    return job
-
-
 @pytest.fixture
 def read_only():
     """``with read_only(folder):`` no one can create a file in ``folder`` — root included (the
     immutable attribute), since the tests run as root here; skips where neither works."""
-    import contextlib
-    import subprocess
-
     @contextlib.contextmanager
     def frozen(path):
         if os.geteuid() == 0:
@@ -162,3 +88,16 @@ def read_only():
             subprocess.run(undo, check=False)
 
     return frozen
+
+
+@pytest.fixture(scope="module")
+def adult_population(tmp_path_factory, adult_available):
+    """ADULT as the population, with a deterministic research subset (women under 40 and
+    every fifth row: 10,758 of 30,162), written to Parquet outside the repository."""
+    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter=";"))
+    member = [(r["sex"] == "Female" and int(r["age"]) < 40) or i % 5 == 0 for i, r in enumerate(rows)]
+    columns = {c: [r[c] for r in rows] for c in ADULT_QIS}
+    path = tmp_path_factory.mktemp("presence") / "adult.parquet"
+    pq.write_table(pa.table({**columns, SUBSET: member}), path)
+    return path, rows, member

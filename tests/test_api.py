@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import sqlanon
-from conftest import ADULT, adult_hierarchy
+from helpers.jobs import ADULT, adult_hierarchy
 
 QIS = ["age", "sex", "race", "marital-status"]
 QUASI = {q: str(adult_hierarchy(q)) for q in QIS}

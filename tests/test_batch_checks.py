@@ -10,11 +10,11 @@ from dataclasses import replace
 import random
 
 import pytest
-from conftest import on_engine, table_job
+from helpers.jobs import on_engine, table_job
 from hypothesis import HealthCheck, given, settings
-from test_engines import MODELS, QIS5, sensitive_job
-from test_presence import PRESENCE, hand_job
-from test_random_tables import jobs
+from helpers.sensitive import MODELS, QIS5, sensitive_job
+from helpers.presence import PRESENCE, hand_job
+from helpers.random_tables import jobs
 
 from sqlanon.checks.checker import BATCH_MOST, BATCH_NODES
 from sqlanon.engines import duckdb as duckdb_engine

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from conftest import ROOT, table_job
+from helpers.jobs import ROOT, table_job
 from sqlanon import anonymize
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy.builders import build_hierarchy

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import sqlanon
 from sqlanon.cli.commands import main
 from sqlanon.config.validate import validate
-from conftest import ADULT
+from helpers.jobs import ADULT
 
 # zip x disease: class 47011 has 3 rows (flu, flu, cold), 47012 has 2 (flu, flu), 47013 one (cold)
 TABLE = {"zip": ["47011", "47011", "47011", "47012", "47012", "47013"],

@@ -5,7 +5,7 @@ import json
 import pyarrow.csv as pacsv
 from click.testing import CliRunner
 
-from conftest import ROOT
+from helpers.jobs import ROOT
 from sqlanon.cli.commands import main
 from sqlanon.demo import HIERARCHIES, write_hierarchies, write_patients
 

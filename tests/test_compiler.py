@@ -11,7 +11,7 @@ import duckdb
 import pytest
 import sqlglot
 
-from conftest import ROOT, table_job
+from helpers.jobs import ROOT, table_job
 from sqlanon.engines import compiler as c
 from sqlanon.criteria import KAnonymity
 from sqlanon.engines.dialects import DIALECTS, render

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from conftest import ADULT, ROOT
+from helpers.jobs import ADULT, ROOT
 from sqlanon import load_job, anonymize
 from sqlanon.errors import ConfigError
 

@@ -5,15 +5,12 @@ the returned node really meets the privacy model (re-checked by the independent 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conftest import ADULT, ADULT_SUBSET, adult_hierarchy
-from oracle import Oracle
+from helpers.contract import OPTIMAL, assert_optimal_algorithms_agree
+from helpers.jobs import ADULT, ADULT_QIS, ADULT_SUBSET, adult_hierarchy, adult_job, table_job
+from helpers.oracle import Oracle
 from sqlanon.metrics import METRICS
-from sqlanon.search import ALGORITHMS
 from sqlanon.session import Session
-from test_random_tables import jobs
-
-OPTIMAL = [name for name, algorithm in ALGORITHMS.items() if algorithm.optimal]
-
+from helpers.random_tables import jobs
 
 def test_every_optimal_algorithm_is_covered():
     assert sorted(OPTIMAL) == ["exhaustive", "flash", "incognito", "ola"]
@@ -66,20 +63,8 @@ def test_optimal_algorithms_agree_on_random_tables(job):
         assert_optimal_algorithms_agree(session, reference)
 
 
-def assert_optimal_algorithms_agree(session, reference, **overrides):
-    """Every optimal algorithm returns exhaustive search's optimum (node and loss) or none."""
-    for name in OPTIMAL:
-        outcome, _ = session.search(name, **overrides)
-        if reference.optimum is None:
-            assert outcome.optimum is None, name
-        else:
-            assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), name
-
-
 @pytest.mark.parametrize("algorithm, checks", [("ola", 144), ("incognito", 162)])
 def test_check_counts_on_adult(adult_available, algorithm, checks):
-    from conftest import ADULT_QIS, adult_job
-
     with Session(adult_job(ADULT_QIS)) as s:
         outcome, _ = s.search(algorithm, k=5, suppression_limit=0.0)
         assert outcome.optimum.node == (1, 1, 1, 2, 3, 2, 2, 1, 1)
@@ -88,8 +73,6 @@ def test_check_counts_on_adult(adult_available, algorithm, checks):
 
 def test_ola_on_a_two_node_lattice_tries_the_top():
     # Found by hypothesis: the bottom is checked (not anonymous) and the top must then be tried.
-    from conftest import table_job
-
     job = table_job({"A": ["v0", "v1"]}, {"A": [["v0", "*"], ["v1", "*"]]}, k=2)
     with Session(job) as session:
         outcome, _ = session.search("ola")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 import pytest
-from conftest import ADULT_SUBSET, adult_job
+from helpers.jobs import ADULT_SUBSET, adult_job
 
 from sqlanon.engines import ENGINES
 from sqlanon.engines.base import Capabilities, Engine

@@ -14,14 +14,16 @@ import itertools
 import math
 from pathlib import Path
 
-import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import ADULT_QIS, adult_job, on_engine, table_job
+from helpers.jobs import ADULT_QIS, adult_job, on_engine, table_job
 from hypothesis import HealthCheck, given, settings
-from test_models_adult import MODELS as ADULT_MODELS
-from test_random_tables import jobs
+from helpers.outputs import read_back
+from helpers.presence import hand_job
+from helpers.sensitive import MODELS, QIS5, sensitive_job
+from helpers.tiny_models import EXPECTED_KEPT, HAND, spec_of, sql_value, tiny_job
+from helpers.random_tables import jobs
 
 from sqlanon import Attribute, Output, anonymize
 from sqlanon.criteria.base import EPSILON
@@ -32,18 +34,11 @@ from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.config.snapshots import SnapshotSettings
 
-REFERENCE = "duckdb"  # checks in SQL (conftest.on_engine)
+REFERENCE = "duckdb"  # checks in SQL (helpers.jobs.on_engine)
 OTHERS = [name for name in ENGINES if name != REFERENCE]
 #: the same SQL engines with their checks in process (``[engine] checks = "local"``)
 LOCAL = ["duckdb-local", "postgres-local", "spark-local"]
 VARIANTS = OTHERS + LOCAL
-QIS5 = ["sex", "age", "race", "marital-status", "education"]  # 240 nodes
-MODELS = {
-    **ADULT_MODELS,
-    "salary-entropy": {"type": "entropy-l-diversity", "attribute": "salary-class", "l": 1.7},
-    "salary-recursive": {"type": "recursive-cl-diversity", "attribute": "salary-class", "c": 2.5, "l": 2},
-}
-SENSITIVE = ("occupation", "salary-class")
 
 
 def engine_cases(values=None, on_spark=()):
@@ -64,7 +59,7 @@ def engine_cases(values=None, on_spark=()):
 
 @pytest.fixture(autouse=True)
 def _one_spark_session(request):
-    """A Spark test runs on the run's one SparkSession (conftest), started on first use."""
+    """A Spark test runs on the run's one SparkSession (the conftest fixture), started on first use."""
     if getattr(request.node, "callspec", None) is not None and str(request.node.callspec.params.get("engine")).startswith("spark"):
         request.getfixturevalue("spark")
 
@@ -90,12 +85,6 @@ def assert_same(reference, other, label=""):
     assert reference[0] == other[0], label
     assert same_loss(reference[1], other[1]), (label, reference[1], other[1])
     assert reference[2:] == other[2:], label
-
-
-def sensitive_job(qis, **kwargs):
-    job = adult_job(qis, **kwargs)
-    job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name in SENSITIVE else a for a in job.attributes])
-    return job
 
 
 class Sessions:
@@ -294,16 +283,6 @@ def test_switches_change_no_result_and_count_alike(adult_available, engine, mode
 
 
 # -- output -----------------------------------------------------------------------------------
-def read_back(path):
-    con = duckdb.connect()
-    try:
-        if path.endswith(".parquet"):
-            return con.execute("SELECT * FROM read_parquet($p)", {"p": path}).fetchall()
-        return con.execute("SELECT * FROM read_csv($p, header = true, all_varchar = true)", {"p": path}).fetchall()
-    finally:
-        con.close()
-
-
 @pytest.mark.parametrize("engine", engine_cases())
 @pytest.mark.parametrize("kind, suppressed", [("csv", "mask"), ("parquet", "drop")])
 def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, engine, kind, suppressed, request):
@@ -440,8 +419,6 @@ def test_memory_engine_in_a_job_file(tmp_path):
                                   ("t-closeness", "hierarchical"), "delta-disclosure"], ids=str)
 def test_hand_computed_figures(engine, name, tmp_path, request):
     """test_models.py's table small enough to compute by hand, on every engine."""
-    from test_models import EXPECTED_KEPT, HAND, spec_of, sql_value, tiny_job
-
     spec = spec_of(name, tmp_path)
     with Session(on_engine(tiny_job([spec], k=1, suppression_limit=1.0), engine, request)) as session:
         checker = session.checker()
@@ -487,7 +464,5 @@ def test_random_tables_write_the_same_csv(engine, job, tmp_path_factory, request
 
 
 def test_memory_refuses_delta_presence_clearly():
-    from test_presence import hand_job
-
     with pytest.raises(ConfigError, match=r'memory engine does not support delta-presence.*"duckdb"'):
         Session(hand_job(engine="memory"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import ADULT_QIS, EVERY_PLACEMENT, adult_oracle, occupation_job, on_engine, table_job
+from helpers.jobs import ADULT_QIS, EVERY_PLACEMENT, adult_oracle, occupation_job, on_engine, table_job
 
 from sqlanon.criteria.base import EPSILON
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity, entropy

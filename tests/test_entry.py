@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pytest
 
-from conftest import ROOT
+from helpers.jobs import ROOT
 from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS
 from sqlanon.metrics import METRICS
 from sqlanon.config.names import ALGORITHM_NAMES, METRIC_NAMES

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import ADULT_SUBSET, adult_job
+from helpers.jobs import ADULT_SUBSET, adult_job
 
 from sqlanon.search.heuristic import HeuristicSearch
 from sqlanon.session import Session

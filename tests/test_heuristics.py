@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ADULT, ADULT_SUBSET, adult_hierarchy, table_job
-from oracle import Oracle
+from helpers.jobs import ADULT, ADULT_SUBSET, adult_hierarchy, table_job
+from helpers.oracle import Oracle
 from sqlanon import anonymize
 from sqlanon.config.job import GeneticParams
 from sqlanon.config.read import job_from_dict

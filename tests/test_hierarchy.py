@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import ADULT, table_job
+from helpers.jobs import ADULT, table_job
 from sqlanon import anonymize, read_hierarchy
 from sqlanon.errors import HierarchyError
 from sqlanon.hierarchy import Hierarchy

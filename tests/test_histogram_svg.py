@@ -13,7 +13,7 @@ from collections import Counter
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import ADULT, adult_job
+from helpers.jobs import ADULT, adult_job
 
 from sqlanon import Output, anonymize
 from sqlanon.report.histogram_svg import histogram_svg

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import ADULT, ADULT_QIS, adult_hierarchy
-from test_targets import run, snapshot, write_job
+from helpers.jobs import ADULT, ADULT_QIS, adult_hierarchy, adult_job
+from helpers.targets import run, snapshot, write_job
 
 from sqlanon import Attribute, Job, Output, Source, anonymize, load_job
 from sqlanon.report.histogram_svg import AFTER, BEFORE
@@ -321,8 +321,6 @@ def test_chromium_renders_the_demo_report_with_its_histogram(tmp_path, monkeypat
 def test_sql_checks_without_the_figures_leave_the_loss_out_not_guessed(adult_available):
     """SQL checks over a class table prepared for discernibility have no per-value figures:
     the level is reported, the loss is None (a dash on the page)."""
-    from conftest import adult_job
-
     job = adult_job(QIS, k=5, suppression_limit=0.02, checks="sql", output=Output())
     result = anonymize(job)
     assert result.report["checks_placement"] == "sql"

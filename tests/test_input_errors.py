@@ -5,7 +5,7 @@ on an attribute that is not a quasi-identifier."""
 import pytest
 from click.testing import CliRunner
 
-from conftest import ADULT, ADULT_QIS, adult_hierarchy
+from helpers.jobs import ADULT, ADULT_QIS, adult_hierarchy
 from sqlanon.cli.commands import main
 from sqlanon.errors import HierarchyError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy

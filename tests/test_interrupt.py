@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import ADULT, ADULT_QIS, ROOT
+from helpers.jobs import ADULT, ADULT_QIS, ROOT
 
 ENTRY = [sys.executable, "-m", "sqlanon"]  # the entry point of the `sqlanon` command
 CLI = [*ENTRY, "anonymize"]

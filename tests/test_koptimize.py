@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ADULT, adult_job, table_job
+from helpers.jobs import ADULT, adult_job, table_job
 from sqlanon import Output, anonymize
 from sqlanon.config.job import KOptimizeOptions
 from sqlanon.koptimize.costs import evaluate, make_cost

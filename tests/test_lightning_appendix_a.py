@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import EVERY_PLACEMENT, on_engine, table_job
+from helpers.jobs import EVERY_PLACEMENT, on_engine, table_job
 
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity
 from sqlanon.criteria.recursive_cl_diversity import RecursiveCLDiversity

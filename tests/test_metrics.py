@@ -4,14 +4,11 @@ import math
 
 import pytest
 
-from conftest import table_job
+from helpers.jobs import table_job
+from helpers.metric_table import HIERARCHIES, ROWS
 from sqlanon.session import ALL_NEEDS, Session
 
-# A: x, y -> "xy" -> *, z -> "z" -> *   (|H_A| = 3, height 2)
-# B: p, q -> *                           (|H_B| = 2, height 1)
-HIERARCHIES = {"A": [["x", "xy", "*"], ["y", "xy", "*"], ["z", "z", "*"]], "B": [["p", "*"], ["q", "*"]]}
-ROWS = {"A": ["x", "x", "y", "y", "z", "z"], "B": ["p", "p", "p", "q", "q", "q"]}
-
+# The table (HIERARCHIES, ROWS): helpers/metric_table.py.
 # Node (0, 0), k = 2: classes (x,p)=2, (y,p)=1, (y,q)=1, (z,q)=2 -> rows of (y,p), (y,q) suppressed, S = 2.
 #   discernibility = 2^2 + 2^2 + 6*2 = 20; star = 4+1+1+4 = 10; aecs = 6 / (2 kept + 1) = 2
 #   precision = mean(((6-2)*0/2 + 2)/6, ((6-2)*0/1 + 2)/6) = 1/3

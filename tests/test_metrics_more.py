@@ -5,11 +5,11 @@ import math
 
 import pytest
 
-from conftest import table_job
+from helpers.jobs import table_job
 from sqlanon.errors import ConfigError
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.config.validate import validate
-from test_metrics import HIERARCHIES, ROWS
+from helpers.metric_table import HIERARCHIES, ROWS
 
 LABELS = ["+", "+", "-", "+", "-", "-"]
 # Node (0, 0), k = 2: kept (x,p) rows 0,1 and (z,q) rows 4,5; suppressed (y,p) row 2, (y,q) row 3.

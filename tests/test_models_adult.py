@@ -11,27 +11,13 @@ from dataclasses import replace
 import math
 
 import pytest
-from conftest import adult_hierarchy, adult_oracle, occupation_job
-from test_contract import assert_optimal_algorithms_agree
 
+from helpers.contract import assert_optimal_algorithms_agree
+from helpers.jobs import adult_oracle, occupation_job
+from helpers.models_adult import COMBINED, MODELS, oracle_spec
 from sqlanon.session import ALL_NEEDS, Session
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
-TREE = str(adult_hierarchy("occupation"))
-ORDER = [line.split(";")[0] for line in open(TREE).read().split()]  # the hierarchy's row order
-MODELS = {
-    "distinct": {"type": "distinct-l-diversity", "attribute": "occupation", "l": 5},
-    "entropy": {"type": "entropy-l-diversity", "attribute": "occupation", "l": 5},
-    "recursive": {"type": "recursive-cl-diversity", "attribute": "occupation", "c": 3, "l": 4},
-    "t-equal": {"type": "t-closeness", "attribute": "occupation", "t": 0.3},
-    "t-ordered": {"type": "t-closeness", "attribute": "occupation", "t": 0.1, "distance": "ordered", "order": ORDER},
-    "t-hierarchical": {"type": "t-closeness", "attribute": "occupation", "t": 0.2, "distance": "hierarchical", "hierarchy": TREE},
-    "delta-disclosure": {"type": "delta-disclosure", "attribute": "occupation", "delta": 2.0},
-    "average-risk": {"type": "average-risk", "threshold": 0.02, "max_risk": 0.2},
-    "sample-uniqueness": {"type": "sample-uniqueness", "threshold": 0.001},
-}
-COMBINED = ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},
-            MODELS["t-hierarchical"] | {"t": 0.25}, {"type": "average-risk", "threshold": 0.05})
 
 
 @pytest.fixture(scope="module")
@@ -43,12 +29,6 @@ def session(adult_available):
 @pytest.fixture(scope="module")
 def oracle(adult_available):
     return adult_oracle(QIS)
-
-
-def oracle_spec(spec):
-    if spec.get("distance") == "hierarchical":
-        return spec | {"tree": [line.split(";") for line in open(TREE).read().split()]}
-    return spec
 
 
 @pytest.mark.parametrize("limit", [0.0, 0.1])

@@ -7,9 +7,9 @@ each of its direct specializations (tests/test_engines.py compares the engines e
 else)."""
 
 import pytest
-from conftest import ADULT_QIS, adult_oracle, occupation_job
-from test_contract import assert_optimal_algorithms_agree
-from test_models_adult import COMBINED, MODELS, oracle_spec
+from helpers.jobs import ADULT_QIS, adult_oracle, occupation_job
+from helpers.contract import assert_optimal_algorithms_agree
+from helpers.models_adult import COMBINED, MODELS, oracle_spec
 
 from sqlanon.session import ALL_NEEDS, Session
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from pycanon import anonymity
 
-from conftest import ADULT, ADULT_QIS, adult_hierarchy
+from helpers.jobs import ADULT, ADULT_QIS, adult_hierarchy
 from sqlanon import anonymize, load_job
 
 QIS = ["sex", "age", "race", "marital-status", "education"]

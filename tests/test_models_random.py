@@ -4,12 +4,12 @@ against the numpy oracle, and every optimal algorithm against exhaustive search.
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import table_job
-from oracle import ModelOracle
+from helpers.jobs import table_job
+from helpers.oracle import ModelOracle
 from sqlanon import Hierarchy
 from sqlanon.session import Session
-from test_contract import assert_optimal_algorithms_agree
-from test_random_tables import hierarchy
+from helpers.contract import assert_optimal_algorithms_agree
+from helpers.random_tables import hierarchy
 
 
 @st.composite

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from conftest import ADULT, ROOT
+from helpers.jobs import ADULT, ROOT
 
 
 def test_the_notebook_session_runs(tmp_path):

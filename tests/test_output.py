@@ -11,7 +11,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ADULT, adult_job, table_job
+from helpers.jobs import ADULT, adult_job, table_job
 from sqlanon import Output, Source, anonymize
 from sqlanon.errors import OutputError, VerificationError
 from sqlanon.release import pipeline

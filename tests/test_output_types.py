@@ -18,7 +18,7 @@ import psycopg
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from pg import _ordered_table, load_arrow
+from helpers.pg import _ordered_table, load_arrow
 
 from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize
 from sqlanon.errors import DataError

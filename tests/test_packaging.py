@@ -10,7 +10,7 @@ import sys
 import tomllib
 from importlib.metadata import version
 
-from conftest import ROOT
+from helpers.jobs import ROOT
 
 import sqlanon
 

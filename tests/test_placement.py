@@ -5,11 +5,12 @@ and model; this file holds what it does not."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import json
 
 import pytest
-from conftest import ADULT_QIS, adult_job, table_job
-from test_presence import ADULT_CASES, CLASSES, adult_presence_job, adult_population, hand_job  # noqa: F401
+from helpers.jobs import ADULT_QIS, adult_job, on_engine, table_job
+from helpers.presence import ADULT_CASES, CLASSES, adult_presence_job, hand_job
 
 from sqlanon import Output, anonymize, load_job
 from sqlanon.errors import ConfigError
@@ -82,10 +83,8 @@ def test_the_job_file_sets_the_placement(tmp_path):
 
 def test_postgres_auto_checks_locally(adult_available, request):
     """A PostgreSQL query costs ~100 ms: auto fetches the class table once."""
-    from conftest import on_engine
-
     job = on_engine(adult_job(QIS5), "postgres", request)
-    job.checks = "auto"
+    job = replace(job, checks="auto")
     with Session(job) as session:
         assert session.placement == "local" and session.engine.class_table_bytes > 0
         outcome, checker = session.search("flash", k=5, suppression_limit=0.02)

@@ -13,8 +13,8 @@ import psycopg
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
-from conftest import ADULT, adult_job
-from pg import load_arrow, load_csv
+from helpers.jobs import ADULT, adult_job
+from helpers.pg import load_arrow, load_csv
 
 from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize
 from sqlanon.cli.commands import main

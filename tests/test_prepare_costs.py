@@ -4,6 +4,7 @@ table when the scan's holds the classes, the rows-per-leaf query, and pandas."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ADULT, adult_job
+from helpers.jobs import ADULT, adult_job
 from sqlanon import Source
 from sqlanon.engines.local_checks import numeric
 from sqlanon.session import Session
@@ -36,7 +37,7 @@ def adult_parquet(adult_available, tmp_path_factory):
 
 def parquet_job(path, **kwargs):
     job = adult_job(QIS, k=5, suppression_limit=0.02, **kwargs)
-    job.input = Source(path=str(path))
+    job = replace(job, input=Source(path=str(path)))
     return job
 
 
@@ -106,7 +107,7 @@ def test_a_fresh_process_prepares_and_anonymizes_without_importing_pandas(adult_
     with local checks prepares, searches, writes and verifies without either."""
     script = (
         "import sys\n"
-        "from conftest import adult_job\n"
+        "from helpers.jobs import adult_job\n"
         "from sqlanon import Output, anonymize\n"
         f"result = anonymize(adult_job({QIS!r}, k=5, output=Output(path={str(tmp_path / 'out.csv')!r})))\n"
         "assert result.success and result.report['checks_placement'] == 'local', result.report\n"

@@ -3,49 +3,23 @@ a file of identifiers, non-monotonicity, ADULT against exhaustive search and a n
 random tables (hypothesis), written outputs and their independent re-check, bad settings."""
 
 from dataclasses import replace
-import csv
 import math
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ADULT, ADULT_QIS, adult_hierarchy, table_job
-from oracle import ModelOracle
-from sqlanon import Attribute, Job, Output, Source, anonymize, load_job
+from helpers.contract import assert_optimal_algorithms_agree
+from helpers.jobs import adult_hierarchy, table_job
+from helpers.oracle import ModelOracle
+from helpers.presence import (ADULT_CASES, CLASSES, DIVERSE, HAND, HAND_H, PRESENCE, QIS, SUBSET, adult_presence_job,
+                              hand_job, presence)
+from helpers.random_tables import hierarchy
+from sqlanon import Output, anonymize, load_job
 from sqlanon.errors import ConfigError, VerificationError
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.config.validate import validate
-from test_contract import assert_optimal_algorithms_agree
-from test_random_tables import hierarchy
-
-# The population: 12 people; the research subset: 5 of them (in = True).
-#   zip a: 4 people, 2 in the subset -> delta 2/4 = 0.5
-#   zip b: 2 people, 2 in the subset -> delta 2/2 = 1.0
-#   zip c: 4 people, 1 in the subset -> delta 1/4 = 0.25
-#   zip d: 2 people, none in it      -> no class of the release (nothing to release)
-# Level 1 (ab, cd): ab 4/6 = 0.667, cd 1/6 = 0.167. Level 2: 5/12 = 0.417.
-HAND = {
-    "id": [str(i) for i in range(1, 13)],
-    "zip": list("aaaabbccccdd"),
-    "in": [True, False, True, False, True, True, True, False, False, False, False, False],
-    "d": list("xyzxyzxyzxyz"),
-}
-HAND_H = {"zip": [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "cd", "*"]]}
-# (n, pop) of the released classes at each level, and delta = n / pop
-CLASSES = {0: [(2, 4), (2, 2), (1, 4)], 1: [(4, 6), (1, 6)], 2: [(5, 12)]}
-PRESENCE = {"type": "delta-presence", "dmin": 0.2, "dmax": 0.6, "subset": "in"}
-
-
-def hand_job(models=(PRESENCE,), ids=None, **kwargs):
-    job = table_job(HAND, HAND_H, roles={"d": "sensitive", "id": "identifying"}, models=tuple(models), **kwargs)
-    # the model's column needs no role
-    job = replace(job, attributes=[a for a in job.attributes if a.name != "in"])
-    if ids:  # the same subset as a file of identifiers: "in" is then data left out
-        job = replace(job, input=replace(job.input, drop=("in",)))
-    return job
 
 
 def ids_file(tmp_path, ids=None):
@@ -63,7 +37,7 @@ def by_file(tmp_path, **settings):
 def test_hand_computed_delta_per_class(kind, tmp_path):
     model = PRESENCE if kind == "column" else by_file(tmp_path)
     with Session(hand_job([model], ids=kind == "file", k=1, suppression_limit=0.4)) as session:
-        assert (session.rows, session.prepared.population) == (5, 12)  # N is the subset's rows)
+        assert (session.rows, session.prepared.population) == (5, 12)  # N is the subset's rows
         checker = session.checker()
         presence = checker.models[-1]
         for level, expected in CLASSES.items():
@@ -181,7 +155,7 @@ def test_verification_counts_the_subset_itself(tmp_path):
     with Session(job) as session:
         models = session.checker().models
     population = Population(job.input, [list(HAND_H["zip"])], (0,), ResearchSubset(column="in"))
-    assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population).verified
+    assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population)["verified"]
     with pytest.raises(VerificationError, match="the research subset has 5 rows in the input, but 6 were released"):
         verify(job.output, ["zip"], 1, 6, 2, 2, models, None, population)
     # another subset: class a would hold 3 subset rows of which the file releases 2
@@ -256,43 +230,7 @@ def test_without_bounds_delta_presence_is_the_subset_alone():
                 assert got.loss == pytest.approx(want.loss, rel=1e-12), metric
 
 
-# -- ADULT -----------------------------------------------------------------------------------
-QIS = ["sex", "age", "race", "marital-status", "education"]
-SUBSET = "in_study"
-
-
-@pytest.fixture(scope="module")
-def adult_population(tmp_path_factory, adult_available):
-    """ADULT as the population, with a deterministic research subset (women under 40 and
-    every fifth row: 10,758 of 30,162), written to Parquet outside the repository."""
-    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle, delimiter=";"))
-    member = [(r["sex"] == "Female" and int(r["age"]) < 40) or i % 5 == 0 for i, r in enumerate(rows)]
-    columns = {c: [r[c] for r in rows] for c in ADULT_QIS}
-    path = tmp_path_factory.mktemp("presence") / "adult.parquet"
-    pq.write_table(pa.table({**columns, SUBSET: member}), path)
-    return path, rows, member
-
-
-def adult_presence_job(path, **kwargs):
-    attributes = [Attribute(q, "quasi", str(adult_hierarchy(q))) for q in QIS]
-    attributes += [Attribute(c, "insensitive") for c in ADULT_QIS if c not in QIS + ["occupation"]]
-    attributes.append(Attribute("occupation", "sensitive"))
-    return Job(input=Source(path=str(path)), attributes=attributes, **kwargs)
-
-
-def presence(dmin, dmax):
-    return {"type": "delta-presence", "dmin": dmin, "dmax": dmax, "subset": SUBSET}
-
-
-DIVERSE = {"type": "distinct-l-diversity", "attribute": "occupation", "l": 3}
-ADULT_CASES = {
-    "upper": ((presence(0.0, 0.5),), 1),         # monotonic with generalization
-    "band": ((presence(0.1, 0.6),), 1),          # dmin > 0: not monotonic at all
-    "combined": ((presence(0.05, 0.6), DIVERSE), 5),
-}
-
-
+# -- ADULT (the population: conftest's adult_population; the cases: helpers/presence.py) ------
 @pytest.fixture(scope="module")
 def adult_session(adult_population):
     path, _, _ = adult_population

@@ -8,7 +8,7 @@ import io
 
 import pytest
 from click.testing import CliRunner
-from conftest import ADULT_SUBSET, adult_job
+from helpers.jobs import ADULT_SUBSET, adult_job
 
 from sqlanon import Output, anonymize
 from sqlanon.cli.commands import main

@@ -3,7 +3,7 @@
 import re
 import shutil
 
-from conftest import ROOT
+from helpers.jobs import ROOT
 
 
 def test_readme_python_example_runs(tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ADULT, adult_hierarchy, adult_job, table_job
+from helpers.jobs import ADULT, adult_hierarchy, adult_job, table_job
 from sqlanon import Attribute, Output, Source, anonymize
 from sqlanon.engines import duckdb_release
 from sqlanon.errors import DataError, VerificationError

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import ADULT, adult_hierarchy, adult_job, on_engine, table_job
+from helpers.jobs import ADULT, adult_hierarchy, adult_job, on_engine, table_job
 
 from sqlanon import Output, anonymize
 from sqlanon.cli.commands import main

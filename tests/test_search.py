@@ -2,8 +2,8 @@
 
 import pytest
 
-from conftest import ADULT_QIS, ADULT, adult_hierarchy, adult_job, table_job
-from oracle import Oracle
+from helpers.jobs import ADULT_QIS, ADULT, adult_hierarchy, adult_job, table_job
+from helpers.oracle import Oracle
 from sqlanon.metrics import METRICS
 
 # The metrics of the foundation; ambiguity, KL-divergence and classification are held to

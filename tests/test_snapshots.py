@@ -8,12 +8,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ADULT_SUBSET, adult_job
+from helpers.jobs import ADULT_SUBSET, adult_job
 from sqlanon import Attribute
 from sqlanon.session import Session
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.checks.snapshots import Snapshot, Snapshots
-from test_random_tables import jobs
+from helpers.random_tables import jobs
 
 SWITCHES = [SnapshotSettings(rollup=r, history=h, projection=p) for r, h, p in itertools.product([False, True], repeat=3)]
 # Figure 9's steps: none, + projection, + roll-up, + history

@@ -9,8 +9,8 @@ from dataclasses import replace
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import table_job
-from test_engines import read_back
+from helpers.jobs import ROOT, table_job
+from helpers.outputs import read_back
 
 from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize, load_job
 from sqlanon.errors import ConfigError, DataError
@@ -142,8 +142,6 @@ def test_golden_sql_runs_on_spark_as_on_duckdb(spark):
     import re
 
     import duckdb
-
-    from conftest import ROOT
 
     session = spark.newSession()
     con = duckdb.connect()

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from conftest import ADULT_QIS, ADULT_SUBSET, adult_job
+from helpers.jobs import ADULT_QIS, ADULT_SUBSET, adult_job
 from sqlanon.session import Session
 
 PERMUTATIONS = [list(reversed(ADULT_QIS)), random.Random(7).sample(ADULT_QIS, len(ADULT_QIS))]

@@ -11,7 +11,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import ADULT_QIS, adult_job
+from helpers.jobs import ADULT_QIS, adult_job
 from sqlanon import Output, anonymize
 from sqlanon.engines.duckdb import DuckDBEngine
 from sqlanon.errors import VerificationError

@@ -9,7 +9,9 @@ only SQLANON_SKIP_POSTGRES=1 skips them (CI never sets it).
 from __future__ import annotations
 
 from dataclasses import replace
+import csv
 import glob
+import hashlib
 import os
 import shutil
 import socket
@@ -18,6 +20,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from sqlanon import Source
 
 SKIP = "SQLANON_SKIP_POSTGRES"
 
@@ -101,8 +105,6 @@ def _ordered_table(url: str, table: str, columns: list[tuple[str, str]], options
 
 def load_csv(url: str, table: str, path: str | Path, delimiter: str = ",") -> str:
     """A CSV file as a table of text columns (as DuckDB's all_varchar reads it), in file order."""
-    import csv
-
     from psycopg import sql
 
     with open(path, newline="", encoding="utf-8") as handle:
@@ -167,9 +169,6 @@ def load_arrow(url: str, table: str, data) -> str:
 def on_postgres(job, url: str):
     """The job with its input (a CSV file or a pyarrow Table) loaded into the server once, as a
     table named by its content, read by the postgres engine."""
-    import hashlib
-
-    from sqlanon import Source
 
     source = job.input
     if source.kind == "csv":
