@@ -277,8 +277,6 @@ print("ran", len(ALGORITHMS))
     assert done.stdout.strip() == f"ran {len(ALGORITHMS)}"
 
 
-@pytest.mark.xfail(strict=True, reason="sqlanon.search imports sqlanon.checks.checker, which imports sqlanon.engines "
-                                       "and so DuckDB: issue 18, outcome 1 (then remove this mark)")
 def test_the_search_package_loads_no_engine_library():
     script = "import sys; import sqlanon.search; assert 'duckdb' not in sys.modules, 'duckdb loaded'"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
