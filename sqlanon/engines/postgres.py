@@ -11,6 +11,7 @@ server-side cursor into a local CSV or Parquet file.
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -18,6 +19,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from sqlglot import exp
 
@@ -26,7 +28,8 @@ from sqlanon.engines import pg_connection as pg
 from sqlanon.config.job import Output, Source
 from sqlanon.engines import arrow_csv
 from sqlanon.engines import postgres_arrow as pa_types
-from sqlanon.engines.sql import SqlEngine, fetched_bytes
+from sqlanon.engines.fetched import fetched_bytes
+from sqlanon.engines.sql import SqlEngine
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.config.snapshots import SnapshotSettings
 
@@ -117,10 +120,6 @@ class PostgresEngine(SqlEngine):
         return super()._arrow(sql, params)
 
     def _copy_numbers(self, sql: str, names: list[str], types: list[pa.DataType]) -> pa.Table:
-        import io
-
-        import pyarrow.csv as pa_csv
-
         psycopg = pg._psycopg()
         chunks = []
         try:
