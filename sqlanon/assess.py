@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from sqlanon.config.mask import MASK
 from sqlanon.errors import ConfigError, DataError, cut
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from sqlanon.frames import Frame
     from sqlanon.config.risk import RiskSettings
 
-MASK = "*"
 #: the longest value a listed class shows (longer ones are cut, with their length)
 SHOWN = 80
 

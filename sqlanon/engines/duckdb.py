@@ -27,7 +27,7 @@ from sqlanon.engines.duckdb_sources import DuckDBSources
 from sqlanon.engines.duckdb_subset import DuckDBSubset
 from sqlanon.engines.duckdb_writing import DuckDBWriting
 from sqlanon.engines.sql import SqlEngine
-from sqlanon.hierarchy.coverage import missing_values_error
+from sqlanon.hierarchy.coverage import refuse_missing_values
 
 
 class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, SqlEngine):
@@ -161,9 +161,7 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         found = self.run(f"SELECT {value} AS value, COUNT(*) AS n FROM {relation} "
                          f"WHERE NOT list_contains($leaves, {value}) GROUP BY 1",
                          {**params, "leaves": list(hierarchy.labels[0])})
-        missing = sorted(((v, int(n)) for v, n in found), key=lambda r: (-r[1], r[0]))
-        if missing:
-            raise missing_values_error(name, self._source.describe(), missing, hierarchy)
+        refuse_missing_values(name, self._source.describe(), found, hierarchy)
 
     def _create_wide(self, population: bool) -> None:
         """Through the level lists (``duckdb_codes.py``), no join."""

@@ -11,6 +11,7 @@ import duckdb
 from sqlglot import exp
 
 from sqlanon.config.job import Output
+from sqlanon.config.mask import MASK
 from sqlanon.engines import compiler as c
 from sqlanon.engines import duckdb_codes as codes
 from sqlanon.engines import duckdb_release as release
@@ -18,9 +19,6 @@ from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.duckdb_connection import DIALECT, interruptible, literal
 from sqlanon.errors import DataError, OutputError, cut, first_line
 from sqlanon.lattice import Node
-
-
-MASK = "*"  # what a suppressed row holds in every QI (as the SQL engines bind $mask)
 
 
 class DuckDBWriting:

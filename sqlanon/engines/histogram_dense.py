@@ -16,6 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from sqlanon.engines.histogram_pairs import pair_arrays
+
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def lowest_bit(m):  # pragma: no cover - compiled
@@ -76,10 +78,7 @@ def dense_pairs(counts, held, n):  # pragma: no cover - compiled
         while m:
             m &= m - np.uint64(1)
             pairs += 1
-    bounds = np.empty(classes + 1, np.int64)
-    v = np.empty(pairs, np.int64)
-    f = np.empty(pairs, np.int64)
-    share = np.empty(pairs, np.float64)
+    bounds, v, f, share = pair_arrays(classes, pairs)
     at = 0
     for c in range(classes):
         bounds[c] = at
@@ -101,8 +100,9 @@ def dense_pairs(counts, held, n):  # pragma: no cover - compiled
 def recursive_dense(counts, held, l):  # pragma: no cover - compiled
     """``recursive`` over a dense histogram: per class (largest count, sum of the counts
     ranked l and below, distinct values), keeping only the l - 1 largest counts: each count
-    passes down a descending list of them by ``max``/``min``, no branch, no sort (in two
-    registers for l <= 3, the common case)."""
+    passes down a descending list of them by ``max``/``min``, no branch, no sort. For l <= 3,
+    the common case, the list is two registers: a loop of its own on purpose, the general
+    loop's list in memory is a load and a store per count."""
     classes = counts.shape[0]
     top = np.zeros(classes, np.int64)
     tail = np.zeros(classes, np.int64)

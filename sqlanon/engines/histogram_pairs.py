@@ -20,6 +20,14 @@ import numba
 import numpy as np
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def pair_arrays(classes, pairs):  # pragma: no cover - compiled
+    """Empty (bounds, v, f, share) arrays for ``classes`` classes holding ``pairs`` pairs in
+    all: the layout every histogram as pairs comes in."""
+    return (np.empty(classes + 1, np.int64), np.empty(pairs, np.int64), np.empty(pairs, np.int64),
+            np.empty(pairs, np.float64))
+
+
 @numba.njit(cache=True, nogil=True)
 def recursive(starts, counts, l):  # pragma: no cover - compiled
     """Per class: (largest count, sum of the counts ranked l and below, distinct values)."""
@@ -77,10 +85,7 @@ def regroup_histograms(bounds, v, f, inverse, groups, values, n):  # pragma: no 
     acc = np.zeros(values, np.int64)
     held = np.empty(values, np.int64)
     pairs = v.shape[0]
-    out_bounds = np.empty(groups + 1, np.int64)
-    out_v = np.empty(pairs, np.int64)
-    out_f = np.empty(pairs, np.int64)
-    out_share = np.empty(pairs, np.float64)
+    out_bounds, out_v, out_f, out_share = pair_arrays(groups, pairs)
     at = 0
     for g in range(groups):
         out_bounds[g] = at

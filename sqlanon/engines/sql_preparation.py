@@ -17,7 +17,7 @@ from sqlanon.engines.base import PreparedData
 from sqlanon.engines import local_checks
 from sqlanon.errors import ConfigError, DataError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
-from sqlanon.hierarchy.coverage import missing_values_error
+from sqlanon.hierarchy.coverage import refuse_missing_values
 
 
 class SqlPreparation:
@@ -245,8 +245,5 @@ class SqlPreparation:
         """Every value of QI ``name`` (``column`` of ``source``: the rows or the distinct
         table) is a leaf of its hierarchy."""
         self._ensure_hierarchies()
-        # Ordered here too: the database's collation must not change the message.
-        missing = sorted(((v, int(n)) for v, n in self.run(c.missing_values_query(j, column, source))),
-                         key=lambda r: (-r[1], r[0]))
-        if missing:
-            raise missing_values_error(name, self._source.describe(), missing, hierarchy)
+        refuse_missing_values(name, self._source.describe(), self.run(c.missing_values_query(j, column, source)),
+                              hierarchy)

@@ -10,6 +10,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sqlanon.config.job import Output
+from sqlanon.config.mask import MASK
 from sqlanon.engines import compiler as c
 from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.lattice import Node
@@ -59,5 +60,5 @@ class SqlRelease:
 
     def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str) -> None:
         self._mode(False, 0)
-        self._write(self.sql(query), {**params, "mask": "*"}, output, target)
+        self._write(self.sql(query), {**params, "mask": MASK}, output, target)
         self.rows_scanned += self._count(c.DATA)
