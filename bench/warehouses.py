@@ -7,7 +7,7 @@ it includes fetching the class table, timed apart as ``fetch``), search time (me
 ``--repeat``; ``--sql-repeat`` for SQL placement on PostgreSQL and Spark, whose searches take
 minutes), checks, the class table's bytes fetched once (``class_table_bytes``: the Arrow
 buffers) and the bytes the search moved into Python: the length of the text of every value
-fetched (``bytes_fetched``, ``sqlanon/engines/sql.py``; a check in SQL fetches one row of
+fetched (``bytes_fetched``, ``sqlanon/engines/fetched.py``; a check in SQL fetches one row of
 figures). The in-memory engine holds everything in Python, so it has no such figure.
 
 ``--plain``: the plain concatenation of ADULT (ARX's experiment 3: the same 19,502 classes,

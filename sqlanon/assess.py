@@ -25,11 +25,11 @@ from sqlanon.config.wording import from_code
 from sqlanon.criteria import build_models
 from sqlanon.criteria.base import PrivacyModel
 from sqlanon.engines.duckdb import DuckDBEngine
+from sqlanon.config.mask import MASK
 from sqlanon.errors import ConfigError, DataError, cut
 from sqlanon.frames import Frame
 from sqlanon.reidentification.analysis import risk_section
 
-MASK = "*"
 #: the longest value a listed class shows (longer ones are cut, with their length)
 SHOWN = 80
 

@@ -25,11 +25,22 @@ from sqlanon.hierarchy.coverage import refuse_header_row
 from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
 from sqlanon.checks.placement import Placement, decide, for_intervals
-from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome
+from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome, tag_loops
 from sqlanon.config.wording import roles_hint
 from sqlanon.progress import SearchTracker
 
 ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
+
+
+def _warm() -> None:
+    """Load the compiled loops of local checks in a session's background thread, while its
+    engine reads the input: the kernel's (``grouping.warm``) and predictive tagging's walk
+    (``sqlanon/search/tag_loops.py``), which is used only once loaded."""
+    grouping.warm()
+    try:
+        tag_loops.warm()
+    except Exception:  # noqa: BLE001 - the Python walk serves
+        pass
 
 
 class Session:
@@ -40,8 +51,8 @@ class Session:
         started = time.perf_counter()
         self._warming = None
         if job.checks != "sql" and needs is None:
-            # the compiled kernel loads while the engine reads (see grouping.warm)
-            self._warming = threading.Thread(target=grouping.warm, name="sqlanon-warm", daemon=True)
+            # the compiled kernel loads while the engine reads (see _warm)
+            self._warming = threading.Thread(target=_warm, name="sqlanon-warm", daemon=True)
             self._warming.start()
         self.job = job
         self.qis = [a.name for a in job.quasi_identifiers]

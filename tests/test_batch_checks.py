@@ -17,9 +17,10 @@ from helpers.presence import PRESENCE, hand_job
 from helpers.random_tables import jobs
 
 from sqlanon.checks.checker import BATCH_MOST, BATCH_NODES
-from sqlanon.engines import duckdb as duckdb_engine
-from sqlanon.engines import sql as sql_module
-from sqlanon.engines.sql import STATEMENT_NODES, SqlEngine, statements
+from sqlanon.engines import duckdb_batches
+from sqlanon.engines import sql_batches
+from sqlanon.engines.sql import SqlEngine
+from sqlanon.engines.sql_batches import STATEMENT_NODES, statements
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.config.snapshots import SnapshotSettings
 
@@ -57,7 +58,7 @@ def statement_counts(engine, count):
     """The statements a batch of ``count`` nodes may take on ``engine``."""
     if engine.name == "spark":
         return (count,)
-    return (len(statements(count)), len(statements(count, duckdb_engine._PIECE, least=2)))
+    return (len(statements(count)), len(statements(count, duckdb_batches._PIECE, least=2)))
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +104,7 @@ def test_check_many_equals_check_and_counts_each_node_once(adult5):
     # the batch asks for 32 nodes, then for 64 (37 are left); DuckDB with two threads runs
     # each call in statements of at most 16 nodes on two connections, else of at most 32
     two = adult5.engine._threads >= 2
-    cut = (lambda n: statements(n, duckdb_engine._PIECE, least=2)) if two else statements
+    cut = (lambda n: statements(n, duckdb_batches._PIECE, least=2)) if two else statements
     assert adult5.engine.queries - queries == len(cut(32)) + len(cut(37)) == (5 if two else 3)
     assert results[:len(nodes)] == expected and results[len(nodes):] == expected[:3]
     assert many.checks == len(nodes) and [r.node for r in seen] == nodes
@@ -154,7 +155,7 @@ def test_a_long_batch_keeps_its_order_through_the_pipeline(adult_available, metr
     job = sensitive_job(QIS5, models=(MODELS["recursive"],), checks="sql", engine_settings={"threads": 2})
     with Session(job, needs=ALL_NEEDS) as session:
         nodes = list(session.lattice.nodes())
-        assert len(statements(len(nodes), duckdb_engine._PIECE, least=2)) > duckdb_engine._AHEAD
+        assert len(statements(len(nodes), duckdb_batches._PIECE, least=2)) > duckdb_batches._AHEAD
         single, many = single_and_many(session, nodes, metric, models)
         assert many == single and len({s.classes for s in single}) > 10
 
@@ -169,7 +170,7 @@ def test_a_failed_batch_leaves_both_connections_idle_and_usable(adult_available,
         nodes = list(session.lattice.nodes())
         args = _checker_args(session, "discernibility", ())
         single = [engine.class_stats(node, *args) for node in nodes]
-        real, reads = sql_module.from_batch_sizes, []
+        real, reads = sql_batches.from_batch_sizes, []
 
         def interrupted(*a, **k):
             reads.append(1)
@@ -177,7 +178,7 @@ def test_a_failed_batch_leaves_both_connections_idle_and_usable(adult_available,
                 raise KeyboardInterrupt
             return real(*a, **k)
 
-        monkeypatch.setattr(sql_module, "from_batch_sizes", interrupted)
+        monkeypatch.setattr(sql_batches, "from_batch_sizes", interrupted)
         with pytest.raises(KeyboardInterrupt):
             engine.class_stats_many(nodes, *args)
         monkeypatch.undo()

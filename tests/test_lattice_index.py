@@ -14,7 +14,7 @@ from sqlanon.lattice import index as lattice_index
 from sqlanon.search import tag_loops
 
 from sqlanon.search import tagging
-from sqlanon.lattice import Lattice
+from sqlanon.lattice import Lattice, generalizes
 from sqlanon.search.tagging import ANONYMOUS, NOT_ANONYMOUS, PRUNED, UNKNOWN, Tags
 
 
@@ -61,7 +61,7 @@ def test_upward_closure_is_the_nodes_and_their_generalizations():
     index = lattice.index
     seeds = [(1, 0, 2), (2, 1, 0)]
     mask = index.upward_closure(index.id(n) for n in seeds)
-    expected = {n for n in lattice.nodes() if any(lattice.is_generalization(n, s) for s in seeds)}
+    expected = {n for n in lattice.nodes() if any(generalizes(n, s) for s in seeds)}
     assert {index.nodes[i] for i in np.flatnonzero(mask)} == expected
 
 
@@ -174,8 +174,8 @@ def test_tag_boxes_are_views_of_the_generalizations_and_specializations(lattice,
     tags.state[: index.size] = bytes(data.draw(st.lists(st.integers(0, 3), min_size=index.size, max_size=index.size)))
     node = data.draw(st.integers(0, index.size - 1))
     levels = index.nodes[node]
-    above = {i for i in range(index.size) if lattice.is_generalization(index.nodes[i], levels)}
-    below = {i for i in range(index.size) if lattice.is_generalization(levels, index.nodes[i])}
+    above = {i for i in range(index.size) if generalizes(index.nodes[i], levels)}
+    below = {i for i in range(index.size) if generalizes(levels, index.nodes[i])}
     for box, members in ((tags._above(node), above), (tags._below(node), below)):
         assert box.size == len(members)
         assert sorted(box.ravel().tolist()) == sorted(tags.state[i] for i in members)

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sqlanon.criteria import KAnonymity
-from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram, text_bytes
-from sqlanon.engines.sql import fetched_bytes
+from sqlanon.engines.fetched import fetched_bytes, text_bytes
+from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram
 from sqlanon.checks.stats import ClassStats
 
 

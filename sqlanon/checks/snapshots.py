@@ -20,11 +20,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import ge
 from typing import Any
 
 
-from sqlanon.lattice import Node
+from sqlanon.lattice import Node, generalizes
 from sqlanon.config.snapshots import SnapshotSettings
 
 
@@ -46,11 +45,6 @@ class Start:
     def handle(self) -> Any:
         """What the engine reads: the snapshot's storage, or None for the base class table."""
         return self.snapshot.handle if self.snapshot is not None else None
-
-
-def generalizes(node: Node, other: Node) -> bool:
-    """Is ``node`` a generalization of ``other`` (or equal)?"""
-    return all(map(ge, node, other))
 
 
 class _Levels:

@@ -143,7 +143,7 @@ def classes_query(dimensions: int, sensitives: int, lnx: bool, coded: Sequence[b
     encoded = query.select(*columns, c.col("n", "s").as_(c.ident("n")), copy=False)
     known = exp.and_(*(exp.Not(this=exp.Is(this=c.col(c.qi(j)), expression=exp.Null())) for j in range(dimensions)))
     query = exp.select(exp.Star()).from_(encoded.subquery(c.ident("e")), copy=False).where(known, copy=False)
-    return c._with_lnx(query, dimensions) if lnx else query
+    return c.with_lnx(query, dimensions) if lnx else query
 
 
 def classes_view(dimensions: int) -> exp.Create:
@@ -174,7 +174,7 @@ def wide_query(hierarchies: Sequence[EncodedHierarchy], with_leaves: bool, sensi
             params[name] = [rows[code][l] for code in range(len(h.labels[0]))]
             value = exp.Cast(this=exp.Anonymous(this="list_extract", expressions=[c.param(name), leaf.copy()]),
                              to=c.datatype("INT"))
-            columns.append(c._narrow(value, len(h.labels[l])).as_(c.ident(c.wide_column(j, l))))
+            columns.append(c.narrow(value, len(h.labels[l])).as_(c.ident(c.wide_column(j, l))))
         if with_leaves:
             for l in range(levels):
                 name = f"n{j}_{l}"

@@ -299,12 +299,6 @@ def warm() -> None:
         _warm()
     except Exception:  # noqa: BLE001 - see above
         pass
-    try:  # predictive tagging's compiled walk, loaded with them (see sqlanon/search/tag_loops.py)
-        from sqlanon.search import tag_loops
-
-        tag_loops.warm()
-    except Exception:  # noqa: BLE001 - the Python walk serves
-        pass
 
 
 def _warm() -> None:

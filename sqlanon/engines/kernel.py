@@ -37,7 +37,8 @@ from sqlglot import exp
 
 from sqlanon.engines.evaluate import compiled
 from sqlanon.engines.grouping import Grouper, Maps, gather, summary, total, weighted_sums
-from sqlanon.engines.histogram_loops import dense_masks, dense_pairs, merge_dense, regroup_histograms
+from sqlanon.engines.histogram_dense import dense_masks, dense_pairs, merge_dense
+from sqlanon.engines.histogram_pairs import regroup_histograms
 from sqlanon.engines.memory_figures import Histogram, dense_figures, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node

@@ -18,20 +18,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlanon.config.job import Output, Source
+from sqlanon.config.mask import MASK
 from sqlanon.engines import arrow_csv, memory_io as io
 from sqlanon.engines.base import Engine, KeepCondition, OutputColumn, PreparedData
 from sqlanon.engines.evaluate import keep_mask
 from sqlanon.engines.grouping import group, total
 from sqlanon.engines.kernel import Kernel, table
-from sqlanon.errors import DataError, OutputError
+from sqlanon.errors import DataError, OutputError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
-from sqlanon.hierarchy.coverage import missing_values_error
+from sqlanon.hierarchy.coverage import refuse_missing_values
 from sqlanon.lattice import Node
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.checks.stats import ClassStats
 from sqlanon.engines.profiles import PROFILES
-
-MASK = "*"
 
 
 class MemoryEngine(Engine):
@@ -80,7 +79,7 @@ class MemoryEngine(Engine):
         try:
             return io.read_columns(source)
         except (pa.ArrowInvalid, OSError) as error:
-            raise DataError(f"cannot read input {source.describe()}: {str(error).strip().splitlines()[0]}") from None
+            raise DataError(f"cannot read input {source.describe()}: {first_line(error)}") from None
 
     def distinct_values(self, column: str) -> list[str]:
         table = self._data if self._data is not None and column in self._data.column_names else io.read_table(self._source, [column])
@@ -136,8 +135,8 @@ class MemoryEngine(Engine):
         codes = pc.index_in(texts, value_set=pa.array(hierarchy.labels[0], pa.string()))
         if codes.null_count:
             missing = pc.value_counts(pc.filter(texts, pc.is_null(codes))).to_pylist()
-            missing = sorted(((x["values"], x["counts"]) for x in missing), key=lambda x: (-x[1], x[0]))
-            raise missing_values_error(name, self._source.describe(), missing, hierarchy)
+            refuse_missing_values(name, self._source.describe(), ((x["values"], x["counts"]) for x in missing),
+                                  hierarchy)
         return codes.to_numpy().astype(np.int64)
 
     def _encode_sensitive(self, name: str) -> tuple[list[str], list[int], np.ndarray]:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sqlanon.engines.histogram_loops import Tree, equal_dense, equal_distance, recursive, recursive_dense
+from sqlanon.engines.histogram_dense import equal_dense, recursive_dense
+from sqlanon.engines.histogram_emd import Tree
+from sqlanon.engines.histogram_pairs import equal_distance, recursive
 
 #: cells of a dense (classes x values) block
 BLOCK_CELLS = 4_000_000

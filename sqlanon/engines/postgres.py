@@ -10,6 +10,7 @@ server-side cursor into a local CSV or Parquet file.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -17,6 +18,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
 
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from sqlglot import exp
 
@@ -25,12 +27,11 @@ from sqlanon.engines import pg_connection as pg
 from sqlanon.config.job import Output, Source
 from sqlanon.engines import arrow_csv
 from sqlanon.engines import postgres_arrow as pa_types
-from sqlanon.engines.sql import SqlEngine, fetched_bytes
+from sqlanon.engines.fetched import fetched_bytes
+from sqlanon.engines.sql import SqlEngine
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.engines.profiles import PROFILES
-import io
-import pyarrow.csv as pa_csv
 
 _PLACEHOLDER = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s|%")
 _TYPES = {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE PRECISION",

@@ -1,6 +1,5 @@
 """A lean check's answer read in arrays: the node's class-size histogram
-(``compiler.size_histogram_query``) reduced to the figures of ``ClassStats``, and the text
-length of a fetched result (``bytes_fetched``) counted without a Python object per value."""
+(``compiler.size_histogram_query``) reduced to the figures of ``ClassStats``."""
 
 from __future__ import annotations
 
@@ -115,37 +114,3 @@ def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, para
                                 min_kept=None if min_kept == none else min_kept, dm_kept=dm_kept, dm_all=dm_all,
                                 kept_uniques=unique_count, min_class=min_class, kept_sizes=kept_sizes))
     return found
-
-
-def _digits(values: np.ndarray) -> int:
-    """Total characters of the integers' decimal text, signs included: one pass per digit
-    the largest has (each a vectorised comparison), for class sizes a handful."""
-    if not len(values):
-        return 0
-    negative = values < 0
-    signs = int(np.count_nonzero(negative))
-    magnitude = np.abs(values) if signs else values
-    top = magnitude.max()
-    total, bound = len(values) + signs, 10
-    while bound <= top:
-        total += int(np.count_nonzero(magnitude >= bound))
-        bound *= 10
-    return total
-
-
-def text_bytes(columns: dict[str, np.ndarray]) -> int:
-    """``engines.sql.fetched_bytes`` of a result of integers and booleans fetched as arrays:
-    the length of each value's text (NULL: 0), the same count as over the rows, without a
-    string per value."""
-    total = 0
-    for values in columns.values():
-        if isinstance(values, np.ma.MaskedArray):
-            values = values.compressed()
-        if values.dtype == bool:
-            true = int(np.count_nonzero(values))
-            total += 4 * true + 5 * (len(values) - true)  # "True", "False"
-        elif values.dtype.kind in "iuf":
-            total += _digits(values)  # integers (a float64 here is DuckDB's HUGEINT: a whole number)
-        else:
-            total += sum(len(str(v)) for v in values.tolist() if v is not None)
-    return total

@@ -23,7 +23,8 @@ from sqlglot import exp
 from sqlanon.engines import compiler as c
 from sqlanon.config.job import Output, Source
 from sqlanon.engines import spark_io
-from sqlanon.engines.sql import SqlEngine, columns_of, fetched_bytes
+from sqlanon.engines.fetched import columns_of, fetched_bytes
+from sqlanon.engines.sql import SqlEngine
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.engines.profiles import PROFILES

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 
 from sqlanon.config.job import Source
-from sqlanon.engines import memory_io
+from sqlanon.engines import arrow_csv, memory_io
 from sqlanon.errors import ConfigError, DataError, OutputError, first_line
 
 ROWID = "rowid"
@@ -190,8 +190,6 @@ def write_parquet(frame, target: str, path: str) -> None:
 def write_csv(frame, target: str, delimiter: str, path: str) -> None:
     """CSV written on the driver from Arrow by DuckDB's CSV writer (``arrow_csv``): every type
     printed as the DuckDB engine prints it."""
-    from sqlanon.engines import arrow_csv
-
     table = frame.toArrow()
     try:
         arrow_csv.write_csv(table.schema, table.to_batches(), target, delimiter)

@@ -7,13 +7,24 @@ same whichever engine ran.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sqlanon.errors import HierarchyError, cut
 from sqlanon.hierarchy.model import EncodedHierarchy, Hierarchy
 
 _SHOW = 5
 NULL_HINT = " (map NULL and empty fields with a hierarchy row whose first field is empty, e.g. ';*')"
+
+
+def refuse_missing_values(column: str, where: str, found: Iterable[tuple[str, int]],
+                          hierarchy: EncodedHierarchy) -> None:
+    """Raise ``missing_values_error`` when an engine ``found`` values of ``column`` that no
+    hierarchy row holds (value as text, NULL as '', rows; in any order): ordered here, most
+    rows first, then by value, so neither the engine nor a database's collation changes the
+    message."""
+    missing = sorted(((value, int(rows)) for value, rows in found), key=lambda r: (-r[1], r[0]))
+    if missing:
+        raise missing_values_error(column, where, missing, hierarchy)
 
 
 def missing_values_error(column: str, where: str, missing: Sequence[tuple[str, int]],

@@ -1,6 +1,6 @@
 """The generalization lattice (``space.py``) and its numbering for the optimal algorithms
 (``index.py``)."""
 
-from sqlanon.lattice.space import Lattice, Node
+from sqlanon.lattice.space import Lattice, Node, generalizes
 
-__all__ = ["Lattice", "Node"]
+__all__ = ["Lattice", "Node", "generalizes"]

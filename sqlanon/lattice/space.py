@@ -12,11 +12,17 @@ from __future__ import annotations
 import gc
 from functools import lru_cache
 from math import lcm, prod
+from operator import ge
 from typing import Iterator, Sequence
 
 from sqlanon.lattice.index import LatticeIndex
 
 Node = tuple[int, ...]
+
+
+def generalizes(node: Node, other: Node) -> bool:
+    """Is ``node`` a generalization of ``other`` (or equal): at least its level on every QI?"""
+    return all(map(ge, node, other))
 
 
 class Lattice:
@@ -90,9 +96,6 @@ class Lattice:
     def predecessors(self, node: Node) -> list[Node]:
         """Direct specializations: one QI one level down."""
         return [node[:j] + (node[j] - 1,) + node[j + 1 :] for j in range(len(node)) if node[j] > 0]
-
-    def is_generalization(self, general: Node, special: Node) -> bool:
-        return all(g >= s for g, s in zip(general, special))
 
     def nodes_on_level(self, level: int) -> Iterator[Node]:
         """Every node whose levels sum to ``level``, in lexicographic order."""

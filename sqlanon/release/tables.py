@@ -13,7 +13,7 @@ from typing import Callable
 import duckdb
 
 from sqlanon.engines.compiler import ident
-from sqlanon.errors import OutputError
+from sqlanon.errors import OutputError, first_line
 
 
 def _with_db(path: str, action: Callable[[duckdb.DuckDBPyConnection], object]):
@@ -38,7 +38,7 @@ def publish_duckdb_table(path: str, temp: str, table: str) -> None:
     try:
         _with_db(path, swap)
     except duckdb.Error as error:
-        raise OutputError(f"cannot publish table '{table}' in {path}: {str(error).splitlines()[0]}") from None
+        raise OutputError(f"cannot publish table '{table}' in {path}: {first_line(error)}") from None
 
 
 def drop_duckdb_table(path: str, table: str) -> None:

@@ -26,9 +26,9 @@ from sqlglot import exp
 
 from sqlanon.engines import pg_connection as pg
 from sqlanon.engines.compiler import col, ident
+from sqlanon.engines.duckdb_sources import csv_relation, table_file_relation
 from sqlanon.config.job import Output, Source
 from sqlanon.errors import VerificationError, cut
-from sqlanon.config.encodings import duckdb_name
 from sqlanon.report.model import VerificationReport
 
 MASK = "*"
@@ -48,10 +48,7 @@ def _relation(output: Output) -> tuple[str, dict]:
     if output.kind == "parquet":
         return "read_parquet($path)", {"path": output.path}
     if output.kind == "csv":
-        return "read_csv($path, delim = $delim, header = true, all_varchar = true)", {
-            "path": output.path,
-            "delim": output.delimiter,
-        }
+        return csv_relation(output.path, output.delimiter)
     return exp.Table(this=ident(output.table), db=ident("main"), catalog=ident("verify_db")).sql("duckdb"), {}
 
 
@@ -234,8 +231,7 @@ def population_counts(population: Population, qis: list[str]) -> tuple[Counter, 
             con.register("population", source.arrow)
             relation, params = "population", {}
         elif source.kind == "csv":  # read as the engine read it: every column text, in the input's encoding
-            relation, params = "read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $enc)", {
-                "path": source.path, "delim": source.delimiter, "enc": duckdb_name(source.encoding)}
+            relation, params = csv_relation(source.path, source.delimiter, source.encoding)
         elif source.kind == "parquet":
             relation, params = "read_parquet($path)", {"path": source.path}
         else:
@@ -247,11 +243,10 @@ def population_counts(population: Population, qis: list[str]) -> tuple[Counter, 
         if subset.column is not None:
             member = f"COALESCE(TRY_CAST({col(subset.column).sql('duckdb')} AS BOOLEAN), FALSE)"
         else:
-            reader = ("read_parquet($ids)" if subset.file.lower().endswith(".parquet")
-                      else "read_csv($ids, header = true, all_varchar = true)")
+            reader, ids = table_file_relation(subset.file, "ids")
             key = exp.Cast(this=col(subset.key), to=exp.DataType.build("VARCHAR")).sql("duckdb")
             member = f"{key} IN (SELECT {key} FROM {reader} WHERE {key} IS NOT NULL)"
-            params = {**params, "ids": subset.file}
+            params = {**params, **ids}
         rows = con.execute(f"SELECT {', '.join(t.sql('duckdb') for t in text)}, {member} FROM {relation}", params).fetchall()
     finally:
         con.close()

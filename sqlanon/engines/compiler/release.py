@@ -1,0 +1,98 @@
+"""The released table as one query: every row generalized to the node (or bucketed into the
+intervals of an ordered anonymization), its QIs masked or the row dropped when its class fails,
+in input order."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from sqlglot import exp
+
+from sqlanon.engines.compiler.checks import class_query
+from sqlanon.engines.compiler.layout import generalized, join_labels
+from sqlanon.engines.compiler.trees import (DATA, ROW, case, class_keys, col, cut_table, ident, param, qi,
+                                           rank_table, table)
+from sqlanon.lattice import Node
+
+
+def output_query(
+    node: Node,
+    keep_condition,
+    columns: Sequence[tuple[str, str, int | None]],
+    drop_suppressed: bool,
+    verdicts: exp.Select | None = None,
+) -> exp.Select:
+    """The released table, in input order.
+
+    ``columns``: (output name, kind, index) with kind ``"qi"`` (index = QI position) or
+    ``"pass"`` (index = passthrough position). ``keep_condition(size)`` returns the predicate
+    for a class of ``size`` rows; suppressed rows get the bound ``$mask`` in every QI. When
+    the models read more than the size, ``verdicts`` (``verdict_query``) decides per class.
+    """
+    gen = exp.select(col(ROW, "d")).from_(table(DATA, "d"))
+    gen, codes, _ = generalized(gen, node, "d", projection=True)
+    gen = gen.select(*(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)))
+    return _release(gen, len(node), keep_condition, columns, drop_suppressed,
+                    lambda query: join_labels(query, node, "o"), lambda j: col("label", f"v{j}"), verdicts)
+
+
+def interval_output_query(
+    dimensions: int,
+    keep_condition,
+    columns: Sequence[tuple[str, str, int | None]],
+    drop_suppressed: bool,
+) -> exp.Select:
+    """The released table of an ordered-interval anonymization (K-Optimize), in input order.
+
+    ``sqlanon_rank_<j>(code, rank)`` gives each leaf code its rank in QI j's order and
+    ``sqlanon_cut_<j>(lo, hi, label)`` the intervals of the cut set (ranks lo..hi). A range
+    join puts every row in its interval; ``g<j>`` (the interval's first rank) is the GROUP BY-able
+    bucket and ``t<j>`` its label. Otherwise as ``output_query``.
+    """
+    gen = exp.select(col(ROW, "d")).from_(table(DATA, "d"))
+    for j in range(dimensions):
+        rank, cut = f"r{j}", f"b{j}"
+        gen = gen.join(table(rank_table(j), rank), on=exp.EQ(this=col(qi(j), "d"), expression=col("code", rank)))
+        gen = gen.join(table(cut_table(j), cut), on=exp.Between(this=col("rank", rank), low=col("lo", cut), high=col("hi", cut)))
+        gen = gen.select(col("lo", cut).as_(ident(f"g{j}")), col("label", cut).as_(ident(f"t{j}")))
+    return _release(gen, dimensions, keep_condition, columns, drop_suppressed, lambda query: query, lambda j: col(f"t{j}", "o"))
+
+
+def _release(gen: exp.Select, dimensions: int, keep_condition, columns, drop_suppressed: bool, decode, label,
+             verdicts: exp.Select | None = None) -> exp.Select:
+    """Count each row's class (``g<j>`` columns) with a window, mask the QIs of rows in classes
+    that fail ``keep_condition`` or, when given, the per-class ``verdicts`` (or drop them), and
+    select the output columns in input order."""
+    gen = gen.select(*(col(f"p{i}", "d").as_(ident(f"p{i}")) for _, kind, i in columns if kind == "pass"))
+    size = exp.Window(
+        this=exp.Count(this=exp.Star()),
+        partition_by=[col(f"g{j}") for j in range(dimensions)],
+    )
+    gen = exp.select(exp.Star(), size.as_(ident("__n"))).from_(gen.subquery(ident("gen")))
+    query = exp.select().from_(gen.subquery(ident("o")))
+    if verdicts is None:
+        kept = keep_condition(col("__n", "o"))
+    else:
+        kept = col("__kept", "vd")
+        query = query.join(
+            verdicts.subquery(ident("vd")),
+            on=exp.and_(*(exp.EQ(this=col(f"g{j}", "o"), expression=col(f"g{j}", "vd")) for j in range(dimensions))),
+        )
+    query = decode(query)
+    selected = []
+    for name, kind, index in columns:
+        if kind == "qi":
+            value = case(kept.copy(), label(index), param("mask"))
+        else:
+            value = col(f"p{index}", "o")
+        selected.append(value.as_(ident(name)))
+    query = query.select(*selected)
+    if drop_suppressed:
+        query = query.where(kept.copy())
+    return query.order_by(col(ROW, "o"))
+
+
+def verdict_query(node: Node, keep: exp.Expression, lookup: str, figures: Sequence[exp.Select]) -> exp.Select:
+    """Per class of the node: its codes ``g<j>`` and whether it is kept (``__kept``)."""
+    cls = class_query(node, False, True, lookup, figures).subquery(ident("cls"))
+    return exp.select(*(col(k) for k in class_keys(node)), keep.as_(ident("__kept"))).from_(cls)

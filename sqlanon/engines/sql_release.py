@@ -1,0 +1,64 @@
+"""A SQL engine's release: the released table as one query (generalized to the node, or bucketed
+into an ordered anonymization's intervals), written to the target by the engine's ``_write``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlanon.config.job import Output
+from sqlanon.config.mask import MASK
+from sqlanon.engines import compiler as c
+from sqlanon.engines.base import KeepCondition, OutputColumn
+from sqlanon.lattice import Node
+
+
+class SqlRelease:
+    """The output of a SQL engine.
+
+    A part of ``SqlEngine`` (``engines/sql.py``), which mixes it in: it reads the attributes
+    ``SqlEngine.__init__`` sets and calls the hooks the module docstring there lists.
+    """
+
+    def check_output(self, output: Output) -> None:
+        """Every SQL engine writes every column type it reads: nothing to refuse."""
+
+    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
+              output: Output, target: str) -> None:
+        """Write the released table to ``target`` (a temporary name chosen by the caller)."""
+        self._ensure_row_tables()
+        self._ensure_wide()
+        figures = self._figures(node, keep)
+        verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
+        query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
+                               drop_suppressed=output.suppressed == "drop", verdicts=verdicts)
+        self._write_query(query, params, output, target)
+
+    def write_intervals(self, ranks: Sequence[np.ndarray], intervals: Sequence[Sequence[tuple[int, int, str]]],
+                        keep: KeepCondition, params: dict, columns: Sequence[OutputColumn], output: Output,
+                        target: str) -> None:
+        """Write the released table of an ordered-interval anonymization: ``ranks[j][code]`` is
+        the rank of leaf code ``code`` of QI j in its order (-1: absent from the data) and
+        ``intervals[j]`` its (first rank, last rank, label) intervals. Both become tables (the
+        labels are data, never SQL) and a range join buckets every row."""
+        self._ensure_row_tables()
+        for j, (rank, spans) in enumerate(zip(ranks, intervals)):
+            codes = np.flatnonzero(rank >= 0)
+            self._materialize(c.rank_table(j), pa.table({
+                "code": pa.array(codes, pa.int32()), "rank": pa.array(rank[codes], pa.int32())}), replace=True)
+            self._materialize(c.cut_table(j), pa.table({
+                "lo": pa.array([a for a, _, _ in spans], pa.int32()),
+                "hi": pa.array([b for _, b, _ in spans], pa.int32()),
+                "label": pa.array([text for _, _, text in spans], pa.string()),
+            }), replace=True)
+        query = c.interval_output_query(len(ranks), keep, [(x.name, x.kind, x.index) for x in columns],
+                                        drop_suppressed=output.suppressed == "drop")
+        self._write_query(query, params, output, target)
+
+    def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str) -> None:
+        self._mode(False, 0)
+        self._write(self.sql(query), {**params, "mask": MASK}, output, target)
+        self.rows_scanned += self._count(c.DATA)
