@@ -48,6 +48,7 @@ from helpers.jobs import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
 
 from sqlanon.engines import compiler as c  # noqa: E402
 from sqlanon.checks.checker import BATCH_NODES  # noqa: E402
+from sqlanon.checks.needs import Need
 from sqlanon.engines.duckdb import DuckDBEngine  # noqa: E402
 from sqlanon.engines.sql import SqlEngine  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
@@ -78,7 +79,7 @@ class Patched:
             shape, query, sums = original(engine, node, keep, needs, source)
             if shape != "sizes":
                 return shape, query, sums
-            uniques = "uniques" in needs
+            uniques = Need.UNIQUES in needs
             return "lean", engine._node_query(
                 ("seven", uniques, getattr(keep, "signature", "")), node,
                 lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), False, uniques), source), sums

@@ -13,6 +13,7 @@ from dataclasses import replace
 from math import prod
 
 from sqlanon.checks.checker import Checker
+from sqlanon.checks.needs import Need
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.metrics.context import metric_context
 from sqlanon.criteria import build_models
@@ -29,7 +30,7 @@ from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome, tag_loops
 from sqlanon.config.wording import roles_hint
 from sqlanon.progress import SearchTracker
 
-ALL_NEEDS = frozenset().union(*(m.needs for m in METRICS.values()))
+ALL_NEEDS = Need.union(m.needs for m in METRICS.values())
 
 
 def _warm() -> None:
@@ -46,7 +47,7 @@ def _warm() -> None:
 class Session:
     """Open ``job.input`` in the job's engine, check the roles, encode and compress once."""
 
-    def __init__(self, job: Job, needs: frozenset[str] | None = None, share_stats: bool = False):
+    def __init__(self, job: Job, needs: Need | None = None, share_stats: bool = False):
         job = validated(job)
         started = time.perf_counter()
         self._warming = None
@@ -71,7 +72,7 @@ class Session:
             self._refuse_huge_lattice(job, job.algorithm, prod(len(h.labels) for h in self.hierarchies))
             # k-optimize and hill-climb read the class table, not per-node figures.
             lattice_metric = job.algorithm not in INTERVAL_ALGORITHMS
-            self.needs = (METRICS[job.metric].needs if lattice_metric else frozenset()) if needs is None else needs
+            self.needs = (METRICS[job.metric].needs if lattice_metric else Need.NONE) if needs is None else needs
             self.sensitives = sensitive_attributes(job) if lattice_metric else []
             self.subset = research_subset(job)
             # only a job with a research subset (delta-presence) passes one: engines without it still serve the rest
@@ -142,9 +143,9 @@ class Session:
         metric = get_metric(job.metric, self._weights(job), job.label)
         if metric.attribute is not None and metric.attribute not in self.sensitives:
             raise ConfigError(f"metric '{job.metric}' reads '{metric.attribute}', which this session did not prepare")
-        missing = metric.needs - self.needs
+        missing = metric.needs & ~self.needs
         if missing:
-            raise ConfigError(f"metric '{job.metric}' needs {sorted(missing)}, which this session did not prepare")
+            raise ConfigError(f"metric '{job.metric}' needs {missing.names()}, which this session did not prepare")
         if "models" in overrides:
             check_models(job)
         models = self.models(job)

@@ -143,6 +143,29 @@ def test_the_package_root_holds_at_most_ten_modules():
     assert len(root) <= 10, root
 
 
+def test_no_module_over_450_lines():
+    long = {str(p.relative_to(PACKAGE.parent)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 450}
+    assert not long, long
+
+
+def test_no_probing_of_models_rules_and_engines():
+    """What a model, a metric, a keep condition or an engine offers is declared on its type
+    (checks/needs.py, checks/conditions.py, criteria/base.py, engines/base.py): no getattr or
+    hasattr on them. What remains reads a dataclass's own fields by name, a module by name (the
+    lazy loaders), a search's options off the job, or a caller's object (a stream, a table)."""
+    allowed = {"config/validate.py", "config/job.py", "__init__.py", "cli/deferred.py", "cli/guard.py",
+               "frames.py", "progress.py", "report/model.py", "engines/profiles.py", "session.py"}
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        name = str(path.relative_to(PACKAGE))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+                if name not in allowed:
+                    found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    assert not found, found
+
+
 def test_the_job_layer_names_no_engine():
     """sqlanon/config/ never compares an engine's name: what an engine takes and can do is its
     profile's (sqlanon/engines/profiles.py), and config imports nothing else of the engines."""

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from helpers.jobs import ADULT, adult_hierarchy, adult_job, on_engine, table_job
 
 from sqlanon import Output, anonymize
+from sqlanon.checks.needs import Need
 from sqlanon.cli.commands import main
 from sqlanon.criteria import build_model
 from sqlanon.errors import ConfigError
@@ -85,7 +86,7 @@ def test_class_sizes_equal_in_every_engine_and_an_independent_count(size_oracle,
             checker = session.checker()
             assert session.engine.class_sizes(node, checker.keep, checker.params) == expected_kept, engine
             # the "sizes" need: the kept classes' table inside a check
-            stats = session.engine.class_stats(node, checker.keep, checker.params, frozenset({"sizes"}))
+            stats = session.engine.class_stats(node, checker.keep, checker.params, Need.SIZES)
             assert stats.kept_sizes == expected_kept, engine
 
 

@@ -16,13 +16,13 @@ counters are ``rollups`` and ``snapshot_hits``). The engine only stores what the
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from sqlglot import exp
 
+from sqlanon.checks.conditions import Conditions
+from sqlanon.checks.needs import Need
 from sqlanon.criteria import PrivacyModel
 from sqlanon.engines.base import Engine
 from sqlanon.lattice import Node
@@ -40,36 +40,6 @@ class CheckResult:
     stats: ClassStats
     loss: float
     bound: float
-
-
-class Conditions:
-    """What the engine needs to tell kept classes from suppressed ones: called with a class's
-    size column it returns the combined per-class predicate; ``figures`` builds the per-class
-    figure queries of the models that read a sensitive histogram; ``signature`` names the
-    combination (queries are cached per shape)."""
-
-    def __init__(self, models: Sequence[PrivacyModel], metric: Metric | None = None):
-        self.models = list(models)
-        # the metric reads a histogram too (classification) and may add sums of its own
-        self.histogram_models = [m for m in [*self.models, metric] if m is not None and m.attribute is not None]
-        self.metric = metric
-        described = [m.describe() for m in self.models]
-        if metric is not None and metric.stats_columns(1):
-            described.append({"metric": metric.name, "label": metric.attribute})
-        self.signature = json.dumps(described, sort_keys=True, default=str)
-        if not self.histogram_models:
-            self.figures = None
-
-    def stats_columns(self, d: int) -> dict:
-        return self.metric.stats_columns(d) if self.metric is not None else {}
-
-    def __call__(self, size: exp.Expression) -> exp.Expression:
-        conditions = [m.class_condition(size.copy()) for m in self.models]
-        conditions = [c for c in conditions if c != exp.true()] or [exp.true()]
-        return exp.and_(*conditions)
-
-    def figures(self, histogram_for, keys) -> list[exp.Select]:
-        return [m.class_columns(histogram_for(m.attribute), keys) for m in self.histogram_models]
 
 
 class Checker:
@@ -108,7 +78,7 @@ class Checker:
         # Predictive tagging needs every model monotonic for this limit (ARX's flags).
         self.monotonic_models = all(m.monotonic(suppression_limit) for m in self.models)
         self.table_models = [m for m in self.models if m.whole_table]
-        self.needs = metric.needs.union(*(m.needs for m in self.models))
+        self.needs = metric.needs | Need.union(m.needs for m in self.models)
         self.keep = Conditions(self.models, metric)
         self.on_check = on_check  # called with every new CheckResult (progress display)
         self.checks = 0
@@ -153,9 +123,9 @@ class Checker:
         if self.memo is not None:
             key = (node, self.keep.signature, tuple(sorted(self.params.items())))
             known = self.memo.get(key)
-            if known is not None and needs <= known[0]:
+            if known is not None and needs & known[0] == needs:
                 return known[1], False
-            needs = needs | (known[0] if known else frozenset())
+            needs = needs | (known[0] if known else Need.NONE)
         start = self.snapshots.start(node)
         stats = self.engine.class_stats(node, self.keep, self.params, needs, start=start.handle)
         if key is not None:

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from sqlglot import exp
 
+from sqlanon.checks.needs import Need
 from sqlanon.engines.compiler import col, ident, param
 
 #: float comparisons of entropies and distances allow this much rounding error
@@ -36,8 +37,10 @@ class PrivacyModel:
     whole_table: bool = False
     #: reads each class's population count (delta-presence's research subset)
     population: bool = False
+    #: the auxiliary table its figures read (t-closeness's distances), None for most models
+    aux: str | None = None
     #: optional figures the engine must add to ClassStats (e.g. "uniques")
-    needs: frozenset[str] = frozenset()
+    needs: Need = Need.NONE
     #: the figure reported on the output: the worst class is its min ("min") or max ("max")
     worst: str = "min"
     key: str = "m"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+from sqlanon.checks.needs import Need
 from sqlanon.criteria.base import EPSILON, PrivacyModel
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError
@@ -35,7 +36,7 @@ class PopulationUniqueness(PrivacyModel):
     whole_table = True
     monotonic_with_generalization = False
     monotonic_with_suppression = False
-    needs = frozenset({"sizes"})
+    needs = Need.SIZES
     worst = "max"
 
     def __init__(self, threshold: float, model: str = "dankar", population_size: float | None = None,

@@ -8,6 +8,7 @@ unique record); with suppression treated as not monotonic.
 
 from __future__ import annotations
 
+from sqlanon.checks.needs import Need
 from sqlanon.criteria.base import EPSILON, PrivacyModel
 from sqlanon.criteria.options import fraction
 
@@ -17,7 +18,7 @@ class SampleUniqueness(PrivacyModel):
     options = ("threshold",)
     whole_table = True
     monotonic_with_suppression = False
-    needs = frozenset({"uniques"})
+    needs = Need.UNIQUES
     worst = "max"
 
     def __init__(self, threshold: float):

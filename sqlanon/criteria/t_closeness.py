@@ -193,7 +193,7 @@ class TCloseness(PrivacyModel):
         d = {"model": self.name, "attribute": self.attribute, "t": self.t, "distance": self.distance}
         if self.distance == "hierarchical":
             h = self.hierarchy
-            if hasattr(h, "rows"):  # given in code: named by its rows' digest
+            if isinstance(h, Hierarchy):  # given in code: named by its rows' digest
                 h = f"{h.source} sha1:" + hashlib.sha1(json.dumps(h.rows).encode()).hexdigest()[:12]
             d["hierarchy"] = str(h)
             if self.encoding is not None:

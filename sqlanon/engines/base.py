@@ -51,19 +51,20 @@ history counters are the checker's (``Checker.rollups``, ``Checker.snapshot_hits
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from sqlglot import exp
-
+from sqlanon.checks.conditions import Conditions
+from sqlanon.checks.needs import Need
 from sqlanon.config.job import Output, Source
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 from sqlanon.checks.stats import ClassStats
 from sqlanon.engines.profiles import Capabilities, Where
 
-KeepCondition = Callable[[exp.Expression], exp.Expression]
+#: the checker's keep conditions (sqlanon/checks/conditions.py): one type every engine reads
+KeepCondition = Conditions
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class Engine(ABC):
 
     @abstractmethod
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: frozenset[str] = frozenset(), sensitives: Sequence[str] = (),
+                needs: Need = Need.NONE, sensitives: Sequence[str] = (),
                 subset=None) -> PreparedData:
         """``subset``: delta-presence's research subset; only an engine whose capabilities
         say ``research_subset`` is given one."""
@@ -139,11 +140,11 @@ class Engine(ABC):
 
     # -- checks ------------------------------------------------------------------------------
     @abstractmethod
-    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str],
+    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: Need,
                     start: SnapshotHandle | None = None) -> ClassStats: ...
 
     def class_stats_many(self, nodes: Sequence[Node], keep: KeepCondition, params: dict,
-                         needs: frozenset[str]) -> list[ClassStats] | None:
+                         needs: Need) -> list[ClassStats] | None:
         """The figures of several nodes from the base class table in one call, each what
         ``class_stats`` gives for it; None when this engine (or this job) answers one node at
         a time. The checker asks only engines with ``batches``, and only when no snapshot
@@ -171,7 +172,7 @@ class Engine(ABC):
     def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]: ...
 
     @abstractmethod
-    def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str: ...
+    def check_sql(self, node: Node, keep: KeepCondition, needs: Need) -> str: ...
 
     # -- output ------------------------------------------------------------------------------
     @abstractmethod

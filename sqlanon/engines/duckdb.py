@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
+from sqlanon.checks.needs import Need
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.engines import compiler as c
 from sqlanon.engines import duckdb_codes as codes
@@ -125,13 +126,13 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         at its code. When the scan encoded every QI and grouped nothing else, its table holds
         the classes already: ``sqlanon_classes`` is a view of it (``duckdb_codes.classes_view``)."""
         dimensions = len(self._qi_names)
-        if all(self._coded) and not self._sensitives and "lnx" not in self._needs:
+        if all(self._coded) and not self._sensitives and Need.LNX not in self._needs:
             self.run(codes.classes_view(dimensions))
             return self._distinct_rows  # as many as the view's, unless a row fell out (prepare then refuses)
         enums = self._ensure_enums([j for j, coded in enumerate(self._coded) if not coded])
         if not enums:
             self._ensure_hierarchies()
-        return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), "lnx" in self._needs,
+        return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), Need.LNX in self._needs,
                                                                     self._coded, enums))
 
     def _ensure_enums(self, qis: Sequence[int]) -> bool:
@@ -164,8 +165,8 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
     def _create_wide(self, population: bool) -> None:
         """Through the level lists (``duckdb_codes.py``), no join."""
         self._drop_second()  # its copy of the wide table is stale
-        query, params = codes.wide_query(self._hierarchies, "leaves" in self._needs, len(self._sensitives),
-                                         "lnx" in self._needs, population)
+        query, params = codes.wide_query(self._hierarchies, Need.LEAVES in self._needs, len(self._sensitives),
+                                         Need.LNX in self._needs, population)
         if self.lookup == "wide":  # the lean checks group two paired QIs by one key (compiler.with_pairs)
             sizes = [[len(labels) for labels in h.labels] for h in self._hierarchies]
             self._pairs = c.pairable(sizes)

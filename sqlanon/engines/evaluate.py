@@ -160,8 +160,7 @@ class Compiled:
 
     def sums(self, d: int) -> dict:
         if d not in self._sums:
-            build = getattr(self._source, "stats_columns", None)
-            self._sums[d] = build(d) if build is not None else {}
+            self._sums[d] = self._source.stats_columns(d)
         return self._sums[d]
 
 
@@ -172,21 +171,17 @@ def compiled(keep) -> Compiled:
     """The keep condition's predicate and sums as compiled evaluators, built once per
     condition object: building the sqlglot trees again for every check costs more than the
     check itself once a check takes a fraction of a millisecond."""
-    cached = getattr(keep, "_kernel_compiled", None)
+    cached = keep.compiled
     if cached is None:
         # Every checker makes its own condition object; one with the same signature (the
         # models and the metric's sums, which the SQL engines' query cache keys on too)
         # has the same trees, so a new search does not build them again.
-        signature = getattr(keep, "signature", None)
-        cached = _BY_SIGNATURE.get(signature) if signature is not None else None
+        signature = keep.signature
+        cached = _BY_SIGNATURE.get(signature)
         if cached is None:
             cached = Compiled(keep)
-            if signature is not None:
-                if len(_BY_SIGNATURE) >= 64:
-                    _BY_SIGNATURE.clear()
-                _BY_SIGNATURE[signature] = cached
-        try:
-            keep._kernel_compiled = cached
-        except AttributeError:  # a plain function (a lambda): nothing to cache it on
-            pass
+            if len(_BY_SIGNATURE) >= 64:
+                _BY_SIGNATURE.clear()
+            _BY_SIGNATURE[signature] = cached
+        keep.compiled = cached
     return cached

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
-from sqlglot import exp
 
+from sqlanon.checks.conditions import Conditions
+from sqlanon.checks.needs import Need
 from sqlanon.engines.evaluate import compiled
 from sqlanon.engines.grouping import Grouper, Maps, gather, summary, total, weighted_sums
 from sqlanon.engines.histogram_dense import dense_masks, dense_pairs, merge_dense
@@ -294,7 +295,7 @@ class Kernel:
             columns["lnx"] = nlnx
         if pop is not None:
             columns["pop"] = pop
-        for model in getattr(keep, "histogram_models", ()):
+        for model in keep.histogram_models:
             columns.update(self._figures(model, histograms, n))
         cls.kept = compiled(keep).keep(columns, params)
         return cls
@@ -303,7 +304,7 @@ class Kernel:
         known = self._aux.get(id(model))
         if known is None or known[0] is not model:
             # the name hashes the model's settings: once per model, not per check
-            known = self._aux[id(model)] = (model, getattr(model, "aux", None))
+            known = self._aux[id(model)] = (model, model.aux)
         i = self.names.index(model.attribute)
         h = histograms[i]
         if isinstance(h, Dense):
@@ -315,7 +316,7 @@ class Kernel:
         return figures(model, histogram, self.tables.get(known[1]), self._derived, known[1])
 
     # -- checks ------------------------------------------------------------------------------
-    def class_stats(self, node: Node, keep, params: dict, needs: frozenset[str], start: Table | None = None) -> ClassStats:
+    def class_stats(self, node: Node, keep, params: dict, needs: Need, start: Table | None = None) -> ClassStats:
         """One check, from the base table or the snapshot ``start`` (a ``keep_snapshot`` handle)."""
         source = start if start is not None else self.base
         table = self.generalize(source, node, ordered=False, deferred=True)
@@ -324,7 +325,7 @@ class Kernel:
         n, kept = cls.n, cls.kept
         kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
         leaves = None
-        if "leaves" in needs:
+        if Need.LEAVES in needs:
             offsets = self._leaf_offsets.get(table.node)
             if offsets is None:
                 if len(self._leaf_offsets) >= PLANS:
@@ -333,7 +334,7 @@ class Kernel:
             leaves = tuple(int(x) for x in weighted_sums(cls.matrix, n, kept, self.leaf_maps.values, offsets))
         figures_ = compiled(keep).figures(len(node), {**cls.columns, "kept": kept}, params)
         histograms = None
-        if "suppressed_histograms" in needs:
+        if Need.SUPPRESSED_HISTOGRAMS in needs:
             histograms = tuple(() for _ in node)
             if suppressed:
                 histograms = tuple(tuple(int(x) for x in total(cls.codes[j][~kept], n[~kept], self.sizes[j][level]) if x)
@@ -342,9 +343,9 @@ class Kernel:
             classes=len(n), kept_classes=kept_classes, suppressed=suppressed,
             min_kept=min_kept if min_kept >= 0 else None, dm_kept=dm_kept, dm_all=dm_all,
             kept_leaves=leaves, suppressed_histograms=histograms,
-            kept_uniques=uniques if "uniques" in needs else None, figures=figures_,
+            kept_uniques=uniques if Need.UNIQUES in needs else None, figures=figures_,
             min_class=min_class if min_class >= 0 else None,
-            kept_sizes=size_table(n[kept]) if "sizes" in needs else None,
+            kept_sizes=size_table(n[kept]) if Need.SIZES in needs else None,
         )
 
     def keep_snapshot(self, node: Node) -> Table:
@@ -378,7 +379,7 @@ class Kernel:
 
     def class_sizes(self, node: Node, keep=None, params: dict | None = None) -> dict[int, int]:
         """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
-        cls = self.node_classes(node, keep or (lambda n: exp.true()), params or {})
+        cls = self.node_classes(node, keep or Conditions(()), params or {})
         return size_table(cls.n[cls.kept] if keep is not None else cls.n)
 
     def class_figures(self, node: Node, keep, params: dict) -> list[dict]:

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
+from sqlanon.checks.needs import Need
 from sqlanon.engines import compiler as c
 from sqlanon.engines.kernel import Kernel, table
 from sqlanon.criteria.population import POP
@@ -23,7 +24,7 @@ def fetch_kernel(engine) -> Kernel:
     """The kernel over ``engine``'s base class table (a prepared ``SqlEngine``)."""
     d, s = len(engine._qi_names), len(engine._sensitives)
     population = engine._subset is not None
-    lnx = "lnx" in engine._needs
+    lnx = Need.LNX in engine._needs
     names = [c.qi(j) for j in range(d)] + [c.sensitive(i) for i in range(s)] + ["n"] + \
         ([POP] if population else []) + (["lnx"] if lnx else [])
     engine._mode(False, 0)

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sqlanon.checks.needs import Need
 from sqlanon.config.job import Output, Source
 from sqlanon.config.mask import MASK
 from sqlanon.engines import arrow_csv, memory_io as io
@@ -87,7 +88,7 @@ class MemoryEngine(Engine):
 
     # -- preparation -------------------------------------------------------------------------
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: frozenset[str] = frozenset(), sensitives: Sequence[str] = ()) -> PreparedData:
+                needs: Need = Need.NONE, sensitives: Sequence[str] = ()) -> PreparedData:
         self._sensitives = list(sensitives)
         self._qi_names = [name for name, _ in qis]
         self._hierarchies = [h for _, h in qis]
@@ -113,7 +114,7 @@ class MemoryEngine(Engine):
         count = len(distinct[0])
         n = np.bincount(inverse, minlength=count).astype(np.int64)
         nlnx = None
-        if "lnx" in needs:
+        if Need.LNX in needs:
             _, combination = group(self._codes, radices[:len(qis)])
             per_row = np.bincount(combination)[combination].astype(np.float64)
             nlnx = total(inverse, np.log(per_row), count)
@@ -155,7 +156,7 @@ class MemoryEngine(Engine):
         self._tables.update(tables)
 
     # -- checks (the kernel's) ----------------------------------------------------------------
-    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str],
+    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: Need,
                     start=None) -> ClassStats:
         return self.kernel.class_stats(node, keep, params, needs, start)
 
@@ -172,7 +173,7 @@ class MemoryEngine(Engine):
     def _node_classes(self, node: Node, keep, params: dict):
         return self.kernel.node_classes(node, keep, params)
 
-    def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str:
+    def check_sql(self, node: Node, keep: KeepCondition, needs: Need) -> str:
         return (f"-- the memory engine runs no SQL. Node {','.join(map(str, node))} is checked by mapping each QI's "
                 "code column of the class table (or of a snapshot of a node it generalizes) to its level through "
                 "the hierarchy's int arrays, combining the codes into one integer key and summing the rows per key "

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from sqlanon.checks.needs import Need
 from sqlanon.checks.stats import ClassStats
 from sqlanon.engines import compiler as c
 from sqlanon.engines.base import KeepCondition
@@ -43,7 +44,7 @@ class SqlBatches:
         return rows
 
     def class_stats_many(self, nodes: Sequence[Node], keep: KeepCondition, params: dict,
-                         needs: frozenset[str]) -> list[ClassStats] | None:
+                         needs: Need) -> list[ClassStats] | None:
         """The figures of several nodes in one query (``compiler.batch_query``), each exactly
         what ``class_stats`` returns for it; None when they must be checked one at a time:
         checks placed in process (the kernel answers each in microseconds), figures that take
@@ -51,12 +52,12 @@ class SqlBatches:
         a metric's sums of floats (another plan adds them in another order). The checker asks
         only when no snapshot policy is on (``Checker.batches``), so none of these nodes is
         kept as a snapshot."""
-        if self.kernel is not None or "suppressed_histograms" in needs or len(nodes) < 2:
+        if self.kernel is not None or Need.SUPPRESSED_HISTOGRAMS in needs or len(nodes) < 2:
             return None
         self._ensure_wide()
         # the shape and the sums depend on the job, not on the node: the first node says
         shape, first, sums = self._check_query(nodes[0], keep, needs, None)
-        if ("sizes" in needs and shape != "sizes") or sums:
+        if (Need.SIZES in needs and shape != "sizes") or sums:
             # sums of floats (KL-divergence) come out of another plan with other last bits
             return None
         lean_rows = self._rows_of(None) if shape != "stats" else None
@@ -83,7 +84,7 @@ class SqlBatches:
                 order = np.argsort(tags, kind="stable")
                 tags, found = tags[order], {name: values[order] for name, values in found.items()}
             if self.sizes_in_process:
-                stats = from_batch_sizes(tags, found["n"], count, keep, params, "uniques" in needs, "sizes" in needs)
+                stats = from_batch_sizes(tags, found["n"], count, keep, params, Need.UNIQUES in needs, Need.SIZES in needs)
                 if stats is not None:
                     return stats
             cuts = np.searchsorted(tags, np.arange(count + 1))

@@ -13,6 +13,7 @@ from dataclasses import replace
 import numpy as np
 from sqlglot import exp
 
+from sqlanon.checks.needs import Need
 from sqlanon.checks.stats import ClassStats
 from sqlanon.engines import compiler as c
 from sqlanon.engines.base import KeepCondition
@@ -31,9 +32,8 @@ class SqlChecks:
 
     def _figures(self, node: Node, keep: KeepCondition, lookup: str | None = None) -> list[exp.Select]:
         """The per-class figure queries of the models that read a sensitive histogram."""
-        build = getattr(keep, "figures", None)
         lookup = lookup or self.lookup
-        figures = [] if build is None else build(
+        figures = [] if keep is None or not keep.has_figures else keep.figures(
             lambda name: c.histogram_query(node, self._sensitives.index(name), self.settings.projection, lookup),
             c.class_keys(node))
         if self._subset is not None:  # the population counts, and only classes with subset rows
@@ -43,7 +43,7 @@ class SqlChecks:
     # -- placement (sqlanon/checks/placement.py decides; engines/local_checks.py fetches) -------------
     def class_table_columns(self) -> int:
         """Columns of the base class table: QI codes, sensitive codes, n, pop, lnx."""
-        return len(self._qi_names) + len(self._sensitives) + 1 + (self._subset is not None) + ("lnx" in self._needs)
+        return len(self._qi_names) + len(self._sensitives) + 1 + (self._subset is not None) + (Need.LNX in self._needs)
 
     def query_latency(self, times: int = 3) -> float:
         """Seconds a check pays before it reads a row (parsing, planning, scheduling, the round
@@ -71,7 +71,7 @@ class SqlChecks:
             self.reset_snapshots()
             self.kernel = fetch_kernel(self)
 
-    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: frozenset[str],
+    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: Need,
                     start=None) -> ClassStats:
         if self.kernel is not None:
             return self.kernel.class_stats(node, keep, params, needs, start)
@@ -84,10 +84,10 @@ class SqlChecks:
         else:
             stats = self._read_check(shape, node, self.run(query, params, lean_rows), needs, sums)
         self.rows_scanned += self._rows_of(source)
-        if "suppressed_histograms" in needs:
+        if Need.SUPPRESSED_HISTOGRAMS in needs:
             histograms = self._suppressed_histograms(node, keep, params, source) if stats.suppressed else tuple(() for _ in node)
             stats = replace(stats, suppressed_histograms=histograms)
-        if "sizes" in needs and shape != "sizes":
+        if Need.SIZES in needs and shape != "sizes":
             # the kept classes' size frequencies (population uniqueness): a second query, over the base table
             stats = replace(stats, kept_sizes=self.class_sizes(node, keep, params))
         self._pending = (node, source, stats.classes)
@@ -99,14 +99,14 @@ class SqlChecks:
         return {} if shape == "sizes" and self.sizes_in_process else params
 
     def _read_sizes(self, found: dict[str, np.ndarray], keep: KeepCondition, params: dict,
-                    needs: frozenset[str]) -> ClassStats:
+                    needs: Need) -> ClassStats:
         """The figures of a ``sizes`` check from its arrays: the class sizes (``sizes_in_process``)
         or the size histogram with the verdicts."""
         if self.sizes_in_process:
-            return from_class_sizes(found["n"], keep, params, "uniques" in needs, "sizes" in needs)
-        return from_size_histogram(found["n"], found["classes"], found["kept"], "uniques" in needs, "sizes" in needs)
+            return from_class_sizes(found["n"], keep, params, Need.UNIQUES in needs, Need.SIZES in needs)
+        return from_size_histogram(found["n"], found["classes"], found["kept"], Need.UNIQUES in needs, Need.SIZES in needs)
 
-    def _check_query(self, node: Node, keep: KeepCondition, needs: frozenset[str], source,
+    def _check_query(self, node: Node, keep: KeepCondition, needs: Need, source,
                      tag: int | None = None) -> tuple[str, object, dict]:
         """A node's check query over the base class table or the snapshot ``source``: its
         shape, its SQL (text from a template, or a tree) and the metric's named sums. Shapes:
@@ -117,10 +117,10 @@ class SqlChecks:
         the lean mode (``_mode``); ``stats``: anything else (``compiler.stats_query``). ``tag``:
         the node's place in a batch, which the class sizes' query carries itself
         (``sizes_in_process``); any other query is tagged by ``compiler.batch_query``."""
-        with_leaves, uniques, lnx = "leaves" in needs, "uniques" in needs, "lnx" in needs
-        sums = keep.stats_columns(len(node)) if hasattr(keep, "stats_columns") else {}
-        signature = getattr(keep, "signature", "")
-        lean = (not sums and getattr(keep, "figures", None) is None and (source is not None or self.lookup == "wide")
+        with_leaves, uniques, lnx = Need.LEAVES in needs, Need.UNIQUES in needs, Need.LNX in needs
+        sums = keep.stats_columns(len(node))
+        signature = keep.signature
+        lean = (not sums and not keep.has_figures and (source is not None or self.lookup == "wide")
                 and self._subset is None)  # a research subset joins the population query (see _figures)
         # a QI whose level has one value adds nothing to a grouping: the lean shapes leave it
         # out; two paired QIs are one key in the base wide table (compiler.with_pairs). The
@@ -151,12 +151,12 @@ class SqlChecks:
             source), sums
 
     @staticmethod
-    def _read_check(shape: str, node: Node, rows: list, needs: frozenset[str], sums: dict) -> ClassStats:
+    def _read_check(shape: str, node: Node, rows: list, needs: Need, sums: dict) -> ClassStats:
         """ClassStats from the rows of a node's check query (see ``_check_query``); suppressed
         histograms and kept sizes are the caller's; the ``sizes`` shape is read in arrays
         (``size_histogram.from_size_histogram``)."""
         row = rows[0]
-        with_leaves, uniques = "leaves" in needs, "uniques" in needs
+        with_leaves, uniques = Need.LEAVES in needs, Need.UNIQUES in needs
         classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
             int(x) if x is not None else None for x in row[:7]
         )
@@ -170,7 +170,7 @@ class SqlChecks:
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict, read=None):
         query = self._node_query(
-            ("histograms", getattr(keep, "signature", "")), node,
+            ("histograms", keep.signature), node,
             lambda n, lookup: c.suppressed_histogram_query(n, keep(c.col("n")), self.settings.projection, lookup,
                                                            self._figures(n, keep, lookup)),
             read,
@@ -182,10 +182,10 @@ class SqlChecks:
             result[j].append(int(count))
         return tuple(tuple(h) for h in result)
 
-    def check_sql(self, node: Node, keep: KeepCondition, needs: frozenset[str]) -> str:
+    def check_sql(self, node: Node, keep: KeepCondition, needs: Need) -> str:
         """The SQL of a node's check, as sent to the database (pretty-printed)."""
-        return self.sql(c.stats_query(node, keep(c.col("n")), "leaves" in needs, self.settings.projection, self.lookup, self._figures(node, keep),
-                             uniques="uniques" in needs), pretty=True)
+        return self.sql(c.stats_query(node, keep(c.col("n")), Need.LEAVES in needs, self.settings.projection, self.lookup, self._figures(node, keep),
+                             uniques=Need.UNIQUES in needs), pretty=True)
 
     def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""

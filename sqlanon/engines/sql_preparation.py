@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pyarrow as pa
 from sqlglot import exp
 
+from sqlanon.checks.needs import Need
 from sqlanon.config.job import Source
 from sqlanon.criteria.population import ResearchSubset
 from sqlanon.criteria.population import classes_query as population_classes_query
@@ -40,7 +41,7 @@ class SqlPreparation:
         return DataError(f"cannot read input {source.describe()}: {first_line(error)}")
 
     def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: frozenset[str] = frozenset(), sensitives: Sequence[str] = (),
+                needs: Need = Need.NONE, sensitives: Sequence[str] = (),
                 subset: ResearchSubset | None = None) -> PreparedData:
         """``sensitives``: attributes whose per-class histograms the models read; only then
         do the class tables carry their codes. ``subset``: the research subset of
@@ -89,9 +90,9 @@ class SqlPreparation:
             self._create_table_as(c.DATA, encode if member is None else encode.where(member))
             self.rows_scanned += population
             if subset is None:
-                classes = c.base_classes_query(len(qis), len(self._sensitives), "lnx" in needs)
+                classes = c.base_classes_query(len(qis), len(self._sensitives), Need.LNX in needs)
             else:
-                classes = population_classes_query([n for n, _ in qis], len(self._sensitives), "lnx" in needs)
+                classes = population_classes_query([n for n, _ in qis], len(self._sensitives), Need.LNX in needs)
         self._row_tables = not once
         self._needs = needs
         self._base_classes = self._distinct_classes() if once else self._create_table_as(c.CLASSES, classes)
@@ -143,7 +144,7 @@ class SqlPreparation:
         """CREATE ``sqlanon_classes`` from ``sqlanon_distinct``; its rows."""
         self._ensure_hierarchies()
         return self._create_table_as(c.CLASSES, c.distinct_classes_query(
-            len(self._qi_names), len(self._sensitives), "lnx" in self._needs))
+            len(self._qi_names), len(self._sensitives), Need.LNX in self._needs))
 
     def _ensure_wide(self) -> None:
         """``sqlanon_wide``, if the layout reads it and it is not built yet; and the hierarchy
@@ -159,7 +160,7 @@ class SqlPreparation:
         which ``_ensure_wide`` has stored)."""
         hierarchies = self._hierarchies
         self._create_table_as(c.WIDE, c.wide_query(
-            [len(h.labels) - 1 for h in hierarchies], "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
+            [len(h.labels) - 1 for h in hierarchies], Need.LEAVES in self._needs, len(self._sensitives), Need.LNX in self._needs,
             [[len(labels) for labels in h.labels] for h in hierarchies], population=population))
 
     def _scan_distinct(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlanon.checks.needs import Need
 from sqlanon.engines import compiler as c
 from sqlanon.lattice import Node
 
@@ -36,7 +37,7 @@ class SqlSnapshots:
         else:
             self._snapshot_serial += 1
             name = f"sqlanon_snap_{self._snapshot_serial}"
-        query = c.snapshot_query(node, self._tops, "leaves" in self._needs, len(self._sensitives), "lnx" in self._needs,
+        query = c.snapshot_query(node, self._tops, Need.LEAVES in self._needs, len(self._sensitives), Need.LNX in self._needs,
                                  source.name if source is not None else None, self.lookup, self._subset is not None)
         wide_form = source is not None or self.lookup == "wide"
         rows = self._create_table_as(name, query, replace=True, lean_rows=self._rows_of(source) if wide_form else None)

@@ -9,6 +9,7 @@ product only grows under generalization and a suppressed record costs the most.
 
 from sqlglot import exp
 
+from sqlanon.checks.needs import Need
 from sqlanon.engines.compiler import col
 from sqlanon.metrics.base import Metric
 
@@ -22,7 +23,7 @@ def _product(d: int) -> exp.Expression:
 
 class Ambiguity(Metric):
     name = "ambiguity"
-    needs = frozenset({"leaves"})
+    needs = Need.LEAVES
 
     def stats_columns(self, d: int) -> dict[str, exp.Expression]:
         zero = exp.Literal.number(0)

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from sqlanon.checks.needs import Need
 from sqlanon.lattice import Node
 from sqlanon.checks.stats import ClassStats
 
@@ -41,8 +42,10 @@ class MetricContext:
 
 class Metric:
     name: str = ""
-    #: which optional figures the engine must compute: "leaves", "suppressed_histograms".
-    needs: frozenset[str] = frozenset()
+    #: which optional figures the engine must compute (sqlanon/checks/needs.py)
+    needs: Need = Need.NONE
+    #: the auxiliary table its figures read (as a privacy model's ``aux``): none for a metric
+    aux: str | None = None
     #: True when the value never decreases under generalization, whatever the suppression.
     always_monotonic: bool = False
     #: metrics over the QIs one by one take per-attribute weights (ARX: divided by their maximum)

@@ -7,6 +7,7 @@ T_j = sum_w c(w) * log2(S / c(w)). Each G_j + T_j is truncated to 10 decimals, t
 
 import math
 
+from sqlanon.checks.needs import Need
 from sqlanon.metrics.base import Metric, truncate
 
 
@@ -18,7 +19,7 @@ class Entropy(Metric):
     """With weights w_j (largest 1): sum_j w_j * truncate(G_j + T_j)."""
 
     name = "entropy"
-    needs = frozenset({"suppressed_histograms"})
+    needs = Need.SUPPRESSED_HISTOGRAMS
     weighted = True
 
     def value(self, stats, node, ctx):
@@ -45,7 +46,7 @@ class Entropy(Metric):
 
 class EntropyMonotonic(Entropy):
     name = "entropy-monotonic"
-    needs = frozenset()
+    needs = Need.NONE
     always_monotonic = True
 
     def value(self, stats, node, ctx):

@@ -21,6 +21,7 @@ import math
 
 from sqlglot import exp
 
+from sqlanon.checks.needs import Need
 from sqlanon.engines.compiler import col
 from sqlanon.metrics.base import Metric
 
@@ -31,7 +32,7 @@ def _double(e):
 
 class KLDivergence(Metric):
     name = "kl-divergence"
-    needs = frozenset({"leaves", "lnx"})
+    needs = Need.LEAVES | Need.LNX
 
     def stats_columns(self, d: int) -> dict[str, exp.Expression]:
         zero = exp.Literal.number(0)

@@ -7,6 +7,7 @@ truncated to 10 decimals; Loss = prod_j (1 + L_j)^(1/d) - 1. The engine returns
 sum(kept rows * rows under the value) as an integer, so L_j is an exact fraction here.
 """
 
+from sqlanon.checks.needs import Need
 from sqlanon.metrics.base import Metric
 
 #: ARX keeps 10 decimals of L_j, cutting the rest
@@ -39,7 +40,7 @@ class Loss(Metric):
     """With weights, each L_j is multiplied by its weight (largest weight 1) before aggregating."""
 
     name = "loss"
-    needs = frozenset({"leaves"})
+    needs = Need.LEAVES
     weighted = True
 
     def value(self, stats, node, ctx):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sqlanon.checks.needs import Need
 from sqlanon.release.verify import Population
 
 if TYPE_CHECKING:
@@ -52,8 +53,8 @@ class NodeRelease:
         search's metric did not ask for them and the engine can count them (the class table
         has them, or local checks compute them); else the search's statistics as they are."""
         session, checker, stats = self.session, self.checker, self.best.stats
-        if stats.kept_leaves is None and ("leaves" in session.needs or getattr(session.engine, "kernel", None) is not None):
-            stats = session.engine.class_stats(self.node, checker.keep, checker.params, checker.needs | {"leaves"})
+        if stats.kept_leaves is None and (Need.LEAVES in session.needs or session.engine.kernel is not None):
+            stats = session.engine.class_stats(self.node, checker.keep, checker.params, checker.needs | Need.LEAVES)
         return stats
 
     def population(self) -> Population | None:

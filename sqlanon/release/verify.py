@@ -28,10 +28,9 @@ from sqlanon.engines import pg_connection as pg
 from sqlanon.engines.compiler import col, ident
 from sqlanon.engines.duckdb_sources import csv_relation, table_file_relation
 from sqlanon.config.job import Output, Source
+from sqlanon.config.mask import MASK
 from sqlanon.errors import VerificationError, cut
 from sqlanon.report.model import VerificationReport
-
-MASK = "*"
 
 
 @dataclass(frozen=True)

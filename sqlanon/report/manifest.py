@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from sqlanon.config.job import Job
 from sqlanon.errors import ConfigError
+from sqlanon.hierarchy import Hierarchy
 from sqlanon.report.model import Manifest
 
 VERSION = 1
@@ -42,7 +43,7 @@ def build_manifest(job: Job, qis: list[str], node, hierarchies) -> Manifest:
 
 def _plain(value):
     """A model setting as JSON can hold it (a hierarchy given in code is named by its source)."""
-    return getattr(value, "source", value) if hasattr(value, "rows") else value
+    return value.source if isinstance(value, Hierarchy) else value
 
 
 def load_manifest(path: str) -> dict:
