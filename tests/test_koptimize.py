@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from helpers.jobs import ADULT, adult_job, table_job
 from sqlanon import Output, anonymize
 from sqlanon.config.job import KOptimizeOptions
+from sqlanon.config.read import load_job
 from sqlanon.koptimize.costs import evaluate, make_cost
 from sqlanon.koptimize.model import cuts_of_levels
 from sqlanon.koptimize.runner import interval_model, search_intervals
@@ -404,8 +405,6 @@ report = "report.json"
 
 
 def test_job_file_with_koptimize_keys(tmp_path, adult_available):
-    from sqlanon.config.job import load_job
-
     path = tmp_path / "job.toml"
     path.write_text(JOB.format(adult=ADULT))
     job = load_job(path)

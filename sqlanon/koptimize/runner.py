@@ -56,7 +56,7 @@ def interval_model(session, job: Job | None = None) -> IntervalModel:
 
 def search_intervals(session, model: IntervalModel | None = None, **overrides) -> IntervalOutcome:
     """Run the job's interval algorithm (or ``algorithm=``) with any job field overridden."""
-    job = validate(replace(session.job, **overrides))
+    job = validate(replace(session.job, **overrides)) if overrides else session.job  # the session validated its own
     model = model or interval_model(session, job)
     cost = make_cost(job.metric, model, job.k, job.interval_limit_rows(session.rows))
     if job.algorithm == "hill-climb":
