@@ -32,6 +32,7 @@ from math import prod
 
 from sqlanon.checker import CheckResult
 from sqlanon.lattice import Node
+from sqlanon.search.genetic_hybrid import Hybrid
 from sqlanon.search.randomized import RandomizedSearch
 
 
@@ -43,6 +44,9 @@ class Genetic(RandomizedSearch):
         self.low = self._minimum_levels()
         if self.low is None:
             return  # the top is not anonymous: no node is
+        if p.variant == "hybrid":
+            Hybrid(self, self.low).run()
+            return
         self._box = prod(h - l + 1 for l, h in zip(self.low, self.lattice.heights))
         population = self._select([self.random_node(self.low) for _ in range(p.population)])
         self.counters["generations"] = 0
