@@ -65,8 +65,9 @@ class Hybrid:
         self.high = self.lattice.heights
         self.monotonic = self.checker.monotonic_models
         self.box = prod(h - l + 1 for l, h in zip(low, self.high))
-        self.failing: list[Node] = []  # checked non-anonymous nodes (monotonic models)
-        self._failing_array = None
+        #: the maximal checked non-anonymous nodes, one per row (monotonic models)
+        self.failing = np.empty((0, len(low)), dtype=np.int64)
+        self._keys: dict[Node, tuple] = {}
         self.refined: set[Node] = set()
         self.counters = search.counters
         self.counters.update(generations=0, repaired=0, dropped=0, descents=0, immigrants=0)
@@ -112,10 +113,15 @@ class Hybrid:
 
     # ---------------------------------------------------------------- fitness and selection
     def _key(self, result: CheckResult) -> tuple:
-        if result.anonymous:
-            return (0, result.loss, self.lattice.order_key(result.node))
-        excess = (result.stats.suppressed - self.checker.limit_rows) / max(self.checker.limit_rows, 1)
-        return (1, excess, result.loss, self.lattice.order_key(result.node))
+        key = self._keys.get(result.node)
+        if key is None:
+            if result.anonymous:
+                key = (0, result.loss, self.lattice.order_key(result.node))
+            else:
+                excess = (result.stats.suppressed - self.checker.limit_rows) / max(self.checker.limit_rows, 1)
+                key = (1, excess, result.loss, self.lattice.order_key(result.node))
+            self._keys[result.node] = key
+        return key
 
     def _select(self, nodes: list[Node], population: list[CheckResult]) -> list[CheckResult]:
         """The fittest ``population`` distinct individuals of ``population`` and ``nodes``
@@ -153,16 +159,13 @@ class Hybrid:
 
     def _fails(self, node: Node) -> bool:
         """Known to fail: it generalizes to a checked non-anonymous node (monotonic models)."""
-        if not self.failing:
-            return False
-        if self._failing_array is None:
-            self._failing_array = np.array(self.failing, dtype=np.int32)
-        return bool((np.asarray(node, dtype=np.int32) <= self._failing_array).all(axis=1).any())
+        return bool(len(self.failing) and (np.asarray(node) <= self.failing).all(axis=1).any())
 
     def _add_failing(self, node: Node) -> None:
         """Keep only the maximal failing nodes: a node below another says nothing more."""
-        self.failing = [f for f in self.failing if not all(a <= b for a, b in zip(f, node))] + [node]
-        self._failing_array = None
+        levels = np.asarray(node)
+        kept = self.failing[~(self.failing <= levels).all(axis=1)]
+        self.failing = np.vstack([kept, levels[None, :]])
 
     def _repair(self, node: Node) -> Node | None:
         """Generalize a random QI one level at a time until nothing checked says the node
