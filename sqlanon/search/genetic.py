@@ -24,6 +24,11 @@ paper leaves room:
   to another, so the child stays on the same lattice level with a different shape.
 * The search stops after ``max_evaluations`` evaluations (default 5000) or at the time or
   step limit.
+
+This is ``variant = "kgen"`` (the default). ``variant = "hybrid"`` runs the same loop with the
+changes described in ``sqlanon/search/genetic_hybrid.py`` (seeding from both lattice ends,
+no check on nodes known to fail or to lose, repair, a local search): after the preprocessing
+above, ``explore`` hands over to it.
 """
 
 from __future__ import annotations
