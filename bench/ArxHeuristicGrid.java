@@ -2,7 +2,7 @@
  * ARX's heuristic searches on one dataset, for bench/genetic_arx.py. ARX's public API only.
  * Compiled and run by that script:
  *
- *   javac -cp "$ARX_BUILD_DIR/classpath.txt's classpath" -d bench/.cache/arx ArxHeuristicGrid.java
+ *   javac -cp "$ARX_BUILD_DIR/classpath.txt's classpath" -d bench/.cache/arx-heuristic-grid ArxHeuristicGrid.java
  *   java -cp ... ArxHeuristicGrid data=CSV qis=a,b,c hierarchy.a=CSV ...
  *
  * Loads the CSV (';') and the QIs' hierarchies once (every other column insensitive), prints
