@@ -117,10 +117,14 @@ class Output:
         return f"PostgreSQL table {self.table}" if self.kind == "postgres" else str(self.path)
 
 
+GENETIC_VARIANTS = ("kgen", "hybrid")
+
+
 @dataclass(frozen=True)
 class GeneticParams:
     """The genetic algorithm's parameters (``[search.genetic]``), with the KGen paper's
-    defaults; random search gets the same ``max_evaluations``."""
+    defaults; random search gets the same ``max_evaluations``. ``variant``: "kgen", the
+    algorithm as the paper describes it (the default), or "hybrid", ours (sqlanon/search/genetic_hybrid.py)."""
 
     max_evaluations: int = 5000
     population: int = 100
@@ -128,8 +132,12 @@ class GeneticParams:
     mutation: float = 0.2
     horizontal_mutation: float = 0.4
     tournament: int = 2
+    variant: str = "kgen"
 
     def validate(self) -> None:
+        if self.variant not in GENETIC_VARIANTS:
+            raise ConfigError(f"search.genetic.variant must be one of {', '.join(map(repr, GENETIC_VARIANTS))}, "
+                              f"got {self.variant!r}")
         for name in ("max_evaluations", "population", "tournament"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

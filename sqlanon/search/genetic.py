@@ -24,6 +24,11 @@ paper leaves room:
   to another, so the child stays on the same lattice level with a different shape.
 * The search stops after ``max_evaluations`` evaluations (default 5000) or at the time or
   step limit.
+
+This is ``variant = "kgen"`` (the default). ``variant = "hybrid"`` runs the same loop with the
+changes described in ``sqlanon/search/genetic_hybrid.py`` (seeding from both lattice ends,
+no check on nodes known to fail or to lose, repair, a local search): after the preprocessing
+above, ``explore`` hands over to it.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from math import prod
 
 from sqlanon.checks.checker import CheckResult
 from sqlanon.lattice import Node
+from sqlanon.search.genetic_hybrid import Hybrid
 from sqlanon.search.randomized import RandomizedSearch
 
 
@@ -43,6 +49,9 @@ class Genetic(RandomizedSearch):
         self.low = self._minimum_levels()
         if self.low is None:
             return  # the top is not anonymous: no node is
+        if p.variant == "hybrid":
+            Hybrid(self, self.low).run()
+            return
         self._box = prod(h - l + 1 for l, h in zip(self.low, self.lattice.heights))
         population = self._select([self.random_node(self.low) for _ in range(p.population)])
         self.counters["generations"] = 0
