@@ -123,8 +123,8 @@ GENETIC_VARIANTS = ("kgen", "hybrid")
 @dataclass(frozen=True)
 class GeneticParams:
     """The genetic algorithm's parameters (``[search.genetic]``), with the KGen paper's
-    defaults; random search gets the same ``max_evaluations``. ``variant``: "kgen", the
-    algorithm as the paper describes it (the default), or "hybrid", ours (sqlanon/search/genetic_hybrid.py)."""
+    defaults; random search gets the same ``max_evaluations``. ``variant``: "hybrid" (the
+    default: sqlanon/search/genetic_hybrid.py), or "kgen", the algorithm as the paper describes it."""
 
     max_evaluations: int = 5000
     population: int = 100
@@ -132,7 +132,7 @@ class GeneticParams:
     mutation: float = 0.2
     horizontal_mutation: float = 0.4
     tournament: int = 2
-    variant: str = "kgen"
+    variant: str = "hybrid"
 
     def validate(self) -> None:
         if self.variant not in GENETIC_VARIANTS:
