@@ -59,7 +59,7 @@ class KOptimize:
 
     def __init__(self, cost: Cost, time_limit: float | None = None, step_limit: int | None = None,
                  upper_bound: Sequence[int] | None = None, broad_useless: bool = True,
-                 compiled: bool = True):
+                 compiled: bool = True, class_floor: bool = True):
         self.cost, self.model = cost, cost.model
         self.time_limit, self.step_limit = time_limit, step_limit
         self.upper_bound = upper_bound
@@ -75,7 +75,10 @@ class KOptimize:
         self._pos = self._offsets[self._tail_j] + self._tail_r
         self._table = kernels.hash_table(self.model.ranks.shape[1])
         # LB_DM in one compiled call (``kernels.dm_bound``); False: the general path in numpy.
-        self.compiled = compiled and cost.name == "discernibility"
+        # ``class_floor``: with no suppression left, bound each kept head class as a whole
+        # (``Cost.class_floor``); False only to measure what it prunes.
+        self.class_floor = class_floor
+        self.compiled = compiled and class_floor and cost.name == "discernibility"
         self.row_suppressed = cost.row_suppressed()
         self.best = INFEASIBLE
         self.best_cuts: list[int] | None = None
@@ -271,7 +274,7 @@ class KOptimize:
         row_bound = cost.row_bound(class_of_row, *figures)
         sizes = heads.sizes()
         head_suppressed = sizes[heads.cls] < k
-        if no_more:
+        if no_more and self.class_floor:
             per_class = np.bincount(heads.cls, weights=row_bound, minlength=heads.count)
             head_of_piece = np.empty(count, dtype=np.int64)
             head_of_piece[class_of_row] = heads.cls
