@@ -20,7 +20,10 @@ Lower bounds: LB_DM charges |D| for each record the head already suppresses (a c
 than k only splits further) and max(|E_{A,t}|, k) for every other record, E_{A,t} its class
 under the allset; LB_CM charges 1 for each suppressed record and the minority count of every
 other allset class. Both come from ``costs.py``; the head classes are maintained incrementally
-(``heads.py``). The search is anytime: every improvement is logged with its time and node
+(``heads.py``). With no suppression left, LB_DM also bounds each kept head class as a whole
+(``Cost.class_floor``). DM without suppression runs the whole tree compiled (``kernels.dfs``,
+the same tree node for node); otherwise the tree runs here with compiled tail figures and, for
+DM, a compiled LB_DM (``kernels``). The search is anytime: every improvement is logged with its time and node
 count, and a time or node limit returns the best so far with ``proven = False``.
 """
 
