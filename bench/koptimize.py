@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -95,7 +96,7 @@ def run_grid(args, rows_out: list) -> None:
     from sqlanon.koptimize.search import KOptimize
 
     header = (f"{'data':<12} {'metric':<14} {'k':>5} {'supp':>9} {'alphabet':>8} {'proven':>6} {'time s':>8} "
-              f"{'nodes':>8} {'cost':>12} {'best at s':>9} {'Flash cost':>12} {'Flash s':>8}")
+              f"{'nodes':>8} {'cost':>12} {'best at s':>9} {'Flash cost':>12} {'Flash s':>8} {'cpu s':>8} {'load':>5}")
     print(header)
     print("-" * len(header))
     for dataset in args.datasets:
@@ -109,17 +110,24 @@ def run_grid(args, rows_out: list) -> None:
                         cost = make_cost(metric, model, k, session.rows if limit == "unlimited" else limit)
                         cuts, info = flash.seed(k, limit)
                         flash_cost = evaluate(cost, cuts)[0] if cuts is not None else None
+                        load = os.getloadavg()[0]
+                        cpu = time.process_time()
                         s = KOptimize(cost, time_limit=args.cap, upper_bound=cuts if args.flash else None).run()
+                        cpu = time.process_time() - cpu
                         found_at = next((h["seconds"] for h in s.history if h["cost"] == s.cost), None)
                         row = {"dataset": dataset, "metric": metric, "k": k, "suppression": limit,
                                "alphabet": len(model.alphabet), "proven": s.proven, "seconds": round(s.seconds, 3),
                                "nodes": s.counters["nodes"], "cost": s.cost, "found_at": found_at,
                                "flash_cost": flash_cost, "flash_seconds": info["seconds"],
-                               "flash_node": info["node"], "cap": args.cap}
+                               "flash_node": info["node"], "cap": args.cap, "cpu_seconds": round(cpu, 3),
+                               "load_before": load, "load_after": os.getloadavg()[0]}
                         rows_out.append(row)
+                        if args.json:  # after every run: a long grid that is stopped keeps what finished
+                            Path(args.json).write_text(json.dumps({"grid": rows_out}, indent=2))
                         print(f"{dataset:<12} {metric:<14} {k:>5} {limit:>9} {len(model.alphabet):>8} "
                               f"{'yes' if s.proven else 'cap':>6} {s.seconds:>8.2f} {row['nodes']:>8} {s.cost!s:>12} "
-                              f"{found_at!s:>9} {flash_cost!s:>12} {info['seconds']!s:>8}", flush=True)
+                              f"{found_at!s:>9} {flash_cost!s:>12} {info['seconds']!s:>8} {cpu:>8.1f} {load:>5.1f}",
+                              flush=True)
 
 
 def run_seeding(args, rows_out: list) -> None:

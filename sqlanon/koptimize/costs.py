@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from sqlanon.errors import ConfigError
+from sqlanon.koptimize import kernels
 from sqlanon.koptimize.model import IntervalModel
 
 INFEASIBLE = math.inf
@@ -58,6 +59,11 @@ class Cost:
     def suppressed_cost(self, rows: int) -> int:
         raise NotImplementedError
 
+    def class_floor(self, head_of_piece: np.ndarray, piece_sizes: np.ndarray, head_sizes: np.ndarray) -> np.ndarray:
+        """Per head class, a lower bound on what its records cost in any descendant that
+        suppresses none of them, from the allset's pieces of the class (0 if none is known)."""
+        return np.zeros(len(head_sizes), dtype=np.int64)
+
 
 class Discernibility(Cost):
     name = "discernibility"
@@ -75,6 +81,9 @@ class Discernibility(Cost):
         # A kept record's class holds its whole allset class and at least k records; a
         # suppressed one costs |D|, which is at least that (or |D| when k > |D|).
         return self.model.weights * np.minimum(np.maximum(sizes[class_of_row], self.k), self.n)
+
+    def class_floor(self, head_of_piece, piece_sizes, head_sizes):
+        return kernels.dm_floor(head_of_piece, piece_sizes, head_sizes, self.k)
 
 
 class Classification(Cost):

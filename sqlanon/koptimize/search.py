@@ -20,7 +20,10 @@ Lower bounds: LB_DM charges |D| for each record the head already suppresses (a c
 than k only splits further) and max(|E_{A,t}|, k) for every other record, E_{A,t} its class
 under the allset; LB_CM charges 1 for each suppressed record and the minority count of every
 other allset class. Both come from ``costs.py``; the head classes are maintained incrementally
-(``heads.py``). The search is anytime: every improvement is logged with its time and node
+(``heads.py``). With no suppression left, LB_DM also bounds each kept head class as a whole
+(``Cost.class_floor``). DM without suppression runs the whole tree compiled (``kernels.dfs``,
+the same tree node for node); otherwise the tree runs here with compiled tail figures and, for
+DM, a compiled LB_DM (``kernels``). The search is anytime: every improvement is logged with its time and node
 count, and a time or node limit returns the best so far with ``proven = False``.
 """
 
@@ -33,6 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from sqlanon.koptimize.costs import INFEASIBLE, Cost, class_figures, evaluate, partition
+from sqlanon.koptimize import kernels
 from sqlanon.koptimize.heads import HeadClasses
 
 
@@ -57,12 +61,27 @@ class KOptimize:
     name = "k-optimize"
 
     def __init__(self, cost: Cost, time_limit: float | None = None, step_limit: int | None = None,
-                 upper_bound: Sequence[int] | None = None, broad_useless: bool = True):
+                 upper_bound: Sequence[int] | None = None, broad_useless: bool = True,
+                 compiled: bool = True, class_floor: bool = True):
         self.cost, self.model = cost, cost.model
         self.time_limit, self.step_limit = time_limit, step_limit
         self.upper_bound = upper_bound
         self.broad_useless = broad_useless
         self.heads = HeadClasses(self.model)
+        # Arrays for the compiled loops (``kernels``): each value's attribute and rank, and its
+        # place in the marks over all attributes' ranks.
+        self._dom_sizes = np.asarray([d.size for d in self.model.domains], dtype=np.int64)
+        self._offsets = np.concatenate([[0], np.cumsum(self._dom_sizes)[:-1]]).astype(np.int64)
+        self._marks_size = int(self._dom_sizes.sum())
+        self._tail_j = np.asarray([j for j, _ in self.model.alphabet], dtype=np.int64)
+        self._tail_r = np.asarray([r for _, r in self.model.alphabet], dtype=np.int64)
+        self._pos = self._offsets[self._tail_j] + self._tail_r
+        self._table = kernels.hash_table(self.model.ranks.shape[1])
+        # LB_DM in one compiled call (``kernels.dm_bound``); False: the general path in numpy.
+        # ``class_floor``: with no suppression left, bound each kept head class as a whole
+        # (``Cost.class_floor``); False only to measure what it prunes.
+        self.class_floor = class_floor
+        self.compiled = compiled and class_floor and cost.name == "discernibility"
         self.row_suppressed = cost.row_suppressed()
         self.best = INFEASIBLE
         self.best_cuts: list[int] | None = None
@@ -76,13 +95,70 @@ class KOptimize:
             if seeded < self.best:
                 self._improve(seeded, sorted(self.upper_bound), "seed")
         proven = True
-        try:
-            self._node(list(range(len(self.model.alphabet))))
-        except _Stop:
-            proven = False
+        if self.compiled and self.cost.limit == 0 and self.model.rows >= self.cost.k:
+            proven = self._run_compiled()
+        else:
+            try:
+                self._node(list(range(len(self.model.alphabet))))
+            except _Stop:
+                proven = False
         suppressed = None if self.best_cuts is None else evaluate(self.cost, self.best_cuts)[1]
         return Solution(self.best_cuts, self.best, suppressed, proven, time.perf_counter() - self.started,
                         self.history, dict(self.counters))
+
+    # -- the tree, compiled (DM without suppression) ------------------------------------------
+    _CHUNK = 500  # nodes per call of the compiled search, between looks at the clock
+
+    def _run_compiled(self) -> bool:
+        """``kernels.dfs`` over the whole tree, in chunks of nodes; True when it finished.
+        The same tree as ``_node`` (same order, filter and bound), so the same counters; an
+        improvement's logged time is that of the end of its chunk."""
+        model, heads, k = self.model, self.heads, self.cost.k
+        m, V = model.ranks.shape[1], len(model.alphabet)
+        width = int(self._dom_sizes.max()) + 1
+        starts = np.zeros((model.dimensions, width), dtype=np.int64)
+        for j, st in enumerate(heads.starts):
+            starts[j, : len(st)] = st
+        size = np.zeros(m + 2, dtype=np.int64)
+        size[0] = model.rows
+        regs = np.zeros(12, dtype=np.int64)
+        regs[kernels.R_COUNT] = 1  # the root: one class of every row
+        best = np.array([-1 if self.best_cuts is None else int(self.best)], dtype=np.int64)
+        best_vals = np.zeros(V + 1, dtype=np.int64)
+        pool = np.zeros((V + 2, max(V, 1)), dtype=np.int64)
+        pool[0, :V] = np.arange(V)
+        frame_len = np.zeros(V + 2, dtype=np.int64)
+        frame_len[0] = V
+        state = (
+            model.ranks, model.weights, self._tail_j, self._tail_r, self._pos, self._offsets, self._dom_sizes,
+            np.stack(heads.by_rank).astype(np.int64), starts, np.zeros(m, dtype=np.int64), size,
+            np.zeros(self._marks_size, dtype=np.int64), np.zeros(V + 1, dtype=np.int64), regs, best, best_vals,
+            pool, frame_len, np.zeros(V + 2, dtype=np.int64),
+            np.zeros((V + 1) * m, dtype=np.int64), np.zeros((V + 1) * m, dtype=np.int64),  # undo: rows, old ids
+            np.zeros(m + 1, dtype=np.int64), np.zeros(m + 1, dtype=np.int64),  # splits: class, moved
+            np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64),
+            np.zeros(m + 2, dtype=np.int64), np.full(m + 2, -1, dtype=np.int64), np.zeros(m + 2, dtype=np.int64),
+            *self._table,
+        )
+        done = False
+        while True:
+            budget = regs[kernels.R_NODES] + self._CHUNK
+            if self.step_limit is not None:
+                budget = min(budget, self.step_limit)
+            done = kernels.dfs(budget, k, self.cost.n, *state) == kernels.DONE
+            if best[0] >= 0 and best[0] < self.best:
+                self.best, self.best_cuts = int(best[0]), sorted(int(v) for v in best_vals[: regs[kernels.R_BEST_LEN]])
+                self.history.append({"seconds": round(time.perf_counter() - self.started, 6),
+                                     "nodes": int(regs[kernels.R_BEST_AT]), "cost": self.best, "source": "search"})
+            self.counters.update(nodes=int(regs[kernels.R_NODES]), pruned_nodes=int(regs[kernels.R_PRUNED]),
+                                 useless_values=int(regs[kernels.R_USELESS]),
+                                 infeasible_values=int(regs[kernels.R_INFEASIBLE]))
+            if done:
+                return True
+            if self.step_limit is not None and regs[kernels.R_NODES] >= self.step_limit:
+                return False
+            if self.time_limit is not None and time.perf_counter() - self.started > self.time_limit:
+                return False
 
     # -- the tree --------------------------------------------------------------------------
     def _node(self, tail: list[int]) -> None:
@@ -105,97 +181,126 @@ class KOptimize:
             tail = self._prune(tail, head)
 
     def _head(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """Head classes of at least k rows (the only ones a child can change): their ids'
-        dense index per row of such a class, those rows, their sizes, and the suppressed rows."""
+        """Head classes of at least k rows (the only ones a child can change): per row its
+        class's dense index (-1 for a suppressed row), the rows of such classes, their sizes,
+        and the suppressed rows."""
         heads, k = self.heads, self.cost.k
         sizes = heads.sizes()
         kept_ids = np.flatnonzero(sizes >= k)
         dense = np.full(heads.count, -1, dtype=np.int64)
         dense[kept_ids] = np.arange(len(kept_ids))
         per_row = dense[heads.cls]
-        rows = np.flatnonzero(per_row >= 0)
-        return per_row[rows], rows, sizes[kept_ids][:, None], int(sizes[sizes < k].sum())
+        return per_row, np.flatnonzero(per_row >= 0), sizes[kept_ids], int(sizes[sizes < k].sum())
 
-    def _splits(self, tail: list[int], cls, rows, weights):
-        """Per attribute with tail values: the values (rank, value, position) and a matrix
-        (kept head classes × those values) of the weight each value moves out of each class:
-        the rows at or above its rank (a class lies inside one head interval of the attribute)."""
+    def _splits(self, tail: list[int], per_row, classes: int, weights):
+        """Per attribute with tail values: the values (rank, value, position) and, for each
+        of ``weights``, a matrix (kept head classes × those values) of the weight each value
+        moves out of each class (``kernels.moved``)."""
         model = self.model
         by_attribute: dict[int, list[tuple[int, int, int]]] = {}
         for position, v in enumerate(tail):
             j, r = model.alphabet[v]
             by_attribute.setdefault(j, []).append((r, v, position))
-        classes = int(cls.max()) + 1 if len(cls) else 0
         for j, items in by_attribute.items():
             items.sort()
             marks = np.zeros(model.domains[j].size, dtype=np.int64)
             marks[[r for r, _, _ in items]] = 1
-            width = len(items) + 1
-            key = cls * width + np.cumsum(marks)[model.ranks[j][rows]]  # tail ranks at or below
-            yield items, [_suffix(np.bincount(key, weights=w, minlength=classes * width), width) for w in weights]
+            bucket = np.cumsum(marks)  # tail ranks at or below each rank
+            yield items, [kernels.moved(per_row, model.ranks[j], w, bucket, classes, len(items) + 1) for w in weights]
 
     def _filter(self, tail: list[int], head: tuple) -> tuple[list[int], dict]:
         """Drop useless values and values whose addition suppresses more rows than the limit
         (suppression only grows down the tree); the reordering key of the others."""
         k, limit = self.cost.k, self.cost.limit
-        cls, rows, size, suppressed = head
-        big = self._splits_matter(size)
+        per_row, _, size, suppressed = head
+        values = np.asarray(tail, dtype=np.int64)
+        splits, useful, new_rows, change = kernels.tail_stats(
+            per_row, self.model.ranks, self.model.weights, size, self._splits_matter(size), k,
+            self._tail_j[values], self._tail_r[values], self._dom_sizes)
         keep, order = [], {}
-        for items, (moved,) in self._splits(tail, cls, rows, [self.model.weights[rows]]):
-            low = size - moved
-            split = (moved > 0) & (low > 0)
-            useless = ~(split & big).any(axis=0)
-            new_rows = (moved * (split & (moved < k))).sum(axis=0) + (low * (split & (low < k))).sum(axis=0)
-            splits = split.sum(axis=0)
-            sizef = size.astype(np.float64)
-            change = ((sizef ** 2 - moved.astype(np.float64) ** 2 - low.astype(np.float64) ** 2) * split).sum(axis=0)
-            for i, (_, v, position) in enumerate(items):
-                if useless[i]:
-                    self.counters["useless_values"] += 1
-                elif suppressed + int(new_rows[i]) > limit:
-                    self.counters["infeasible_values"] += 1
-                else:
-                    keep.append((position, v))
-                    order[v] = (-int(splits[i]), -float(change[i]), position)
-        return [v for _, v in sorted(keep)], order
+        for position, v in enumerate(tail):
+            if not useful[position]:
+                self.counters["useless_values"] += 1
+            elif suppressed + int(new_rows[position]) > limit:
+                self.counters["infeasible_values"] += 1
+            else:
+                keep.append(v)
+                order[v] = (-int(splits[position]), -float(change[position]), position)
+        return keep, order
 
     def _prune(self, tail: list[int], head: tuple) -> list[int]:
         """The paper's PRUNE, repeated until the tail stops shrinking: the node goes when
         LB(H, H ∪ T) >= c, a tail value v when LB(H ∪ {v}, H ∪ T) >= c."""
-        heads, cost, model = self.heads, self.cost, self.model
-        k = cost.k
+        cost, model, k = self.cost, self.model, self.cost.k
+        per_row, rows, size, suppressed = head
+        # No descendant may suppress another record: then a child's bound equals the node's
+        # and every kept head class is cut into parts of at least k rows (``class_floor``).
+        no_more = suppressed >= cost.limit
         while tail:
-            allset = [list(c) for c in heads.cuts]
-            for v in tail:
-                j, r = model.alphabet[v]
-                allset[j].append(r)
-            class_of_row, count = partition(model, [sorted(c) for c in allset])
-            row_bound = cost.row_bound(class_of_row, *class_figures(model, class_of_row, count))
-            sizes = heads.sizes()
-            head_suppressed = sizes[heads.cls] < k
-            bound = float(self.row_suppressed[head_suppressed].sum() + row_bound[~head_suppressed].sum())
+            bound, row_bound = self._bound(tail, no_more)
             if bound >= self.best:
                 self.counters["pruned_nodes"] += 1
                 return []
-            cls, rows, size, suppressed = head
-            if suppressed >= cost.limit:
-                return tail  # no child may suppress more: a child's bound equals the node's
+            if no_more:
+                return tail
             # A child adds, for each record it newly suppresses, its suppression cost minus
             # its share of the bound.
-            row_delta = (self.row_suppressed - row_bound)[rows]
-            class_delta = np.bincount(cls, weights=row_delta, minlength=len(size))[:, None]
+            row_delta = (self.row_suppressed - row_bound) * (per_row >= 0)
+            class_delta = np.bincount(per_row[rows], weights=row_delta[rows], minlength=len(size)).astype(np.int64)
             pruned = set()
-            for items, (moved, moved_delta) in self._splits(tail, cls, rows, [model.weights[rows], row_delta]):
-                low = size - moved
-                split = (moved > 0) & (low > 0)
-                child = (bound + (moved_delta * (split & (moved < k))).sum(axis=0)
-                         + ((class_delta - moved_delta) * (split & (low < k))).sum(axis=0))
+            for items, (moved, moved_delta) in self._splits(tail, per_row, len(size), [model.weights, row_delta]):
+                child = bound + kernels.child_delta(moved, moved_delta, size, class_delta, k)
                 pruned.update(v for i, (_, v, _) in enumerate(items) if child[i] >= self.best)
             if not pruned:
                 return tail
             self.counters["pruned_values"] += len(pruned)
             tail = [v for v in tail if v not in pruned]
         return tail
+
+    def _bound(self, tail: list[int], no_more: bool) -> tuple[float, np.ndarray | None]:
+        """LB(H, H ∪ T), and each row's share of it when a child's bound is needed."""
+        heads, cost, model, k = self.heads, self.cost, self.model, self.cost.k
+        if self.compiled and no_more:
+            marks = np.zeros(self._marks_size, dtype=np.int64)
+            marks[self._pos[heads.head]] = 1
+            marks[self._pos[tail]] = 1
+            bound = kernels.dm_bound(model.ranks, marks, self._offsets, self._dom_sizes, model.weights,
+                                     heads.cls, heads.sizes(), k, cost.n, True, *self._table)
+            if bound >= 0:
+                return bound, None
+        allset = [list(c) for c in heads.cuts]
+        for v in tail:
+            j, r = model.alphabet[v]
+            allset[j].append(r)
+        class_of_row, count = self._partition(allset)
+        figures = class_figures(model, class_of_row, count)
+        row_bound = cost.row_bound(class_of_row, *figures)
+        sizes = heads.sizes()
+        head_suppressed = sizes[heads.cls] < k
+        if no_more and self.class_floor:
+            per_class = np.bincount(heads.cls, weights=row_bound, minlength=heads.count)
+            head_of_piece = np.empty(count, dtype=np.int64)
+            head_of_piece[class_of_row] = heads.cls
+            floor = cost.class_floor(head_of_piece, figures[0], sizes)
+            kept = sizes >= k
+            return float(self.row_suppressed[head_suppressed].sum() + np.maximum(per_class, floor)[kept].sum()), row_bound
+        return float(self.row_suppressed[head_suppressed].sum() + row_bound[~head_suppressed].sum()), row_bound
+
+    def _partition(self, cuts: list[list[int]]) -> tuple[np.ndarray, int]:
+        """Each row's class under per-attribute cut ranks (compiled hashing; ``partition``
+        when the mixed-radix key would overflow)."""
+        model = self.model
+        lookup, radices, space = [], [], 1
+        for j, ranks in enumerate(cuts):
+            marks = np.zeros(model.domains[j].size, dtype=np.int64)
+            marks[ranks] = 1
+            lookup.append(np.cumsum(marks))
+            radices.append(len(ranks) + 1)
+            space *= len(ranks) + 1
+        if space >= kernels.OVERFLOW:
+            return partition(model, [sorted(c) for c in cuts])
+        return kernels.allset_classes(model.ranks, np.concatenate(lookup), self._offsets, np.asarray(radices, dtype=np.int64),
+                                       *self._table)
 
     def _splits_matter(self, size: np.ndarray) -> np.ndarray:
         """Per head class of at least k rows: can splitting it lower the cost? A value that
@@ -218,10 +323,3 @@ class KOptimize:
             raise _Stop
         if self.time_limit is not None and time.perf_counter() - self.started > self.time_limit:
             raise _Stop
-
-
-
-def _suffix(flat: np.ndarray, width: int) -> np.ndarray:
-    """Per class, the sums of buckets 1.., 2.., …: rows at or above each tail rank."""
-    matrix = flat.reshape(-1, width)
-    return np.cumsum(matrix[:, ::-1], axis=1)[:, ::-1][:, 1:]

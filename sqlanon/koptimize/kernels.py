@@ -1,0 +1,472 @@
+"""The compiled loops of K-Optimize's node evaluation (numba).
+
+A node looks at every tail value's split of the head classes and at the allset's classes.
+In numpy each of those is a dozen passes with their temporaries (2–3 ms a node on ADULT);
+here each is one or two passes over the class-table rows:
+
+* ``moved``: per kept head class and per tail value of one attribute, the weight the value
+  moves out of the class (the rows at or above its rank: a class lies inside one head interval
+  of the attribute, so those are exactly the rows that go to the new class);
+* ``split_stats``: from that matrix, per value, the classes it truly splits, whether one of
+  them may profit from the split, the rows it newly suppresses and the change of Σ|E|²;
+* ``child_delta``: per value, what the newly suppressed records add to the node's bound;
+* ``allset_classes``: each row's allset class (a mixed-radix key of its interval indices,
+  grouped by an open-addressing hash table), the classes in order of first appearance.
+
+numba compiles on first use and caches the machine code beside this file (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+OVERFLOW = 2 ** 62
+
+
+@numba.njit(cache=True, nogil=True)
+def moved(dense, ranks_j, weights, bucket, classes, width):  # pragma: no cover - compiled
+    """(classes, width - 1): weight of class c's rows whose bucket (the number of tail ranks
+    at or below the row's rank) exceeds i — the rows at or above the i-th tail value.
+    ``dense[row]`` is the row's kept head class, -1 for a suppressed row."""
+    counts = np.zeros((classes, width), np.int64)
+    for i in range(dense.shape[0]):
+        c = dense[i]
+        if c >= 0:
+            counts[c, bucket[ranks_j[i]]] += weights[i]
+    out = np.empty((classes, width - 1), np.int64)
+    for c in range(classes):
+        acc = 0
+        for b in range(width - 1, 0, -1):
+            acc += counts[c, b]
+            out[c, b - 1] = acc
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def split_stats(matrix, size, big, k):  # pragma: no cover - compiled
+    """Per value (column of ``matrix``): classes split, useful (splits a class in ``big``),
+    rows newly suppressed (parts smaller than k), change of Σ|E|² (float: no overflow)."""
+    classes, values = matrix.shape
+    splits = np.zeros(values, np.int64)
+    useful = np.zeros(values, np.bool_)
+    new_rows = np.zeros(values, np.int64)
+    change = np.zeros(values, np.float64)
+    for c in range(classes):
+        s = size[c]
+        fs = float(s)
+        for v in range(values):
+            mv = matrix[c, v]
+            low = s - mv
+            if mv > 0 and low > 0:
+                splits[v] += 1
+                if big[c]:
+                    useful[v] = True
+                if mv < k:
+                    new_rows[v] += mv
+                if low < k:
+                    new_rows[v] += low
+                change[v] += fs * fs - float(mv) * float(mv) - float(low) * float(low)
+    return splits, useful, new_rows, change
+
+
+@numba.njit(cache=True, nogil=True)
+def child_delta(moved_w, moved_delta, size, class_delta, k):  # pragma: no cover - compiled
+    """Per value: the sum, over the classes it splits, of the bound's growth from the parts
+    it suppresses (each newly suppressed record's suppression cost minus its bound share)."""
+    classes, values = moved_w.shape
+    out = np.zeros(values, np.float64)
+    for c in range(classes):
+        s = size[c]
+        for v in range(values):
+            mv = moved_w[c, v]
+            low = s - mv
+            if mv > 0 and low > 0:
+                if mv < k:
+                    out[v] += moved_delta[c, v]
+                if low < k:
+                    out[v] += class_delta[c] - moved_delta[c, v]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragma: no cover - compiled
+    """Each row's class under the cut set whose interval index of rank r in attribute j is
+    ``lookup[offsets[j] + r]`` (radix ``radices[j]``), numbered in order of first appearance;
+    and the number of classes. The key space fits int64 (the caller checks). ``slot_key``,
+    ``slot_id``: an open-addressing table (a power of two, at least twice the rows) that is
+    all -1 in ``slot_id`` on entry and is left so — only the slots used are reset."""
+    d, rows = ranks.shape
+    key = np.zeros(rows, np.int64)
+    for j in range(d):
+        radix = radices[j]
+        if radix == 1:
+            continue
+        off = offsets[j]
+        for r in range(rows):
+            key[r] = key[r] * radix + lookup[off + ranks[j, r]]
+    mask = slot_id.shape[0] - 1
+    out = np.empty(rows, np.int64)
+    used = np.empty(rows, np.int64)
+    count = 0
+    for r in range(rows):
+        h = (key[r] * np.int64(-7046029254386353131)) >> np.int64(20)
+        s = h & mask
+        while True:
+            if slot_id[s] == -1:
+                slot_id[s] = count
+                slot_key[s] = key[r]
+                used[count] = s
+                out[r] = count
+                count += 1
+                break
+            if slot_key[s] == key[r]:
+                out[r] = slot_id[s]
+                break
+            s = (s + 1) & mask
+    for c in range(count):
+        slot_id[used[c]] = -1
+    return out, count
+
+
+def hash_table(rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch for ``allset_classes`` over ``rows`` rows."""
+    size = 1
+    while size < 2 * rows:
+        size *= 2
+    return np.empty(size, np.int64), np.full(size, -1, np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
+def dm_floor(head_of_piece, piece_size, head_size, k):  # pragma: no cover - compiled
+    """Per head class of at least k rows, a lower bound on Σ|F|² over its records in any
+    descendant that suppresses none of them: the class is cut into parts F of at least k rows,
+    each a union of allset pieces (``piece_size``, in head class ``head_of_piece``).
+
+    Pieces of at least k rows ("big") cost at least their square however they are grouped
+    ((a + b)² ≥ a² + b²). The small pieces' mass s goes partly (x) into parts made of small
+    pieces only — at most floor(x / k) parts, so at least x² / floor(x / k) — and the rest into
+    parts holding a big piece B ≥ a_min, where each such record adds at least 2·a_min
+    ((B + y)² - B² ≥ 2·B·y). The floor is Σ big² + the least of those over x in {0} ∪ [k, s]
+    (x = s when there is no big piece), and at least S² / floor(S / k) for the whole class.
+    Floats: each class's figure is rounded down after a relative margin, so it stays a bound."""
+    heads = head_size.shape[0]
+    big_sq = np.zeros(heads, np.float64)
+    small = np.zeros(heads, np.int64)
+    amin = np.full(heads, -1, np.int64)
+    for p in range(piece_size.shape[0]):
+        h = head_of_piece[p]
+        a = piece_size[p]
+        if a >= k:
+            big_sq[h] += float(a) * float(a)
+            if amin[h] < 0 or a < amin[h]:
+                amin[h] = a
+        else:
+            small[h] += a
+    out = np.zeros(heads, np.int64)
+    for h in range(heads):
+        S = head_size[h]
+        if S < k:
+            continue
+        s = small[h]
+        whole = float(S) * float(S) / float(S // k)
+        if s == 0:
+            best = 0.0
+        elif amin[h] < 0:
+            best = float(s) * float(s) / float(s // k)
+        else:
+            two_a = 2.0 * float(amin[h])
+            best = two_a * float(s)  # x = 0
+            for q in range(1, s // k + 1):
+                lo = float(q * k)
+                hi = float(min(q * k + k - 1, s))
+                x = min(max(two_a * q / 2.0, lo), hi)  # vertex of x²/q - 2a·x
+                f = x * x / q + two_a * (float(s) - x)
+                if f < best:
+                    best = f
+        value = max(big_sq[h] + best, whole)
+        out[h] = np.int64(np.floor(value * (1.0 - 1e-12))) - 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def tail_stats(dense, ranks, weights, size, big, k, tail_j, tail_r, dom_sizes):  # pragma: no cover - compiled
+    """``split_stats`` of every tail value (``tail_j``, ``tail_r``: attribute and rank, in tail
+    order) in one call: per attribute, ``moved`` over its tail values, then the figures."""
+    n_tail = tail_j.shape[0]
+    splits = np.zeros(n_tail, np.int64)
+    useful = np.zeros(n_tail, np.bool_)
+    new_rows = np.zeros(n_tail, np.int64)
+    change = np.zeros(n_tail, np.float64)
+    classes = size.shape[0]
+    for j in range(dom_sizes.shape[0]):
+        count = 0
+        for t in range(n_tail):
+            if tail_j[t] == j:
+                count += 1
+        if count == 0:
+            continue
+        which = np.empty(count, np.int64)
+        c = 0
+        for t in range(n_tail):
+            if tail_j[t] == j:
+                which[c] = t
+                c += 1
+        order = np.argsort(tail_r[which])
+        which = which[order]
+        bucket = np.zeros(dom_sizes[j], np.int64)
+        for i in range(count):
+            bucket[tail_r[which[i]]] += 1
+        for r in range(1, dom_sizes[j]):
+            bucket[r] += bucket[r - 1]
+        matrix = moved(dense, ranks[j], weights, bucket, classes, count + 1)
+        s_, u_, n_, c_ = split_stats(matrix, size, big, k)
+        for i in range(count):
+            t = which[i]
+            splits[t] = s_[i]
+            useful[t] = u_[i]
+            new_rows[t] = n_[i]
+            change[t] = c_[i]
+    return splits, useful, new_rows, change
+
+
+@numba.njit(cache=True, nogil=True)
+def dm_bound(ranks, marks, offsets, dom_sizes, weights, head_cls, head_size, k, n, no_more, slot_key, slot_id):  # pragma: no cover - compiled
+    """LB_DM(H, A) in one call, or -1.0 when the allset's key would overflow int64 (the caller
+    falls back). ``marks``: 1 at every cut rank of the allset (attribute j's ranks from
+    ``offsets[j]``). A record the head suppresses costs n; any other max(|E_A|, k) (at most n);
+    with ``no_more`` (no descendant may suppress another record) each kept head class costs at
+    least ``dm_floor`` of its allset pieces."""
+    d, rows = ranks.shape
+    lookup = np.empty(marks.shape[0], np.int64)
+    radices = np.empty(d, np.int64)
+    space = 1.0
+    for j in range(d):
+        acc = 0
+        off = offsets[j]
+        for r in range(dom_sizes[j]):
+            acc += marks[off + r]
+            lookup[off + r] = acc
+        radices[j] = acc + 1
+        space *= acc + 1
+    if space >= 4.0e18:
+        return -1.0
+    piece, count = allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id)
+    piece_size = np.zeros(count, np.int64)
+    head_of_piece = np.empty(count, np.int64)
+    for r in range(rows):
+        piece_size[piece[r]] += weights[r]
+        head_of_piece[piece[r]] = head_cls[r]
+    heads = head_size.shape[0]
+    per_class = np.zeros(heads, np.int64)
+    suppressed = 0
+    for r in range(rows):
+        h = head_cls[r]
+        if head_size[h] < k:
+            suppressed += weights[r]
+        else:
+            a = piece_size[piece[r]]
+            per_class[h] += weights[r] * min(max(a, k), n)
+    total = float(suppressed) * float(n)
+    if no_more:
+        floor = dm_floor(head_of_piece, piece_size, head_size, k)
+        for h in range(heads):
+            if head_size[h] >= k:
+                total += float(max(per_class[h], floor[h]))
+    else:
+        for h in range(heads):
+            total += float(per_class[h])
+    return total
+
+
+# -- the whole tree, compiled: DM without suppression ------------------------------------------
+# ``dfs`` runs K-Optimize's depth-first search (search.py's ``_node``) for the discernibility
+# metric when no record may be suppressed, entirely in compiled code: the head classes (split
+# on push, restored from an undo stack on pop), the filter of useless and infeasible values,
+# the paper's tail order and the bound. Its state lives in arrays (``DfsState``), so it pauses
+# after a node budget and resumes where it stopped: the caller checks its clock between calls.
+ENTER, LOOP, DONE = 0, 1, 2
+# registers: phase, depth, nodes, count (head classes), head length, best length, pruned
+# nodes, useless values, infeasible values, undo pointer, split pointer, best-found-at node
+R_PHASE, R_DEPTH, R_NODES, R_COUNT, R_HEAD, R_BEST_LEN, R_PRUNED, R_USELESS, R_INFEASIBLE, R_UNDO, R_SPLIT, R_BEST_AT = range(12)
+
+
+@numba.njit(cache=True, nogil=True)
+def _push(v, alpha_j, alpha_r, pos, offsets, dom_sizes, by_rank, starts, weights, cls, size, head_marks,
+          head_vals, regs, undo_rows, undo_old, split_ids, split_moved, depth_undo, depth_split, depth_count,
+          acc, new_of, touched):  # pragma: no cover - compiled
+    j = alpha_j[v]
+    r = alpha_r[v]
+    off = offsets[j]
+    hi = dom_sizes[j]
+    for q in range(r + 1, dom_sizes[j]):
+        if head_marks[off + q] == 1:
+            hi = q
+            break
+    depth = regs[R_DEPTH]
+    depth_undo[depth] = regs[R_UNDO]
+    depth_split[depth] = regs[R_SPLIT]
+    depth_count[depth] = regs[R_COUNT]
+    a, b = starts[j, r], starts[j, hi]
+    n_touched = 0
+    for i in range(a, b):
+        row = by_rank[j, i]
+        c = cls[row]
+        if acc[c] == 0:
+            touched[n_touched] = c
+            n_touched += 1
+        acc[c] += weights[row]
+    count = regs[R_COUNT]
+    sp = regs[R_SPLIT]
+    for t in range(n_touched):
+        c = touched[t]
+        if acc[c] < size[c]:
+            new_of[c] = count
+            size[count] = acc[c]
+            size[c] -= acc[c]
+            split_ids[sp] = c
+            split_moved[sp] = acc[c]
+            sp += 1
+            count += 1
+    up = regs[R_UNDO]
+    for i in range(a, b):
+        row = by_rank[j, i]
+        c = cls[row]
+        if new_of[c] >= 0:
+            undo_rows[up] = row
+            undo_old[up] = c
+            up += 1
+            cls[row] = new_of[c]
+    for t in range(n_touched):
+        acc[touched[t]] = 0
+        new_of[touched[t]] = -1
+    regs[R_COUNT] = count
+    regs[R_SPLIT] = sp
+    regs[R_UNDO] = up
+    head_marks[pos[v]] = 1
+    head_vals[regs[R_HEAD]] = v
+    regs[R_HEAD] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _pop(pos, cls, size, head_marks, head_vals, regs, undo_rows, undo_old, split_ids, split_moved, depth_undo,
+         depth_split, depth_count):  # pragma: no cover - compiled
+    depth = regs[R_DEPTH]
+    for i in range(depth_undo[depth], regs[R_UNDO]):
+        cls[undo_rows[i]] = undo_old[i]
+    for i in range(depth_split[depth], regs[R_SPLIT]):
+        size[split_ids[i]] += split_moved[i]
+    regs[R_UNDO] = depth_undo[depth]
+    regs[R_SPLIT] = depth_split[depth]
+    regs[R_COUNT] = depth_count[depth]
+    regs[R_HEAD] -= 1
+    head_marks[pos[head_vals[regs[R_HEAD]]]] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _bound_of(tail, start, stop, pos, head_marks, ranks, offsets, dom_sizes, weights, cls, size, count, k, n,
+              slot_key, slot_id):  # pragma: no cover - compiled
+    marks = head_marks.copy()
+    for i in range(start, stop):
+        marks[pos[tail[i]]] = 1
+    return dm_bound(ranks, marks, offsets, dom_sizes, weights, cls, size[:count], k, n, True, slot_key, slot_id)
+
+
+@numba.njit(cache=True, nogil=True)
+def dfs(budget, k, n, ranks, weights, alpha_j, alpha_r, pos, offsets, dom_sizes, by_rank, starts, cls, size,
+        head_marks, head_vals, regs, best, best_vals, pool, frame_len, frame_pos, undo_rows, undo_old, split_ids,
+        split_moved, depth_undo, depth_split, depth_count, acc, new_of, touched, slot_key, slot_id):  # pragma: no cover - compiled
+    """Run until the tree is done (returns DONE) or ``regs[R_NODES]`` reaches ``budget``.
+    ``pool[d]`` holds the tail of the node at depth d (``frame_len[d]`` values), ``frame_pos[d]``
+    the next one to expand; ``best[0]`` the best cost (-1: none yet), ``best_vals`` its cuts."""
+    V = alpha_j.shape[0]
+    while True:
+        depth = regs[R_DEPTH]
+        if regs[R_PHASE] == ENTER:
+            if regs[R_NODES] >= budget:
+                return ENTER
+            regs[R_NODES] += 1
+            count = regs[R_COUNT]
+            value = 0
+            feasible = True
+            for c in range(count):
+                if size[c] < k:
+                    feasible = False
+                value += size[c] * size[c]
+            if feasible and (best[0] < 0 or value < best[0]):
+                best[0] = value
+                for i in range(regs[R_HEAD]):
+                    best_vals[i] = head_vals[i]
+                regs[R_BEST_LEN] = regs[R_HEAD]
+                regs[R_BEST_AT] = regs[R_NODES]
+            length = frame_len[depth]
+            if not feasible:
+                length = 0  # suppression only grows down the tree
+            if length > 0:
+                big = np.empty(count, np.bool_)
+                for c in range(count):
+                    big[c] = size[c] >= 2 * k or 2 * size[c] > n
+                tail = pool[depth, :length].copy()
+                splits, useful, new_rows, change = tail_stats(cls, ranks, weights, size[:count], big, k,
+                                                              alpha_j[tail], alpha_r[tail], dom_sizes)
+                chosen = np.empty(length, np.int64)
+                keep = 0
+                for i in range(length):
+                    if not useful[i]:
+                        regs[R_USELESS] += 1
+                    elif new_rows[i] > 0:
+                        regs[R_INFEASIBLE] += 1
+                    else:
+                        # insertion sort: more classes split first, then the larger drop of
+                        # Σ|E|², then the tail's order (i grows, so ties keep their place)
+                        q = keep
+                        while q > 0:
+                            o = chosen[q - 1]
+                            if splits[o] > splits[i] or (splits[o] == splits[i] and change[o] >= change[i]):
+                                break
+                            chosen[q] = o
+                            q -= 1
+                        chosen[q] = i
+                        keep += 1
+                for q in range(keep):
+                    pool[depth, q] = tail[chosen[q]]
+                length = keep
+            frame_len[depth] = length
+            frame_pos[depth] = 0
+            regs[R_PHASE] = LOOP
+            if length > 0 and best[0] >= 0:
+                bound = _bound_of(pool[depth], 0, length, pos, head_marks, ranks, offsets, dom_sizes, weights, cls,
+                                  size, regs[R_COUNT], k, n, slot_key, slot_id)
+                if bound >= 0 and bound >= best[0]:
+                    regs[R_PRUNED] += 1
+                    frame_len[depth] = 0
+            continue
+        # LOOP
+        i = frame_pos[depth]
+        if i >= frame_len[depth]:
+            if depth == 0:
+                regs[R_PHASE] = DONE
+                return DONE
+            regs[R_DEPTH] = depth - 1
+            _pop(pos, cls, size, head_marks, head_vals, regs, undo_rows, undo_old, split_ids, split_moved,
+                 depth_undo, depth_split, depth_count)
+            parent = depth - 1
+            if frame_pos[parent] < frame_len[parent]:
+                bound = _bound_of(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks, ranks, offsets,
+                                  dom_sizes, weights, cls, size, regs[R_COUNT], k, n, slot_key, slot_id)
+                if bound >= 0 and best[0] >= 0 and bound >= best[0]:
+                    regs[R_PRUNED] += 1
+                    frame_pos[parent] = frame_len[parent]
+            continue
+        v = pool[depth, i]
+        frame_pos[depth] = i + 1
+        _push(v, alpha_j, alpha_r, pos, offsets, dom_sizes, by_rank, starts, weights, cls, size, head_marks,
+              head_vals, regs, undo_rows, undo_old, split_ids, split_moved, depth_undo, depth_split, depth_count,
+              acc, new_of, touched)
+        child = depth + 1
+        rest = frame_len[depth] - (i + 1)
+        for q in range(rest):
+            pool[child, q] = pool[depth, i + 1 + q]
+        frame_len[child] = rest
+        regs[R_DEPTH] = child
+        regs[R_PHASE] = ENTER
