@@ -21,7 +21,7 @@ than k only splits further) and max(|E_{A,t}|, k) for every other record, E_{A,t
 under the allset; LB_CM charges 1 for each suppressed record and the minority count of every
 other allset class. Both come from ``costs.py``; the head classes are maintained incrementally
 (``heads.py``). With no suppression left, LB_DM also bounds each kept head class as a whole
-(``Cost.class_floor``). DM without suppression runs the whole tree compiled (``kernels.dfs``,
+(``Cost.class_floor``). DM without suppression runs the whole tree compiled (``tree.dfs``,
 the same tree node for node); otherwise the tree runs here with compiled tail figures and, for
 DM, a compiled LB_DM (``kernels``). The search is anytime: every improvement is logged with its time and node
 count, and a time or node limit returns the best so far with ``proven = False``.
@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from sqlanon.koptimize.costs import INFEASIBLE, Cost, class_figures, evaluate, partition
-from sqlanon.koptimize import kernels
+from sqlanon.koptimize import kernels, tree
 from sqlanon.koptimize.heads import HeadClasses
 
 
@@ -110,7 +110,7 @@ class KOptimize:
     _CHUNK = 500  # nodes per call of the compiled search, between looks at the clock
 
     def _run_compiled(self) -> bool:
-        """``kernels.dfs`` over the whole tree, in chunks of nodes; True when it finished.
+        """``tree.dfs`` over the whole tree, in chunks of nodes; True when it finished.
         The same tree as ``_node`` (same order, filter and bound), so the same counters; an
         improvement's logged time is that of the end of its chunk."""
         model, heads, k = self.model, self.heads, self.cost.k
@@ -122,7 +122,7 @@ class KOptimize:
         size = np.zeros(m + 2, dtype=np.int64)
         size[0] = model.rows
         regs = np.zeros(12, dtype=np.int64)
-        regs[kernels.R_COUNT] = 1  # the root: one class of every row
+        regs[tree.R_COUNT] = 1  # the root: one class of every row
         best = np.array([-1 if self.best_cuts is None else int(self.best)], dtype=np.int64)
         best_vals = np.zeros(V + 1, dtype=np.int64)
         pool = np.zeros((V + 2, max(V, 1)), dtype=np.int64)
@@ -142,20 +142,20 @@ class KOptimize:
         )
         done = False
         while True:
-            budget = regs[kernels.R_NODES] + self._CHUNK
+            budget = regs[tree.R_NODES] + self._CHUNK
             if self.step_limit is not None:
                 budget = min(budget, self.step_limit)
-            done = kernels.dfs(budget, k, self.cost.n, *state) == kernels.DONE
+            done = tree.dfs(budget, k, self.cost.n, *state) == tree.DONE
             if best[0] >= 0 and best[0] < self.best:
-                self.best, self.best_cuts = int(best[0]), sorted(int(v) for v in best_vals[: regs[kernels.R_BEST_LEN]])
+                self.best, self.best_cuts = int(best[0]), sorted(int(v) for v in best_vals[: regs[tree.R_BEST_LEN]])
                 self.history.append({"seconds": round(time.perf_counter() - self.started, 6),
-                                     "nodes": int(regs[kernels.R_BEST_AT]), "cost": self.best, "source": "search"})
-            self.counters.update(nodes=int(regs[kernels.R_NODES]), pruned_nodes=int(regs[kernels.R_PRUNED]),
-                                 useless_values=int(regs[kernels.R_USELESS]),
-                                 infeasible_values=int(regs[kernels.R_INFEASIBLE]))
+                                     "nodes": int(regs[tree.R_BEST_AT]), "cost": self.best, "source": "search"})
+            self.counters.update(nodes=int(regs[tree.R_NODES]), pruned_nodes=int(regs[tree.R_PRUNED]),
+                                 useless_values=int(regs[tree.R_USELESS]),
+                                 infeasible_values=int(regs[tree.R_INFEASIBLE]))
             if done:
                 return True
-            if self.step_limit is not None and regs[kernels.R_NODES] >= self.step_limit:
+            if self.step_limit is not None and regs[tree.R_NODES] >= self.step_limit:
                 return False
             if self.time_limit is not None and time.perf_counter() - self.started > self.time_limit:
                 return False
