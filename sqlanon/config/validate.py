@@ -114,9 +114,10 @@ def _engine(job: Job) -> Job:
             continue
         if where.kind not in able:
             noun = "tables" if where.kind in ("postgres", "spark") else "files"
-            handles = next((name for name, p in PROFILES.items()
-                            if where.kind in (p.capabilities.inputs if what == "input" else p.capabilities.outputs)),
-                           None)
+            able_ones = [name for name, p in PROFILES.items()
+                         if where.kind in (p.capabilities.inputs if what == "input" else p.capabilities.outputs)]
+            # a database's table is best read by that database's own engine, if there is one
+            handles = where.kind if where.kind in able_ones else next(iter(able_ones), None)
             raise ConfigError(
                 f"the {job.engine} engine does not handle {where.kind} {noun} ({what} {where.path or where.describe()}); "
                 f"it handles {', '.join(able)}" + (f": use [engine] name = \"{handles}\"" if handles else ""))
