@@ -245,7 +245,16 @@ class Session:
             "result": result,
             "limit_rows": checker.limit_rows,
             "failing": [(dict(zip(self.qis, row[:-1])), int(row[-1])) for row in failing],
+            "reasons": self._population_reasons(checker, result.stats),
         }
+
+    @staticmethod
+    def _population_reasons(checker, stats) -> list[str]:
+        """Why delta-presence fails a node beyond its failing classes: the population classes
+        without subset rows, which are in no class list (they release nothing)."""
+        return [f"{stats.empty_classes} classes of the population hold no row of the research subset: delta = 0 "
+                f"< dmin = {m.dmin}, and suppression cannot remove them (delta-presence fails the node)"
+                for m in checker.population_models if stats.empty_classes and not m.empty_classes_hold(stats.empty_classes)]
 
     def close(self) -> None:
         self.engine.close()

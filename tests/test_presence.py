@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from helpers.contract import assert_optimal_algorithms_agree
 from helpers.jobs import adult_hierarchy, table_job
 from helpers.oracle import ModelOracle
-from helpers.presence import (ADULT_CASES, CLASSES, DIVERSE, HAND, HAND_H, PRESENCE, QIS, SUBSET, adult_presence_job,
-                              hand_job, presence)
+from helpers.presence import (ADULT_CASES, CLASSES, DIVERSE, HAND, HAND_H, PRESENCE, QIS, SUBSET, UPPER,
+                              adult_presence_job, hand_job, presence)
 from helpers.random_tables import hierarchy
 from sqlanon import Output, anonymize, load_job
 from sqlanon.errors import ConfigError, VerificationError
@@ -48,19 +48,25 @@ def test_hand_computed_delta_per_class(kind, tmp_path):
         # a 0.5 b 1.0 c 0.25 | ab 0.667 cd 0.167 | 0.417, with [0.2, 0.6]:
         verdicts = [[r["kept"] for r in session.engine.class_figures((l,), checker.keep, checker.params)] for l in range(3)]
         assert verdicts == [[True, False, True], [False, False], [True]]
-        # suppressed subset rows: 2 (b), 5 (ab and cd), 0; the limit is floor(0.4 * 5) = 2
-        assert [(checker.check((l,)).stats.suppressed, checker.check((l,)).anonymous) for l in range(3)] == [
-            (2, True), (5, False), (0, True)]
+        # suppressed subset rows: 2 (b), 5 (ab and cd), 0; the limit is floor(0.4 * 5) = 2. Level 0
+        # is within the limit, but d's class of the population holds no subset row (delta 0 < 0.2):
+        # it is in no class table and nothing can suppress it, so level 0 is not delta-present
+        # (this test said anonymous before the fix: an adversary learns nobody of d is in T).
+        assert [(checker.check((l,)).stats.suppressed, checker.check((l,)).stats.empty_classes,
+                 checker.check((l,)).anonymous) for l in range(3)] == [(2, 1, False), (5, 0, False), (0, 0, True)]
         assert not checker.monotonic_models  # level 0 passes, level 1 fails: not monotonic with suppression
 
 
-@pytest.mark.parametrize("limit, k, node, loss", [
-    (0.4, 1, (0,), 2 * 2 + 1 * 1 + 5 * 2),  # classes a (2) and c (1) kept, b's 2 rows suppressed: 5 + N*S = 15
-    (0.0, 1, (2,), 25),                     # only the top passes without suppression: one class of 5
-    (0.4, 2, (2,), 25),                     # with k = 2, c (1 row) goes too: 3 rows > 2
+@pytest.mark.parametrize("model, limit, k, node, loss", [
+    # dmin = 0.2: level 0 fails on d's empty class of the population (see above), level 1 on
+    # its 5 suppressed rows; before the fix the first case gave (0,) at 15
+    (PRESENCE, 0.4, 1, (2,), 25),
+    (UPPER, 0.4, 1, (0,), 2 * 2 + 1 * 1 + 5 * 2),  # a (2) and c (1) kept, b's 2 rows suppressed: 5 + N*S = 15
+    (PRESENCE, 0.0, 1, (2,), 25),                  # only the top passes without suppression: one class of 5
+    (UPPER, 0.4, 2, (2,), 25),                     # with k = 2, c (1 row) goes too: 3 rows > 2
 ])
-def test_hand_computed_optimum(limit, k, node, loss):
-    with Session(hand_job(k=k, suppression_limit=limit), share_stats=True) as session:
+def test_hand_computed_optimum(model, limit, k, node, loss):
+    with Session(hand_job([model], k=k, suppression_limit=limit), share_stats=True) as session:
         reference, _ = session.search("exhaustive")
         assert (reference.optimum.node, reference.optimum.loss) == (node, loss)
         assert_optimal_algorithms_agree(session, reference)
@@ -68,7 +74,7 @@ def test_hand_computed_optimum(limit, k, node, loss):
 
 def test_hand_output_releases_only_the_subset(tmp_path):
     out = tmp_path / "out.csv"
-    job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(out), report=str(tmp_path / "report.json")))
+    job = hand_job([UPPER], k=1, suppression_limit=0.4, output=Output(path=str(out), report=str(tmp_path / "report.json")))
     result = anonymize(job)
     assert result.success and result.transformation == (0,)
     # the subset's rows in input order; b's class (delta 1.0) masked; id is identifying, "in" the model's
@@ -82,7 +88,7 @@ def test_hand_output_releases_only_the_subset(tmp_path):
 
 def test_hand_output_with_an_identifier_file_and_dropped_rows(tmp_path):
     out = tmp_path / "out.parquet"
-    job = hand_job([by_file(tmp_path)], ids=True, k=1, suppression_limit=0.4,
+    job = hand_job([by_file(tmp_path, dmin=0.0)], ids=True, k=1, suppression_limit=0.4,
                    output=Output(path=str(out), suppressed="drop"))
     result = anonymize(job)
     assert result.success and result.report["verified"]
@@ -119,15 +125,16 @@ path = "out.csv"
     job = load_job(tmp_path / "job.toml")
     assert job.models[0]["subset_file"] == str(tmp_path / "ids.csv")
     result = anonymize(job)
-    assert result.success and result.transformation == (0,) and result.suppressed == 2
+    # dmin = 0.2: level 0 leaves d's population class empty, level 1 suppresses 5 rows > 2
+    assert result.success and result.transformation == (2,) and result.suppressed == 0
 
 
 def test_report_without_output_and_apply_with_the_manifest(tmp_path):
     from sqlanon.anonymizer import apply
 
-    result = anonymize(hand_job(k=1, suppression_limit=0.4))  # no output: the checker's figures
+    result = anonymize(hand_job([UPPER], k=1, suppression_limit=0.4))  # no output: the checker's figures
     assert result.report["privacy"]["models"][0]["achieved"] == {"dmin": 0.25, "dmax": 0.5}
-    job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(tmp_path / "out.csv")))
+    job = hand_job([UPPER], k=1, suppression_limit=0.4, output=Output(path=str(tmp_path / "out.csv")))
     applied = apply(job, result.report["manifest"])
     assert applied.success and applied.report["verified"] and applied.suppressed == 2
 
@@ -150,12 +157,12 @@ def test_verification_counts_the_subset_itself(tmp_path):
     from sqlanon.release.verify import Population, verify
 
     out = tmp_path / "out.csv"
-    job = hand_job(k=1, suppression_limit=0.4, output=Output(path=str(out)))
+    job = hand_job([UPPER], k=1, suppression_limit=0.4, output=Output(path=str(out)))
     anonymize(job)
     with Session(job) as session:
         models = session.checker().models
     population = Population(job.input, [list(HAND_H["zip"])], (0,), ResearchSubset(column="in"))
-    assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population)["verified"]
+    assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population).verified
     with pytest.raises(VerificationError, match="the research subset has 5 rows in the input, but 6 were released"):
         verify(job.output, ["zip"], 1, 6, 2, 2, models, None, population)
     # another subset: class a would hold 3 subset rows of which the file releases 2
@@ -164,9 +171,46 @@ def test_verification_counts_the_subset_itself(tmp_path):
         verify(job.output, ["zip"], 1, 5, 2, 2, models, None, other)
 
 
-# Not monotonic with generalization when dmin > 0 (ARX declares it monotonic there): the merged
-# class takes in people outside the subset. a: 2 of 4 (0.5); b: none of 4; c: 3 of 3 (1.0).
-#   level 0: a passes [0.3, 1], b releases nothing -> anonymous without suppression
+def test_verification_refuses_an_empty_class_of_the_population(tmp_path):
+    """An output written by hand at level 0 (b masked): every released class passes [0.2, 0.6]
+    or is suppressed, but d's population class holds no subset row (delta 0 < dmin), which the
+    release reveals; the re-check must refuse it, and accept it with dmin = 0."""
+    from sqlanon.criteria.population import ResearchSubset
+    from sqlanon.release.verify import Population, verify
+
+    out = tmp_path / "out.csv"
+    out.write_text("zip,d\na,x\na,z\n*,y\n*,z\nc,x\n")
+    population = Population(hand_job().input, [list(HAND_H["zip"])], (0,), ResearchSubset(column="in"))
+    for model, refused in ((PRESENCE, True), (UPPER, False)):
+        job = hand_job([model], k=1, suppression_limit=0.4, output=Output(path=str(out)))
+        with Session(job) as session:
+            models = session.checker().models
+        if refused:
+            with pytest.raises(VerificationError, match=r"1 classes of the population have no row of the research "
+                                                        r"subset \(delta = 0, below dmin = 0.2\), e.g. \{zip: 'd'\}"):
+                verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population)
+        else:
+            assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population).verified
+
+
+@pytest.mark.parametrize("checks", ["sql", "local"])
+def test_explain_names_the_empty_classes_of_the_population(checks):
+    with Session(hand_job(k=1, suppression_limit=0.4, checks=checks)) as session:
+        explained = session.explain((0,))
+        assert not explained["result"].anonymous and explained["result"].stats.suppressed == 2
+        assert explained["reasons"] == ["1 classes of the population hold no row of the research subset: delta = 0 "
+                                        "< dmin = 0.2, and suppression cannot remove them (delta-presence fails the node)"]
+        assert session.explain((2,))["reasons"] == []
+    with Session(hand_job([UPPER], k=1, suppression_limit=0.4, checks=checks)) as session:
+        assert session.explain((0,))["reasons"] == [] and session.explain((0,))["result"].anonymous
+
+
+# Before the fix this was a counterexample to monotonicity with generalization for dmin > 0
+# (level 0 passed because b's empty class was let fail at no cost, level 1 failed). Now an
+# empty class fails the node, and without suppression the model is monotonic with
+# generalization (a merged class's delta is a weighted mean of its parts'); the flag stays
+# conservative (see the module docs). a: 2 of 4 (0.5); b: none of 4; c: 3 of 3 (1.0).
+#   level 0: b's class of the population is empty (delta 0 < 0.3) -> not anonymous
 #   level 1: ab 2/8 = 0.25 < 0.3 -> 2 rows suppressed -> not anonymous with s = 0
 #   level 2: 5/11 = 0.45 -> anonymous
 COUNTER = {"zip": list("aaaabbbbccc"), "in": [True, True, False, False, False, False, False, False, True, True, True]}
@@ -180,32 +224,56 @@ def counter_job(dmin):
     return job
 
 
-def test_counterexample_to_monotonicity_with_generalization():
+@pytest.mark.parametrize("k", [1, 2])
+@pytest.mark.parametrize("checks", ["sql", "local"])
+def test_an_empty_class_of_the_population_fails_the_node_whatever_k(k, checks):
+    """ARX 3.9.2 (HashGroupify.analyzeAll) invalidates the transformation only when the empty
+    class passed its minimal-class-size check first, so with k = 2 it would accept level 0 of
+    the hand table (d's empty class fails k, not delta-presence); sqlanon keeps the
+    mathematical answer: d's people are not in the subset, whatever k."""
+    for model, anonymous in ((PRESENCE, False), (UPPER, True)):
+        with Session(hand_job([model], k=k, suppression_limit=0.6, checks=checks)) as session:
+            checker = session.checker()
+            result = checker.check((0,))
+            # b (2 rows, delta 1.0) suppressed, and with k = 2 c (1 row) too: 3 <= floor(0.6 * 5)
+            assert (result.stats.suppressed, result.stats.empty_classes) == (2 if k == 1 else 3, 1)
+            assert result.anonymous is anonymous
+
+
+@pytest.mark.parametrize("checks", ["sql", "local"])
+@pytest.mark.parametrize("model", [PRESENCE, UPPER])
+def test_hand_table_against_the_oracle_on_both_placements(checks, model):
+    """Every node of the hand table as the numpy oracle decides it (which knows the rule on
+    empty population classes), and Flash's optimum is the oracle's."""
+    oracle = ModelOracle([(z,) for z in HAND["zip"]], HAND["d"], HAND_H, subset=HAND["in"])
+    with Session(hand_job([model], k=1, suppression_limit=0.4, checks=checks, metric="height")) as session:
+        outcome, checker = session.search("exhaustive")
+        verdicts = {}
+        for node in session.lattice.nodes():
+            ok, suppressed, _ = oracle.evaluate(node, [model], checker.limit_rows)
+            assert (checker.checked(node).anonymous, checker.checked(node).stats.suppressed) == (ok, suppressed), node
+            verdicts[node] = ok
+        best = min((node for node, ok in verdicts.items() if ok), key=sum)
+        assert outcome.optimum.node == session.search("flash")[0].optimum.node == best
+        assert best == ((2,) if model["dmin"] > 0 else (0,))
+
+
+def test_an_empty_class_of_the_population_fails_the_node():
     with Session(counter_job(0.3)) as session:
         checker = session.checker()
         assert not checker.monotonic_models
-        assert [checker.check((l,)).anonymous for l in range(3)] == [True, False, True]
+        assert [(checker.check((l,)).anonymous, checker.check((l,)).stats.empty_classes) for l in range(3)] == [
+            (False, 1), (False, 0), (True, 0)]
     with Session(counter_job(0.0)) as session:  # dmin = 0: the upper bound alone is monotonic
         assert session.checker().monotonic_models
         assert not session.checker(suppression_limit=0.5).monotonic_models
 
 
 @pytest.mark.parametrize("algorithm", ["flash", "ola", "incognito", "exhaustive"])
-def test_every_algorithm_finds_the_true_optimum_of_the_counterexample(algorithm, monkeypatch):
-    with Session(counter_job(0.3)) as session:
-        outcome, _ = session.search(algorithm)
-        assert outcome.optimum.node == (0,)
-        if algorithm == "flash":  # with ARX's flag (tags) Flash would tag level 0 from level 1
-            from sqlanon.checks.checker import Checker
-
-            original = Checker.__init__
-
-            def tagging(self, *args, **kwargs):
-                original(self, *args, **kwargs)
-                self.monotonic_models = True
-
-            monkeypatch.setattr(Checker, "__init__", tagging)
-            assert session.search("flash")[0].optimum.node == (2,)
+def test_every_algorithm_finds_the_true_optimum_of_the_counterexample(algorithm):
+    for dmin, optimum in ((0.3, (2,)), (0.0, (0,))):  # dmin = 0: b's empty class fails nothing
+        with Session(counter_job(dmin)) as session:
+            assert session.search(algorithm)[0].optimum.node == optimum, dmin
 
 
 def test_without_bounds_delta_presence_is_the_subset_alone():

@@ -78,6 +78,8 @@ class Checker:
         # Predictive tagging needs every model monotonic for this limit (ARX's flags).
         self.monotonic_models = all(m.monotonic(suppression_limit) for m in self.models)
         self.table_models = [m for m in self.models if m.whole_table]
+        # delta-presence: a population class without subset rows fails the node, not a class
+        self.population_models = [m for m in self.models if m.population]
         self.needs = metric.needs | Need.union(m.needs for m in self.models)
         self.keep = Conditions(self.models, metric)
         self.on_check = on_check  # called with every new CheckResult (progress display)
@@ -102,7 +104,8 @@ class Checker:
         memo): counted, cached, offered to the snapshot policy and passed to ``on_check``."""
         self.checks += 1
         metric, ctx = self.metric, self.ctx
-        anonymous = stats.suppressed <= self.limit_rows and (not self.table_models or self.table_models_hold(stats))
+        anonymous = (stats.suppressed <= self.limit_rows and (not self.table_models or self.table_models_hold(stats))
+                     and (not self.population_models or self.population_holds(stats)))
         # positional: node, anonymous, stats, loss, bound
         result = CheckResult(node, anonymous, stats, metric.value(stats, node, ctx), metric.bound(stats, node, ctx))
         self._results[node] = result
@@ -178,6 +181,13 @@ class Checker:
 
     def table_models_hold(self, stats: ClassStats) -> bool:
         return all(m.table_holds(m.stats_value(stats, self.ctx.rows)) for m in self.table_models)
+
+    def population_holds(self, stats: ClassStats) -> bool:
+        """Every delta-presence model holds on the population classes the release leaves
+        empty (``ClassStats.empty_classes``, from every engine that prepares a research subset)."""
+        if stats.empty_classes is None:
+            raise ValueError("the engine returned no count of empty population classes for delta-presence")
+        return all(m.empty_classes_hold(stats.empty_classes) for m in self.population_models)
 
     def checked(self, node: Node) -> CheckResult | None:
         return self._results.get(node)

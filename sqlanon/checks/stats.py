@@ -25,6 +25,9 @@ class ClassStats:
         min_class: smallest class, suppressed ones included (IGreedy's criterion).
         kept_sizes: class size -> number of kept classes of that size; only when a model needs
             it (population uniqueness).
+        empty_classes: with a research subset (delta-presence), the classes of the generalized
+            population that hold no subset row (delta = 0); they are in no other figure, as
+            they release nothing, and no suppression removes them. None without a subset.
     """
 
     classes: int
@@ -39,4 +42,5 @@ class ClassStats:
     figures: dict | None = None
     min_class: int | None = None
     kept_sizes: dict | None = None
+    empty_classes: int | None = None
 

@@ -114,6 +114,8 @@ def explain(config, node, show) -> int:
     verdict = "anonymous" if r.anonymous else "NOT anonymous"
     click.echo(f"\n{verdict}: {r.stats.suppressed} rows in failing classes, limit {e['limit_rows']}; "
                f"{r.stats.classes} classes, {r.stats.kept_classes} kept; {session.job.metric} {r.loss}")
+    for reason in e.get("reasons", ()):
+        click.echo(f"fails: {reason}")
     if e["failing"]:
         click.echo(f"smallest failing classes (of {r.stats.classes - r.stats.kept_classes}):")
         for labels, size in e["failing"]:

@@ -7,21 +7,28 @@ released, and for every class E of the generalized population
 i.e. an adversary who knows P and sees the release can tell that a person is in T with a
 probability between dmin and dmax only.
 
-Semantics as ARX (``DPresence`` and its research subset, ``DataSubset``):
+Semantics as ARX (``DPresence`` and its research subset, ``DataSubset``), but for ARX's
+k-first quirk on empty classes (below):
 
 * The research subset is a boolean column of the input (``subset``) or a file of identifiers
   (``subset_file``) matched against a column of the input (``key``). Only its rows are
   released, and every other model, the suppression limit and the metric count its rows: n is
   |T ∩ E|, N is |T|. The population rows only give each class its size |E| (``pop``).
-* delta(E) = n / |E|. A class of the population without subset rows releases nothing: it
-  is neither kept nor suppressed (ARX computes delta = 0 and lets it fail at no cost).
+* delta(E) = n / |E|. A class of the population without subset rows releases nothing and
+  has delta = 0: with dmin > 0 it fails, and as it has no row to suppress, the node is not
+  anonymous (the release shows that none of its people is in T). The engines count such
+  classes (``ClassStats.empty_classes``) and the checker decides with ``empty_classes_hold``.
+  ARX 3.9.2 (``HashGroupify.analyzeAll``: ``entry.count == 0 && anonymous == 1`` sets
+  ``dpresent = false``) invalidates the transformation too, but only when the empty class
+  passed the minimal-class-size check: with k > 1 it fails k first and ARX accepts the node.
+  Here the node fails whatever k.
 * A class outside [dmin, dmax] is suppressed whole, within the limit, like any failing class.
 * Monotonicity: a class merged from passing classes passes (its delta is a weighted mean of
-  theirs), but with dmin > 0 a passing class merged with population rows outside the subset
-  can fall below dmin; so the model is monotonic with generalization only when dmin = 0, and
-  never with suppression (a failing class merged with a passing one can fail and take more
-  rows with it). ARX declares it monotonic with generalization whatever dmin; this is
-  stricter, and ``tests/test_presence.py`` holds the counterexample.
+  theirs); it can fall below dmin only by taking in an empty population class, which fails
+  the less generalized node already, so without suppression the model is monotonic with
+  generalization. The flag says so only for dmin = 0 (cautious: it costs checks, not
+  answers); never with suppression (a failing class merged with a passing one can fail and
+  take more rows with it).
 
 The research subset is a property of the prepared data (the engine reads it once, see
 ``sqlanon/criteria/population.py``), so a job has at most one delta-presence model.
@@ -86,3 +93,8 @@ class DeltaPresence(PrivacyModel):
 
     def class_holds(self, value):
         return self.dmin - EPSILON <= value <= self.dmax + EPSILON
+
+    def empty_classes_hold(self, empty: int) -> bool:
+        """The node holds on its ``empty`` population classes without subset rows: each has
+        delta = 0, and releases nothing, so suppression cannot remove it."""
+        return empty == 0 or self.class_holds(0.0)

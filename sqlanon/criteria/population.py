@@ -7,7 +7,9 @@ count), and ``pop``, the rows of the whole input (the population). ``sqlanon_dat
 the subset's rows only, so the output releases nothing else; the population's rows are added
 to the base class table as rows with ``n = 0`` (and NULL sensitive codes, which no histogram
 joins). A class of a node whose ``n`` sums to 0 holds no subset row and is dropped from every
-class table (``compiler.population_query`` is joined like a model's figures).
+class table (``compiler.population_query`` is joined like a model's figures), but counted
+(``compiler.empty_population_query``, the kernel's ``Classes.empty``): with dmin > 0 it fails
+the node (``sqlanon/criteria/delta_presence.py``).
 """
 
 from __future__ import annotations

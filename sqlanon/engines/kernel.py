@@ -139,6 +139,8 @@ class Classes:
     columns: dict[str, np.ndarray]
     kept: np.ndarray
     live: np.ndarray | None = None
+    #: classes of the population without subset rows (dropped from the others); None without a subset
+    empty: int | None = None
 
     @cached_property
     def matrix(self) -> np.ndarray:
@@ -270,11 +272,13 @@ class Kernel:
     def classes(self, table: Table, keep, params: dict, leaves: bool = True) -> Classes:
         """The node's classes from its table: sizes, the models' figures, the verdicts. With a
         research subset, classes without subset rows release nothing and are dropped (as the
-        SQL path's population join drops them). ``leaves``: add the columns ``leaves{j}`` even
-        when the keep condition does not read them."""
-        n, pop, nlnx, histograms, live = table.n, table.pop, table.nlnx, table.histograms, None
+        SQL path's population join drops them), and counted (``Classes.empty``). ``leaves``:
+        add the columns ``leaves{j}`` even when the keep condition does not read them."""
+        n, pop, nlnx, histograms, live, empty = table.n, table.pop, table.nlnx, table.histograms, None, None
         if pop is not None:
             live = n > 0
+            # they are dropped, but counted: with dmin > 0 they fail the node (criteria/delta_presence.py)
+            empty = len(n) - int(live.sum())
             if live.all():
                 live = None
             else:
@@ -286,7 +290,7 @@ class Kernel:
                                   Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
                                   for h in histograms]
         columns: dict[str, np.ndarray] = {"n": n}
-        cls = Classes(table, n, columns, None, live)
+        cls = Classes(table, n, columns, None, live, empty)
         if leaves or compiled(keep).reads_leaves(len(table.node)):
             matrix = cls.matrix
             for j, level in enumerate(table.node):
@@ -345,7 +349,7 @@ class Kernel:
             kept_leaves=leaves, suppressed_histograms=histograms,
             kept_uniques=uniques if Need.UNIQUES in needs else None, figures=figures_,
             min_class=min_class if min_class >= 0 else None,
-            kept_sizes=size_table(n[kept]) if Need.SIZES in needs else None,
+            kept_sizes=size_table(n[kept]) if Need.SIZES in needs else None, empty_classes=cls.empty,
         )
 
     def keep_snapshot(self, node: Node) -> Table:

@@ -147,11 +147,15 @@ class SqlChecks:
         return "stats", self._node_query(
             ("stats", with_leaves, uniques, lnx, signature), node,
             lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, self.settings.projection, lookup,
-                                            self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx),
+                                            self._figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx,
+                                            empty=self._empty(n, lookup)),
             source), sums
 
-    @staticmethod
-    def _read_check(shape: str, node: Node, rows: list, needs: Need, sums: dict) -> ClassStats:
+    def _empty(self, node: Node, lookup: str) -> exp.Select | None:
+        """With a research subset: the count of the node's population classes without subset rows."""
+        return None if self._subset is None else c.empty_population_query(node, self.settings.projection, lookup)
+
+    def _read_check(self, shape: str, node: Node, rows: list, needs: Need, sums: dict) -> ClassStats:
         """ClassStats from the rows of a node's check query (see ``_check_query``); suppressed
         histograms and kept sizes are the caller's; the ``sizes`` shape is read in arrays
         (``size_histogram.from_size_histogram``)."""
@@ -164,9 +168,10 @@ class SqlChecks:
         leaves = tuple(int(x) for x in rest[:len(node)]) if with_leaves else None
         rest = rest[len(node):] if with_leaves else rest
         unique_count = int(rest.pop(0)) if uniques else None
+        empty = int(rest.pop()) if shape == "stats" and self._subset is not None else None  # the last column
         figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
         return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, None, unique_count,
-                          figures, min_class, None)
+                          figures, min_class, None, empty)
 
     def _suppressed_histograms(self, node: Node, keep: KeepCondition, params: dict, read=None):
         query = self._node_query(
@@ -185,7 +190,7 @@ class SqlChecks:
     def check_sql(self, node: Node, keep: KeepCondition, needs: Need) -> str:
         """The SQL of a node's check, as sent to the database (pretty-printed)."""
         return self.sql(c.stats_query(node, keep(c.col("n")), Need.LEAVES in needs, self.settings.projection, self.lookup, self._figures(node, keep),
-                             uniques=Need.UNIQUES in needs), pretty=True)
+                             uniques=Need.UNIQUES in needs, empty=self._empty(node, self.lookup)), pretty=True)
 
     def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""

@@ -288,6 +288,17 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                     counts[values[i]] += n
             if any(not math.isclose(counts.get(v, 0) / total, q, abs_tol=1e-12) for v, q in overall[a].items()):
                 raise VerificationError(f"output {named}: the distribution of '{a}' differs from the input's. This is a bug.")
+    if population is not None:
+        # delta-presence: a class of the population without subset rows has delta = 0; it
+        # releases nothing, and no suppression removes it, so with dmin > 0 the output fails
+        everyone, chosen = population
+        empty = [key for key in everyone if not chosen.get(key, 0)]
+        for model in models:
+            if model.population and empty and not model.empty_classes_hold(len(empty)):
+                raise VerificationError(
+                    f"output {named}: {len(empty)} classes of the population have no row of the research subset "
+                    f"(delta = 0, below dmin = {model.dmin}), e.g. {_class_text(qis, sorted(empty, key=str)[0])}; "
+                    "they fail delta-presence and no suppression removes them. Nothing was published; this is a bug.")
     masked = tuple(MASK for _ in qis)
     groups = {key: n for key, n in released.sizes.items() if key != masked or not suppressed}
     values: dict[int, list[float]] = defaultdict(list)

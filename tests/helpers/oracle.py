@@ -235,13 +235,18 @@ class ModelOracle:
             hist = np.bincount(inverse * m + self.s, weights=self.member, minlength=(inverse.max() + 1) * m)
             pop = np.bincount(inverse, minlength=inverse.max() + 1)
             released = hist.reshape(-1, m).sum(axis=1) > 0  # classes of the population without subset records
-            cache[node] = (hist.reshape(-1, m)[released].astype(np.int64), pop[released])
+            cache[node] = (hist.reshape(-1, m)[released].astype(np.int64), pop[released], int((~released).sum()))
         return cache[node][0]
 
     def populations(self, node):
         """Records of the population per class (in the order of ``histograms``)."""
         self.histograms(node)
         return self._cache[node][1]
+
+    def empty(self, node):
+        """Classes of the population without subset records: delta = 0, nothing to suppress."""
+        self.histograms(node)
+        return self._cache[node][2]
 
     # per-class verdicts, one boolean per class ------------------------------------------
     def passes(self, hist, model: dict, pop=None):
@@ -317,4 +322,6 @@ class ModelOracle:
                 anonymous &= (len(sizes) / rows if rows else 0.0) <= model["threshold"] + 1e-10
             if model["type"] == "sample-uniqueness":
                 anonymous &= (int((sizes == 1).sum()) / rows if rows else 0.0) <= model["threshold"] + 1e-10
+            if model["type"] == "delta-presence" and model.get("dmin", 0.0) > 0:  # Nergiz et al.: every class of P
+                anonymous &= self.empty(node) == 0
         return bool(anonymous), suppressed, sizes

@@ -12,7 +12,9 @@ from sqlanon import Attribute, Job, Source
 #   zip a: 4 people, 2 in the subset -> delta 2/4 = 0.5
 #   zip b: 2 people, 2 in the subset -> delta 2/2 = 1.0
 #   zip c: 4 people, 1 in the subset -> delta 1/4 = 0.25
-#   zip d: 2 people, none in it      -> no class of the release (nothing to release)
+#   zip d: 2 people, none in it      -> no class of the release (nothing to release), but a
+#                                       class of the population with delta 0: with dmin > 0
+#                                       level 0 is not delta-present, whatever is suppressed
 # Level 1 (ab, cd): ab 4/6 = 0.667, cd 1/6 = 0.167. Level 2: 5/12 = 0.417.
 HAND = {
     "id": [str(i) for i in range(1, 13)],
@@ -24,6 +26,8 @@ HAND_H = {"zip": [["a", "ab", "*"], ["b", "ab", "*"], ["c", "cd", "*"], ["d", "c
 # (n, pop) of the released classes at each level, and delta = n / pop
 CLASSES = {0: [(2, 4), (2, 2), (1, 4)], 1: [(4, 6), (1, 6)], 2: [(5, 12)]}
 PRESENCE = {"type": "delta-presence", "dmin": 0.2, "dmax": 0.6, "subset": "in"}
+# the upper bound alone: d's empty class fails nothing, level 0 is anonymous with b suppressed
+UPPER = {**PRESENCE, "dmin": 0.0}
 
 
 def hand_job(models=(PRESENCE,), ids=None, **kwargs):

@@ -44,7 +44,7 @@ from sqlanon.engines.compiler.layout import (
     group_key_names, join_labels
 )
 from sqlanon.engines.compiler.checks import (
-    class_query, histogram_query, population_query, stats_query, class_size_query, lean_stats_query,
+    class_query, histogram_query, population_query, empty_population_query, stats_query, class_size_query, lean_stats_query,
     size_histogram_query, class_sizes_query, batch_query, BATCH_NODE, suppressed_histogram_query,
     failing_classes_query
 )
@@ -66,7 +66,7 @@ __all__ = [
     "sval_table", "sensitive", "class_keys", "pair_column", "distinct_text", "distinct_sensitive",
     "as_text", "rank_table", "cut_table", "create_temp_table", "generalized", "PAIR_CODES", "narrow",
     "wide_query", "node_source", "snapshot_query", "pairable", "with_pairs", "group_key_names",
-    "join_labels", "class_query", "histogram_query", "population_query", "stats_query",
+    "join_labels", "class_query", "histogram_query", "population_query", "empty_population_query", "stats_query",
     "class_size_query", "lean_stats_query", "size_histogram_query", "class_sizes_query", "batch_query",
     "BATCH_NODE", "suppressed_histogram_query", "failing_classes_query", "base_classes_query", "with_lnx",
     "distinct_query", "value_counts_query", "distinct_classes_query", "labelled_classes_query",

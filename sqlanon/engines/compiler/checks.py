@@ -66,7 +66,8 @@ def histogram_query(node: Node, i: int, projection: bool = True, lookup: str = "
 def population_query(node: Node, projection: bool = True, lookup: str = "wide") -> exp.Select:
     """Per class with rows of the research subset (delta-presence): its population count
     ``pop``. Joined to the class table like a model's figures, it also drops the classes of the
-    population without subset rows (see ``sqlanon/criteria/population.py``)."""
+    population without subset rows (``empty_population_query`` counts them; see
+    ``sqlanon/criteria/population.py``)."""
     query, codes, _ = node_source(node, projection, lookup)
     return query.select(
         *(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)),
@@ -76,10 +77,22 @@ def population_query(node: Node, projection: bool = True, lookup: str = "wide") 
         exp.GT(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
 
 
+def empty_population_query(node: Node, projection: bool = True, lookup: str = "wide") -> exp.Select:
+    """The number of the node's population classes without a row of the research subset
+    (``SUM(n) = 0``), which ``population_query`` drops: delta-presence with dmin > 0 fails on
+    each of them, and no suppression removes them (see ``sqlanon/criteria/delta_presence.py``)."""
+    query, codes, _ = node_source(node, projection, lookup)
+    empty = query.select(exp.Literal.number(1).as_(ident("one")), copy=False).group_by(
+        *(x.copy() for x in codes), copy=False).having(
+        exp.EQ(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
+    return exp.select(exp.Count(this=exp.Star())).from_(empty.subquery(ident("e")), copy=False)
+
+
 def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide",
                 figures: Sequence[exp.Select] = (), uniques: bool = False, sums: dict | None = None,
-                lnx: bool = False) -> exp.Select:
-    """One row of reduced figures for a node (see ``ClassStats``)."""
+                lnx: bool = False, empty: exp.Select | None = None) -> exp.Select:
+    """One row of reduced figures for a node (see ``ClassStats``); ``empty``
+    (``empty_population_query``) adds the last column, ``empty_classes``."""
     n = col("n")
     kept = col("kept")
     flagged = exp.select(exp.Star(), keep.as_(ident("kept"), copy=False)).from_(
@@ -104,6 +117,8 @@ def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection:
         unique = exp.and_(kept.copy(), exp.EQ(this=n.copy(), expression=exp.Literal.number(1)))
         columns.append(total(case(unique, exp.Literal.number(1), zero)).as_(ident("uniques")))
     columns += [e.as_(ident(name)) for name, e in (sums or {}).items()]
+    if empty is not None:  # a scalar subquery: the empty classes are in no row of the class table
+        columns.append(exp.Subquery(this=empty).as_(ident("empty_classes")))
     return exp.select(*columns).from_(flagged.subquery(ident("f"), copy=False), copy=False)
 
 
