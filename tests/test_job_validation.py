@@ -82,7 +82,7 @@ def test_each_engine_reads_its_own_settings(tmp_path):
     ({"name": "duckdb", "threads": 0}, "engine.threads must be an int >= 1, got 0"),
     ({"name": "duckdb", "memory_limit": "lots"}, "engine.memory_limit must be a size"),
     ({"name": "postgres", "url": "postgresql://u:secret@h/db"}, "engine.url holds a password"),
-    ({"name": "duckdb", "colour": "blue"}, "unknown engine setting engine.colour"),
+    ({"name": "duckdb", "colour": "blue"}, "unknown key engine.colour; the duckdb engine takes memory_limit, temp_directory, threads, url besides"),
     ({"name": "oracle"}, "unknown engine 'oracle'; valid engines: duckdb, memory, postgres, spark"),
 ])
 def test_an_engine_refuses_settings_it_does_not_own(tmp_path, engine, message):

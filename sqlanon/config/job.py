@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from sqlanon.config.risk import RiskSettings
 from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.engines.profiles import DEFAULT_ENGINE
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
 from sqlanon.hierarchy.builders import build_hierarchy
@@ -181,7 +182,7 @@ class Job:
     suppression_limit: float = 0.0
     algorithm: str = "flash"
     metric: str = "discernibility"
-    engine: str = "duckdb"
+    engine: str = DEFAULT_ENGINE
     #: the [engine] keys the engine owns (e.g. DuckDB's memory_limit, PostgreSQL's url, Spark's
     #: master), read and validated by the engine's settings class (sqlanon/engines/profiles.py)
     engine_settings: Mapping[str, Any] = field(default_factory=dict)

@@ -13,7 +13,7 @@ from sqlanon.config.job import (ROLES, Attribute, GeneticParams, Job, KOptimizeO
 from sqlanon.config.risk import RISK_KEYS, RiskSettings
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.config.names import MODEL_NAMES
-from sqlanon.engines.profiles import PROFILES
+from sqlanon.engines.profiles import DEFAULT_ENGINE, PROFILES
 from sqlanon.errors import ConfigError
 
 #: the [engine] keys every engine takes; the others are the engine's own (engines/profiles.py)
@@ -92,7 +92,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         drop=tuple(drop),
         encoding=raw_input.get("encoding"),
         # a table without a path is in the engine's catalog (PostgreSQL's, or Spark's)
-        catalog=_catalog(doc.get("engine", {}).get("name", "duckdb")) if "path" not in raw_input else None,
+        catalog=_catalog(doc.get("engine", {}).get("name", DEFAULT_ENGINE)) if "path" not in raw_input else None,
     )
     attributes = []
     raw_attributes = doc.get("attributes", {})
@@ -146,7 +146,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         suppression_limit=privacy.get("suppression_limit", 0.0),
         algorithm=search.get("algorithm", "flash"),
         metric=search.get("metric", "discernibility"),
-        engine=engine.get("name", "duckdb"),
+        engine=engine.get("name", DEFAULT_ENGINE),
         engine_settings=_engine_settings(engine, resolve),
         lookup=engine.get("lookup", "wide"),
         snapshots=SnapshotSettings(**{k: v for k, v in engine.items() if k in SnapshotSettings.__dataclass_fields__}),
@@ -241,7 +241,7 @@ def _engine_settings(table: dict, resolve) -> dict:
     """The [engine] keys the engine owns, as given (its profile validates them), with the ones
     it declares as paths resolved against the job file's folder."""
     own = {k: v for k, v in table.items() if k not in _ENGINE_COMMON}
-    chosen = PROFILES.get(table.get("name", "duckdb"))
+    chosen = PROFILES.get(table.get("name", DEFAULT_ENGINE))
     for key in chosen.settings.PATHS if chosen else ():
         if isinstance(own.get(key), str):
             own[key] = resolve(own[key])

@@ -88,7 +88,9 @@ class Settings:
             if key not in known:
                 users = [name for name, p in PROFILES.items() if key in {f.name for f in fields(p.settings)}]
                 if not users:
-                    raise ConfigError(f"unknown engine setting engine.{key}")
+                    raise ConfigError(f"unknown key engine.{key}; the {engine} engine takes "
+                                      f"{', '.join(sorted(known)) or 'none of its own'} besides name, lookup, checks, "
+                                      "local_budget and the snapshot keys")
                 raise ConfigError(f"engine.{key} applies to the {' and '.join(users)} engine"
                                   f"{'s' if len(users) > 1 else ''} only, not to '{engine}'")
         settings = cls(**table)
@@ -201,6 +203,10 @@ PROFILES: dict[str, Profile] = {
         placements=SQL_CAPABILITIES.placements, inputs=("parquet", "spark", "csv", "arrow"), outputs=("parquet", "csv"),
         batches=True, tables="spark"), SparkSettings),
 }
+
+
+#: the engine a job runs on when it names none
+DEFAULT_ENGINE = "duckdb"
 
 
 def profile(name: str) -> Profile:
