@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sqlanon.checks.conditions import Conditions
 from sqlanon.criteria import KAnonymity
 from sqlanon.engines.fetched import fetched_bytes, text_bytes
 from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram
@@ -57,7 +58,7 @@ def test_text_bytes_count_what_fetched_bytes_counts(rows):
 def test_class_sizes_give_the_histogram_of_their_sizes(sizes, k, kind):
     """``from_class_sizes`` (counting or sorting, by the sizes' spread) against the plain
     reading of the histogram, k-anonymity deciding each size."""
-    keep = KAnonymity(k).class_condition
+    keep = Conditions([KAnonymity(k)])
     rows = [(size, sizes.count(size), size >= k) for size in sorted(set(sizes))]
     assert from_class_sizes(np.array(sizes, dtype=kind), keep, {"k": k}, True, True) == plain(rows, True, True)
 
@@ -70,7 +71,7 @@ batches = st.lists(st.lists(st.integers(1, 10**5), min_size=1, max_size=40), min
 def test_a_batch_read_at_once_equals_each_node_read_alone(nodes, k, uniques, wanted, kind):
     """``from_batch_sizes`` (segmented reductions over the whole batch) against
     ``from_class_sizes`` node by node, for every figure."""
-    keep = KAnonymity(k).class_condition
+    keep = Conditions([KAnonymity(k)])
     tags = np.repeat(np.arange(len(nodes)), [len(sizes) for sizes in nodes])
     sizes = np.concatenate([np.array(s, dtype=kind) for s in nodes])
     found = from_batch_sizes(tags, sizes, len(nodes), keep, {"k": k}, uniques, wanted)
@@ -78,7 +79,7 @@ def test_a_batch_read_at_once_equals_each_node_read_alone(nodes, k, uniques, wan
 
 
 def test_a_batch_with_a_node_without_classes_is_read_node_by_node():
-    keep = KAnonymity(2).class_condition
+    keep = Conditions([KAnonymity(2)])
     assert from_batch_sizes(np.array([0, 0, 2]), np.array([3, 1, 4]), 3, keep, {"k": 2}) is None
     huge = np.array([4 * 10**9, 4 * 10**9, 3 * 10**9])  # a sum of squares past 64 bits
     assert from_batch_sizes(np.array([0, 0, 1]), huge, 2, keep, {"k": 2}) is None
@@ -88,7 +89,7 @@ def test_a_batch_with_a_node_without_classes_is_read_node_by_node():
 def test_a_batch_decides_each_class_by_its_size_whether_the_sizes_are_counted_or_sorted(largest):
     """The verdicts spread back by a table indexed by size (few sizes) or by np.unique's
     inverse (a size far past the number of classes): the same classes suppressed either way."""
-    keep = KAnonymity(3).class_condition
+    keep = Conditions([KAnonymity(3)])
     tags = np.array([0, 0, 0, 1, 1, 2])
     sizes = np.array([1, 3, largest, 2, 5, 2])
     first, second, third = from_batch_sizes(tags, sizes, 3, keep, {"k": 3})
