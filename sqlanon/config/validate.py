@@ -7,7 +7,6 @@ nothing here names an engine.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from sqlanon.config import encodings
@@ -15,13 +14,11 @@ from sqlanon.config.job import (INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_
                                 UPPER_BOUNDS, Job)
 from sqlanon.config.wording import in_code, role_setting
 from sqlanon.criteria import DeltaPresence, build_model
-from sqlanon.engines.profiles import PROFILES, profile
+from sqlanon.engines.profiles import PROFILES, SIZE, profile
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy
 from sqlanon.metrics import METRICS, get_metric
 from sqlanon.search import ALGORITHMS
-
-_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", re.IGNORECASE)
 
 
 def validated(job: Job) -> Job:
@@ -123,7 +120,7 @@ def _engine(job: Job) -> Job:
                 f"it handles {', '.join(able)}" + (f": use [engine] name = \"{handles}\"" if handles else ""))
     if job.checks not in ("auto", "sql", "local"):
         raise ConfigError(f"engine.checks must be \"auto\", \"sql\" or \"local\", got {job.checks!r}")
-    if job.local_budget is not None and not (isinstance(job.local_budget, str) and _SIZE.fullmatch(job.local_budget)):
+    if job.local_budget is not None and not (isinstance(job.local_budget, str) and SIZE.fullmatch(job.local_budget)):
         raise ConfigError(f"engine.local_budget must be a size such as \"512MB\" or \"2GiB\", got {job.local_budget!r}")
     return job
 

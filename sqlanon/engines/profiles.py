@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 Where = Literal["sql", "local"]
 Kind = Literal["csv", "parquet", "duckdb", "postgres", "spark", "arrow"]
 
-_SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", re.IGNORECASE)
+#: a size as the job gives one ("512MB", "2GiB"): engine settings and engine.local_budget
+SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class MemorySettings(Settings):
 
 
 def _size(name: str, value: Any, example: str) -> None:
-    if value is not None and not (isinstance(value, str) and _SIZE.fullmatch(value)):
+    if value is not None and not (isinstance(value, str) and SIZE.fullmatch(value)):
         raise ConfigError(f"engine.{name} must be a size such as {example}, got {value!r}")
 
 
