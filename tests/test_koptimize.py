@@ -542,3 +542,41 @@ def test_compiled_tree_equals_the_numpy_tree_and_the_floor_prunes(adult_availabl
     for name in ("nodes", "pruned_nodes", "useless_values", "infeasible_values"):
         assert compiled.counters[name] == plain.counters[name], name
     assert no_floor.counters["nodes"] > plain.counters["nodes"]
+
+
+def test_compiled_tree_grows_its_buffers_without_changing_the_tree(adult_available):
+    """The compiled search merges each node's rows into its allset pieces in a buffer that
+    grows on demand: started with room for the class table alone (it must grow at the first
+    node), it walks the same tree, node for node, to the same optimum."""
+    with Session(adult_job(QIS_DM, algorithm="k-optimize", k=25)) as session:
+        model = interval_model(session)
+    cost = make_cost("discernibility", model, 25, 0)
+    roomy = KOptimize(cost).run()
+    tight = KOptimize(cost)
+    tight._ROOM = 1
+    tight = tight.run()
+    assert roomy.proven and tight.proven
+    assert tight.cost == roomy.cost == evaluate(cost, roomy.cuts)[0]
+    assert tight.cuts == roomy.cuts
+    assert tight.counters == roomy.counters
+
+
+@pytest.mark.parametrize("qis, k, limit", [
+    (["sex", "age", "race"], 200, 100),
+    (["age", "race"], 50, 10),
+    (["age", "sex"], 20, 200),
+    (["sex", "race", "education"], 100, "unlimited"),
+])
+def test_compiled_tree_with_suppression_equals_the_numpy_tree(adult_available, qis, k, limit):
+    """With records left to suppress PRUNE also bounds each imaginary child H ∪ {v} and drops
+    values from the tail: the compiled search makes the same decisions as the numpy search —
+    every counter, the optimum and its cut set (a real search: values are pruned)."""
+    with Session(adult_job(qis, algorithm="k-optimize", k=k)) as session:
+        model = interval_model(session)
+    cost = make_cost("discernibility", model, k, session.rows if limit == "unlimited" else limit)
+    compiled, plain = KOptimize(cost).run(), KOptimize(cost, compiled=False).run()
+    assert compiled.proven and plain.proven
+    assert compiled.counters == plain.counters
+    assert compiled.counters["pruned_values"] > 0 and compiled.counters["nodes"] > 50
+    assert compiled.cuts == plain.cuts
+    assert compiled.cost == plain.cost == evaluate(cost, compiled.cuts)[0]

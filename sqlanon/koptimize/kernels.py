@@ -231,12 +231,10 @@ def tail_stats(dense, ranks, weights, size, big, k, tail_j, tail_r, dom_sizes): 
 
 
 @numba.njit(cache=True, nogil=True)
-def dm_bound(ranks, marks, offsets, dom_sizes, weights, head_cls, head_size, k, n, no_more, slot_key, slot_id):  # pragma: no cover - compiled
-    """LB_DM(H, A) in one call, or -1.0 when the allset's key would overflow int64 (the caller
-    falls back). ``marks``: 1 at every cut rank of the allset (attribute j's ranks from
-    ``offsets[j]``). A record the head suppresses costs n; any other max(|E_A|, k) (at most n);
-    with ``no_more`` (no descendant may suppress another record) each kept head class costs at
-    least ``dm_floor`` of its allset pieces."""
+def allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id):  # pragma: no cover - compiled
+    """Each row's allset piece (``allset_classes``) under the cut ranks marked 1 in ``marks``
+    (attribute j's ranks from ``offsets[j]``), and the number of pieces; -1 pieces when the
+    mixed-radix key would overflow int64 (the caller falls back)."""
     d, rows = ranks.shape
     lookup = np.empty(marks.shape[0], np.int64)
     radices = np.empty(d, np.int64)
@@ -250,8 +248,17 @@ def dm_bound(ranks, marks, offsets, dom_sizes, weights, head_cls, head_size, k, 
         radices[j] = acc + 1
         space *= acc + 1
     if space >= 4.0e18:
-        return -1.0
-    piece, count = allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id)
+        return np.empty(0, np.int64), -1
+    return allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id)
+
+
+@numba.njit(cache=True, nogil=True)
+def pieces_bound(piece, count, weights, head_cls, head_size, k, n, no_more):  # pragma: no cover - compiled
+    """LB_DM(H, A) from each row's allset piece (``allset_pieces``) and head class. A record
+    the head suppresses costs n; any other max(|E_A|, k) (at most n); with ``no_more`` (no
+    descendant may suppress another record) each kept head class costs at least ``dm_floor``
+    of its allset pieces."""
+    rows = piece.shape[0]
     piece_size = np.zeros(count, np.int64)
     head_of_piece = np.empty(count, np.int64)
     for r in range(rows):
@@ -277,3 +284,13 @@ def dm_bound(ranks, marks, offsets, dom_sizes, weights, head_cls, head_size, k, 
         for h in range(heads):
             total += float(per_class[h])
     return total
+
+
+@numba.njit(cache=True, nogil=True)
+def dm_bound(ranks, marks, offsets, dom_sizes, weights, head_cls, head_size, k, n, no_more, slot_key, slot_id):  # pragma: no cover - compiled
+    """LB_DM(H, A) in one call (``pieces_bound`` of ``allset_pieces``), or -1.0 when the
+    allset's key would overflow int64 (the caller falls back)."""
+    piece, count = allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id)
+    if count < 0:
+        return -1.0
+    return pieces_bound(piece, count, weights, head_cls, head_size, k, n, no_more)

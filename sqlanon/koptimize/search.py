@@ -21,9 +21,9 @@ than k only splits further) and max(|E_{A,t}|, k) for every other record, E_{A,t
 under the allset; LB_CM charges 1 for each suppressed record and the minority count of every
 other allset class. Both come from ``costs.py``; the head classes are maintained incrementally
 (``heads.py``). With no suppression left, LB_DM also bounds each kept head class as a whole
-(``Cost.class_floor``). DM without suppression runs the whole tree compiled (``tree.dfs``,
-the same tree node for node); otherwise the tree runs here with compiled tail figures and, for
-DM, a compiled LB_DM (``kernels``). The search is anytime: every improvement is logged with its time and node
+(``Cost.class_floor``). DM runs the whole tree compiled (``tree.dfs``, the same tree node
+for node, on rows merged into each node's allset pieces); CM runs the tree here with compiled
+tail figures (``kernels``). The search is anytime: every improvement is logged with its time and node
 count, and a time or node limit returns the best so far with ``proven = False``.
 """
 
@@ -81,7 +81,7 @@ class KOptimize:
         # ``class_floor``: with no suppression left, bound each kept head class as a whole
         # (``Cost.class_floor``); False only to measure what it prunes.
         self.class_floor = class_floor
-        self.compiled = compiled and class_floor and cost.name == "discernibility"
+        self.compiled = compiled and class_floor and broad_useless and cost.name == "discernibility"
         self.row_suppressed = cost.row_suppressed()
         self.best = INFEASIBLE
         self.best_cuts: list[int] | None = None
@@ -95,7 +95,7 @@ class KOptimize:
             if seeded < self.best:
                 self._improve(seeded, sorted(self.upper_bound), "seed")
         proven = True
-        if self.compiled and self.cost.limit == 0 and self.model.rows >= self.cost.k:
+        if self.compiled and self.model.rows >= self.cost.k:
             proven = self._run_compiled()
         else:
             try:
@@ -108,52 +108,61 @@ class KOptimize:
 
     # -- the tree, compiled (DM without suppression) ------------------------------------------
     _CHUNK = 500  # nodes per call of the compiled search, between looks at the clock
+    _ROOM = 4  # the row and size buffers start at this many times the class table's rows
 
     def _run_compiled(self) -> bool:
         """``tree.dfs`` over the whole tree, in chunks of nodes; True when it finished.
         The same tree as ``_node`` (same order, filter and bound), so the same counters; an
         improvement's logged time is that of the end of its chunk."""
-        model, heads, k = self.model, self.heads, self.cost.k
+        model, k = self.model, self.cost.k
         m, V = model.ranks.shape[1], len(model.alphabet)
-        width = int(self._dom_sizes.max()) + 1
-        starts = np.zeros((model.dimensions, width), dtype=np.int64)
-        for j, st in enumerate(heads.starts):
-            starts[j, : len(st)] = st
-        size = np.zeros(m + 2, dtype=np.int64)
-        size[0] = model.rows
-        regs = np.zeros(12, dtype=np.int64)
-        regs[tree.R_COUNT] = 1  # the root: one class of every row
+        # The row buffer starts with the class table (slice 0, one class: the root's); each
+        # depth's pieces follow their parent's. Grown (doubled) when a node asks for room.
+        room = self._ROOM * m
+        ranks = np.zeros((model.dimensions, room), dtype=np.int64)
+        ranks[:, :m] = model.ranks
+        weights = np.zeros(room, dtype=np.int64)
+        weights[:m] = model.weights
+        pcls, ccls = np.zeros(room, dtype=np.int64), np.zeros(room, dtype=np.int64)
+        sizes = np.zeros(room, dtype=np.int64)
+        sizes[0] = model.rows
+        slice_start, slice_len = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
+        slice_len[0] = m
+        size_start, counts = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
+        counts[0] = 1
+        regs = np.zeros(tree.REGISTERS, dtype=np.int64)
         best = np.array([-1 if self.best_cuts is None else int(self.best)], dtype=np.int64)
         best_vals = np.zeros(V + 1, dtype=np.int64)
         pool = np.zeros((V + 2, max(V, 1)), dtype=np.int64)
         pool[0, :V] = np.arange(V)
         frame_len = np.zeros(V + 2, dtype=np.int64)
         frame_len[0] = V
-        state = (
-            model.ranks, model.weights, self._tail_j, self._tail_r, self._pos, self._offsets, self._dom_sizes,
-            np.stack(heads.by_rank).astype(np.int64), starts, np.zeros(m, dtype=np.int64), size,
-            np.zeros(self._marks_size, dtype=np.int64), np.zeros(V + 1, dtype=np.int64), regs, best, best_vals,
-            pool, frame_len, np.zeros(V + 2, dtype=np.int64),
-            np.zeros((V + 1) * m, dtype=np.int64), np.zeros((V + 1) * m, dtype=np.int64),  # undo: rows, old ids
-            np.zeros(m + 1, dtype=np.int64), np.zeros(m + 1, dtype=np.int64),  # splits: class, moved
-            np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64),
-            np.zeros(m + 2, dtype=np.int64), np.full(m + 2, -1, dtype=np.int64), np.zeros(m + 2, dtype=np.int64),
-            *self._table,
-        )
-        done = False
+        head_marks, head_vals = np.zeros(self._marks_size, dtype=np.int64), np.zeros(V + 1, dtype=np.int64)
+        frame_pos = np.zeros(V + 2, dtype=np.int64)
+        scratch = (np.zeros(m + 2, dtype=np.int64), np.full(m + 2, -1, dtype=np.int64), np.zeros(m + 2, dtype=np.int64),
+                   *self._table)
+        phase = tree.ENTER
         while True:
-            budget = regs[tree.R_NODES] + self._CHUNK
-            if self.step_limit is not None:
-                budget = min(budget, self.step_limit)
-            done = tree.dfs(budget, k, self.cost.n, *state) == tree.DONE
+            if phase != tree.GROW:  # a grown buffer resumes the same chunk
+                budget = regs[tree.R_NODES] + self._CHUNK
+                if self.step_limit is not None:
+                    budget = min(budget, self.step_limit)
+            phase = tree.dfs(budget, k, self.cost.n, self.cost.limit, self._tail_j, self._tail_r, self._pos, self._offsets,
+                             self._dom_sizes, ranks, weights, pcls, ccls, slice_start, slice_len, sizes, size_start,
+                             counts, head_marks, head_vals, regs, best, best_vals, pool, frame_len, frame_pos,
+                             *scratch)
+            if phase == tree.GROW:
+                ranks = np.concatenate([ranks, np.zeros_like(ranks)], axis=1)
+                weights, pcls, ccls, sizes = (np.concatenate([x, np.zeros_like(x)]) for x in (weights, pcls, ccls, sizes))
+                continue
             if best[0] >= 0 and best[0] < self.best:
                 self.best, self.best_cuts = int(best[0]), sorted(int(v) for v in best_vals[: regs[tree.R_BEST_LEN]])
                 self.history.append({"seconds": round(time.perf_counter() - self.started, 6),
                                      "nodes": int(regs[tree.R_BEST_AT]), "cost": self.best, "source": "search"})
             self.counters.update(nodes=int(regs[tree.R_NODES]), pruned_nodes=int(regs[tree.R_PRUNED]),
-                                 useless_values=int(regs[tree.R_USELESS]),
+                                 pruned_values=int(regs[tree.R_PRUNED_VALUES]), useless_values=int(regs[tree.R_USELESS]),
                                  infeasible_values=int(regs[tree.R_INFEASIBLE]))
-            if done:
+            if phase == tree.DONE:
                 return True
             if self.step_limit is not None and regs[tree.R_NODES] >= self.step_limit:
                 return False

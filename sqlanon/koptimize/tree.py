@@ -1,8 +1,21 @@
 """``dfs`` runs K-Optimize's depth-first search (search.py's ``_node``) for the discernibility
-metric when no record may be suppressed, entirely in compiled code: the head classes (split
-on push, restored from an undo stack on pop), the filter of useless and infeasible values,
-the paper's tail order and the bound. Its state lives in arrays (``DfsState``), so it pauses
-after a node budget and resumes where it stopped: the caller checks its clock between calls.
+metric entirely in compiled code: the head classes, the filter of useless and infeasible
+values, the paper's tail order, and PRUNE with its bounds (the node's, and with records left to
+suppress, each imaginary child's). Its state lives in arrays, so it pauses after a node budget
+and resumes where it stopped: the caller checks its clock between calls.
+
+**Rows shrink with depth.** Every descendant of a node uses only cuts of the node's allset
+A = H ∪ T, and the records of one allset piece agree on the side of every such cut. So once a
+node has filtered its tail, its rows are merged into its allset pieces (one row per piece, the
+weights summed, any member's ranks), and its children and their subtrees work on those: on
+ADULT a node's allset has a few hundred pieces where the class table has 19,502 rows. The
+merge is the same hash pass as the bound's, and it changes no figure, so the tree is the one
+``_node`` walks, node for node.
+
+The pieces of each depth are a slice of one row buffer (a stack: a child's slice follows its
+parent's), the head class sizes of each depth a slice of one size buffer. Each slice keeps the
+head class of its rows under the node that made it (``pcls``); the child being evaluated
+writes its own classes beside them (``ccls``), so going back up restores nothing.
 """
 
 from __future__ import annotations
@@ -10,116 +23,261 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sqlanon.koptimize.kernels import dm_bound, tail_stats
+from sqlanon.koptimize.kernels import allset_pieces, child_delta, moved, pieces_bound, tail_stats
 
-ENTER, LOOP, DONE = 0, 1, 2
-# registers: phase, depth, nodes, count (head classes), head length, best length, pruned
-# nodes, useless values, infeasible values, undo pointer, split pointer, best-found-at node
-R_PHASE, R_DEPTH, R_NODES, R_COUNT, R_HEAD, R_BEST_LEN, R_PRUNED, R_USELESS, R_INFEASIBLE, R_UNDO, R_SPLIT, R_BEST_AT = range(12)
+ENTER, LOOP, DONE, GROW = 0, 1, 2, 3
+# registers: phase, depth, nodes, head length, best length, pruned nodes, useless values,
+# infeasible values, best-found-at node, pruned values
+(R_PHASE, R_DEPTH, R_NODES, R_HEAD, R_BEST_LEN, R_PRUNED, R_USELESS, R_INFEASIBLE, R_BEST_AT,
+ R_PRUNED_VALUES) = range(10)
+REGISTERS = 10
 
 
 @numba.njit(cache=True, nogil=True)
-def _push(v, alpha_j, alpha_r, pos, offsets, dom_sizes, by_rank, starts, weights, cls, size, head_marks,
-          head_vals, regs, undo_rows, undo_old, split_ids, split_moved, depth_undo, depth_split, depth_count,
-          acc, new_of, touched):  # pragma: no cover - compiled
+def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, pcls, ccls,
+          slice_start, slice_len, sizes, size_start, counts, acc, new_of, touched):  # pragma: no cover - compiled
+    """The child ``H ∪ {v}`` of the node at ``depth``: its head classes over the node's pieces
+    (slice ``depth + 1``). A class of the node is split when v's cut falls inside its interval
+    of v's attribute: its rows at or above v's rank (and below the next head cut) move to a
+    new class."""
     j = alpha_j[v]
     r = alpha_r[v]
-    off = offsets[j]
+    off = pos[v] - r
     hi = dom_sizes[j]
     for q in range(r + 1, dom_sizes[j]):
         if head_marks[off + q] == 1:
             hi = q
             break
-    depth = regs[R_DEPTH]
-    depth_undo[depth] = regs[R_UNDO]
-    depth_split[depth] = regs[R_SPLIT]
-    depth_count[depth] = regs[R_COUNT]
-    a, b = starts[j, r], starts[j, hi]
+    child = depth + 1
+    a = slice_start[child]
+    b = a + slice_len[child]
     n_touched = 0
     for i in range(a, b):
-        row = by_rank[j, i]
-        c = cls[row]
-        if acc[c] == 0:
-            touched[n_touched] = c
-            n_touched += 1
-        acc[c] += weights[row]
-    count = regs[R_COUNT]
-    sp = regs[R_SPLIT]
+        rank = ranks[j, i]
+        if r <= rank < hi:
+            c = pcls[i]
+            if acc[c] == 0:
+                touched[n_touched] = c
+                n_touched += 1
+            acc[c] += weights[i]
+    parent_start = size_start[depth]
+    count = counts[depth]
+    start = parent_start + count
+    size_start[child] = start
+    for c in range(count):
+        sizes[start + c] = sizes[parent_start + c]
     for t in range(n_touched):
         c = touched[t]
-        if acc[c] < size[c]:
+        if acc[c] < sizes[start + c]:
             new_of[c] = count
-            size[count] = acc[c]
-            size[c] -= acc[c]
-            split_ids[sp] = c
-            split_moved[sp] = acc[c]
-            sp += 1
+            sizes[start + count] = acc[c]
+            sizes[start + c] -= acc[c]
             count += 1
-    up = regs[R_UNDO]
+    counts[child] = count
     for i in range(a, b):
-        row = by_rank[j, i]
-        c = cls[row]
-        if new_of[c] >= 0:
-            undo_rows[up] = row
-            undo_old[up] = c
-            up += 1
-            cls[row] = new_of[c]
+        c = pcls[i]
+        rank = ranks[j, i]
+        if new_of[c] >= 0 and r <= rank < hi:
+            ccls[i] = new_of[c]
+        else:
+            ccls[i] = c
     for t in range(n_touched):
         acc[touched[t]] = 0
         new_of[touched[t]] = -1
-    regs[R_COUNT] = count
-    regs[R_SPLIT] = sp
-    regs[R_UNDO] = up
     head_marks[pos[v]] = 1
     head_vals[regs[R_HEAD]] = v
     regs[R_HEAD] += 1
 
 
 @numba.njit(cache=True, nogil=True)
-def _pop(pos, cls, size, head_marks, head_vals, regs, undo_rows, undo_old, split_ids, split_moved, depth_undo,
-         depth_split, depth_count):  # pragma: no cover - compiled
-    depth = regs[R_DEPTH]
-    for i in range(depth_undo[depth], regs[R_UNDO]):
-        cls[undo_rows[i]] = undo_old[i]
-    for i in range(depth_split[depth], regs[R_SPLIT]):
-        size[split_ids[i]] += split_moved[i]
-    regs[R_UNDO] = depth_undo[depth]
-    regs[R_SPLIT] = depth_split[depth]
-    regs[R_COUNT] = depth_count[depth]
-    regs[R_HEAD] -= 1
-    head_marks[pos[head_vals[regs[R_HEAD]]]] = 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _bound_of(tail, start, stop, pos, head_marks, ranks, offsets, dom_sizes, weights, cls, size, count, k, n,
-              slot_key, slot_id):  # pragma: no cover - compiled
+def _marks_of(tail, start, stop, pos, head_marks):  # pragma: no cover - compiled
+    """The allset's cut ranks: the head's and the tail's ``tail[start:stop]``."""
     marks = head_marks.copy()
     for i in range(start, stop):
         marks[pos[tail[i]]] = 1
-    return dm_bound(ranks, marks, offsets, dom_sizes, weights, cls, size[:count], k, n, True, slot_key, slot_id)
+    return marks
 
 
 @numba.njit(cache=True, nogil=True)
-def dfs(budget, k, n, ranks, weights, alpha_j, alpha_r, pos, offsets, dom_sizes, by_rank, starts, cls, size,
-        head_marks, head_vals, regs, best, best_vals, pool, frame_len, frame_pos, undo_rows, undo_old, split_ids,
-        split_moved, depth_undo, depth_split, depth_count, acc, new_of, touched, slot_key, slot_id):  # pragma: no cover - compiled
-    """Run until the tree is done (returns DONE) or ``regs[R_NODES]`` reaches ``budget``.
-    ``pool[d]`` holds the tail of the node at depth d (``frame_len[d]`` values), ``frame_pos[d]``
-    the next one to expand; ``best[0]`` the best cost (-1: none yet), ``best_vals`` its cuts."""
-    V = alpha_j.shape[0]
+def _merge(piece, count, a, b, ranks, weights, cls, pcls):  # pragma: no cover - compiled
+    """Rows ``a:b`` merged into their ``count`` pieces, written from ``b`` on: each piece's
+    first row's ranks, the summed weights, and the row's head class ``cls`` as ``pcls``.
+    Pieces are numbered in order of first appearance, so piece p's first row is ``a + p`` or later."""
+    d = ranks.shape[0]
+    for p in range(count):
+        weights[b + p] = 0
+    seen = 0
+    for i in range(a, b):
+        p = piece[i - a]
+        if p == seen:
+            for j in range(d):
+                ranks[j, b + p] = ranks[j, i]
+            pcls[b + p] = cls[i]
+            seen += 1
+        weights[b + p] += weights[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def _copy(a, b, ranks, weights, cls, pcls):  # pragma: no cover - compiled
+    """Rows ``a:b`` copied from ``b`` on, unmerged (the allset key would overflow int64)."""
+    d = ranks.shape[0]
+    for i in range(a, b):
+        for j in range(d):
+            ranks[j, b + i - a] = ranks[j, i]
+        weights[b + i - a] = weights[i]
+        pcls[b + i - a] = cls[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def _kept(cls, size, k):  # pragma: no cover - compiled
+    """The head classes of at least k rows: each row's index among them (-1: suppressed),
+    their sizes, and the rows the head suppresses."""
+    count = size.shape[0]
+    index = np.full(count, -1, np.int64)
+    kept = 0
+    suppressed = 0
+    for c in range(count):
+        if size[c] >= k:
+            index[c] = kept
+            kept += 1
+        else:
+            suppressed += size[c]
+    kept_size = np.empty(kept, np.int64)
+    for c in range(count):
+        if index[c] >= 0:
+            kept_size[index[c]] = size[c]
+    dense = np.empty(cls.shape[0], np.int64)
+    for i in range(cls.shape[0]):
+        dense[i] = index[cls[i]]
+    return dense, kept_size, suppressed
+
+
+@numba.njit(cache=True, nogil=True)
+def _child_bounds(bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, dense, kept_size, piece,
+                  pieces, k, n):  # pragma: no cover - compiled
+    """Per tail value v (``tail[start:stop]``), the bound of the imaginary child H ∪ {v} with
+    the same allset: the node's, plus, for each record v newly suppresses, its suppression
+    cost (n) less its share of the node's bound (search.py's ``_prune``)."""
+    rows = weights.shape[0]
+    piece_size = np.zeros(pieces, np.int64)
+    for i in range(rows):
+        piece_size[piece[i]] += weights[i]
+    classes = kept_size.shape[0]
+    row_delta = np.zeros(rows, np.int64)
+    class_delta = np.zeros(classes, np.int64)
+    for i in range(rows):
+        c = dense[i]
+        if c >= 0:
+            row_delta[i] = weights[i] * n - weights[i] * min(max(piece_size[piece[i]], k), n)
+            class_delta[c] += row_delta[i]
+    out = np.empty(stop - start, np.float64)
+    for j in range(dom_sizes.shape[0]):
+        count = 0
+        for t in range(start, stop):
+            if alpha_j[tail[t]] == j:
+                count += 1
+        if count == 0:
+            continue
+        which = np.empty(count, np.int64)
+        ranks_of = np.empty(count, np.int64)
+        c = 0
+        for t in range(start, stop):
+            if alpha_j[tail[t]] == j:
+                which[c] = t - start
+                ranks_of[c] = alpha_r[tail[t]]
+                c += 1
+        order = np.argsort(ranks_of)
+        bucket = np.zeros(dom_sizes[j], np.int64)
+        for i in range(count):
+            bucket[ranks_of[i]] += 1
+        for r in range(1, dom_sizes[j]):
+            bucket[r] += bucket[r - 1]
+        moved_w = moved(dense, ranks[j], weights, bucket, classes, count + 1)
+        moved_delta = moved(dense, ranks[j], row_delta, bucket, classes, count + 1)
+        delta = child_delta(moved_w, moved_delta, kept_size, class_delta, k)
+        for i in range(count):
+            out[which[order[i]]] = bound + delta[i]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _prune(tail, start, stop, pos, head_marks, alpha_j, alpha_r, offsets, dom_sizes, ranks, weights, cls, size, k,
+           n, limit, best, regs, slot_key, slot_id):  # pragma: no cover - compiled
+    """The paper's PRUNE over ``tail[start:stop]`` (search.py's ``_prune``), repeated until the
+    tail stops shrinking: the node goes when LB(H, H ∪ T) >= the best cost (returns -1), a
+    value v when LB(H ∪ {v}, H ∪ T) does (removed in place, the order kept). Returns the new
+    stop, and the rows' allset pieces for the final tail (-1 pieces: not computed)."""
+    piece = np.empty(0, np.int64)
+    pieces = -1
+    if best[0] < 0:  # nothing to beat yet: the pieces only, for the merge
+        marks = _marks_of(tail, start, stop, pos, head_marks)
+        piece, pieces = allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id)
+        return stop, piece, pieces
+    dense, kept_size, suppressed = _kept(cls, size, k)
+    # no descendant may suppress another record: a child's bound is the node's, and every
+    # kept head class is cut into parts of at least k rows (the class floor)
+    no_more = suppressed >= limit
+    while stop > start:
+        marks = _marks_of(tail, start, stop, pos, head_marks)
+        piece, pieces = allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id)
+        if pieces < 0:
+            return stop, piece, pieces
+        bound = pieces_bound(piece, pieces, weights, cls, size, k, n, no_more)
+        if bound >= best[0]:
+            regs[R_PRUNED] += 1
+            return -1, piece, pieces
+        if no_more:
+            return stop, piece, pieces
+        child = _child_bounds(bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, dense,
+                              kept_size, piece, pieces, k, n)
+        keep = start
+        for t in range(start, stop):
+            if child[t - start] >= best[0]:
+                regs[R_PRUNED_VALUES] += 1
+            else:
+                tail[keep] = tail[t]
+                keep += 1
+        if keep == stop:
+            return stop, piece, pieces
+        stop = keep
+    return stop, piece, pieces
+
+
+@numba.njit(cache=True, nogil=True)
+def dfs(budget, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, weights, pcls, ccls, slice_start,
+        slice_len, sizes, size_start, counts, head_marks, head_vals, regs, best, best_vals, pool, frame_len, frame_pos,
+        acc, new_of, touched, slot_key, slot_id):  # pragma: no cover - compiled
+    """Run until the tree is done (returns DONE), ``regs[R_NODES]`` reaches ``budget``
+    (ENTER), or a buffer is too small for the next node (GROW: the caller enlarges ``ranks``,
+    ``weights``, ``pcls``, ``ccls`` or ``sizes`` and calls again). ``limit``: the records a
+    node may suppress. The node at depth d reads the rows ``slice_start[d]:+slice_len[d]``
+    (its classes in ``ccls``, their sizes ``sizes[size_start[d]:+counts[d]]``) and merges them
+    into slice d + 1 for its children. ``pool[d]`` holds the tail of the node at depth d
+    (``frame_len[d]`` values), ``frame_pos[d]`` the next one to expand; ``best[0]`` the best
+    cost (-1: none yet), ``best_vals`` its cuts."""
+    capacity = weights.shape[0]
     while True:
         depth = regs[R_DEPTH]
+        a = slice_start[depth]
+        b = a + slice_len[depth]
         if regs[R_PHASE] == ENTER:
+            # room for this node's pieces (at most its rows) and its children's class sizes
+            # (at most twice its classes)
+            if b + (b - a) > capacity or size_start[depth] + 3 * counts[depth] > sizes.shape[0]:
+                return GROW
             if regs[R_NODES] >= budget:
                 return ENTER
             regs[R_NODES] += 1
-            count = regs[R_COUNT]
-            value = 0
-            feasible = True
-            for c in range(count):
-                if size[c] < k:
-                    feasible = False
-                value += size[c] * size[c]
+            s0 = size_start[depth]
+            size = sizes[s0:s0 + counts[depth]]
+            rows_ranks = ranks[:, a:b]
+            rows_weights = weights[a:b]
+            rows_cls = ccls[a:b]
+            dense, kept_size, suppressed = _kept(rows_cls, size, k)
+            value = n * suppressed
+            for c in range(kept_size.shape[0]):
+                value += kept_size[c] * kept_size[c]
+            feasible = suppressed <= limit
             if feasible and (best[0] < 0 or value < best[0]):
                 best[0] = value
                 for i in range(regs[R_HEAD]):
@@ -130,18 +288,18 @@ def dfs(budget, k, n, ranks, weights, alpha_j, alpha_r, pos, offsets, dom_sizes,
             if not feasible:
                 length = 0  # suppression only grows down the tree
             if length > 0:
-                big = np.empty(count, np.bool_)
-                for c in range(count):
-                    big[c] = size[c] >= 2 * k or 2 * size[c] > n
+                big = np.empty(kept_size.shape[0], np.bool_)
+                for c in range(kept_size.shape[0]):
+                    big[c] = kept_size[c] >= 2 * k or 2 * kept_size[c] > n
                 tail = pool[depth, :length].copy()
-                splits, useful, new_rows, change = tail_stats(cls, ranks, weights, size[:count], big, k,
+                splits, useful, new_rows, change = tail_stats(dense, rows_ranks, rows_weights, kept_size, big, k,
                                                               alpha_j[tail], alpha_r[tail], dom_sizes)
                 chosen = np.empty(length, np.int64)
                 keep = 0
                 for i in range(length):
                     if not useful[i]:
                         regs[R_USELESS] += 1
-                    elif new_rows[i] > 0:
+                    elif suppressed + new_rows[i] > limit:
                         regs[R_INFEASIBLE] += 1
                     else:
                         # insertion sort: more classes split first, then the larger drop of
@@ -158,15 +316,21 @@ def dfs(budget, k, n, ranks, weights, alpha_j, alpha_r, pos, offsets, dom_sizes,
                 for q in range(keep):
                     pool[depth, q] = tail[chosen[q]]
                 length = keep
-            frame_len[depth] = length
             frame_pos[depth] = 0
             regs[R_PHASE] = LOOP
-            if length > 0 and best[0] >= 0:
-                bound = _bound_of(pool[depth], 0, length, pos, head_marks, ranks, offsets, dom_sizes, weights, cls,
-                                  size, regs[R_COUNT], k, n, slot_key, slot_id)
-                if bound >= 0 and bound >= best[0]:
-                    regs[R_PRUNED] += 1
-                    frame_len[depth] = 0
+            if length > 0:
+                length, piece, pieces = _prune(pool[depth], 0, length, pos, head_marks, alpha_j, alpha_r, offsets,
+                                               dom_sizes, rows_ranks, rows_weights, rows_cls, size, k, n, limit, best,
+                                               regs, slot_key, slot_id)
+                if length > 0:
+                    if pieces >= 0:
+                        _merge(piece, pieces, a, b, ranks, weights, ccls, pcls)
+                        slice_len[depth + 1] = pieces
+                    else:
+                        _copy(a, b, ranks, weights, ccls, pcls)
+                        slice_len[depth + 1] = b - a
+                    slice_start[depth + 1] = b
+            frame_len[depth] = max(length, 0)
             continue
         # LOOP
         i = frame_pos[depth]
@@ -175,21 +339,22 @@ def dfs(budget, k, n, ranks, weights, alpha_j, alpha_r, pos, offsets, dom_sizes,
                 regs[R_PHASE] = DONE
                 return DONE
             regs[R_DEPTH] = depth - 1
-            _pop(pos, cls, size, head_marks, head_vals, regs, undo_rows, undo_old, split_ids, split_moved,
-                 depth_undo, depth_split, depth_count)
+            regs[R_HEAD] -= 1
+            head_marks[pos[head_vals[regs[R_HEAD]]]] = 0
             parent = depth - 1
-            if frame_pos[parent] < frame_len[parent]:
-                bound = _bound_of(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks, ranks, offsets,
-                                  dom_sizes, weights, cls, size, regs[R_COUNT], k, n, slot_key, slot_id)
-                if bound >= 0 and best[0] >= 0 and bound >= best[0]:
-                    regs[R_PRUNED] += 1
-                    frame_pos[parent] = frame_len[parent]
+            if frame_pos[parent] < frame_len[parent] and best[0] >= 0:
+                # PRUNE again: the parent's allset lost the value just done. Its pieces (slice
+                # ``depth``, classes ``pcls``) refine the smaller allset.
+                s0 = size_start[parent]
+                stop, _, _ = _prune(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks, alpha_j,
+                                    alpha_r, offsets, dom_sizes, ranks[:, a:b], weights[a:b], pcls[a:b],
+                                    sizes[s0:s0 + counts[parent]], k, n, limit, best, regs, slot_key, slot_id)
+                frame_len[parent] = frame_pos[parent] if stop < 0 else stop
             continue
         v = pool[depth, i]
         frame_pos[depth] = i + 1
-        _push(v, alpha_j, alpha_r, pos, offsets, dom_sizes, by_rank, starts, weights, cls, size, head_marks,
-              head_vals, regs, undo_rows, undo_old, split_ids, split_moved, depth_undo, depth_split, depth_count,
-              acc, new_of, touched)
+        _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, pcls, ccls,
+              slice_start, slice_len, sizes, size_start, counts, acc, new_of, touched)
         child = depth + 1
         rest = frame_len[depth] - (i + 1)
         for q in range(rest):
