@@ -112,7 +112,8 @@ def run_grid(args, rows_out: list) -> None:
                         flash_cost = evaluate(cost, cuts)[0] if cuts is not None else None
                         load = os.getloadavg()[0]
                         cpu = time.process_time()
-                        s = KOptimize(cost, time_limit=args.cap, upper_bound=cuts if args.flash else None).run()
+                        s = KOptimize(cost, time_limit=args.cap, upper_bound=cuts if args.flash else None,
+                                      threads=args.threads).run()
                         cpu = time.process_time() - cpu
                         found_at = next((h["seconds"] for h in s.history if h["cost"] == s.cost), None)
                         row = {"dataset": dataset, "metric": metric, "k": k, "suppression": limit,
@@ -120,6 +121,7 @@ def run_grid(args, rows_out: list) -> None:
                                "nodes": s.counters["nodes"], "cost": s.cost, "found_at": found_at,
                                "flash_cost": flash_cost, "flash_seconds": info["seconds"],
                                "flash_node": info["node"], "cap": args.cap, "cpu_seconds": round(cpu, 3),
+                               "threads": args.threads if metric == "discernibility" else 1,
                                "load_before": load, "load_after": os.getloadavg()[0]}
                         rows_out.append(row)
                         if args.json:  # after every run: a long grid that is stopped keeps what finished
@@ -192,6 +194,7 @@ def run_climb(args) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cap", type=float, default=60.0, help="seconds per run")
+    parser.add_argument("--threads", type=int, default=1, help="threads for K-Optimize with DM (search.koptimize.threads)")
     parser.add_argument("--k", type=int, nargs="+", default=[1000, 500, 250, 100, 50, 25, 10, 5])
     parser.add_argument("--limits", nargs="+", default=["0", "100", "unlimited"])
     parser.add_argument("--metrics", nargs="+", default=["discernibility", "classification"])

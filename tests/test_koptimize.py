@@ -328,6 +328,8 @@ def _doc(search: dict, privacy: dict | None = None) -> dict:
     ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": "all"}}, None, 'or "unlimited", got \'all\''),
     ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": 10}}, {"suppression_limit": 0.1}, "not both"),
     ({"algorithm": "k-optimize", "koptimize": {"upper_bound": "ola"}}, None, "upper_bound must be one of none, flash"),
+    ({"algorithm": "k-optimize", "koptimize": {"threads": 0}}, None, "search.koptimize.threads must be an int >= 1"),
+    ({"algorithm": "k-optimize", "koptimize": {"threads": "2"}}, None, "threads must be an int >= 1 (cores to use), got '2'"),
     ({"algorithm": "hill-climb"}, None, "set search.time_limit"),
     ({"algorithm": "k-optimize", "time_limit": 0}, None, "search.time_limit must be a number of seconds > 0"),
     ({"algorithm": "k-optimize", "step_limit": 0}, None, "search.step_limit must be an int >= 1"),
@@ -580,3 +582,22 @@ def test_compiled_tree_with_suppression_equals_the_numpy_tree(adult_available, q
     assert compiled.counters["pruned_values"] > 0 and compiled.counters["nodes"] > 50
     assert compiled.cuts == plain.cuts
     assert compiled.cost == plain.cost == evaluate(cost, compiled.cuts)[0]
+
+
+@pytest.mark.parametrize("k, limit", [(50, 0), (200, 100)])
+def test_threads_walk_the_same_tree_to_the_same_optimum(adult_available, k, limit):
+    """With two threads the top of the tree is cut into subtrees that the threads walk,
+    sharing the best cost: the same optimum, proven, and not much more work (each subtree's
+    root prunes what its parent's PRUNE would have; an early incumbent may save some). Through
+    the job key too."""
+    job = adult_job(QIS_DM, algorithm="k-optimize", k=k,
+                    koptimize=KOptimizeOptions(suppression_rows=limit, threads=2))
+    with Session(job) as session:
+        model = interval_model(session)
+        two = search_intervals(session, model=model).solution
+    cost = make_cost("discernibility", model, k, limit)
+    one = KOptimize(cost).run()
+    assert one.proven and two.proven
+    assert two.cost == one.cost == evaluate(cost, two.cuts)[0]
+    assert 100 < two.counters["nodes"] <= 1.5 * one.counters["nodes"]
+    assert [h["cost"] for h in two.history] == sorted((h["cost"] for h in two.history), reverse=True)

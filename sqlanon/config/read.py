@@ -37,7 +37,7 @@ def _with_population(spec: dict, risk: RiskSettings) -> dict:
     return {"model": risk.model, **{k: v for k, v in taken.items() if v is not None}, **spec}
 
 
-_KOPTIMIZE = {"suppression_rows", "upper_bound", "order"}
+_KOPTIMIZE = {"suppression_rows", "upper_bound", "order", "threads"}
 
 
 def load_job(path: str | Path, **overrides: Any) -> Job:

@@ -261,6 +261,9 @@ def _intervals(job: Job) -> None:
             f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}")
     if not isinstance(options.order, dict):
         raise ConfigError("search.koptimize.order must be a table: attribute = [values in order]")
+    threads = options.threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ConfigError(f"search.koptimize.threads must be an int >= 1 (cores to use), got {threads!r}")
     if job.algorithm == "hill-climb" and job.time_limit is None and job.step_limit is None:
         raise ConfigError("hill-climb runs until a limit: set search.time_limit (seconds) or search.step_limit")
 

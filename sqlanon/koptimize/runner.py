@@ -65,7 +65,7 @@ def search_intervals(session, model: IntervalModel | None = None, **overrides) -
     cuts, bound = None, None
     if job.koptimize.upper_bound == "flash":
         cuts, bound = flash_upper_bound(session, job, model, cost)
-    solution = KOptimize(cost, job.time_limit, job.step_limit, upper_bound=cuts).run()
+    solution = KOptimize(cost, job.time_limit, job.step_limit, upper_bound=cuts, threads=job.koptimize.threads).run()
     return IntervalOutcome(job, model, cost, solution, bound)
 
 

@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from sqlanon.koptimize.costs import INFEASIBLE, Cost, class_figures, evaluate, partition
-from sqlanon.koptimize import kernels, tree
+from sqlanon.koptimize import kernels, walker
 from sqlanon.koptimize.heads import HeadClasses
 
 
@@ -62,9 +62,11 @@ class KOptimize:
 
     def __init__(self, cost: Cost, time_limit: float | None = None, step_limit: int | None = None,
                  upper_bound: Sequence[int] | None = None, broad_useless: bool = True,
-                 compiled: bool = True, class_floor: bool = True):
+                 compiled: bool = True, class_floor: bool = True, threads: int = 1):
         self.cost, self.model = cost, cost.model
         self.time_limit, self.step_limit = time_limit, step_limit
+        # threads > 1: the compiled tree's top is cut into subtrees that threads walk (walker.py)
+        self.threads = threads
         self.upper_bound = upper_bound
         self.broad_useless = broad_useless
         self.heads = HeadClasses(self.model)
@@ -111,63 +113,13 @@ class KOptimize:
     _ROOM = 4  # the row and size buffers start at this many times the class table's rows
 
     def _run_compiled(self) -> bool:
-        """``tree.dfs`` over the whole tree, in chunks of nodes; True when it finished.
-        The same tree as ``_node`` (same order, filter and bound), so the same counters; an
-        improvement's logged time is that of the end of its chunk."""
-        model, k = self.model, self.cost.k
-        m, V = model.ranks.shape[1], len(model.alphabet)
-        # The row buffer starts with the class table (slice 0, one class: the root's); each
-        # depth's pieces follow their parent's. Grown (doubled) when a node asks for room.
-        room = self._ROOM * m
-        ranks = np.zeros((model.dimensions, room), dtype=np.int64)
-        ranks[:, :m] = model.ranks
-        weights = np.zeros(room, dtype=np.int64)
-        weights[:m] = model.weights
-        pcls, ccls = np.zeros(room, dtype=np.int64), np.zeros(room, dtype=np.int64)
-        sizes = np.zeros(room, dtype=np.int64)
-        sizes[0] = model.rows
-        slice_start, slice_len = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
-        slice_len[0] = m
-        size_start, counts = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
-        counts[0] = 1
-        regs = np.zeros(tree.REGISTERS, dtype=np.int64)
-        best = np.array([-1 if self.best_cuts is None else int(self.best)], dtype=np.int64)
-        best_vals = np.zeros(V + 1, dtype=np.int64)
-        pool = np.zeros((V + 2, max(V, 1)), dtype=np.int64)
-        pool[0, :V] = np.arange(V)
-        frame_len = np.zeros(V + 2, dtype=np.int64)
-        frame_len[0] = V
-        head_marks, head_vals = np.zeros(self._marks_size, dtype=np.int64), np.zeros(V + 1, dtype=np.int64)
-        frame_pos = np.zeros(V + 2, dtype=np.int64)
-        scratch = (np.zeros(m + 2, dtype=np.int64), np.full(m + 2, -1, dtype=np.int64), np.zeros(m + 2, dtype=np.int64),
-                   *self._table)
-        phase = tree.ENTER
-        while True:
-            if phase != tree.GROW:  # a grown buffer resumes the same chunk
-                budget = regs[tree.R_NODES] + self._CHUNK
-                if self.step_limit is not None:
-                    budget = min(budget, self.step_limit)
-            phase = tree.dfs(budget, k, self.cost.n, self.cost.limit, self._tail_j, self._tail_r, self._pos, self._offsets,
-                             self._dom_sizes, ranks, weights, pcls, ccls, slice_start, slice_len, sizes, size_start,
-                             counts, head_marks, head_vals, regs, best, best_vals, pool, frame_len, frame_pos,
-                             *scratch)
-            if phase == tree.GROW:
-                ranks = np.concatenate([ranks, np.zeros_like(ranks)], axis=1)
-                weights, pcls, ccls, sizes = (np.concatenate([x, np.zeros_like(x)]) for x in (weights, pcls, ccls, sizes))
-                continue
-            if best[0] >= 0 and best[0] < self.best:
-                self.best, self.best_cuts = int(best[0]), sorted(int(v) for v in best_vals[: regs[tree.R_BEST_LEN]])
-                self.history.append({"seconds": round(time.perf_counter() - self.started, 6),
-                                     "nodes": int(regs[tree.R_BEST_AT]), "cost": self.best, "source": "search"})
-            self.counters.update(nodes=int(regs[tree.R_NODES]), pruned_nodes=int(regs[tree.R_PRUNED]),
-                                 pruned_values=int(regs[tree.R_PRUNED_VALUES]), useless_values=int(regs[tree.R_USELESS]),
-                                 infeasible_values=int(regs[tree.R_INFEASIBLE]))
-            if phase == tree.DONE:
-                return True
-            if self.step_limit is not None and regs[tree.R_NODES] >= self.step_limit:
-                return False
-            if self.time_limit is not None and time.perf_counter() - self.started > self.time_limit:
-                return False
+        """``tree.dfs`` over the whole tree (``walker.walk``); True when it finished. With one
+        thread the same tree as ``_node`` (same order, filter and bound), so the same counters;
+        an improvement's logged time is that of the end of its chunk."""
+        return walker.walk(self, self.threads, self._CHUNK)
+
+    def _hash_table(self) -> tuple[np.ndarray, np.ndarray]:
+        return kernels.hash_table(self.model.ranks.shape[1])
 
     # -- the tree --------------------------------------------------------------------------
     def _node(self, tail: list[int]) -> None:
@@ -322,10 +274,11 @@ class KOptimize:
         return size >= 2 * k
 
     # -- bookkeeping -----------------------------------------------------------------------
-    def _improve(self, value: float, cuts: list[int], source: str) -> None:
+    def _improve(self, value: float, cuts: list[int], source: str, nodes: int | None = None) -> None:
         self.best, self.best_cuts = value, sorted(cuts)
         self.history.append({"seconds": round(time.perf_counter() - self.started, 6),
-                             "nodes": self.counters["nodes"], "cost": value, "source": source})
+                             "nodes": self.counters["nodes"] if nodes is None else nodes, "cost": value,
+                             "source": source})
 
     def _check_limits(self) -> None:
         if self.step_limit is not None and self.counters["nodes"] > self.step_limit:

@@ -118,6 +118,25 @@ def _merge(piece, count, a, b, ranks, weights, cls, pcls):  # pragma: no cover -
 
 
 @numba.njit(cache=True, nogil=True)
+def _merge_here(piece, count, a, b, ranks, weights, pcls):  # pragma: no cover - compiled
+    """Rows ``a:b`` merged into their ``count`` pieces in place (piece p to row ``a + p``,
+    which is read before it is overwritten: a piece's first row is never before it)."""
+    d = ranks.shape[0]
+    summed = np.zeros(count, np.int64)
+    seen = 0
+    for i in range(a, b):
+        p = piece[i - a]
+        if p == seen:
+            for j in range(d):
+                ranks[j, a + p] = ranks[j, i]
+            pcls[a + p] = pcls[i]
+            seen += 1
+        summed[p] += weights[i]
+    for p in range(count):
+        weights[a + p] = summed[p]
+
+
+@numba.njit(cache=True, nogil=True)
 def _copy(a, b, ranks, weights, cls, pcls):  # pragma: no cover - compiled
     """Rows ``a:b`` copied from ``b`` on, unmerged (the allset key would overflow int64)."""
     d = ranks.shape[0]
@@ -346,10 +365,15 @@ def dfs(budget, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, w
                 # PRUNE again: the parent's allset lost the value just done. Its pieces (slice
                 # ``depth``, classes ``pcls``) refine the smaller allset.
                 s0 = size_start[parent]
-                stop, _, _ = _prune(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks, alpha_j,
-                                    alpha_r, offsets, dom_sizes, ranks[:, a:b], weights[a:b], pcls[a:b],
-                                    sizes[s0:s0 + counts[parent]], k, n, limit, best, regs, slot_key, slot_id)
+                stop, piece, pieces = _prune(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks,
+                                             alpha_j, alpha_r, offsets, dom_sizes, ranks[:, a:b], weights[a:b],
+                                             pcls[a:b], sizes[s0:s0 + counts[parent]], k, n, limit, best, regs,
+                                             slot_key, slot_id)
                 frame_len[parent] = frame_pos[parent] if stop < 0 else stop
+                if stop > frame_pos[parent] and 0 <= pieces < b - a:
+                    # the parent's next children read fewer rows
+                    _merge_here(piece, pieces, a, b, ranks, weights, pcls)
+                    slice_len[depth] = pieces
             continue
         v = pool[depth, i]
         frame_pos[depth] = i + 1

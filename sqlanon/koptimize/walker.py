@@ -1,0 +1,218 @@
+"""Drives the compiled tree (``tree.dfs``): a ``Walker`` holds one search state over the subtree
+of one node, and ``walk`` runs the whole tree with one walker or, with ``threads`` > 1, cut
+into subtrees that threads take in depth-first order.
+
+``tree.dfs`` releases the GIL (numba ``nogil``), so threads run on separate cores. Each walker
+keeps its own best cost and cut set; between chunks of nodes the threads share the best cost
+under a lock, so a cost one thread finds prunes the others' subtrees from their next chunk on.
+The cut is made at the top of the tree: the largest subtree (the one with the longest tail) is
+replaced by its children until there are ``TASKS_PER_THREAD`` per thread. A subtree's root then
+misses the PRUNE its parent would have made after each earlier child; its own PRUNE makes up
+for that (its allset is within the parent's), so the tree is complete and the optimum the same,
+while the counts of nodes differ a little from one thread's.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from sqlanon.koptimize import tree
+from sqlanon.koptimize.heads import HeadClasses
+
+TASKS_PER_THREAD = 32
+COUNTERS = ("nodes", "pruned_nodes", "pruned_values", "useless_values", "infeasible_values")
+
+
+class Walker:
+    """The state of ``tree.dfs`` over the subtree of the node with head ``head`` and tail
+    ``tail`` (in the order to expand). The row buffer starts with the class table and the
+    node's head classes (slice 0); each depth's pieces follow their parent's."""
+
+    def __init__(self, search, head: list[int], tail: list[int]):
+        self.search = search
+        model = search.model
+        m, V = model.ranks.shape[1], len(model.alphabet)
+        room = search._ROOM * m
+        self.ranks = np.zeros((model.dimensions, room), dtype=np.int64)
+        self.ranks[:, :m] = model.ranks
+        self.weights = np.zeros(room, dtype=np.int64)
+        self.weights[:m] = model.weights
+        self.pcls, self.ccls = np.zeros(room, dtype=np.int64), np.zeros(room, dtype=np.int64)
+        self.sizes = np.zeros(room, dtype=np.int64)
+        self.slice_start, self.slice_len = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
+        self.slice_len[0] = m
+        self.size_start, self.counts = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
+        self.head_marks, self.head_vals = np.zeros(search._marks_size, dtype=np.int64), np.zeros(V + 1, dtype=np.int64)
+        self.regs = np.zeros(tree.REGISTERS, dtype=np.int64)
+        if head:
+            heads = HeadClasses(model)
+            for v in head:
+                heads.push(v)
+            self.ccls[:m] = heads.cls
+            self.sizes[: heads.count] = heads.sizes()
+            self.counts[0] = heads.count
+            self.head_marks[search._pos[head]] = 1
+            self.head_vals[: len(head)] = head
+            self.regs[tree.R_HEAD] = len(head)
+        else:
+            self.sizes[0] = model.rows
+            self.counts[0] = 1  # the root: one class of every row
+        self.best = np.array([-1], dtype=np.int64)
+        self.best_vals = np.zeros(V + 1, dtype=np.int64)
+        self.pool = np.zeros((V + 2, max(V, 1)), dtype=np.int64)
+        self.pool[0, : len(tail)] = tail
+        self.frame_len = np.zeros(V + 2, dtype=np.int64)
+        self.frame_len[0] = len(tail)
+        self.frame_pos = np.zeros(V + 2, dtype=np.int64)
+        self.scratch = (np.zeros(m + 2, dtype=np.int64), np.full(m + 2, -1, dtype=np.int64),
+                        np.zeros(m + 2, dtype=np.int64), *search._hash_table())
+
+    def run(self, budget: int) -> int:
+        """``tree.dfs`` until ``budget`` nodes (counted by this walker) or the end of the
+        subtree (DONE); a buffer that is too small is doubled and the same call resumes."""
+        s = self.search
+        while True:
+            phase = tree.dfs(budget, s.cost.k, s.cost.n, s.cost.limit, s._tail_j, s._tail_r, s._pos, s._offsets,
+                             s._dom_sizes, self.ranks, self.weights, self.pcls, self.ccls, self.slice_start,
+                             self.slice_len, self.sizes, self.size_start, self.counts, self.head_marks, self.head_vals,
+                             self.regs, self.best, self.best_vals, self.pool, self.frame_len, self.frame_pos,
+                             *self.scratch)
+            if phase != tree.GROW:
+                return phase
+            self.ranks = np.concatenate([self.ranks, np.zeros_like(self.ranks)], axis=1)
+            self.weights, self.pcls, self.ccls, self.sizes = (
+                np.concatenate([x, np.zeros_like(x)]) for x in (self.weights, self.pcls, self.ccls, self.sizes))
+
+    def counters(self) -> dict[str, int]:
+        r = self.regs
+        return {"nodes": int(r[tree.R_NODES]), "pruned_nodes": int(r[tree.R_PRUNED]),
+                "pruned_values": int(r[tree.R_PRUNED_VALUES]), "useless_values": int(r[tree.R_USELESS]),
+                "infeasible_values": int(r[tree.R_INFEASIBLE])}
+
+    def children(self) -> list[tuple[list[int], list[int]]]:
+        """After the subtree's root was entered (``run(1)``): its children, as (head, tail),
+        in the order the tree expands them."""
+        head = [int(v) for v in self.head_vals[: self.regs[tree.R_HEAD]]]
+        if self.regs[tree.R_DEPTH] > 0:
+            head = head[:-1]  # the first child is already pushed
+        tail = [int(v) for v in self.pool[0, : self.frame_len[0]]]
+        return [(head + [v], tail[i + 1:]) for i, v in enumerate(tail)]
+
+
+class _Shared:
+    """What the threads share: the best cost (the search's), counters, the tasks left."""
+
+    def __init__(self, search, tasks: list, base: dict[str, int]):
+        self.search, self.tasks, self.lock = search, tasks, threading.Lock()
+        self.counters = dict(base)
+        self.stopped = False
+
+    def take(self):
+        with self.lock:
+            return None if self.stopped or not self.tasks else self.tasks.pop(0)
+
+    def exchange(self, walker: Walker, known: int, reported: int = 0) -> None:
+        """Publish the walker's improvement (if it found one since it was told ``known``) and
+        tell it the best cost of all. ``reported``: the walker's nodes already counted here,
+        to log the improvement's node number (exact with one thread)."""
+        s = self.search
+        with self.lock:
+            b = int(walker.best[0])
+            if b >= 0 and b != known and b < s.best:
+                cuts = walker.best_vals[: walker.regs[tree.R_BEST_LEN]]
+                at = self.counters["nodes"] - reported + int(walker.regs[tree.R_BEST_AT])
+                s._improve(b, [int(v) for v in cuts], "search", at)
+            if s.best_cuts is not None and (walker.best[0] < 0 or s.best < walker.best[0]):
+                walker.best[0] = int(s.best)
+
+    def over(self) -> bool:
+        s = self.search
+        with self.lock:
+            if s.step_limit is not None and self.counters["nodes"] >= s.step_limit:
+                self.stopped = True
+            if s.time_limit is not None and time.perf_counter() - s.started > s.time_limit:
+                self.stopped = True
+            return self.stopped
+
+
+def _walk_task(shared: _Shared, head: list[int], tail: list[int], chunk: int) -> bool:
+    """One subtree to its end; False when a limit stopped it."""
+    walker = Walker(shared.search, head, tail)
+    done = 0
+    reported = walker.counters()
+    for name in reported:
+        reported[name] = 0
+    limit = shared.search.step_limit
+    while True:
+        shared.exchange(walker, -2)
+        known = int(walker.best[0])
+        budget = chunk if limit is None else max(1, min(chunk, limit - shared.counters["nodes"]))
+        phase = walker.run(done + budget)
+        done = int(walker.regs[tree.R_NODES])
+        shared.exchange(walker, known, reported["nodes"])
+        now = walker.counters()
+        with shared.lock:
+            for name, value in now.items():
+                shared.counters[name] += value - reported[name]
+        reported = now
+        if phase == tree.DONE:
+            return True
+        if shared.over():
+            return False
+
+
+def walk(search, threads: int, chunk: int) -> bool:
+    """The whole tree: True when it was exhausted (the best cost is proven optimal)."""
+    V = len(search.model.alphabet)
+    root = ([], list(range(V)))
+    if threads <= 1:
+        tasks, base = [root], {}
+    else:
+        tasks, base = _cut(search, root, threads * TASKS_PER_THREAD)
+    shared = _Shared(search, tasks, {name: search.counters.get(name, 0) + base.get(name, 0) for name in COUNTERS})
+    results: list[bool] = []
+
+    def work() -> None:
+        while True:
+            task = shared.take()
+            if task is None:
+                return
+            finished = _walk_task(shared, *task, chunk)
+            if not finished:
+                results.append(False)
+                return
+
+    if threads <= 1:
+        work()
+    else:
+        pool = [threading.Thread(target=work, daemon=True) for _ in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    search.counters.update(shared.counters)
+    return not results and not shared.tasks and not shared.stopped
+
+
+def _cut(search, root, wanted: int) -> tuple[list, dict[str, int]]:
+    """The top of the tree as subtrees in depth-first order: the one with the longest tail is
+    entered (``run(1)``) and replaced by its children until there are ``wanted``."""
+    tasks = [root]
+    counters = dict.fromkeys(COUNTERS, 0)
+    shared = _Shared(search, [], counters)
+    while len(tasks) < wanted:
+        at = max(range(len(tasks)), key=lambda i: len(tasks[i][1]))
+        if len(tasks[at][1]) < 2:
+            break
+        walker = Walker(search, *tasks[at])
+        shared.exchange(walker, -2)
+        known = int(walker.best[0])
+        walker.run(1)
+        shared.exchange(walker, known)
+        for name, value in walker.counters().items():
+            counters[name] += value
+        tasks[at:at + 1] = walker.children()
+    return tasks, counters
