@@ -12,7 +12,7 @@ CM cost of Flash's DM optimum, an upper bound, since Flash has no CM metric here
 versus unseeded, and hill climbing against K-Optimize, best cost over time (PNG, the paper's
 Figure 7b). Run from the project root:
 
-    python bench/koptimize.py [--cap 60] [--k 1000 500 ...] [--limits 0 100 unlimited]
+    python bench/koptimize.py [--cap 60] [--threads 1] [--k 1000 500 ...] [--limits 0 100 unlimited]
         [--metrics discernibility classification] [--datasets adult_coarse adult_fine]
         [--seeding] [--climb SECONDS] [--plot bench/koptimize.png] [--json FILE]
 """

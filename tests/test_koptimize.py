@@ -601,3 +601,44 @@ def test_threads_walk_the_same_tree_to_the_same_optimum(adult_available, k, limi
     assert two.cost == one.cost == evaluate(cost, two.cuts)[0]
     assert 100 < two.counters["nodes"] <= 1.5 * one.counters["nodes"]
     assert [h["cost"] for h in two.history] == sorted((h["cost"] for h in two.history), reverse=True)
+
+
+def test_a_failing_thread_fails_the_search_instead_of_passing_for_a_proof(adult_available, monkeypatch):
+    """A subtree lost to an error in a thread would leave the tree unexplored: the search
+    raises that error rather than report the best cost as proven."""
+    from sqlanon.koptimize import walker
+
+    with Session(adult_job(QIS_DM, algorithm="k-optimize", k=50)) as session:
+        model = interval_model(session)
+    cost = make_cost("discernibility", model, 50, 0)
+    calls = []
+
+    def broken(shared, head, tail, chunk):
+        calls.append(head)
+        raise RuntimeError("lost subtree")
+
+    monkeypatch.setattr(walker, "_walk_task", broken)
+    with pytest.raises(RuntimeError, match="lost subtree"):
+        KOptimize(cost, threads=2).run()
+    assert calls
+
+
+@pytest.mark.parametrize("qis, k, limit", [
+    (["sex", "age", "race"], 200, 0),
+    (["sex", "age", "race"], 200, 100),
+    (["sex", "race", "education"], 100, 100),
+    (["age", "sex"], 20, "unlimited"),
+])
+def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(adult_available, qis, k, limit):
+    """CM in the compiled tree (label counts carried by the merged rows and the head
+    classes, LB_CM from the allset pieces' minorities): every counter, the optimum and its
+    cut set as in the numpy search."""
+    job = adult_job(qis, algorithm="k-optimize", k=k, metric="classification", label="salary-class")
+    with Session(job) as session:
+        model = interval_model(session)
+    cost = make_cost("classification", model, k, session.rows if limit == "unlimited" else limit)
+    compiled, plain = KOptimize(cost).run(), KOptimize(cost, compiled=False).run()
+    assert compiled.proven and plain.proven
+    assert compiled.counters == plain.counters and compiled.counters["nodes"] > 20
+    assert compiled.cuts == plain.cuts
+    assert compiled.cost == plain.cost == evaluate(cost, compiled.cuts)[0]

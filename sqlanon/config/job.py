@@ -158,8 +158,8 @@ class KOptimizeOptions:
     suppression limit as a number of rows (an int >= 0 or "unlimited"); when absent the limit is
     floor(privacy.suppression_limit * N). ``upper_bound``: "flash" seeds K-Optimize with Flash's
     optimum mapped to cuts, "none" starts without one. ``order``: per attribute, its values in
-    the order to use instead of the natural or the hierarchy's order. ``threads``: k-optimize with
-    the discernibility metric walks its tree's subtrees on this many threads (cores).
+    the order to use instead of the natural or the hierarchy's order. ``threads``: k-optimize walks
+    its tree's subtrees on this many threads (cores).
     """
 
     suppression_rows: int | str | None = None

@@ -21,9 +21,9 @@ than k only splits further) and max(|E_{A,t}|, k) for every other record, E_{A,t
 under the allset; LB_CM charges 1 for each suppressed record and the minority count of every
 other allset class. Both come from ``costs.py``; the head classes are maintained incrementally
 (``heads.py``). With no suppression left, LB_DM also bounds each kept head class as a whole
-(``Cost.class_floor``). DM runs the whole tree compiled (``tree.dfs``, the same tree node
-for node, on rows merged into each node's allset pieces); CM runs the tree here with compiled
-tail figures (``kernels``). The search is anytime: every improvement is logged with its time and node
+(``Cost.class_floor``). The whole tree runs compiled (``tree.dfs`` through ``walker``, the
+same tree node for node, on rows merged into each node's allset pieces); ``_node`` below is
+the reference it is tested against (``compiled=False``). The search is anytime: every improvement is logged with its time and node
 count, and a time or node limit returns the best so far with ``proven = False``.
 """
 
@@ -83,7 +83,7 @@ class KOptimize:
         # ``class_floor``: with no suppression left, bound each kept head class as a whole
         # (``Cost.class_floor``); False only to measure what it prunes.
         self.class_floor = class_floor
-        self.compiled = compiled and class_floor and broad_useless and cost.name == "discernibility"
+        self.compiled = compiled and class_floor and broad_useless
         self.row_suppressed = cost.row_suppressed()
         self.best = INFEASIBLE
         self.best_cuts: list[int] | None = None
@@ -221,7 +221,7 @@ class KOptimize:
     def _bound(self, tail: list[int], no_more: bool) -> tuple[float, np.ndarray | None]:
         """LB(H, H ∪ T), and each row's share of it when a child's bound is needed."""
         heads, cost, model, k = self.heads, self.cost, self.model, self.cost.k
-        if self.compiled and no_more:
+        if self.compiled and no_more and cost.name == "discernibility":
             marks = np.zeros(self._marks_size, dtype=np.int64)
             marks[self._pos[heads.head]] = 1
             marks[self._pos[tail]] = 1

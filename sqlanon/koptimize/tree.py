@@ -1,5 +1,5 @@
-"""``dfs`` runs K-Optimize's depth-first search (search.py's ``_node``) for the discernibility
-metric entirely in compiled code: the head classes, the filter of useless and infeasible
+"""``dfs`` runs K-Optimize's depth-first search (search.py's ``_node``) for either metric
+entirely in compiled code: the head classes, the filter of useless and infeasible
 values, the paper's tail order, and PRUNE with its bounds (the node's, and with records left to
 suppress, each imaginary child's). Its state lives in arrays, so it pauses after a node budget
 and resumes where it stopped: the caller checks its clock between calls.
@@ -23,7 +23,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sqlanon.koptimize.kernels import allset_pieces, child_delta, moved, pieces_bound, tail_stats
+from sqlanon.koptimize.kernels import tail_stats
+from sqlanon.koptimize.prune import DM, kept, prune
 
 ENTER, LOOP, DONE, GROW = 0, 1, 2, 3
 # registers: phase, depth, nodes, head length, best length, pruned nodes, useless values,
@@ -34,12 +35,14 @@ REGISTERS = 10
 
 
 @numba.njit(cache=True, nogil=True)
-def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, pcls, ccls,
-          slice_start, slice_len, sizes, size_start, counts, acc, new_of, touched):  # pragma: no cover - compiled
+def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, labels, pcls, ccls,
+          slice_start, slice_len, sizes, class_labels, size_start, counts, acc, acc_labels, new_of,
+          touched):  # pragma: no cover - compiled
     """The child ``H ∪ {v}`` of the node at ``depth``: its head classes over the node's pieces
     (slice ``depth + 1``). A class of the node is split when v's cut falls inside its interval
     of v's attribute: its rows at or above v's rank (and below the next head cut) move to a
-    new class."""
+    new class. ``labels`` and ``class_labels`` have one row per label (classification; for
+    discernibility one row of zeros, never read)."""
     j = alpha_j[v]
     r = alpha_r[v]
     off = pos[v] - r
@@ -48,6 +51,7 @@ def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, reg
         if head_marks[off + q] == 1:
             hi = q
             break
+    L = labels.shape[0]
     child = depth + 1
     a = slice_start[child]
     b = a + slice_len[child]
@@ -60,18 +64,25 @@ def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, reg
                 touched[n_touched] = c
                 n_touched += 1
             acc[c] += weights[i]
+            for q in range(L):
+                acc_labels[q, c] += labels[q, i]
     parent_start = size_start[depth]
     count = counts[depth]
     start = parent_start + count
     size_start[child] = start
     for c in range(count):
         sizes[start + c] = sizes[parent_start + c]
+        for q in range(L):
+            class_labels[q, start + c] = class_labels[q, parent_start + c]
     for t in range(n_touched):
         c = touched[t]
         if acc[c] < sizes[start + c]:
             new_of[c] = count
             sizes[start + count] = acc[c]
             sizes[start + c] -= acc[c]
+            for q in range(L):
+                class_labels[q, start + count] = acc_labels[q, c]
+                class_labels[q, start + c] -= acc_labels[q, c]
             count += 1
     counts[child] = count
     for i in range(a, b):
@@ -84,28 +95,25 @@ def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, reg
     for t in range(n_touched):
         acc[touched[t]] = 0
         new_of[touched[t]] = -1
+        for q in range(L):
+            acc_labels[q, touched[t]] = 0
     head_marks[pos[v]] = 1
     head_vals[regs[R_HEAD]] = v
     regs[R_HEAD] += 1
 
 
 @numba.njit(cache=True, nogil=True)
-def _marks_of(tail, start, stop, pos, head_marks):  # pragma: no cover - compiled
-    """The allset's cut ranks: the head's and the tail's ``tail[start:stop]``."""
-    marks = head_marks.copy()
-    for i in range(start, stop):
-        marks[pos[tail[i]]] = 1
-    return marks
-
-
-@numba.njit(cache=True, nogil=True)
-def _merge(piece, count, a, b, ranks, weights, cls, pcls):  # pragma: no cover - compiled
+def _merge(piece, count, a, b, ranks, weights, labels, cls, pcls):  # pragma: no cover - compiled
     """Rows ``a:b`` merged into their ``count`` pieces, written from ``b`` on: each piece's
-    first row's ranks, the summed weights, and the row's head class ``cls`` as ``pcls``.
-    Pieces are numbered in order of first appearance, so piece p's first row is ``a + p`` or later."""
+    first row's ranks, the summed weights and labels, and the row's head class ``cls`` as
+    ``pcls``. Pieces are numbered in order of first appearance, so piece p's first row is
+    ``a + p`` or later."""
     d = ranks.shape[0]
+    L = labels.shape[0]
     for p in range(count):
         weights[b + p] = 0
+        for q in range(L):
+            labels[q, b + p] = 0
     seen = 0
     for i in range(a, b):
         p = piece[i - a]
@@ -115,14 +123,18 @@ def _merge(piece, count, a, b, ranks, weights, cls, pcls):  # pragma: no cover -
             pcls[b + p] = cls[i]
             seen += 1
         weights[b + p] += weights[i]
+        for q in range(L):
+            labels[q, b + p] += labels[q, i]
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge_here(piece, count, a, b, ranks, weights, pcls):  # pragma: no cover - compiled
+def _merge_here(piece, count, a, b, ranks, weights, labels, pcls):  # pragma: no cover - compiled
     """Rows ``a:b`` merged into their ``count`` pieces in place (piece p to row ``a + p``,
     which is read before it is overwritten: a piece's first row is never before it)."""
     d = ranks.shape[0]
+    L = labels.shape[0]
     summed = np.zeros(count, np.int64)
+    summed_labels = np.zeros((L, count), np.int64)
     seen = 0
     for i in range(a, b):
         p = piece[i - a]
@@ -132,148 +144,39 @@ def _merge_here(piece, count, a, b, ranks, weights, pcls):  # pragma: no cover -
             pcls[a + p] = pcls[i]
             seen += 1
         summed[p] += weights[i]
+        for q in range(L):
+            summed_labels[q, p] += labels[q, i]
     for p in range(count):
         weights[a + p] = summed[p]
+        for q in range(L):
+            labels[q, a + p] = summed_labels[q, p]
 
 
 @numba.njit(cache=True, nogil=True)
-def _copy(a, b, ranks, weights, cls, pcls):  # pragma: no cover - compiled
+def _copy(a, b, ranks, weights, labels, cls, pcls):  # pragma: no cover - compiled
     """Rows ``a:b`` copied from ``b`` on, unmerged (the allset key would overflow int64)."""
     d = ranks.shape[0]
     for i in range(a, b):
         for j in range(d):
             ranks[j, b + i - a] = ranks[j, i]
+        for q in range(labels.shape[0]):
+            labels[q, b + i - a] = labels[q, i]
         weights[b + i - a] = weights[i]
         pcls[b + i - a] = cls[i]
 
 
 @numba.njit(cache=True, nogil=True)
-def _kept(cls, size, k):  # pragma: no cover - compiled
-    """The head classes of at least k rows: each row's index among them (-1: suppressed),
-    their sizes, and the rows the head suppresses."""
-    count = size.shape[0]
-    index = np.full(count, -1, np.int64)
-    kept = 0
-    suppressed = 0
-    for c in range(count):
-        if size[c] >= k:
-            index[c] = kept
-            kept += 1
-        else:
-            suppressed += size[c]
-    kept_size = np.empty(kept, np.int64)
-    for c in range(count):
-        if index[c] >= 0:
-            kept_size[index[c]] = size[c]
-    dense = np.empty(cls.shape[0], np.int64)
-    for i in range(cls.shape[0]):
-        dense[i] = index[cls[i]]
-    return dense, kept_size, suppressed
-
-
-@numba.njit(cache=True, nogil=True)
-def _child_bounds(bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, dense, kept_size, piece,
-                  pieces, k, n):  # pragma: no cover - compiled
-    """Per tail value v (``tail[start:stop]``), the bound of the imaginary child H ∪ {v} with
-    the same allset: the node's, plus, for each record v newly suppresses, its suppression
-    cost (n) less its share of the node's bound (search.py's ``_prune``)."""
-    rows = weights.shape[0]
-    piece_size = np.zeros(pieces, np.int64)
-    for i in range(rows):
-        piece_size[piece[i]] += weights[i]
-    classes = kept_size.shape[0]
-    row_delta = np.zeros(rows, np.int64)
-    class_delta = np.zeros(classes, np.int64)
-    for i in range(rows):
-        c = dense[i]
-        if c >= 0:
-            row_delta[i] = weights[i] * n - weights[i] * min(max(piece_size[piece[i]], k), n)
-            class_delta[c] += row_delta[i]
-    out = np.empty(stop - start, np.float64)
-    for j in range(dom_sizes.shape[0]):
-        count = 0
-        for t in range(start, stop):
-            if alpha_j[tail[t]] == j:
-                count += 1
-        if count == 0:
-            continue
-        which = np.empty(count, np.int64)
-        ranks_of = np.empty(count, np.int64)
-        c = 0
-        for t in range(start, stop):
-            if alpha_j[tail[t]] == j:
-                which[c] = t - start
-                ranks_of[c] = alpha_r[tail[t]]
-                c += 1
-        order = np.argsort(ranks_of)
-        bucket = np.zeros(dom_sizes[j], np.int64)
-        for i in range(count):
-            bucket[ranks_of[i]] += 1
-        for r in range(1, dom_sizes[j]):
-            bucket[r] += bucket[r - 1]
-        moved_w = moved(dense, ranks[j], weights, bucket, classes, count + 1)
-        moved_delta = moved(dense, ranks[j], row_delta, bucket, classes, count + 1)
-        delta = child_delta(moved_w, moved_delta, kept_size, class_delta, k)
-        for i in range(count):
-            out[which[order[i]]] = bound + delta[i]
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _prune(tail, start, stop, pos, head_marks, alpha_j, alpha_r, offsets, dom_sizes, ranks, weights, cls, size, k,
-           n, limit, best, regs, slot_key, slot_id):  # pragma: no cover - compiled
-    """The paper's PRUNE over ``tail[start:stop]`` (search.py's ``_prune``), repeated until the
-    tail stops shrinking: the node goes when LB(H, H ∪ T) >= the best cost (returns -1), a
-    value v when LB(H ∪ {v}, H ∪ T) does (removed in place, the order kept). Returns the new
-    stop, and the rows' allset pieces for the final tail (-1 pieces: not computed)."""
-    piece = np.empty(0, np.int64)
-    pieces = -1
-    if best[0] < 0:  # nothing to beat yet: the pieces only, for the merge
-        marks = _marks_of(tail, start, stop, pos, head_marks)
-        piece, pieces = allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id)
-        return stop, piece, pieces
-    dense, kept_size, suppressed = _kept(cls, size, k)
-    # no descendant may suppress another record: a child's bound is the node's, and every
-    # kept head class is cut into parts of at least k rows (the class floor)
-    no_more = suppressed >= limit
-    while stop > start:
-        marks = _marks_of(tail, start, stop, pos, head_marks)
-        piece, pieces = allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id)
-        if pieces < 0:
-            return stop, piece, pieces
-        bound = pieces_bound(piece, pieces, weights, cls, size, k, n, no_more)
-        if bound >= best[0]:
-            regs[R_PRUNED] += 1
-            return -1, piece, pieces
-        if no_more:
-            return stop, piece, pieces
-        child = _child_bounds(bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, dense,
-                              kept_size, piece, pieces, k, n)
-        keep = start
-        for t in range(start, stop):
-            if child[t - start] >= best[0]:
-                regs[R_PRUNED_VALUES] += 1
-            else:
-                tail[keep] = tail[t]
-                keep += 1
-        if keep == stop:
-            return stop, piece, pieces
-        stop = keep
-    return stop, piece, pieces
-
-
-@numba.njit(cache=True, nogil=True)
-def dfs(budget, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, weights, pcls, ccls, slice_start,
-        slice_len, sizes, size_start, counts, head_marks, head_vals, regs, best, best_vals, pool, frame_len, frame_pos,
-        acc, new_of, touched, slot_key, slot_id):  # pragma: no cover - compiled
+def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, weights, labels, pcls, ccls,
+        slice_start, slice_len, sizes, class_labels, size_start, counts, head_marks, head_vals, regs, best, best_vals,
+        pool, frame_len, frame_pos, acc, acc_labels, new_of, touched, slot_key, slot_id):  # pragma: no cover - compiled
     """Run until the tree is done (returns DONE), ``regs[R_NODES]`` reaches ``budget``
     (ENTER), or a buffer is too small for the next node (GROW: the caller enlarges ``ranks``,
-    ``weights``, ``pcls``, ``ccls`` or ``sizes`` and calls again). ``limit``: the records a
-    node may suppress. The node at depth d reads the rows ``slice_start[d]:+slice_len[d]``
-    (its classes in ``ccls``, their sizes ``sizes[size_start[d]:+counts[d]]``) and merges them
-    into slice d + 1 for its children. ``pool[d]`` holds the tail of the node at depth d
-    (``frame_len[d]`` values), ``frame_pos[d]`` the next one to expand; ``best[0]`` the best
-    cost (-1: none yet), ``best_vals`` its cuts."""
+    ``weights``, ``labels``, ``pcls``, ``ccls``, ``sizes`` or ``class_labels`` and calls
+    again). ``metric``: DM or CM; ``limit``: the records a node may suppress. The node at depth
+    d reads the rows ``slice_start[d]:+slice_len[d]`` (its classes in ``ccls``, their sizes
+    ``sizes[size_start[d]:+counts[d]]``) and merges them into slice d + 1 for its children.
+    ``pool[d]`` holds the tail of the node at depth d (``frame_len[d]`` values), ``frame_pos[d]``
+    the next one to expand; ``best[0]`` the best cost (-1: none yet), ``best_vals`` its cuts."""
     capacity = weights.shape[0]
     while True:
         depth = regs[R_DEPTH]
@@ -291,11 +194,21 @@ def dfs(budget, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, w
             size = sizes[s0:s0 + counts[depth]]
             rows_ranks = ranks[:, a:b]
             rows_weights = weights[a:b]
+            rows_labels = labels[:, a:b]
             rows_cls = ccls[a:b]
-            dense, kept_size, suppressed = _kept(rows_cls, size, k)
-            value = n * suppressed
-            for c in range(kept_size.shape[0]):
-                value += kept_size[c] * kept_size[c]
+            dense, kept_size, suppressed = kept(rows_cls, size, k)
+            if metric == DM:
+                value = n * suppressed
+                for c in range(kept_size.shape[0]):
+                    value += kept_size[c] * kept_size[c]
+            else:
+                value = suppressed
+                for c in range(size.shape[0]):
+                    if size[c] >= k:
+                        top = 0
+                        for q in range(class_labels.shape[0]):
+                            top = max(top, class_labels[q, s0 + c])
+                        value += size[c] - top
             feasible = suppressed <= limit
             if feasible and (best[0] < 0 or value < best[0]):
                 best[0] = value
@@ -307,9 +220,10 @@ def dfs(budget, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, w
             if not feasible:
                 length = 0  # suppression only grows down the tree
             if length > 0:
+                # a value is useful when it splits a class that may profit (docs/koptimize.md)
                 big = np.empty(kept_size.shape[0], np.bool_)
                 for c in range(kept_size.shape[0]):
-                    big[c] = kept_size[c] >= 2 * k or 2 * kept_size[c] > n
+                    big[c] = kept_size[c] >= 2 * k or (metric == DM and 2 * kept_size[c] > n)
                 tail = pool[depth, :length].copy()
                 splits, useful, new_rows, change = tail_stats(dense, rows_ranks, rows_weights, kept_size, big, k,
                                                               alpha_j[tail], alpha_r[tail], dom_sizes)
@@ -338,15 +252,19 @@ def dfs(budget, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, w
             frame_pos[depth] = 0
             regs[R_PHASE] = LOOP
             if length > 0:
-                length, piece, pieces = _prune(pool[depth], 0, length, pos, head_marks, alpha_j, alpha_r, offsets,
-                                               dom_sizes, rows_ranks, rows_weights, rows_cls, size, k, n, limit, best,
-                                               regs, slot_key, slot_id)
-                if length > 0:
+                length, piece, pieces, dropped = prune(metric, pool[depth], 0, length, pos, head_marks, alpha_j,
+                                                       alpha_r, offsets, dom_sizes, rows_ranks, rows_weights,
+                                                       rows_labels, rows_cls, size, k, n, limit, best, slot_key,
+                                                       slot_id)
+                regs[R_PRUNED_VALUES] += dropped
+                if length < 0:
+                    regs[R_PRUNED] += 1
+                elif length > 0:
                     if pieces >= 0:
-                        _merge(piece, pieces, a, b, ranks, weights, ccls, pcls)
+                        _merge(piece, pieces, a, b, ranks, weights, labels, ccls, pcls)
                         slice_len[depth + 1] = pieces
                     else:
-                        _copy(a, b, ranks, weights, ccls, pcls)
+                        _copy(a, b, ranks, weights, labels, ccls, pcls)
                         slice_len[depth + 1] = b - a
                     slice_start[depth + 1] = b
             frame_len[depth] = max(length, 0)
@@ -365,20 +283,24 @@ def dfs(budget, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, w
                 # PRUNE again: the parent's allset lost the value just done. Its pieces (slice
                 # ``depth``, classes ``pcls``) refine the smaller allset.
                 s0 = size_start[parent]
-                stop, piece, pieces = _prune(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks,
-                                             alpha_j, alpha_r, offsets, dom_sizes, ranks[:, a:b], weights[a:b],
-                                             pcls[a:b], sizes[s0:s0 + counts[parent]], k, n, limit, best, regs,
-                                             slot_key, slot_id)
+                stop, piece, pieces, dropped = prune(metric, pool[parent], frame_pos[parent], frame_len[parent], pos,
+                                                     head_marks, alpha_j, alpha_r, offsets, dom_sizes, ranks[:, a:b],
+                                                     weights[a:b], labels[:, a:b], pcls[a:b],
+                                                     sizes[s0:s0 + counts[parent]], k, n, limit, best, slot_key,
+                                                     slot_id)
+                regs[R_PRUNED_VALUES] += dropped
+                if stop < 0:
+                    regs[R_PRUNED] += 1
                 frame_len[parent] = frame_pos[parent] if stop < 0 else stop
                 if stop > frame_pos[parent] and 0 <= pieces < b - a:
                     # the parent's next children read fewer rows
-                    _merge_here(piece, pieces, a, b, ranks, weights, pcls)
+                    _merge_here(piece, pieces, a, b, ranks, weights, labels, pcls)
                     slice_len[depth] = pieces
             continue
         v = pool[depth, i]
         frame_pos[depth] = i + 1
-        _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, pcls, ccls,
-              slice_start, slice_len, sizes, size_start, counts, acc, new_of, touched)
+        _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, labels, pcls,
+              ccls, slice_start, slice_len, sizes, class_labels, size_start, counts, acc, acc_labels, new_of, touched)
         child = depth + 1
         rest = frame_len[depth] - (i + 1)
         for q in range(rest):

@@ -21,6 +21,7 @@ import numpy as np
 
 from sqlanon.koptimize import tree
 from sqlanon.koptimize.heads import HeadClasses
+from sqlanon.koptimize.prune import CM, DM
 
 TASKS_PER_THREAD = 32
 COUNTERS = ("nodes", "pruned_nodes", "pruned_values", "useless_values", "infeasible_values")
@@ -40,8 +41,14 @@ class Walker:
         self.ranks[:, :m] = model.ranks
         self.weights = np.zeros(room, dtype=np.int64)
         self.weights[:m] = model.weights
+        # label counts, one row per label (classification); one row of zeros for DM
+        L = 1 if model.labels is None else model.labels.shape[1]
+        self.labels = np.zeros((L, room), dtype=np.int64)
+        if model.labels is not None:
+            self.labels[:, :m] = model.labels.T
         self.pcls, self.ccls = np.zeros(room, dtype=np.int64), np.zeros(room, dtype=np.int64)
         self.sizes = np.zeros(room, dtype=np.int64)
+        self.class_labels = np.zeros((L, room), dtype=np.int64)
         self.slice_start, self.slice_len = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
         self.slice_len[0] = m
         self.size_start, self.counts = np.zeros(V + 2, dtype=np.int64), np.zeros(V + 2, dtype=np.int64)
@@ -53,12 +60,15 @@ class Walker:
                 heads.push(v)
             self.ccls[:m] = heads.cls
             self.sizes[: heads.count] = heads.sizes()
+            if model.labels is not None:
+                self.class_labels[:, : heads.count] = heads.labels().T
             self.counts[0] = heads.count
             self.head_marks[search._pos[head]] = 1
             self.head_vals[: len(head)] = head
             self.regs[tree.R_HEAD] = len(head)
         else:
             self.sizes[0] = model.rows
+            self.class_labels[:, 0] = self.labels[:, :m].sum(axis=1)
             self.counts[0] = 1  # the root: one class of every row
         self.best = np.array([-1], dtype=np.int64)
         self.best_vals = np.zeros(V + 1, dtype=np.int64)
@@ -67,22 +77,24 @@ class Walker:
         self.frame_len = np.zeros(V + 2, dtype=np.int64)
         self.frame_len[0] = len(tail)
         self.frame_pos = np.zeros(V + 2, dtype=np.int64)
-        self.scratch = (np.zeros(m + 2, dtype=np.int64), np.full(m + 2, -1, dtype=np.int64),
-                        np.zeros(m + 2, dtype=np.int64), *search._hash_table())
+        self.metric = CM if search.cost.name == "classification" else DM
+        self.scratch = (np.zeros(m + 2, dtype=np.int64), np.zeros((L, m + 2), dtype=np.int64),
+                        np.full(m + 2, -1, dtype=np.int64), np.zeros(m + 2, dtype=np.int64), *search._hash_table())
 
     def run(self, budget: int) -> int:
         """``tree.dfs`` until ``budget`` nodes (counted by this walker) or the end of the
         subtree (DONE); a buffer that is too small is doubled and the same call resumes."""
         s = self.search
         while True:
-            phase = tree.dfs(budget, s.cost.k, s.cost.n, s.cost.limit, s._tail_j, s._tail_r, s._pos, s._offsets,
-                             s._dom_sizes, self.ranks, self.weights, self.pcls, self.ccls, self.slice_start,
-                             self.slice_len, self.sizes, self.size_start, self.counts, self.head_marks, self.head_vals,
-                             self.regs, self.best, self.best_vals, self.pool, self.frame_len, self.frame_pos,
-                             *self.scratch)
+            phase = tree.dfs(budget, self.metric, s.cost.k, s.cost.n, s.cost.limit, s._tail_j, s._tail_r, s._pos,
+                             s._offsets, s._dom_sizes, self.ranks, self.weights, self.labels, self.pcls, self.ccls,
+                             self.slice_start, self.slice_len, self.sizes, self.class_labels, self.size_start,
+                             self.counts, self.head_marks, self.head_vals, self.regs, self.best, self.best_vals,
+                             self.pool, self.frame_len, self.frame_pos, *self.scratch)
             if phase != tree.GROW:
                 return phase
-            self.ranks = np.concatenate([self.ranks, np.zeros_like(self.ranks)], axis=1)
+            self.ranks, self.labels, self.class_labels = (
+                np.concatenate([x, np.zeros_like(x)], axis=1) for x in (self.ranks, self.labels, self.class_labels))
             self.weights, self.pcls, self.ccls, self.sizes = (
                 np.concatenate([x, np.zeros_like(x)]) for x in (self.weights, self.pcls, self.ccls, self.sizes))
 
@@ -174,16 +186,21 @@ def walk(search, threads: int, chunk: int) -> bool:
         tasks, base = _cut(search, root, threads * TASKS_PER_THREAD)
     shared = _Shared(search, tasks, {name: search.counters.get(name, 0) + base.get(name, 0) for name in COUNTERS})
     results: list[bool] = []
+    errors: list[BaseException] = []
 
     def work() -> None:
-        while True:
-            task = shared.take()
-            if task is None:
-                return
-            finished = _walk_task(shared, *task, chunk)
-            if not finished:
-                results.append(False)
-                return
+        try:
+            while True:
+                task = shared.take()
+                if task is None:
+                    return
+                if not _walk_task(shared, *task, chunk):
+                    results.append(False)
+                    return
+        except BaseException as error:  # a lost subtree must not pass for a proof
+            with shared.lock:
+                shared.stopped = True
+            errors.append(error)
 
     if threads <= 1:
         work()
@@ -193,6 +210,8 @@ def walk(search, threads: int, chunk: int) -> bool:
             t.start()
         for t in pool:
             t.join()
+    if errors:
+        raise errors[0]
     search.counters.update(shared.counters)
     return not results and not shared.tasks and not shared.stopped
 
