@@ -103,34 +103,12 @@ def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, reg
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge(piece, count, a, b, ranks, weights, labels, cls, pcls):  # pragma: no cover - compiled
-    """Rows ``a:b`` merged into their ``count`` pieces, written from ``b`` on: each piece's
-    first row's ranks, the summed weights and labels, and the row's head class ``cls`` as
-    ``pcls``. Pieces are numbered in order of first appearance, so piece p's first row is
-    ``a + p`` or later."""
-    d = ranks.shape[0]
-    L = labels.shape[0]
-    for p in range(count):
-        weights[b + p] = 0
-        for q in range(L):
-            labels[q, b + p] = 0
-    seen = 0
-    for i in range(a, b):
-        p = piece[i - a]
-        if p == seen:
-            for j in range(d):
-                ranks[j, b + p] = ranks[j, i]
-            pcls[b + p] = cls[i]
-            seen += 1
-        weights[b + p] += weights[i]
-        for q in range(L):
-            labels[q, b + p] += labels[q, i]
-
-
-@numba.njit(cache=True, nogil=True)
-def _merge_here(piece, count, a, b, ranks, weights, labels, pcls):  # pragma: no cover - compiled
-    """Rows ``a:b`` merged into their ``count`` pieces in place (piece p to row ``a + p``,
-    which is read before it is overwritten: a piece's first row is never before it)."""
+def _merge(piece, count, a, b, to, ranks, weights, labels, cls, pcls):  # pragma: no cover - compiled
+    """Rows ``a:b`` merged into their ``count`` pieces, written from row ``to`` on (``b``: a
+    new slice; ``a``: in place): each piece's first row's ranks, the summed weights and
+    labels, and that row's head class ``cls`` as ``pcls``. Pieces are numbered in order of
+    first appearance, so piece p's first row is ``a + p`` or later: in place, a row is read
+    before it is overwritten."""
     d = ranks.shape[0]
     L = labels.shape[0]
     summed = np.zeros(count, np.int64)
@@ -140,16 +118,16 @@ def _merge_here(piece, count, a, b, ranks, weights, labels, pcls):  # pragma: no
         p = piece[i - a]
         if p == seen:
             for j in range(d):
-                ranks[j, a + p] = ranks[j, i]
-            pcls[a + p] = pcls[i]
+                ranks[j, to + p] = ranks[j, i]
+            pcls[to + p] = cls[i]
             seen += 1
         summed[p] += weights[i]
         for q in range(L):
             summed_labels[q, p] += labels[q, i]
     for p in range(count):
-        weights[a + p] = summed[p]
+        weights[to + p] = summed[p]
         for q in range(L):
-            labels[q, a + p] = summed_labels[q, p]
+            labels[q, to + p] = summed_labels[q, p]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -261,7 +239,7 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
                     regs[R_PRUNED] += 1
                 elif length > 0:
                     if pieces >= 0:
-                        _merge(piece, pieces, a, b, ranks, weights, labels, ccls, pcls)
+                        _merge(piece, pieces, a, b, b, ranks, weights, labels, ccls, pcls)
                         slice_len[depth + 1] = pieces
                     else:
                         _copy(a, b, ranks, weights, labels, ccls, pcls)
@@ -294,7 +272,7 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
                 frame_len[parent] = frame_pos[parent] if stop < 0 else stop
                 if stop > frame_pos[parent] and 0 <= pieces < b - a:
                     # the parent's next children read fewer rows
-                    _merge_here(piece, pieces, a, b, ranks, weights, labels, pcls)
+                    _merge(piece, pieces, a, b, a, ranks, weights, labels, pcls, pcls)
                     slice_len[depth] = pieces
             continue
         v = pool[depth, i]
