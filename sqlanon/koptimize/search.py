@@ -108,7 +108,7 @@ class KOptimize:
         return Solution(self.best_cuts, self.best, suppressed, proven, time.perf_counter() - self.started,
                         self.history, dict(self.counters))
 
-    # -- the tree, compiled (DM without suppression) ------------------------------------------
+    # -- the tree, compiled ----------------------------------------------------------------
     _CHUNK = 500  # nodes per call of the compiled search, between looks at the clock
     _ROOM = 4  # the row and size buffers start at this many times the class table's rows
 
@@ -121,7 +121,7 @@ class KOptimize:
     def _hash_table(self) -> tuple[np.ndarray, np.ndarray]:
         return kernels.hash_table(self.model.ranks.shape[1])
 
-    # -- the tree --------------------------------------------------------------------------
+    # -- the tree in Python (the reference the compiled tree is tested against) ------------
     def _node(self, tail: list[int]) -> None:
         self.counters["nodes"] += 1
         self._check_limits()
