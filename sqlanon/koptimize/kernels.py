@@ -190,6 +190,30 @@ def dm_floor(head_of_piece, piece_size, head_size, k):  # pragma: no cover - com
 
 
 @numba.njit(cache=True, nogil=True)
+def values_of(tail_j, tail_r, j, dom_size):  # pragma: no cover - compiled
+    """The tail values of attribute j (their places in the tail, by rank) and the bucket
+    ``moved`` needs: per rank, the number of those values' ranks at or below it. None of
+    them: an empty array."""
+    count = 0
+    for t in range(tail_j.shape[0]):
+        if tail_j[t] == j:
+            count += 1
+    which = np.empty(count, np.int64)
+    c = 0
+    for t in range(tail_j.shape[0]):
+        if tail_j[t] == j:
+            which[c] = t
+            c += 1
+    which = which[np.argsort(tail_r[which])]
+    bucket = np.zeros(dom_size, np.int64)
+    for i in range(count):
+        bucket[tail_r[which[i]]] += 1
+    for r in range(1, dom_size):
+        bucket[r] += bucket[r - 1]
+    return which, bucket
+
+
+@numba.njit(cache=True, nogil=True)
 def tail_stats(dense, ranks, weights, size, big, k, tail_j, tail_r, dom_sizes):  # pragma: no cover - compiled
     """``split_stats`` of every tail value (``tail_j``, ``tail_r``: attribute and rank, in tail
     order) in one call: per attribute, ``moved`` over its tail values, then the figures."""
@@ -200,25 +224,10 @@ def tail_stats(dense, ranks, weights, size, big, k, tail_j, tail_r, dom_sizes): 
     change = np.zeros(n_tail, np.float64)
     classes = size.shape[0]
     for j in range(dom_sizes.shape[0]):
-        count = 0
-        for t in range(n_tail):
-            if tail_j[t] == j:
-                count += 1
+        which, bucket = values_of(tail_j, tail_r, j, dom_sizes[j])
+        count = which.shape[0]
         if count == 0:
             continue
-        which = np.empty(count, np.int64)
-        c = 0
-        for t in range(n_tail):
-            if tail_j[t] == j:
-                which[c] = t
-                c += 1
-        order = np.argsort(tail_r[which])
-        which = which[order]
-        bucket = np.zeros(dom_sizes[j], np.int64)
-        for i in range(count):
-            bucket[tail_r[which[i]]] += 1
-        for r in range(1, dom_sizes[j]):
-            bucket[r] += bucket[r - 1]
         matrix = moved(dense, ranks[j], weights, bucket, classes, count + 1)
         s_, u_, n_, c_ = split_stats(matrix, size, big, k)
         for i in range(count):

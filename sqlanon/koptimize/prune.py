@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sqlanon.koptimize.kernels import allset_pieces, child_delta, moved, pieces_bound
+from sqlanon.koptimize.kernels import allset_pieces, child_delta, moved, pieces_bound, values_of
 
 DM, CM = 0, 1  # the metric: discernibility, classification
 
@@ -69,10 +69,9 @@ def _minorities(piece, pieces, weights, labels):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def cm_bound(piece, pieces, weights, labels, cls, size, k):  # pragma: no cover - compiled
+def cm_bound(piece, pieces, minority, weights, cls, size, k):  # pragma: no cover - compiled
     """LB_CM(H, A): 1 per record the head suppresses, and each kept head class's allset
     pieces' minorities (a class uniting pieces misclassifies at least the sum of theirs)."""
-    _, minority = _minorities(piece, pieces, weights, labels)
     total = 0
     seen = np.zeros(pieces, np.bool_)
     for i in range(weights.shape[0]):
@@ -85,7 +84,7 @@ def cm_bound(piece, pieces, weights, labels, cls, size, k):  # pragma: no cover 
 
 
 @numba.njit(cache=True, nogil=True)
-def _row_delta(metric, piece, pieces, weights, labels, dense, k, n):  # pragma: no cover - compiled
+def _row_delta(metric, piece, pieces, weights, minority, dense, k, n):  # pragma: no cover - compiled
     """Per row of a kept class: what its records add to the bound when a child suppresses
     them, their suppression cost less their share of the node's bound (for CM the first row
     of each piece carries the piece's minority)."""
@@ -99,7 +98,6 @@ def _row_delta(metric, piece, pieces, weights, labels, dense, k, n):  # pragma: 
             if dense[i] >= 0:
                 out[i] = weights[i] * n - weights[i] * min(max(size[piece[i]], k), n)
         return out
-    _, minority = _minorities(piece, pieces, weights, labels)
     carried = np.zeros(pieces, np.bool_)
     for i in range(rows):
         if dense[i] >= 0:
@@ -111,43 +109,29 @@ def _row_delta(metric, piece, pieces, weights, labels, dense, k, n):  # pragma: 
 
 
 @numba.njit(cache=True, nogil=True)
-def _child_bounds(metric, bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, labels, dense,
+def _child_bounds(metric, bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, minority, dense,
                   kept_size, piece, pieces, k, n):  # pragma: no cover - compiled
     """Per tail value v (``tail[start:stop]``), the bound of the imaginary child H ∪ {v} with
     the same allset: the node's, plus the growth from the records v newly suppresses."""
     classes = kept_size.shape[0]
-    row_delta = _row_delta(metric, piece, pieces, weights, labels, dense, k, n)
+    row_delta = _row_delta(metric, piece, pieces, weights, minority, dense, k, n)
     class_delta = np.zeros(classes, np.int64)
     for i in range(weights.shape[0]):
         if dense[i] >= 0:
             class_delta[dense[i]] += row_delta[i]
     out = np.empty(stop - start, np.float64)
+    tail_j = alpha_j[tail[start:stop]]
+    tail_r = alpha_r[tail[start:stop]]
     for j in range(dom_sizes.shape[0]):
-        count = 0
-        for t in range(start, stop):
-            if alpha_j[tail[t]] == j:
-                count += 1
+        which, bucket = values_of(tail_j, tail_r, j, dom_sizes[j])
+        count = which.shape[0]
         if count == 0:
             continue
-        which = np.empty(count, np.int64)
-        ranks_of = np.empty(count, np.int64)
-        c = 0
-        for t in range(start, stop):
-            if alpha_j[tail[t]] == j:
-                which[c] = t - start
-                ranks_of[c] = alpha_r[tail[t]]
-                c += 1
-        order = np.argsort(ranks_of)
-        bucket = np.zeros(dom_sizes[j], np.int64)
-        for i in range(count):
-            bucket[ranks_of[i]] += 1
-        for r in range(1, dom_sizes[j]):
-            bucket[r] += bucket[r - 1]
         moved_w = moved(dense, ranks[j], weights, bucket, classes, count + 1)
         moved_delta = moved(dense, ranks[j], row_delta, bucket, classes, count + 1)
         delta = child_delta(moved_w, moved_delta, kept_size, class_delta, k)
         for i in range(count):
-            out[which[order[i]]] = bound + delta[i]
+            out[which[i]] = bound + delta[i]
     return out
 
 
@@ -174,16 +158,18 @@ def prune(metric, tail, start, stop, pos, head_marks, alpha_j, alpha_r, offsets,
         piece, pieces = allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id)
         if pieces < 0:
             return stop, piece, pieces, dropped
+        minority = np.empty(0, np.int64)  # CM: per piece, for the bound and the children's
         if metric == DM:
             bound = pieces_bound(piece, pieces, weights, cls, size, k, n, no_more)
         else:
-            bound = cm_bound(piece, pieces, weights, labels, cls, size, k)
+            _, minority = _minorities(piece, pieces, weights, labels)
+            bound = cm_bound(piece, pieces, minority, weights, cls, size, k)
         if bound >= best[0]:
             return -1, piece, pieces, dropped
         if no_more:
             return stop, piece, pieces, dropped
-        child = _child_bounds(metric, bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, labels,
-                              dense, kept_size, piece, pieces, k, n)
+        child = _child_bounds(metric, bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights,
+                              minority, dense, kept_size, piece, pieces, k, n)
         keep = start
         for t in range(start, stop):
             if child[t - start] >= best[0]:
