@@ -10,11 +10,14 @@ capped at ``--cap`` seconds (seeded with Flash's optimum mapped to cuts) gives t
 proven optimum (or "cap" and the best cost found), and Flash's optimum beside it (for CM: the
 CM cost of Flash's DM optimum, an upper bound, since Flash has no CM metric here). Also: seeded
 versus unseeded, and hill climbing against K-Optimize, best cost over time (PNG, the paper's
-Figure 7b). Run from the project root:
+Figure 7b). With ``--pool`` each run is seeded with the cheapest of Flash's cuts and the best cuts
+of every earlier run on the same coding and metric, each re-costed for this run's k and limit (a
+cut set is an upper bound once costed for the setting; the paper's Figure 7b seeds the
+100-suppression runs with the no-suppression optimum the same way). Run from the project root:
 
     python bench/koptimize.py [--cap 60] [--threads 1] [--k 1000 500 ...] [--limits 0 100 unlimited]
         [--metrics discernibility classification] [--datasets adult_coarse adult_fine]
-        [--seeding] [--climb SECONDS] [--plot bench/koptimize.png] [--json FILE]
+        [--pool [--pool-from JSON ...]] [--seeding] [--climb SECONDS] [--plot bench/koptimize.png] [--json FILE]
 """
 
 from __future__ import annotations
@@ -92,7 +95,7 @@ class FlashNodes:
 
 
 def run_grid(args, rows_out: list) -> None:
-    from sqlanon.koptimize.costs import evaluate, make_cost
+    from sqlanon.koptimize.costs import INFEASIBLE, evaluate, make_cost
     from sqlanon.koptimize.search import KOptimize
 
     header = (f"{'data':<12} {'metric':<14} {'k':>5} {'supp':>9} {'alphabet':>8} {'proven':>6} {'time s':>8} "
@@ -105,23 +108,38 @@ def run_grid(args, rows_out: list) -> None:
             with Session(job) as session:
                 model = interval_model(session)
                 flash = FlashNodes(session, model)
+                # (setting, cuts) of earlier runs, for --pool; also those of --pool-from's files
+                pool: list[tuple[str, list[int]]] = [
+                    (f"k={r['k']} s={r['suppression']} ({name})", r["cuts"])
+                    for name in args.pool_from for r in json.loads(Path(name).read_text())["grid"]
+                    if r["dataset"] == dataset and r["metric"] == metric and r.get("cuts") is not None]
                 for limit in map(limit_value, args.limits):
                     for k in args.k:
                         cost = make_cost(metric, model, k, session.rows if limit == "unlimited" else limit)
                         cuts, info = flash.seed(k, limit)
                         flash_cost = evaluate(cost, cuts)[0] if cuts is not None else None
+                        seed, seed_cost, seed_from = (cuts, flash_cost, "flash") if args.flash else (None, None, None)
+                        if args.pool:
+                            for origin, earlier in pool:
+                                value = evaluate(cost, earlier)[0]
+                                if value < (INFEASIBLE if seed_cost is None else seed_cost):
+                                    seed, seed_cost, seed_from = earlier, value, origin
                         load = os.getloadavg()[0]
                         cpu = time.process_time()
-                        s = KOptimize(cost, time_limit=args.cap, upper_bound=cuts if args.flash else None,
+                        s = KOptimize(cost, time_limit=args.cap, upper_bound=seed,
                                       threads=args.threads).run()
                         cpu = time.process_time() - cpu
+                        if s.cuts is not None:
+                            pool.append((f"k={k} s={limit}", s.cuts))
                         found_at = next((h["seconds"] for h in s.history if h["cost"] == s.cost), None)
                         row = {"dataset": dataset, "metric": metric, "k": k, "suppression": limit,
                                "alphabet": len(model.alphabet), "proven": s.proven, "seconds": round(s.seconds, 3),
                                "nodes": s.counters["nodes"], "cost": s.cost, "found_at": found_at,
+                               "cuts": None if s.cuts is None else [int(c) for c in s.cuts],
                                "flash_cost": flash_cost, "flash_seconds": info["seconds"],
-                               "flash_node": info["node"], "cap": args.cap, "cpu_seconds": round(cpu, 3),
-                               "threads": args.threads if metric == "discernibility" else 1,
+                               "flash_node": info["node"], "seed_cost": seed_cost,
+                               "seed_from": seed_from, "cap": args.cap, "cpu_seconds": round(cpu, 3),
+                               "threads": args.threads,
                                "load_before": load, "load_after": os.getloadavg()[0]}
                         rows_out.append(row)
                         if args.json:  # after every run: a long grid that is stopped keeps what finished
@@ -194,12 +212,16 @@ def run_climb(args) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cap", type=float, default=60.0, help="seconds per run")
-    parser.add_argument("--threads", type=int, default=1, help="threads for K-Optimize with DM (search.koptimize.threads)")
+    parser.add_argument("--threads", type=int, default=1, help="threads for K-Optimize (search.koptimize.threads)")
     parser.add_argument("--k", type=int, nargs="+", default=[1000, 500, 250, 100, 50, 25, 10, 5])
     parser.add_argument("--limits", nargs="+", default=["0", "100", "unlimited"])
     parser.add_argument("--metrics", nargs="+", default=["discernibility", "classification"])
     parser.add_argument("--datasets", nargs="+", default=["adult_coarse", "adult_fine"])
     parser.add_argument("--no-flash", dest="flash", action="store_false", help="grid without the Flash seed")
+    parser.add_argument("--pool", action="store_true",
+                        help="seed each run with the cheapest of Flash's and earlier runs' cuts, re-costed")
+    parser.add_argument("--pool-from", nargs="*", default=[], metavar="JSON",
+                        help="with --pool: also the cuts of the runs in these --json files")
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--seeding", action="store_true", help="also compare seeded and unseeded runs")
     parser.add_argument("--climb", type=float, default=0, help="seconds for the hill-climb comparison (0: skip)")

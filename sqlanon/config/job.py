@@ -55,6 +55,12 @@ class Source:
             "or .duckdb path, or give a pyarrow Table in code"
         )
 
+    @property
+    def named_kind(self) -> str | None:
+        """The kind of a source named by a path or table; None for one given in code, whose
+        engine settings then depend on no format."""
+        return self.kind if self.path or self.table else None
+
     def describe(self) -> str:
         if self.kind == "arrow":
             return "pyarrow Table"

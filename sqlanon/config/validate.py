@@ -105,7 +105,7 @@ def _engine(job: Job) -> Job:
     if source.path is None and source.arrow is None and source.table and source.catalog is None:
         source = replace(source, catalog=able_to.tables)  # a table without a path is the engine's catalog's
         job = replace(job, input=source)
-    engine.settings.read(job.engine, job.engine_settings, source.kind if source.path or source.table else None)
+    engine.settings.read(job.engine, job.engine_settings, source.named_kind)
     for what, where, able in (("input", source, able_to.inputs), ("output", job.output, able_to.outputs)):
         if where.path is None and getattr(where, "arrow", None) is None and not where.table:
             continue

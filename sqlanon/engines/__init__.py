@@ -38,8 +38,7 @@ def create_engine(name: str, **options: Any) -> Engine:
 
 def settings_of(job: Job) -> Settings:
     """The engine's own settings of the job, read by the engine's profile."""
-    kind = job.input.kind if job.input.path or job.input.table else None
-    return PROFILES[job.engine].settings.read(job.engine, job.engine_settings, kind)
+    return PROFILES[job.engine].settings.read(job.engine, job.engine_settings, job.input.named_kind)
 
 
 def engine_for(job: Job) -> Engine:
