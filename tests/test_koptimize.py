@@ -604,6 +604,36 @@ def test_threads_walk_the_same_tree_to_the_same_optimum(adult_available, k, limi
     assert [h["cost"] for h in two.history] == sorted((h["cost"] for h in two.history), reverse=True)
 
 
+@pytest.mark.parametrize("metric, k, limit", [("discernibility", 50, 0), ("discernibility", 200, 100),
+                                             ("classification", 100, 0)])
+def test_an_idle_thread_gets_work_from_a_busy_one(adult_available, monkeypatch, metric, k, limit):
+    """The whole tree as one task: the second thread has nothing to take until the first
+    gives it the children it has not started. Every subtree is still walked once: the same
+    optimum as one thread, proven, and work was given away."""
+    from sqlanon.koptimize import walker
+
+    label = {"label": "salary-class"} if metric == "classification" else {}
+    with Session(adult_job(QIS_DM, algorithm="k-optimize", metric=metric, k=k, **label)) as session:
+        model = interval_model(session)
+    cost = make_cost(metric, model, k, limit)
+    one = KOptimize(cost).run()
+    given = []
+    donate = walker.Walker.donate
+
+    def spy(self):
+        tasks = donate(self)
+        given.append(len(tasks))
+        return tasks
+
+    monkeypatch.setattr(walker, "_cut", lambda search, root, wanted: ([root], {}))
+    monkeypatch.setattr(walker.Walker, "donate", spy)
+    two = KOptimize(cost, threads=2).run()
+    assert one.proven and two.proven
+    assert two.cost == one.cost == evaluate(cost, two.cuts)[0]
+    assert sum(given) > 0
+    assert 100 < two.counters["nodes"] <= 3 * one.counters["nodes"]
+
+
 def test_a_failing_thread_fails_the_search_instead_of_passing_for_a_proof(adult_available, monkeypatch):
     """A subtree lost to an error in a thread would leave the tree unexplored: the search
     raises that error rather than report the best cost as proven."""

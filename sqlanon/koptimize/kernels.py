@@ -105,7 +105,11 @@ def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragm
         off = offsets[j]
         for r in range(rows):
             key[r] = key[r] * radix + lookup[off + ranks[j, r]]
-    mask = slot_id.shape[0] - 1
+    # a table about twice the rows: a node's few hundred pieces stay in cache
+    size = min(64, slot_id.shape[0])
+    while size < 2 * rows and size < slot_id.shape[0]:
+        size *= 2
+    mask = size - 1
     out = np.empty(rows, np.int64)
     used = np.empty(rows, np.int64)
     count = 0

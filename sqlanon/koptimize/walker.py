@@ -10,6 +10,13 @@ replaced by its children until there are ``TASKS_PER_THREAD`` per thread. A subt
 misses the PRUNE its parent would have made after each earlier child; its own PRUNE makes up
 for that (its allset is within the parent's), so the tree is complete and the optimum the same,
 while the counts of nodes differ a little from one thread's.
+
+The first subtrees are by far the largest (the first child of a node inherits the whole tail),
+so a static cut leaves a thread idle while another walks the first subtree alone. A thread that
+finds no task left therefore asks for work, and a busy walker, between two chunks, gives away
+the children it has not started at the shallowest depth that has any (``Walker.donate``): they
+become tasks, and the walker ends that node's loop after its current child. Each is a whole
+subtree, as from the cut, so the same argument keeps the search complete.
 """
 
 from __future__ import annotations
@@ -104,6 +111,25 @@ class Walker:
                 "pruned_values": int(r[tree.R_PRUNED_VALUES]), "useless_values": int(r[tree.R_USELESS]),
                 "infeasible_values": int(r[tree.R_INFEASIBLE])}
 
+    def donate(self) -> list[tuple[list[int], list[int]]]:
+        """Between two ``run`` calls (paused on entering a node at depth D): the children not
+        yet started of the shallowest node above D that has any, as (head, tail) in the order
+        the tree would expand them; that node's loop then ends after its current child, so
+        its re-PRUNE is skipped as for a cut subtree's root. Empty when there are none."""
+        regs = self.regs
+        depth = int(regs[tree.R_DEPTH])
+        if regs[tree.R_PHASE] != tree.ENTER:
+            return []
+        base = int(regs[tree.R_HEAD]) - depth  # the head length of the task's root
+        for d in range(depth):
+            start, stop = int(self.frame_pos[d]), int(self.frame_len[d])
+            if start < stop:
+                head = [int(v) for v in self.head_vals[: base + d]]
+                tail = [int(v) for v in self.pool[d, start:stop]]
+                self.frame_len[d] = start
+                return [(head + [v], tail[i + 1:]) for i, v in enumerate(tail)]
+        return []
+
     def children(self) -> list[tuple[list[int], list[int]]]:
         """After the subtree's root was entered (``run(1)``): its children, as (head, tail),
         in the order the tree expands them."""
@@ -115,16 +141,43 @@ class Walker:
 
 
 class _Shared:
-    """What the threads share: the best cost (the search's), counters, the tasks left."""
+    """What the threads share: the best cost (the search's), counters, the tasks left, and
+    how many threads walk a task (``busy``) or wait for one (``hungry``)."""
 
     def __init__(self, search, tasks: list, base: dict[str, int]):
         self.search, self.tasks, self.lock = search, tasks, threading.Lock()
+        self.ready = threading.Condition(self.lock)
         self.counters = dict(base)
         self.stopped = False
+        self.busy = self.hungry = 0
 
     def take(self):
+        """The next task; while there is none but a thread is still walking one, wait for
+        it to give some away. None: the tree is done (or the search stopped)."""
         with self.lock:
-            return None if self.stopped or not self.tasks else self.tasks.pop(0)
+            while not self.stopped and not self.tasks and self.busy > 0:
+                self.hungry += 1
+                self.ready.wait(0.5)
+                self.hungry -= 1
+            if self.stopped or not self.tasks:
+                return None
+            self.busy += 1
+            return self.tasks.pop(0)
+
+    def done(self) -> None:
+        with self.lock:
+            self.busy -= 1
+            self.ready.notify_all()
+
+    def share(self, walker: Walker) -> None:
+        """Between two chunks: when a thread waits for work, give it the walker's children
+        not yet started (``Walker.donate``)."""
+        if self.hungry == 0 or self.tasks:  # read without the lock: a hint, checked below
+            return
+        with self.lock:
+            if self.hungry > 0 and not self.tasks:
+                self.tasks.extend(walker.donate())
+                self.ready.notify_all()
 
     def exchange(self, walker: Walker, known: int, reported: int = 0) -> None:
         """Publish the walker's improvement (if it found one since it was told ``known``) and
@@ -147,6 +200,8 @@ class _Shared:
                 self.stopped = True
             if s.time_limit is not None and time.perf_counter() - s.started > s.time_limit:
                 self.stopped = True
+            if self.stopped:
+                self.ready.notify_all()
             return self.stopped
 
 
@@ -174,6 +229,7 @@ def _walk_task(shared: _Shared, head: list[int], tail: list[int], chunk: int) ->
             return True
         if shared.over():
             return False
+        shared.share(walker)
 
 
 def walk(search, threads: int, chunk: int) -> bool:
@@ -194,12 +250,17 @@ def walk(search, threads: int, chunk: int) -> bool:
                 task = shared.take()
                 if task is None:
                     return
-                if not _walk_task(shared, *task, chunk):
+                try:
+                    finished = _walk_task(shared, *task, chunk)
+                finally:
+                    shared.done()
+                if not finished:
                     results.append(False)
                     return
         except BaseException as error:  # a lost subtree must not pass for a proof
             with shared.lock:
                 shared.stopped = True
+                shared.ready.notify_all()
             errors.append(error)
 
     if threads <= 1:
