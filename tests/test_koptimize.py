@@ -673,3 +673,26 @@ def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(adul
     assert compiled.counters == plain.counters and compiled.counters["nodes"] > 20
     assert compiled.cuts == plain.cuts
     assert compiled.cost == plain.cost == evaluate(cost, compiled.cuts)[0]
+
+
+@pytest.mark.parametrize("table_rows, rows", [(3, 3), (20, 7), (5000, 40), (5000, 3000)])
+def test_allset_classes_groups_rows_with_a_table_sized_to_them(table_rows, rows):
+    """The hash table is made for the class table (``table_rows``) but only its first power of
+    two at least twice the node's ``rows`` is probed: the classes are exactly the distinct
+    interval keys, numbered by first appearance, for tables smaller and larger than that, and
+    the table is left all -1 for the next call."""
+    import numpy as np
+
+    from sqlanon.koptimize import kernels
+
+    rng = np.random.default_rng(rows)
+    ranks = rng.integers(0, 4, size=(2, rows)).astype(np.int64)
+    lookup = np.array([0, 0, 1, 2, 0, 1, 1, 1], dtype=np.int64)  # two attributes of 4 ranks
+    offsets, radices = np.array([0, 4], dtype=np.int64), np.array([3, 2], dtype=np.int64)
+    slot_key, slot_id = kernels.hash_table(table_rows)
+    out, count = kernels.allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id)
+    keys = [(int(lookup[a]), int(lookup[4 + b])) for a, b in ranks.T]
+    first = list(dict.fromkeys(keys))
+    assert count == len(first)
+    assert out.tolist() == [first.index(key) for key in keys]
+    assert (slot_id == -1).all()

@@ -94,8 +94,10 @@ def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragm
     """Each row's class under the cut set whose interval index of rank r in attribute j is
     ``lookup[offsets[j] + r]`` (radix ``radices[j]``), numbered in order of first appearance;
     and the number of classes. The key space fits int64 (the caller checks). ``slot_key``,
-    ``slot_id``: an open-addressing table (a power of two, at least twice the rows) that is
-    all -1 in ``slot_id`` on entry and is left so — only the slots used are reset."""
+    ``slot_id``: an open-addressing table (a power of two, at least twice the class table's
+    rows) that is all -1 in ``slot_id`` on entry and is left so — only the slots used are
+    reset. Only its first power of two at least twice ``rows`` is used, so a node's few
+    hundred pieces probe a table that stays in cache."""
     d, rows = ranks.shape
     key = np.zeros(rows, np.int64)
     for j in range(d):
@@ -105,7 +107,6 @@ def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragm
         off = offsets[j]
         for r in range(rows):
             key[r] = key[r] * radix + lookup[off + ranks[j, r]]
-    # a table about twice the rows: a node's few hundred pieces stay in cache
     size = min(64, slot_id.shape[0])
     while size < 2 * rows and size < slot_id.shape[0]:
         size *= 2
