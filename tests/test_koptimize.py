@@ -608,8 +608,9 @@ def test_threads_walk_the_same_tree_to_the_same_optimum(adult_available, k, limi
                                              ("classification", 100, 0)])
 def test_an_idle_thread_gets_work_from_a_busy_one(adult_available, monkeypatch, metric, k, limit):
     """The whole tree as one task: the second thread has nothing to take until the first
-    gives it the children it has not started. Every subtree is still walked once: the same
-    optimum as one thread, proven, and work was given away."""
+    gives it the children it has not started. The threads hand work over and end: the same
+    optimum as one thread, proven, and work was given away (that each subtree is walked once
+    is checked node by node in the next test)."""
     from sqlanon.koptimize import walker
 
     label = {"label": "salary-class"} if metric == "classification" else {}
@@ -632,6 +633,56 @@ def test_an_idle_thread_gets_work_from_a_busy_one(adult_available, monkeypatch, 
     assert two.cost == one.cost == evaluate(cost, two.cuts)[0]
     assert sum(given) > 0
     assert 100 < two.counters["nodes"] <= 3 * one.counters["nodes"]
+
+
+def _heads_walked(walker, donate_every=0, donated=None):
+    """Step ``walker`` one node at a time to the end of its subtree: the head of every node it
+    enters; with ``donate_every``, it gives its children away (``Walker.donate``) every that
+    many nodes, into ``donated``."""
+    from sqlanon.koptimize import tree
+
+    heads, steps = [], 0
+    while True:
+        heads.append(frozenset(int(v) for v in walker.head_vals[: walker.regs[tree.R_HEAD]]))
+        if walker.run(int(walker.regs[tree.R_NODES]) + 1) == tree.DONE:
+            return heads
+        steps += 1
+        if donate_every and steps % donate_every == 0:
+            donated.extend(walker.donate())
+
+
+@pytest.mark.parametrize("metric, k", [("discernibility", 50), ("classification", 100)])
+def test_children_given_away_are_walked_once_and_none_is_lost(adult_available, metric, k):
+    """One thread, node by node, the best cost fixed at the optimum (so pruning does not depend
+    on timing): a walker that gives its unstarted children away every 7 nodes, at whatever depth
+    has some, plus the walkers of what it gave, enter no node twice, and every node the plain
+    walk enters (a given child keeps the tail values its parent's later PRUNEs would have
+    dropped, so its subtree holds at least the plain one's)."""
+    from sqlanon.koptimize import walker
+
+    label = {"label": "salary-class"} if metric == "classification" else {}
+    with Session(adult_job(QIS_DM, algorithm="k-optimize", metric=metric, k=k, **label)) as session:
+        model = interval_model(session)
+    cost = make_cost(metric, model, k, 0)
+    optimum = KOptimize(cost).run()
+    search = KOptimize(cost)
+    root = ([], list(range(len(model.alphabet))))
+
+    def fresh(head, tail):
+        w = walker.Walker(search, head, tail)
+        w.best[0] = int(optimum.cost)
+        return w
+
+    plain = _heads_walked(fresh(*root))
+    given: list = []
+    walked = _heads_walked(fresh(*root), 7, given)
+    for head, tail in given:
+        walked += _heads_walked(fresh(head, tail))
+    assert len(walked) == len(set(walked))  # no node twice
+    assert set(plain) <= set(walked)  # none lost
+    # work was given away from the root's loop and from deeper ones (heads of 2 values and more)
+    assert {len(head) for head, _ in given} >= {1, 2}
+    assert len(plain) > 100
 
 
 def test_a_failing_thread_fails_the_search_instead_of_passing_for_a_proof(adult_available, monkeypatch):
