@@ -604,6 +604,14 @@ def test_threads_walk_the_same_tree_to_the_same_optimum(adult_available, k, limi
     assert [h["cost"] for h in two.history] == sorted((h["cost"] for h in two.history), reverse=True)
 
 
+def _qis_dm_cost(metric, k, limit):
+    """The cost over ADULT's ``QIS_DM`` intervals; CM labels the rows by salary-class."""
+    label = {"label": "salary-class"} if metric == "classification" else {}
+    with Session(adult_job(QIS_DM, algorithm="k-optimize", metric=metric, k=k, **label)) as session:
+        model = interval_model(session)
+    return make_cost(metric, model, k, limit)
+
+
 @pytest.mark.parametrize("metric, k, limit", [("discernibility", 50, 0), ("discernibility", 200, 100),
                                              ("classification", 100, 0)])
 def test_an_idle_thread_gets_work_from_a_busy_one(adult_available, monkeypatch, metric, k, limit):
@@ -613,10 +621,7 @@ def test_an_idle_thread_gets_work_from_a_busy_one(adult_available, monkeypatch, 
     is checked node by node in the next test)."""
     from sqlanon.koptimize import walker
 
-    label = {"label": "salary-class"} if metric == "classification" else {}
-    with Session(adult_job(QIS_DM, algorithm="k-optimize", metric=metric, k=k, **label)) as session:
-        model = interval_model(session)
-    cost = make_cost(metric, model, k, limit)
+    cost = _qis_dm_cost(metric, k, limit)
     one = KOptimize(cost).run()
     given = []
     donate = walker.Walker.donate
@@ -660,13 +665,10 @@ def test_children_given_away_are_walked_once_and_none_is_lost(adult_available, m
     dropped, so its subtree holds at least the plain one's)."""
     from sqlanon.koptimize import walker
 
-    label = {"label": "salary-class"} if metric == "classification" else {}
-    with Session(adult_job(QIS_DM, algorithm="k-optimize", metric=metric, k=k, **label)) as session:
-        model = interval_model(session)
-    cost = make_cost(metric, model, k, 0)
+    cost = _qis_dm_cost(metric, k, 0)
     optimum = KOptimize(cost).run()
     search = KOptimize(cost)
-    root = ([], list(range(len(model.alphabet))))
+    root = ([], list(range(len(cost.model.alphabet))))
 
     def fresh(head, tail):
         w = walker.Walker(search, head, tail)

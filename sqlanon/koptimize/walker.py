@@ -34,6 +34,12 @@ TASKS_PER_THREAD = 32
 COUNTERS = ("nodes", "pruned_nodes", "pruned_values", "useless_values", "infeasible_values")
 
 
+def _subtrees(head: list[int], tail: list[int]) -> list[tuple[list[int], list[int]]]:
+    """The children of the node ``head`` with the ordered ``tail``, as (head, tail): each value
+    in turn, with the values after it (the set-enumeration tree)."""
+    return [(head + [v], tail[i + 1:]) for i, v in enumerate(tail)]
+
+
 class Walker:
     """The state of ``tree.dfs`` over the subtree of the node with head ``head`` and tail
     ``tail`` (in the order to expand). The row buffer starts with the class table and the
@@ -127,7 +133,7 @@ class Walker:
                 head = [int(v) for v in self.head_vals[: base + d]]
                 tail = [int(v) for v in self.pool[d, start:stop]]
                 self.frame_len[d] = start
-                return [(head + [v], tail[i + 1:]) for i, v in enumerate(tail)]
+                return _subtrees(head, tail)
         return []
 
     def children(self) -> list[tuple[list[int], list[int]]]:
@@ -136,8 +142,7 @@ class Walker:
         head = [int(v) for v in self.head_vals[: self.regs[tree.R_HEAD]]]
         if self.regs[tree.R_DEPTH] > 0:
             head = head[:-1]  # the first child is already pushed
-        tail = [int(v) for v in self.pool[0, : self.frame_len[0]]]
-        return [(head + [v], tail[i + 1:]) for i, v in enumerate(tail)]
+        return _subtrees(head, [int(v) for v in self.pool[0, : self.frame_len[0]]])
 
 
 class _Shared:
