@@ -728,6 +728,75 @@ def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(adul
     assert compiled.cost == plain.cost == evaluate(cost, compiled.cuts)[0]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_cm_prune_after_a_child_on_the_rows_beside_its_cut_equals_a_whole_regrouping(data):
+    """``drop_one`` (CM, limit 0) against a from-scratch regrouping: random pieces of an allset
+    A, one cut of A removed. Its bound is the sum of the minorities of the pieces grouped
+    anew (it prunes at exactly that best cost and not one above), and the rows it leaves are
+    those groups in order of first appearance: summed weights and labels, the first row's
+    ranks and head class. Rows that are not A's pieces (a duplicate) are refused (-2)."""
+    import numpy as np
+
+    from sqlanon.koptimize import kernels
+    from sqlanon.koptimize.prune import drop_one
+
+    sizes = data.draw(st.lists(st.integers(2, 5), min_size=1, max_size=3))
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    marks = np.zeros(sum(sizes), np.int64)
+    for j, s in enumerate(sizes):  # A's cuts: rank 0 never is one
+        for r in data.draw(st.sets(st.integers(1, s - 1), min_size=1 if j == 0 else 0)):
+            marks[offsets[j] + r] = 1
+    j = data.draw(st.sampled_from([q for q in range(len(sizes)) if marks[offsets[q]:offsets[q] + sizes[q]].any()]))
+    r = data.draw(st.sampled_from([x for x in range(sizes[j]) if marks[offsets[j] + x]]))
+    rows = data.draw(st.lists(st.tuples(*(st.integers(0, s - 1) for s in sizes)), min_size=1, max_size=40))
+    ranks = np.array(rows, dtype=np.int64).T.copy()
+    dom = np.array(sizes, dtype=np.int64)
+    slot_key, slot_id = kernels.hash_table(64)
+
+    def grouped(cut_marks):
+        piece, count = kernels.allset_pieces(ranks, cut_marks, offsets, dom, slot_key, slot_id)
+        return piece, count
+
+    piece, count = grouped(marks)
+    ranks = ranks[:, [int(np.flatnonzero(piece == p)[0]) for p in range(count)]].copy()  # one row a piece
+    cuts = [x for x in range(sizes[j]) if marks[offsets[j] + x] and x != r]
+    lo, hi = max([x for x in cuts if x < r], default=0), min([x for x in cuts if x > r], default=sizes[j])
+    beside = [i for i in range(count) if lo <= ranks[j, i] < hi]
+    duplicate = bool(beside) and data.draw(st.booleans())
+    if duplicate:  # a second row of a piece beside the cut: not A's pieces
+        ranks = np.concatenate([ranks, ranks[:, [data.draw(st.sampled_from(beside))]]], axis=1)
+    n = ranks.shape[1]
+    weights = np.array(data.draw(st.lists(st.integers(1, 6), min_size=n, max_size=n)), dtype=np.int64)
+    labels = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=2,
+                                         max_size=3)), dtype=np.int64)
+    weights = weights + labels.sum(axis=0)  # every record has a label; some rows have weight left over
+    labels[0] += weights - labels.sum(axis=0)
+    pcls = np.arange(n, dtype=np.int64)
+    after = marks.copy()
+    after[offsets[j] + r] = 0
+    piece, count = grouped(after)
+    size = np.bincount(piece, weights=weights, minlength=count).astype(np.int64)
+    counts = np.stack([np.bincount(piece, weights=labels[c], minlength=count) for c in range(labels.shape[0])])
+    bound = int((size - counts.max(axis=0)).sum())
+    first = [int(np.flatnonzero(piece == p)[0]) for p in range(count)]
+
+    def run(best):
+        arrays = [ranks.copy(), weights.copy(), labels.copy(), pcls.copy()]
+        left = drop_one(j, r, after, offsets, dom, *arrays, np.array([best], np.int64), slot_key, slot_id)
+        assert (slot_id == -1).all()
+        return left, arrays
+
+    if duplicate:
+        assert run(bound + 1)[0] == -2
+        return
+    assert run(bound)[0] == -1
+    left, (r_, w_, l_, c_) = run(bound + 1)
+    assert left == count
+    assert (r_[:, :count] == ranks[:, first]).all() and (c_[:count] == pcls[first]).all()
+    assert (w_[:count] == size).all() and (l_[:, :count] == counts).all()
+
+
 @pytest.mark.parametrize("table_rows, rows", [(3, 3), (20, 7), (5000, 40), (5000, 3000)])
 def test_allset_classes_groups_rows_with_a_table_sized_to_them(table_rows, rows):
     """The hash table is made for the class table (``table_rows``) but only its first power of

@@ -181,3 +181,126 @@ def prune(metric, tail, start, stop, pos, head_marks, alpha_j, alpha_r, offsets,
             return stop, piece, pieces, dropped
         stop = keep
     return stop, piece, pieces, dropped
+
+
+@numba.njit(cache=True, nogil=True)
+def drop_one(j, r, marks, offsets, dom_sizes, ranks, weights, labels, pcls, best, slot_key,
+             slot_id):  # pragma: no cover - compiled
+    """CM's PRUNE after a child when no record may be suppressed (limit 0), done on the rows
+    the child's cut (rank r of attribute j) touches. The rows are the pieces of an allset A,
+    one row each, and ``marks`` marks A without that cut. A piece can only merge with the piece
+    across the cut that agrees on every other attribute, so the rows outside the two intervals
+    beside the cut stay pieces and keep their minorities: the bound moves by what each merged
+    pair adds (LB_CM with every head class kept is the sum of the pieces' minorities). This is
+    ``prune``'s figure and merge, node for node, on a fraction of the rows.
+
+    Returns the rows left (the pairs merged in place, the order of their first members kept:
+    what ``allset_pieces`` and ``_merge`` give), -1 when the bound reaches the best cost (rows
+    untouched), or -2 when this does not apply (the key would overflow int64, or the rows are
+    not A's pieces): then the caller runs ``prune``."""
+    d, rows = ranks.shape
+    L = labels.shape[0]
+    off = offsets[j]
+    lo = 0
+    for q in range(r - 1, -1, -1):
+        if marks[off + q] == 1:
+            lo = q
+            break
+    hi = dom_sizes[j]
+    for q in range(r + 1, dom_sizes[j]):
+        if marks[off + q] == 1:
+            hi = q
+            break
+    # the key of every attribute but j (there the two intervals are one now)
+    lookup = np.empty(marks.shape[0], np.int64)
+    radices = np.ones(d, np.int64)
+    space = 1.0
+    for q in range(d):
+        acc = 0
+        o = offsets[q]
+        for x in range(dom_sizes[q]):
+            acc += marks[o + x]
+            lookup[o + x] = acc
+        if q != j:
+            radices[q] = acc + 1
+            space *= acc + 1
+    if space >= 4.0e18:
+        return -2
+    total = 0
+    for i in range(rows):
+        top = 0
+        for c in range(L):
+            top = max(top, labels[c, i])
+        total += weights[i] - top
+    size = min(64, slot_id.shape[0])
+    while size < 2 * rows and size < slot_id.shape[0]:
+        size *= 2
+    mask = size - 1
+    used = np.empty(rows, np.int64)
+    partner = np.full(rows, -1, np.int64)  # a pair's first row -> its second
+    n_used = 0
+    pairs = 0
+    delta = 0
+    clash = False
+    for i in range(rows):
+        x = ranks[j, i]
+        if x < lo or x >= hi:
+            continue
+        key = 0
+        for q in range(d):
+            if radices[q] > 1:
+                key = key * radices[q] + lookup[offsets[q] + ranks[q, i]]
+        h = (key * np.int64(-7046029254386353131)) >> np.int64(20)
+        s = h & mask
+        while True:
+            if slot_id[s] == -1:
+                slot_id[s] = i
+                slot_key[s] = key
+                used[n_used] = s
+                n_used += 1
+                break
+            if slot_key[s] == key:
+                f = slot_id[s]
+                if partner[f] >= 0 or (ranks[j, f] < r) == (x < r):
+                    clash = True  # a third row, or two on one side: not A's pieces
+                else:
+                    partner[f] = i
+                    pairs += 1
+                    top_f = 0
+                    top_i = 0
+                    top_u = 0
+                    for c in range(L):
+                        top_f = max(top_f, labels[c, f])
+                        top_i = max(top_i, labels[c, i])
+                        top_u = max(top_u, labels[c, f] + labels[c, i])
+                    delta += top_f + top_i - top_u  # minority(union) - both minorities
+                break
+            s = (s + 1) & mask
+    for t in range(n_used):
+        slot_id[used[t]] = -1
+    if clash:
+        return -2
+    if float(total + delta) >= best[0]:
+        return -1
+    if pairs == 0:
+        return rows
+    gone = np.zeros(rows, np.bool_)
+    for f in range(rows):
+        g = partner[f]
+        if g >= 0:
+            weights[f] += weights[g]
+            for c in range(L):
+                labels[c, f] += labels[c, g]
+            gone[g] = True
+    keep = 0
+    for i in range(rows):
+        if not gone[i]:
+            if keep != i:
+                for q in range(d):
+                    ranks[q, keep] = ranks[q, i]
+                weights[keep] = weights[i]
+                pcls[keep] = pcls[i]
+                for c in range(L):
+                    labels[c, keep] = labels[c, i]
+            keep += 1
+    return keep

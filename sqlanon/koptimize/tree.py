@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from sqlanon.koptimize.kernels import tail_stats
-from sqlanon.koptimize.prune import DM, kept, prune
+from sqlanon.koptimize.prune import CM, DM, drop_one, kept, marks_of, prune
 
 ENTER, LOOP, DONE, GROW = 0, 1, 2, 3
 # registers: phase, depth, nodes, head length, best length, pruned nodes, useless values,
@@ -146,7 +146,8 @@ def _copy(a, b, ranks, weights, labels, cls, pcls):  # pragma: no cover - compil
 @numba.njit(cache=True, nogil=True)
 def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, weights, labels, pcls, ccls,
         slice_start, slice_len, sizes, class_labels, size_start, counts, head_marks, head_vals, regs, best, best_vals,
-        pool, frame_len, frame_pos, acc, acc_labels, new_of, touched, slot_key, slot_id):  # pragma: no cover - compiled
+        pool, frame_len, frame_pos, whole, acc, acc_labels, new_of, touched, slot_key,
+        slot_id):  # pragma: no cover - compiled
     """Run until the tree is done (returns DONE), ``regs[R_NODES]`` reaches ``budget``
     (ENTER), or a buffer is too small for the next node (GROW: the caller enlarges ``ranks``,
     ``weights``, ``labels``, ``pcls``, ``ccls``, ``sizes`` or ``class_labels`` and calls
@@ -154,7 +155,8 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
     d reads the rows ``slice_start[d]:+slice_len[d]`` (its classes in ``ccls``, their sizes
     ``sizes[size_start[d]:+counts[d]]``) and merges them into slice d + 1 for its children.
     ``pool[d]`` holds the tail of the node at depth d (``frame_len[d]`` values), ``frame_pos[d]``
-    the next one to expand; ``best[0]`` the best cost (-1: none yet), ``best_vals`` its cuts."""
+    the next one to expand; ``best[0]`` the best cost (-1: none yet), ``best_vals`` its cuts;
+    ``whole[d]`` is 1 when slice d holds one row per piece of its parent's allset."""
     capacity = weights.shape[0]
     while True:
         depth = regs[R_DEPTH]
@@ -241,9 +243,11 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
                     if pieces >= 0:
                         _merge(piece, pieces, a, b, b, ranks, weights, labels, ccls, pcls)
                         slice_len[depth + 1] = pieces
+                        whole[depth + 1] = 1
                     else:
                         _copy(a, b, ranks, weights, labels, ccls, pcls)
                         slice_len[depth + 1] = b - a
+                        whole[depth + 1] = 0
                     slice_start[depth + 1] = b
             frame_len[depth] = max(length, 0)
             continue
@@ -257,6 +261,21 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
             regs[R_HEAD] -= 1
             head_marks[pos[head_vals[regs[R_HEAD]]]] = 0
             parent = depth - 1
+            if frame_pos[parent] < frame_len[parent] and best[0] >= 0 and metric == CM and limit == 0 \
+                    and whole[depth] == 1:
+                # PRUNE again, on the rows beside the cut just done only (``drop_one``)
+                done = head_vals[regs[R_HEAD]]
+                marks = marks_of(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks)
+                left = drop_one(alpha_j[done], alpha_r[done], marks, offsets, dom_sizes, ranks[:, a:b], weights[a:b],
+                                labels[:, a:b], pcls[a:b], best, slot_key, slot_id)
+                if left == -1:
+                    regs[R_PRUNED] += 1
+                    frame_len[parent] = frame_pos[parent]
+                    continue
+                if left >= 0:
+                    slice_len[depth] = left
+                    continue
+                whole[depth] = 0  # not its pieces after all: the whole PRUNE below
             if frame_pos[parent] < frame_len[parent] and best[0] >= 0:
                 # PRUNE again: the parent's allset lost the value just done. Its pieces (slice
                 # ``depth``, classes ``pcls``) refine the smaller allset.
@@ -274,6 +293,7 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
                     # the parent's next children read fewer rows
                     _merge(piece, pieces, a, b, a, ranks, weights, labels, pcls, pcls)
                     slice_len[depth] = pieces
+                whole[depth] = 1 if pieces >= 0 else 0
             continue
         v = pool[depth, i]
         frame_pos[depth] = i + 1

@@ -90,6 +90,7 @@ class Walker:
         self.frame_len = np.zeros(V + 2, dtype=np.int64)
         self.frame_len[0] = len(tail)
         self.frame_pos = np.zeros(V + 2, dtype=np.int64)
+        self.whole = np.zeros(V + 2, dtype=np.int64)
         self.metric = CM if search.cost.name == "classification" else DM
         self.scratch = (np.zeros(m + 2, dtype=np.int64), np.zeros((L, m + 2), dtype=np.int64),
                         np.full(m + 2, -1, dtype=np.int64), np.zeros(m + 2, dtype=np.int64), *search._hash_table())
@@ -103,7 +104,7 @@ class Walker:
                              s._offsets, s._dom_sizes, self.ranks, self.weights, self.labels, self.pcls, self.ccls,
                              self.slice_start, self.slice_len, self.sizes, self.class_labels, self.size_start,
                              self.counts, self.head_marks, self.head_vals, self.regs, self.best, self.best_vals,
-                             self.pool, self.frame_len, self.frame_pos, *self.scratch)
+                             self.pool, self.frame_len, self.frame_pos, self.whole, *self.scratch)
             if phase != tree.GROW:
                 return phase
             self.ranks, self.labels, self.class_labels = (
