@@ -790,7 +790,9 @@ def test_cm_prune_after_a_child_on_the_rows_beside_its_cut_equals_a_whole_regrou
     if duplicate:
         assert run(bound + 1)[0] == -2
         return
-    assert run(bound)[0] == -1
+    left, untouched = run(bound)
+    assert left == -1
+    assert all((x == y).all() for x, y in zip(untouched, [ranks, weights, labels, pcls]))
     left, (r_, w_, l_, c_) = run(bound + 1)
     assert left == count
     assert (r_[:, :count] == ranks[:, first]).all() and (c_[:count] == pcls[first]).all()

@@ -261,6 +261,8 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
             regs[R_HEAD] -= 1
             head_marks[pos[head_vals[regs[R_HEAD]]]] = 0
             parent = depth - 1
+            if best[0] < 0:
+                whole[depth] = 0  # no PRUNE below: the rows stay the pieces of a larger allset
             if frame_pos[parent] < frame_len[parent] and best[0] >= 0 and metric == CM and limit == 0 \
                     and whole[depth] == 1:
                 # PRUNE again, on the rows beside the cut just done only (``drop_one``)
