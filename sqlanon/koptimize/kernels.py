@@ -90,6 +90,16 @@ def child_delta(moved_w, moved_delta, size, class_delta, k):  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
+def table_mask(slot_id, rows):  # pragma: no cover - compiled
+    """The mask of the part of the hash table ``slot_id`` that ``rows`` keys probe: its first
+    power of two (at least 64) at least twice the rows, so a few hundred keys stay in cache."""
+    size = min(64, slot_id.shape[0])
+    while size < 2 * rows and size < slot_id.shape[0]:
+        size *= 2
+    return size - 1
+
+
+@numba.njit(cache=True, nogil=True)
 def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragma: no cover - compiled
     """Each row's class under the cut set whose interval index of rank r in attribute j is
     ``lookup[offsets[j] + r]`` (radix ``radices[j]``), numbered in order of first appearance;
@@ -107,10 +117,7 @@ def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragm
         off = offsets[j]
         for r in range(rows):
             key[r] = key[r] * radix + lookup[off + ranks[j, r]]
-    size = min(64, slot_id.shape[0])
-    while size < 2 * rows and size < slot_id.shape[0]:
-        size *= 2
-    mask = size - 1
+    mask = table_mask(slot_id, rows)
     out = np.empty(rows, np.int64)
     used = np.empty(rows, np.int64)
     count = 0
@@ -245,11 +252,11 @@ def tail_stats(dense, ranks, weights, size, big, k, tail_j, tail_r, dom_sizes): 
 
 
 @numba.njit(cache=True, nogil=True)
-def allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id):  # pragma: no cover - compiled
-    """Each row's allset piece (``allset_classes``) under the cut ranks marked 1 in ``marks``
-    (attribute j's ranks from ``offsets[j]``), and the number of pieces; -1 pieces when the
-    mixed-radix key would overflow int64 (the caller falls back)."""
-    d, rows = ranks.shape
+def interval_lookup(marks, offsets, dom_sizes):  # pragma: no cover - compiled
+    """Under the cut ranks marked 1 in ``marks``: each rank's interval index (``lookup``, from
+    ``offsets[j]`` for attribute j), each attribute's number of intervals (the key's radix)
+    and their product as a float (the key space, to check against int64)."""
+    d = offsets.shape[0]
     lookup = np.empty(marks.shape[0], np.int64)
     radices = np.empty(d, np.int64)
     space = 1.0
@@ -261,6 +268,15 @@ def allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id):  # pragm
             lookup[off + r] = acc
         radices[j] = acc + 1
         space *= acc + 1
+    return lookup, radices, space
+
+
+@numba.njit(cache=True, nogil=True)
+def allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id):  # pragma: no cover - compiled
+    """Each row's allset piece (``allset_classes``) under the cut ranks marked 1 in ``marks``
+    (attribute j's ranks from ``offsets[j]``), and the number of pieces; -1 pieces when the
+    mixed-radix key would overflow int64 (the caller falls back)."""
+    lookup, radices, space = interval_lookup(marks, offsets, dom_sizes)
     if space >= 4.0e18:
         return np.empty(0, np.int64), -1
     return allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id)

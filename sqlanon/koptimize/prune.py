@@ -11,7 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sqlanon.koptimize.kernels import allset_pieces, child_delta, moved, pieces_bound, values_of
+from sqlanon.koptimize.kernels import (allset_pieces, child_delta, interval_lookup, moved, pieces_bound,
+                                       table_mask, values_of)
 
 DM, CM = 0, 1  # the metric: discernibility, classification
 
@@ -212,18 +213,9 @@ def drop_one(j, r, marks, offsets, dom_sizes, ranks, weights, labels, pcls, best
             hi = q
             break
     # the key of every attribute but j (there the two intervals are one now)
-    lookup = np.empty(marks.shape[0], np.int64)
-    radices = np.ones(d, np.int64)
-    space = 1.0
-    for q in range(d):
-        acc = 0
-        o = offsets[q]
-        for x in range(dom_sizes[q]):
-            acc += marks[o + x]
-            lookup[o + x] = acc
-        if q != j:
-            radices[q] = acc + 1
-            space *= acc + 1
+    lookup, radices, space = interval_lookup(marks, offsets, dom_sizes)
+    space /= radices[j]
+    radices[j] = 1
     if space >= 4.0e18:
         return -2
     total = 0
@@ -232,10 +224,7 @@ def drop_one(j, r, marks, offsets, dom_sizes, ranks, weights, labels, pcls, best
         for c in range(L):
             top = max(top, labels[c, i])
         total += weights[i] - top
-    size = min(64, slot_id.shape[0])
-    while size < 2 * rows and size < slot_id.shape[0]:
-        size *= 2
-    mask = size - 1
+    mask = table_mask(slot_id, rows)
     used = np.empty(rows, np.int64)
     partner = np.full(rows, -1, np.int64)  # a pair's first row -> its second
     n_used = 0
