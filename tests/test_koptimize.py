@@ -820,3 +820,60 @@ def test_allset_classes_groups_rows_with_a_table_sized_to_them(table_rows, rows)
     assert count == len(first)
     assert out.tolist() == [first.index(key) for key in keys]
     assert (slot_id == -1).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_cm_prune_on_entry_row_by_row_equals_a_whole_grouping(data):
+    """``cm_enter`` (CM, limit 0) against ``allset_pieces`` and the pieces' minorities: random
+    rows and cuts. Below the bound it returns the same pieces, numbered alike; at the bound
+    (and only there or above) the node goes, however early it stops reading rows."""
+    import numpy as np
+
+    from sqlanon.koptimize import kernels
+    from sqlanon.koptimize.prune import cm_enter
+
+    sizes = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3))
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    marks = np.zeros(sum(sizes), np.int64)
+    for j, s in enumerate(sizes):
+        for r in data.draw(st.sets(st.integers(1, max(s - 1, 1)))) if s > 1 else ():
+            marks[offsets[j] + r] = 1
+    rows = data.draw(st.lists(st.tuples(*(st.integers(0, s - 1) for s in sizes)), min_size=1, max_size=150))
+    ranks = np.array(rows, dtype=np.int64).T.copy()
+    n = ranks.shape[1]
+    dom = np.array(sizes, dtype=np.int64)
+    labels = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=1,
+                                         max_size=3)), dtype=np.int64)
+    labels[0] += labels.sum(axis=0) == 0  # every row holds a record, each of one label
+    weights = labels.sum(axis=0)
+    slot_key, slot_id = kernels.hash_table(256)
+    piece, count = kernels.allset_pieces(ranks, marks, offsets, dom, slot_key, slot_id)
+    size = np.bincount(piece, weights=weights, minlength=count)
+    top = np.stack([np.bincount(piece, weights=labels[c], minlength=count) for c in range(labels.shape[0])]).max(0)
+    bound = int((size - top).sum())
+    for best in (bound + 1, bound + 7):
+        got, pieces = cm_enter(ranks, marks, offsets, dom, weights, labels, np.array([best]), slot_key, slot_id)
+        assert pieces == count and got.tolist() == piece.tolist()
+    for best in (bound, max(bound - 3, 0)):
+        assert cm_enter(ranks, marks, offsets, dom, weights, labels, np.array([best]), slot_key, slot_id)[1] == -1
+    assert (slot_id == -1).all()
+
+
+def test_cm_prune_on_entry_refuses_a_key_that_would_overflow():
+    """Five attributes of 10,000 intervals each: 10^20 keys do not fit int64, so ``cm_enter``
+    hands the node back to ``prune`` (-2) and leaves the hash table clean."""
+    import numpy as np
+
+    from sqlanon.koptimize import kernels
+    from sqlanon.koptimize.prune import cm_enter
+
+    dom = np.full(5, 10_000, np.int64)
+    offsets = np.arange(5, dtype=np.int64) * 10_000
+    marks = np.ones(50_000, np.int64)
+    marks[offsets] = 0
+    ranks = np.zeros((5, 3), np.int64)
+    labels = np.ones((2, 3), np.int64)
+    slot_key, slot_id = kernels.hash_table(8)
+    assert cm_enter(ranks, marks, offsets, dom, labels.sum(0), labels, np.array([100]), slot_key, slot_id)[1] == -2
+    assert (slot_id == -1).all()

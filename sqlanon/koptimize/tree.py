@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from sqlanon.koptimize.kernels import tail_stats
-from sqlanon.koptimize.prune import CM, DM, drop_one, kept, marks_of, prune
+from sqlanon.koptimize.prune import CM, DM, cm_enter, drop_one, kept, marks_of, prune
 
 ENTER, LOOP, DONE, GROW = 0, 1, 2, 3
 # registers: phase, depth, nodes, head length, best length, pruned nodes, useless values,
@@ -232,11 +232,20 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
             frame_pos[depth] = 0
             regs[R_PHASE] = LOOP
             if length > 0:
-                length, piece, pieces, dropped = prune(metric, pool[depth], 0, length, pos, head_marks, alpha_j,
-                                                       alpha_r, offsets, dom_sizes, rows_ranks, rows_weights,
-                                                       rows_labels, rows_cls, size, k, n, limit, best, slot_key,
-                                                       slot_id)
-                regs[R_PRUNED_VALUES] += dropped
+                pieces = -2
+                if metric == CM and limit == 0 and best[0] >= 0:
+                    # the same PRUNE, row by row, stopping once the node is bound to go
+                    marks = marks_of(pool[depth], 0, length, pos, head_marks)
+                    piece, pieces = cm_enter(rows_ranks, marks, offsets, dom_sizes, rows_weights, rows_labels, best,
+                                             slot_key, slot_id)
+                    if pieces == -1:
+                        length = -1
+                if pieces == -2:
+                    length, piece, pieces, dropped = prune(metric, pool[depth], 0, length, pos, head_marks, alpha_j,
+                                                           alpha_r, offsets, dom_sizes, rows_ranks, rows_weights,
+                                                           rows_labels, rows_cls, size, k, n, limit, best, slot_key,
+                                                           slot_id)
+                    regs[R_PRUNED_VALUES] += dropped
                 if length < 0:
                     regs[R_PRUNED] += 1
                 elif length > 0:
