@@ -110,7 +110,7 @@ def run_grid(args, rows_out: list) -> None:
                 flash = FlashNodes(session, model)
                 # (setting, cuts) of earlier runs, for --pool; also those of --pool-from's files
                 pool: list[tuple[str, list[int]]] = [
-                    (f"k={r['k']} s={r['suppression']} ({name})", r["cuts"])
+                    (f"k={r['k']} s={r['suppression']} ({Path(name).name})", r["cuts"])
                     for name in args.pool_from for r in json.loads(Path(name).read_text())["grid"]
                     if r["dataset"] == dataset and r["metric"] == metric and r.get("cuts") is not None]
                 for limit in map(limit_value, args.limits):
