@@ -325,8 +325,7 @@ def cm_enter(ranks, marks, offsets, dom_sizes, weights, labels, best, slot_key, 
     mask = table_mask(slot_id, rows)
     out = np.empty(rows, np.int64)
     used = np.empty(rows, np.int64)
-    size = np.empty(rows, np.int64)
-    count = np.empty((rows, L), np.int64)
+    count = np.empty((rows, L), np.int64)  # per piece, its records of each label
     keys = np.zeros(BLOCK, np.int64)
     pieces = 0
     part = 0
@@ -354,7 +353,6 @@ def cm_enter(ranks, marks, offsets, dom_sizes, weights, labels, best, slot_key, 
                 slot_key[s] = key
                 used[pieces] = s
                 out[i] = pieces
-                size[pieces] = weights[i]
                 for c in range(L):
                     count[pieces, c] = labels[c, i]
                 part += weights[i] - top_i
@@ -370,7 +368,6 @@ def cm_enter(ranks, marks, offsets, dom_sizes, weights, labels, best, slot_key, 
                     count[p, c] += labels[c, i]
                     after = max(after, count[p, c])
                 part += weights[i] - (after - before)  # size grows by w, the top by after - before
-                size[p] += weights[i]
                 break
             s = (s + 1) & mask
         if part + rest >= best[0]:
