@@ -71,6 +71,18 @@ def _minorities(piece, pieces, weights, labels):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _minority_sum(weights, labels):  # pragma: no cover - compiled
+    """The records of all rows that are not of their own row's majority label."""
+    total = 0
+    for i in range(weights.shape[0]):
+        top = 0
+        for c in range(labels.shape[0]):
+            top = max(top, labels[c, i])
+        total += weights[i] - top
+    return total
+
+
+@numba.njit(cache=True, nogil=True)
 def cm_bound(piece, pieces, minority, weights, cls, size, k):  # pragma: no cover - compiled
     """LB_CM(H, A): 1 per record the head suppresses, and each kept head class's allset
     pieces' minorities (a class uniting pieces misclassifies at least the sum of theirs)."""
@@ -219,12 +231,7 @@ def drop_one(j, r, marks, offsets, dom_sizes, ranks, weights, labels, pcls, best
     radices[j] = 1
     if space >= 4.0e18:
         return -2
-    total = 0
-    for i in range(rows):
-        top = 0
-        for c in range(L):
-            top = max(top, labels[c, i])
-        total += weights[i] - top
+    total = _minority_sum(weights, labels)
     mask = table_mask(slot_id, rows)
     used = np.empty(rows, np.int64)
     partner = np.full(rows, -1, np.int64)  # a pair's first row -> its second
@@ -316,12 +323,7 @@ def cm_enter(ranks, marks, offsets, dom_sizes, weights, labels, best, slot_key, 
     lookup, radices, space = interval_lookup(marks, offsets, dom_sizes)
     if space >= 4.0e18:
         return np.empty(0, np.int64), -2
-    rest = 0  # the minorities of the rows not yet read
-    for i in range(rows):
-        top = 0
-        for c in range(L):
-            top = max(top, labels[c, i])
-        rest += weights[i] - top
+    rest = _minority_sum(weights, labels)  # the minorities of the rows not yet read
     mask = table_mask(slot_id, rows)
     out = np.empty(rows, np.int64)
     used = np.empty(rows, np.int64)
