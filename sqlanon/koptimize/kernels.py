@@ -100,6 +100,32 @@ def table_mask(slot_id, rows):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def interval_keys(ranks, lookup, offsets, radices, start, stop, key):  # pragma: no cover - compiled
+    """The mixed-radix keys of rows ``start:stop`` (interval index ``lookup[offsets[j] + r]``
+    of rank r in attribute j, radix ``radices[j]``; attributes of one interval skipped) into
+    ``key[:stop - start]``."""
+    key[: stop - start] = 0
+    for j in range(ranks.shape[0]):
+        radix = radices[j]
+        if radix == 1:
+            continue
+        off = offsets[j]
+        for r in range(start, stop):
+            key[r - start] = key[r - start] * radix + lookup[off + ranks[j, r]]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # once per row in the hot loops: no call
+def slot_of(key, mask, slot_key, slot_id):  # pragma: no cover - compiled
+    """The slot of ``key`` in the open-addressing table (``slot_id`` -1 marks an empty slot):
+    the one that holds it, or the empty one where it goes. Only the part under ``mask`` is
+    probed (``table_mask``)."""
+    s = ((key * np.int64(-7046029254386353131)) >> np.int64(20)) & mask
+    while slot_id[s] != -1 and slot_key[s] != key:
+        s = (s + 1) & mask
+    return s
+
+
+@numba.njit(cache=True, nogil=True)
 def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragma: no cover - compiled
     """Each row's class under the cut set whose interval index of rank r in attribute j is
     ``lookup[offsets[j] + r]`` (radix ``radices[j]``), numbered in order of first appearance;
@@ -108,34 +134,21 @@ def allset_classes(ranks, lookup, offsets, radices, slot_key, slot_id):  # pragm
     rows) that is all -1 in ``slot_id`` on entry and is left so — only the slots used are
     reset. Only its first power of two at least twice ``rows`` is used, so a node's few
     hundred pieces probe a table that stays in cache."""
-    d, rows = ranks.shape
-    key = np.zeros(rows, np.int64)
-    for j in range(d):
-        radix = radices[j]
-        if radix == 1:
-            continue
-        off = offsets[j]
-        for r in range(rows):
-            key[r] = key[r] * radix + lookup[off + ranks[j, r]]
+    rows = ranks.shape[1]
+    key = np.empty(rows, np.int64)
+    interval_keys(ranks, lookup, offsets, radices, 0, rows, key)
     mask = table_mask(slot_id, rows)
     out = np.empty(rows, np.int64)
     used = np.empty(rows, np.int64)
     count = 0
     for r in range(rows):
-        h = (key[r] * np.int64(-7046029254386353131)) >> np.int64(20)
-        s = h & mask
-        while True:
-            if slot_id[s] == -1:
-                slot_id[s] = count
-                slot_key[s] = key[r]
-                used[count] = s
-                out[r] = count
-                count += 1
-                break
-            if slot_key[s] == key[r]:
-                out[r] = slot_id[s]
-                break
-            s = (s + 1) & mask
+        s = slot_of(key[r], mask, slot_key, slot_id)
+        if slot_id[s] == -1:
+            slot_id[s] = count
+            slot_key[s] = key[r]
+            used[count] = s
+            count += 1
+        out[r] = slot_id[s]
     for c in range(count):
         slot_id[used[c]] = -1
     return out, count

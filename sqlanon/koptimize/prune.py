@@ -11,8 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sqlanon.koptimize.kernels import (allset_pieces, child_delta, interval_lookup, moved, pieces_bound,
-                                       table_mask, values_of)
+from sqlanon.koptimize.kernels import (allset_pieces, child_delta, interval_keys, interval_lookup, moved,
+                                       pieces_bound, slot_of, table_mask, values_of)
 
 DM, CM = 0, 1  # the metric: discernibility, classification
 BLOCK = 64  # cm_enter's rows per block of keys: most nodes that go stop within a few blocks
@@ -247,32 +247,27 @@ def drop_one(j, r, marks, offsets, dom_sizes, ranks, weights, labels, pcls, best
         for q in range(d):
             if radices[q] > 1:
                 key = key * radices[q] + lookup[offsets[q] + ranks[q, i]]
-        h = (key * np.int64(-7046029254386353131)) >> np.int64(20)
-        s = h & mask
-        while True:
-            if slot_id[s] == -1:
-                slot_id[s] = i
-                slot_key[s] = key
-                used[n_used] = s
-                n_used += 1
-                break
-            if slot_key[s] == key:
-                f = slot_id[s]
-                if partner[f] >= 0 or (ranks[j, f] < r) == (x < r):
-                    clash = True  # a third row, or two on one side: not A's pieces
-                else:
-                    partner[f] = i
-                    pairs += 1
-                    top_f = 0
-                    top_i = 0
-                    top_u = 0
-                    for c in range(L):
-                        top_f = max(top_f, labels[c, f])
-                        top_i = max(top_i, labels[c, i])
-                        top_u = max(top_u, labels[c, f] + labels[c, i])
-                    delta += top_f + top_i - top_u  # minority(union) - both minorities
-                break
-            s = (s + 1) & mask
+        s = slot_of(key, mask, slot_key, slot_id)
+        if slot_id[s] == -1:
+            slot_id[s] = i
+            slot_key[s] = key
+            used[n_used] = s
+            n_used += 1
+            continue
+        f = slot_id[s]
+        if partner[f] >= 0 or (ranks[j, f] < r) == (x < r):
+            clash = True  # a third row, or two on one side: not A's pieces
+        else:
+            partner[f] = i
+            pairs += 1
+            top_f = 0
+            top_i = 0
+            top_u = 0
+            for c in range(L):
+                top_f = max(top_f, labels[c, f])
+                top_i = max(top_i, labels[c, i])
+                top_u = max(top_u, labels[c, f] + labels[c, i])
+            delta += top_f + top_i - top_u  # minority(union) - both minorities
     for t in range(n_used):
         slot_id[used[t]] = -1
     if clash:
@@ -318,7 +313,7 @@ def cm_enter(ranks, marks, offsets, dom_sizes, weights, labels, best, slot_key, 
 
     Returns the pieces and their number; -1 pieces when the node goes, -2 when the key would
     overflow int64 (the caller runs ``prune``)."""
-    d, rows = ranks.shape
+    rows = ranks.shape[1]
     L = labels.shape[0]
     lookup, radices, space = interval_lookup(marks, offsets, dom_sizes)
     if space >= 4.0e18:
@@ -328,50 +323,38 @@ def cm_enter(ranks, marks, offsets, dom_sizes, weights, labels, best, slot_key, 
     out = np.empty(rows, np.int64)
     used = np.empty(rows, np.int64)
     count = np.empty((rows, L), np.int64)  # per piece, its records of each label
-    keys = np.zeros(BLOCK, np.int64)
+    keys = np.empty(BLOCK, np.int64)
     pieces = 0
     part = 0
     gone = False
     for i in range(rows):
         if i % BLOCK == 0:  # the keys of the next block of rows, attribute by attribute
-            stop = min(i + BLOCK, rows)
-            keys[:] = 0
-            for j in range(d):
-                radix = radices[j]
-                if radix > 1:
-                    off = offsets[j]
-                    for q in range(i, stop):
-                        keys[q - i] = keys[q - i] * radix + lookup[off + ranks[j, q]]
+            interval_keys(ranks, lookup, offsets, radices, i, min(i + BLOCK, rows), keys)
         key = keys[i % BLOCK]
-        h = (key * np.int64(-7046029254386353131)) >> np.int64(20)
-        s = h & mask
         top_i = 0
         for c in range(L):
             top_i = max(top_i, labels[c, i])
         rest -= weights[i] - top_i
-        while True:
-            if slot_id[s] == -1:
-                slot_id[s] = pieces
-                slot_key[s] = key
-                used[pieces] = s
-                out[i] = pieces
-                for c in range(L):
-                    count[pieces, c] = labels[c, i]
-                part += weights[i] - top_i
-                pieces += 1
-                break
-            if slot_key[s] == key:
-                p = slot_id[s]
-                out[i] = p
-                before = 0
-                after = 0
-                for c in range(L):
-                    before = max(before, count[p, c])
-                    count[p, c] += labels[c, i]
-                    after = max(after, count[p, c])
-                part += weights[i] - (after - before)  # size grows by w, the top by after - before
-                break
-            s = (s + 1) & mask
+        s = slot_of(key, mask, slot_key, slot_id)
+        if slot_id[s] == -1:
+            slot_id[s] = pieces
+            slot_key[s] = key
+            used[pieces] = s
+            out[i] = pieces
+            for c in range(L):
+                count[pieces, c] = labels[c, i]
+            part += weights[i] - top_i
+            pieces += 1
+        else:
+            p = slot_id[s]
+            out[i] = p
+            before = 0
+            after = 0
+            for c in range(L):
+                before = max(before, count[p, c])
+                count[p, c] += labels[c, i]
+                after = max(after, count[p, c])
+            part += weights[i] - (after - before)  # size grows by w, the top by after - before
         if part + rest >= best[0]:
             gone = True
             break
