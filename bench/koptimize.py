@@ -230,6 +230,9 @@ def main() -> None:
     parser.add_argument("--plot", help="PNG of the best cost over time")
     parser.add_argument("--json", help="also write the rows as JSON to this file")
     args = parser.parse_args()
+    if args.json and any(Path(args.json).resolve() == Path(name).resolve() for name in args.pool_from):
+        # the rows are written after every run: the seeds' file would be gone after the first
+        parser.error(f"--json {args.json} is also a --pool-from file; write the rows to another file")
     started = time.perf_counter()
     grid, seeding, curves = [], [], {}
     if not args.skip_grid:
