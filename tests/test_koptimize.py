@@ -713,17 +713,21 @@ def test_a_failing_thread_fails_the_search_instead_of_passing_for_a_proof(adult_
     (["sex", "race", "education"], 100, 100),
     (["age", "sex"], 20, "unlimited"),
 ])
-def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(adult_available, qis, k, limit):
+@pytest.mark.parametrize("paper_order", [False, True])
+def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(adult_available, qis, k, limit,
+                                                                            paper_order):
     """CM in the compiled tree (label counts carried by the merged rows and the head
-    classes, LB_CM from the allset pieces' minorities): every counter, the optimum and its
-    cut set as in the numpy search."""
+    classes, LB_CM from the allset pieces' minorities, the tail order's ties broken by the CM
+    cost first, or the paper's order): every counter, the optimum and its cut set as in the
+    numpy search."""
     job = adult_job(qis, algorithm="k-optimize", k=k, metric="classification", label="salary-class")
     with Session(job) as session:
         model = interval_model(session)
     cost = make_cost("classification", model, k, session.rows if limit == "unlimited" else limit)
-    compiled, plain = KOptimize(cost).run(), KOptimize(cost, compiled=False).run()
+    compiled = KOptimize(cost, paper_order=paper_order).run()
+    plain = KOptimize(cost, compiled=False, paper_order=paper_order).run()
     assert compiled.proven and plain.proven
-    assert compiled.counters == plain.counters and compiled.counters["nodes"] > 20
+    assert compiled.counters == plain.counters and compiled.counters["nodes"] > 10
     assert compiled.cuts == plain.cuts
     assert compiled.cost == plain.cost == evaluate(cost, compiled.cuts)[0]
 
@@ -877,3 +881,64 @@ def test_cm_prune_on_entry_refuses_a_key_that_would_overflow():
     slot_key, slot_id = kernels.hash_table(8)
     assert cm_enter(ranks, marks, offsets, dom, labels.sum(0), labels, np.array([100]), slot_key, slot_id)[1] == -2
     assert (slot_id == -1).all()
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_the_cm_gain_of_each_tail_value_is_the_drop_of_the_head_cost(data):
+    """``tail_stats`` with labels: per tail value, the CM cost of the head's kept classes minus
+    their cost once the value cuts them (a part smaller than k costs all its rows), as counted
+    from the rows; without labels, no gain."""
+    import numpy as np
+
+    from sqlanon.koptimize import kernels
+
+    dom = np.array(data.draw(st.lists(st.integers(2, 6), min_size=1, max_size=3)), dtype=np.int64)
+    n = data.draw(st.integers(1, 30))
+    ranks = np.array([data.draw(st.lists(st.integers(0, int(s) - 1), min_size=n, max_size=n)) for s in dom],
+                     dtype=np.int64)
+    n_labels = data.draw(st.integers(2, 3))
+    labels = np.array([data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)) for _ in range(n_labels)],
+                      dtype=np.int64)
+    labels[0] += labels.sum(axis=0) == 0  # every row holds a record
+    weights = labels.sum(axis=0)
+    classes = data.draw(st.integers(1, 4))
+    dense = np.array(data.draw(st.lists(st.integers(-1, classes - 1), min_size=n, max_size=n)), dtype=np.int64)
+    size = np.array([weights[dense == c].sum() for c in range(classes)], dtype=np.int64)
+    k = data.draw(st.integers(1, 8))
+    values = data.draw(st.lists(st.tuples(st.integers(0, len(dom) - 1), st.integers(1, 5)), min_size=1,
+                                max_size=6, unique=True))
+    values = [(j, r) for j, r in values if r < dom[j]] or [(0, 1)]
+    tail_j = np.array([j for j, _ in values], dtype=np.int64)
+    tail_r = np.array([r for _, r in values], dtype=np.int64)
+    big = np.ones(classes, dtype=np.bool_)
+
+    def cost(rows):
+        total = weights[rows].sum()
+        return total if total < k else total - labels[:, rows].sum(axis=1).max()
+
+    for j, r in values:
+        expected = 0
+        for c in range(classes):
+            inside = dense == c
+            low, high = inside & (ranks[j] < r), inside & (ranks[j] >= r)
+            if weights[low].sum() and weights[high].sum():
+                expected += size[c] - labels[:, inside].sum(axis=1).max() - cost(low) - cost(high)
+        *_, gain = kernels.tail_stats(dense, ranks, weights, labels, size, big, k, np.array([j]), np.array([r]), dom)
+        assert int(gain[0]) == expected
+    *_, none = kernels.tail_stats(dense, ranks, weights, labels[:0], size, big, k, tail_j, tail_r, dom)
+    assert not none.any()
+
+
+def test_the_cm_tail_order_proves_the_optimum_in_fewer_nodes(adult_available):
+    """CM on ADULT (sex, age, race; k = 50; no suppression): breaking the tail order's ties by
+    the CM cost of H ∪ {v} before the paper's Σ|E|² proves the same optimum in 1,630 nodes
+    where the paper's order needs 51,463 (one thread, unseeded)."""
+    job = adult_job(QIS_DM, algorithm="k-optimize", k=50, metric="classification", label="salary-class")
+    with Session(job) as session:
+        model = interval_model(session)
+    cost = make_cost("classification", model, 50, 0)
+    ours, paper = KOptimize(cost).run(), KOptimize(cost, paper_order=True).run()
+    assert ours.proven and paper.proven
+    assert ours.cost == paper.cost == evaluate(cost, ours.cuts)[0] == 7372
+    assert (ours.counters["nodes"], paper.counters["nodes"]) == (1630, 51463)

@@ -239,15 +239,64 @@ def values_of(tail_j, tail_r, j, dom_size):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def tail_stats(dense, ranks, weights, size, big, k, tail_j, tail_r, dom_sizes):  # pragma: no cover - compiled
+def cm_gain(matrix, per_label, totals, size, k):  # pragma: no cover - compiled
+    """Per value (column of ``matrix``): the drop of the head's CM cost when it is added, summed
+    over the classes it splits: the class's minority before, minus each part's cost after (its
+    minority, or all its rows when it is smaller than k and suppressed). ``per_label[q]``: like
+    ``matrix``, the rows of label q the value moves, for every label but the last (whose count
+    is what is left); ``totals[q, c]``: class c's rows of label q."""
+    classes, values = matrix.shape
+    n_labels = totals.shape[0]
+    gain = np.zeros(values, np.int64)
+    for c in range(classes):
+        s = size[c]
+        whole = 0
+        for q in range(n_labels):
+            whole = max(whole, totals[q, c])
+        for v in range(values):
+            mv = matrix[c, v]
+            low = s - mv
+            if mv > 0 and low > 0:
+                moved_top = 0
+                kept_top = 0
+                rest = mv
+                for q in range(n_labels):
+                    if q < n_labels - 1:
+                        m = per_label[q, c, v]
+                        rest -= m
+                    else:
+                        m = rest
+                    moved_top = max(moved_top, m)
+                    kept_top = max(kept_top, totals[q, c] - m)
+                after = mv if mv < k else mv - moved_top
+                after += low if low < k else low - kept_top
+                gain[v] += s - whole - after
+    return gain
+
+
+@numba.njit(cache=True, nogil=True)
+def tail_stats(dense, ranks, weights, labels, size, big, k, tail_j, tail_r, dom_sizes):  # pragma: no cover - compiled
     """``split_stats`` of every tail value (``tail_j``, ``tail_r``: attribute and rank, in tail
-    order) in one call: per attribute, ``moved`` over its tail values, then the figures."""
+    order) in one call: per attribute, ``moved`` over its tail values, then the figures.
+
+    ``labels`` (labels × rows) is given for CM and has no rows for DM: with labels, ``gain`` is
+    each value's drop of the head's CM cost (``cm_gain``), which breaks the tail order's ties
+    before the drop of Σ|E|²; without, it is all zeros."""
     n_tail = tail_j.shape[0]
     splits = np.zeros(n_tail, np.int64)
     useful = np.zeros(n_tail, np.bool_)
     new_rows = np.zeros(n_tail, np.int64)
     change = np.zeros(n_tail, np.float64)
+    gain = np.zeros(n_tail, np.int64)
     classes = size.shape[0]
+    n_labels = labels.shape[0]
+    totals = np.zeros((n_labels, classes), np.int64)
+    if n_labels > 0:
+        for i in range(dense.shape[0]):
+            c = dense[i]
+            if c >= 0:
+                for q in range(n_labels):
+                    totals[q, c] += labels[q, i]
     for j in range(dom_sizes.shape[0]):
         which, bucket = values_of(tail_j, tail_r, j, dom_sizes[j])
         count = which.shape[0]
@@ -255,13 +304,20 @@ def tail_stats(dense, ranks, weights, size, big, k, tail_j, tail_r, dom_sizes): 
             continue
         matrix = moved(dense, ranks[j], weights, bucket, classes, count + 1)
         s_, u_, n_, c_ = split_stats(matrix, size, big, k)
+        if n_labels > 0:
+            per_label = np.empty((n_labels - 1, classes, count), np.int64)
+            for q in range(n_labels - 1):
+                per_label[q] = moved(dense, ranks[j], labels[q], bucket, classes, count + 1)
+            g_ = cm_gain(matrix, per_label, totals, size, k)
+            for i in range(count):
+                gain[which[i]] = g_[i]
         for i in range(count):
             t = which[i]
             splits[t] = s_[i]
             useful[t] = u_[i]
             new_rows[t] = n_[i]
             change[t] = c_[i]
-    return splits, useful, new_rows, change
+    return splits, useful, new_rows, change, gain
 
 
 @numba.njit(cache=True, nogil=True)

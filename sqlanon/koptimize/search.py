@@ -12,7 +12,8 @@ still be added); its allset is H ∪ T. At each node (the paper's Figure 5):
    the broader variant for DM and CM — smaller than 2k, because then one part is suppressed and
    the split cannot lower the cost (for DM when 2|E| <= |D|; see docs/koptimize.md);
 3. the tail is reordered: values that split the most head classes first, ties by the smaller
-   Σ|E|² of H ∪ {v}, then by alphabet order;
+   Σ|E|² of H ∪ {v} (the paper's), then by the tail's order; for CM, ties are first broken by
+   the smaller CM cost of H ∪ {v} (the paper allows a strategy tailored to the metric);
 4. each tail value in turn is taken off the tail and becomes a child with the rest of the tail,
    and after each child PRUNE runs again with the (possibly lower) best cost.
 
@@ -62,13 +63,21 @@ class KOptimize:
 
     def __init__(self, cost: Cost, time_limit: float | None = None, step_limit: int | None = None,
                  upper_bound: Sequence[int] | None = None, broad_useless: bool = True,
-                 compiled: bool = True, class_floor: bool = True, threads: int = 1):
+                 compiled: bool = True, class_floor: bool = True, threads: int = 1, paper_order: bool = False):
         self.cost, self.model = cost, cost.model
         self.time_limit, self.step_limit = time_limit, step_limit
         # threads > 1: the compiled tree's top is cut into subtrees that threads walk (walker.py)
         self.threads = threads
         self.upper_bound = upper_bound
         self.broad_useless = broad_useless
+        # CM: each class-table row's label counts (labels × rows), so that the tail order breaks
+        # its ties by CM's own cost of H ∪ {v} first; no rows of labels for DM, or with
+        # ``paper_order`` (the paper's generic order for both metrics, to compare)
+        self.cm_ties = int(cost.name == "classification" and not paper_order)
+        if self.cm_ties:
+            self._label_rows = np.ascontiguousarray(self.model.labels.T)
+        else:
+            self._label_rows = np.zeros((0, self.model.ranks.shape[1]), dtype=np.int64)
         self.heads = HeadClasses(self.model)
         # Arrays for the compiled loops (``kernels``): each value's attribute and rank, and its
         # place in the marks over all attributes' ranks.
@@ -175,8 +184,8 @@ class KOptimize:
         k, limit = self.cost.k, self.cost.limit
         per_row, _, size, suppressed = head
         values = np.asarray(tail, dtype=np.int64)
-        splits, useful, new_rows, change = kernels.tail_stats(
-            per_row, self.model.ranks, self.model.weights, size, self._splits_matter(size), k,
+        splits, useful, new_rows, change, gain = kernels.tail_stats(
+            per_row, self.model.ranks, self.model.weights, self._label_rows, size, self._splits_matter(size), k,
             self._tail_j[values], self._tail_r[values], self._dom_sizes)
         keep, order = [], {}
         for position, v in enumerate(tail):
@@ -186,7 +195,7 @@ class KOptimize:
                 self.counters["infeasible_values"] += 1
             else:
                 keep.append(v)
-                order[v] = (-int(splits[position]), -float(change[position]), position)
+                order[v] = (-int(splits[position]), -int(gain[position]), -float(change[position]), position)
         return keep, order
 
     def _prune(self, tail: list[int], head: tuple) -> list[int]:

@@ -144,14 +144,15 @@ def _copy(a, b, ranks, weights, labels, cls, pcls):  # pragma: no cover - compil
 
 
 @numba.njit(cache=True, nogil=True)
-def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, weights, labels, pcls, ccls,
+def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, weights, labels, pcls, ccls,
         slice_start, slice_len, sizes, class_labels, size_start, counts, head_marks, head_vals, regs, best, best_vals,
         pool, frame_len, frame_pos, whole, acc, acc_labels, new_of, touched, slot_key,
         slot_id):  # pragma: no cover - compiled
     """Run until the tree is done (returns DONE), ``regs[R_NODES]`` reaches ``budget``
     (ENTER), or a buffer is too small for the next node (GROW: the caller enlarges ``ranks``,
     ``weights``, ``labels``, ``pcls``, ``ccls``, ``sizes`` or ``class_labels`` and calls
-    again). ``metric``: DM or CM; ``limit``: the records a node may suppress. The node at depth
+    again). ``metric``: DM or CM; ``limit``: the records a node may suppress; ``cm_ties``: 1 when
+    CM breaks the tail order's ties by its own cost first, 0 for the paper's order. The node at depth
     d reads the rows ``slice_start[d]:+slice_len[d]`` (its classes in ``ccls``, their sizes
     ``sizes[size_start[d]:+counts[d]]``) and merges them into slice d + 1 for its children.
     ``pool[d]`` holds the tail of the node at depth d (``frame_len[d]`` values), ``frame_pos[d]``
@@ -205,8 +206,11 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
                 for c in range(kept_size.shape[0]):
                     big[c] = kept_size[c] >= 2 * k or (metric == DM and 2 * kept_size[c] > n)
                 tail = pool[depth, :length].copy()
-                splits, useful, new_rows, change = tail_stats(dense, rows_ranks, rows_weights, kept_size, big, k,
-                                                              alpha_j[tail], alpha_r[tail], dom_sizes)
+                # CM breaks the order's ties by its own cost of H ∪ {v} first: the labels go in
+                splits, useful, new_rows, change, gain = tail_stats(dense, rows_ranks, rows_weights,
+                                                              rows_labels if metric == CM and cm_ties == 1 else rows_labels[:0],
+                                                              kept_size, big, k, alpha_j[tail], alpha_r[tail],
+                                                              dom_sizes)
                 chosen = np.empty(length, np.int64)
                 keep = 0
                 for i in range(length):
@@ -215,12 +219,19 @@ def dfs(budget, metric, k, n, limit, alpha_j, alpha_r, pos, offsets, dom_sizes, 
                     elif suppressed + new_rows[i] > limit:
                         regs[R_INFEASIBLE] += 1
                     else:
-                        # insertion sort: more classes split first, then the larger drop of
-                        # Σ|E|², then the tail's order (i grows, so ties keep their place)
+                        # insertion sort: more classes split first, then (CM) the larger drop
+                        # of the CM cost, then the larger drop of Σ|E|², then the tail's order
+                        # (i grows, so ties keep their place)
                         q = keep
                         while q > 0:
                             o = chosen[q - 1]
-                            if splits[o] > splits[i] or (splits[o] == splits[i] and change[o] >= change[i]):
+                            if splits[o] != splits[i]:
+                                if splits[o] > splits[i]:
+                                    break
+                            elif gain[o] != gain[i]:
+                                if gain[o] > gain[i]:
+                                    break
+                            elif change[o] >= change[i]:
                                 break
                             chosen[q] = o
                             q -= 1

@@ -100,7 +100,7 @@ class Walker:
         subtree (DONE); a buffer that is too small is doubled and the same call resumes."""
         s = self.search
         while True:
-            phase = tree.dfs(budget, self.metric, s.cost.k, s.cost.n, s.cost.limit, s._tail_j, s._tail_r, s._pos,
+            phase = tree.dfs(budget, self.metric, s.cost.k, s.cost.n, s.cost.limit, s.cm_ties, s._tail_j, s._tail_r, s._pos,
                              s._offsets, s._dom_sizes, self.ranks, self.weights, self.labels, self.pcls, self.ccls,
                              self.slice_start, self.slice_len, self.sizes, self.class_labels, self.size_start,
                              self.counts, self.head_marks, self.head_vals, self.regs, self.best, self.best_vals,
