@@ -9,6 +9,8 @@ here each is one or two passes over the class-table rows:
   of the attribute, so those are exactly the rows that go to the new class);
 * ``split_stats``: from that matrix, per value, the classes it truly splits, whether one of
   them may profit from the split, the rows it newly suppresses and the change of Σ|E|²;
+* ``cm_gain``: for CM, per value the drop of the head's CM cost, which breaks the tail order's
+  ties before Σ|E|² (from one more ``moved`` matrix per label but the last);
 * ``child_delta``: per value, what the newly suppressed records add to the node's bound;
 * ``allset_classes``: each row's allset class (a mixed-radix key of its interval indices,
   grouped by an open-addressing hash table), the classes in order of first appearance.
