@@ -152,7 +152,7 @@ def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, do
     (ENTER), or a buffer is too small for the next node (GROW: the caller enlarges ``ranks``,
     ``weights``, ``labels``, ``pcls``, ``ccls``, ``sizes`` or ``class_labels`` and calls
     again). ``metric``: DM or CM; ``limit``: the records a node may suppress; ``cm_ties``: 1 when
-    CM breaks the tail order's ties by its own cost first, 0 for the paper's order. The node at depth
+    CM breaks the tail order's ties by its own cost first, 0 for DM and for the paper's order. The node at depth
     d reads the rows ``slice_start[d]:+slice_len[d]`` (its classes in ``ccls``, their sizes
     ``sizes[size_start[d]:+counts[d]]``) and merges them into slice d + 1 for its children.
     ``pool[d]`` holds the tail of the node at depth d (``frame_len[d]`` values), ``frame_pos[d]``
@@ -207,8 +207,9 @@ def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, do
                     big[c] = kept_size[c] >= 2 * k or (metric == DM and 2 * kept_size[c] > n)
                 tail = pool[depth, :length].copy()
                 # CM breaks the order's ties by its own cost of H ∪ {v} first: the labels go in
+                # (``cm_ties`` is 0 for DM, see KOptimize)
                 splits, useful, new_rows, change, gain = tail_stats(dense, rows_ranks, rows_weights,
-                                                              rows_labels if metric == CM and cm_ties == 1 else rows_labels[:0],
+                                                              rows_labels if cm_ties == 1 else rows_labels[:0],
                                                               kept_size, big, k, alpha_j[tail], alpha_r[tail],
                                                               dom_sizes)
                 chosen = np.empty(length, np.int64)
