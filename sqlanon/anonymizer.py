@@ -125,7 +125,9 @@ def _publication(job: Job, protect: dict | None) -> Publication:
     reads or another target; an existing one only with ``overwrite``. An exception out of
     the run (a failed write or verification among them) leaves its ``with`` block, whose
     ``Publication.abort`` is the one place anything staged is removed."""
-    publication = Publication(protected_files(job, protect), job.output.overwrite, settings_of(job).url)
+    # Spark's executors write the output from processes of their own: a path, not a descriptor
+    publication = Publication(protected_files(job, protect), job.output.overwrite, settings_of(job).url,
+                              in_process=job.engine != "spark")
     publication.reserve_output(job.output, job.input)
     publication.reserve(job.output.report, "report")
     if job.output.summary:

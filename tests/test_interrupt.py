@@ -140,15 +140,23 @@ def test_sigterm_during_output_write_leaves_nothing(tmp_path):
     assert os.listdir(out) == []
 
 
+def _staged(out):
+    """The files in the run's private folder (``.sqlanon-<random>``) beside the targets."""
+    folders = [out / name for name in os.listdir(out) if name.startswith(".sqlanon-") and (out / name).is_dir()]
+    return sorted(name for folder in folders for name in os.listdir(folder)) if folders else []
+
+
 def test_kill_during_output_write_leaves_no_partial_output_and_next_run_cleans_up(tmp_path):
     job, out = write_job(tmp_path, limit=0.0)
     process = start(job, {"SQLANON_TEST_PAUSE_BEFORE_PUBLISH": "30"})
-    assert wait_for(lambda: len(os.listdir(out)) == 3)  # the output's, the report's and the HTML's temporaries
+    # the output, the report and the HTML page, written in the private folder
+    assert wait_for(lambda: _staged(out) == ["released.parquet", "report.html", "report.json"])
     process.kill()
     process.communicate(timeout=60)
     left = sorted(os.listdir(out))
     assert "released.parquet" not in left and "report.json" not in left  # no partial output
-    assert [name.split(".sqlanon-")[0] for name in left] == [".released.parquet", ".report.html", ".report.json"]
+    assert [name for name in left if not name.startswith(".sqlanon-")] == [
+        ".released.parquet.sqlanon.lock", ".report.html.sqlanon.lock", ".report.json.sqlanon.lock"]
     again = start(job)
     _, err = again.communicate(timeout=120)
     assert again.returncode == 0, err

@@ -1,87 +1,80 @@
-"""One run's targets, published together or not at all.
+"""One run's targets, published together or not at all, never over anything it may not replace.
 
-Every file a run writes (the output, the report, the Markdown summary and its picture) is
-checked against the guard when the run starts, written under a temporary name beside its
-final place, and renamed into place only when everything of the run is written and the output
-is verified. An output table (DuckDB or PostgreSQL) is built under a temporary name in its
-database and renamed in one transaction, last. If anything fails — a write, the verification,
-a rename — the files already moved into place are put back as they were (a hard link keeps
-each replaced file until the end), the temporaries are removed and nothing of the run remains.
+When the run starts, each target is checked against the guard (``guard.py``) and locked
+(``locks.py``: one lock per target for the whole run; a second run on it exits naming the
+first), and its folder is opened once: every later step goes through that folder's
+descriptor, so a folder renamed or swapped for a symlink mid-run cannot redirect anything
+(``placement.py``). Each target folder gets a private folder of the run (``.sqlanon-<random>``,
+mode 0700, created exclusively) where its files are written; nothing in it can be guessed or
+planted in advance. An output table (DuckDB or PostgreSQL) is built under a temporary name in
+its database.
 
-A run killed outright (SIGKILL, power loss) cannot clean up: its temporary files carry its
-process id, and the next run for the same target sweeps them.
+``commit`` writes the journal (``journal.py``), keeps every file it replaces as a hard link in
+the private folder, moves each file into place — a new file atomically and only if the name is
+still free, so a file that appeared meanwhile is never replaced without ``overwrite`` —, renames
+an output table last, then marks the journal committed. A failure on the way puts everything
+back; a run killed on the way is rolled back or forward by the next run that locks one of its
+targets. Nothing of a run remains after it, whichever way it ends.
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import shutil
+import secrets
 import time
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 
 from sqlanon.config.job import Output, Source
-from sqlanon.errors import OutputError
-from sqlanon.engines import pg_connection as pg
-from sqlanon.release.tables import drop_duckdb_table, duckdb_tables, publish_duckdb_table
-from sqlanon.release.guard import Protected, check_file
 from sqlanon.config.wording import overwrite_hint
-
-TEMP_PREFIX = "sqlanon-"
-
-
-def temporary_name(path: str, kind: str = "tmp") -> str:
-    """``.out.csv.sqlanon-<pid>.tmp.csv``: hidden, beside the target (a rename stays on one
-    file system), the process id for the sweep, and the target's suffix, which tells readers
-    and writers the format."""
-    p = Path(path)
-    return str(p.with_name(f".{p.name}.{TEMP_PREFIX}{os.getpid()}.{kind}{p.suffix}"))
-
-
-def sweep_stale(path: str) -> list[str]:
-    """Remove temporary files and backups of ``path`` left by runs that were killed (their
-    process is gone)."""
-    p = Path(path)
-    stem = f".{p.name}.{TEMP_PREFIX}"
-    removed = []
-    for candidate in p.parent.glob(f"{glob.escape(stem)}*"):
-        pid, kind = (candidate.name[len(stem):].split(".") + [""])[:2]
-        if pid.isdigit() and kind in ("tmp", "bak") and not _alive(int(pid)):
-            candidate.unlink(missing_ok=True)
-            removed.append(str(candidate))
-    return removed
+from sqlanon.engines import pg_connection as pg
+from sqlanon.errors import OutputError
+from sqlanon.release import journal
+from sqlanon.release.guard import Protected, check_file
+from sqlanon.release.holds import hold
+from sqlanon.release.locks import TargetLock
+from sqlanon.release.placement import (create_text, exists, identity, keep, make_staging, open_folder, place_new,
+                                       place_over, refuse, remove, remove_tree, staging_name, sync, through)
+from sqlanon.release.tables import drop_duckdb_table, duckdb_tables, publish_duckdb_table
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+@dataclass
+class _Folder:
+    """A target folder: its real path, its descriptor, the run's private folder in it."""
+
+    path: str
+    fd: int
+    staging: str = field(default_factory=staging_name)
+    staging_fd: int | None = None
 
 
 @dataclass
 class _File:
-    path: str
+    path: str  # as the user named it
     what: str
-    temp: str
+    folder: _Folder
+    name: str
     written: bool = False
+    inode: tuple[int, int] | None = None
     backup: str | None = None
     placed: bool = False
 
 
 class Publication:
     """The targets of one run. Use as a context manager: leaving it by an exception (or
-    without ``commit``) takes back everything it staged."""
+    without ``commit``) takes back everything it staged and releases its locks.
 
-    def __init__(self, protected: Protected, overwrite: bool = False, url: str | None = None):
+    ``in_process``: the output is written by this process (DuckDB, pyarrow), which can write
+    through the folder's descriptor; False for writers in other processes (Spark's)."""
+
+    def __init__(self, protected: Protected, overwrite: bool = False, url: str | None = None,
+                 in_process: bool = True):
         self.protected = protected
         self.overwrite = overwrite
         self.url = url  # the PostgreSQL database of an output table
+        self.in_process = in_process
         self._files: list[_File] = []
+        self._folders: list[_Folder] = []
+        self._locks: list[TargetLock] = []
         self._taken: dict[str, str] = {}
         self._output: Output | None = None
         self._table: str | None = None  # the output table's temporary name
@@ -93,10 +86,14 @@ class Publication:
         """Claim ``path`` as this run's ``what`` (report, summary, ...) or refuse it now."""
         if path is None:
             return
-        real = check_file(path, what, self.protected, self._taken, self.overwrite)
-        self._taken[real] = what
-        sweep_stale(path)
-        self._files.append(_File(path, what, temporary_name(path)))
+        try:
+            real = check_file(path, what, self.protected, self._taken, self.overwrite)
+            self._taken[real] = what
+            folder, name = self._lock(path, what)
+            self._files.append(_File(path, what, folder, name))
+        except BaseException:
+            self.abort()
+            raise
 
     def reserve_output(self, output: Output, source: Source) -> None:
         """Claim the released table's target: a file, a table in a DuckDB file, or a
@@ -104,14 +101,20 @@ class Publication:
         if not output.writes:
             return
         self._output = output
-        if output.kind == "postgres":
-            pg.check_output_table(self.url, output.table, source.table if source.kind == "postgres" else None,
-                                  self.overwrite)
-            self._table = pg.temporary_table(output.table)
-            return
-        if output.kind != "duckdb":
-            self.reserve(output.path, "output")
-            return
+        try:
+            if output.kind == "postgres":
+                pg.check_output_table(self.url, output.table, source.table if source.kind == "postgres" else None,
+                                      self.overwrite)
+                self._table = pg.temporary_table(output.table)
+            elif output.kind != "duckdb":
+                self.reserve(output.path, "output")
+            else:
+                self._reserve_database(output)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _reserve_database(self, output: Output) -> None:
         what = "output database"
         owner = self.protected.owner(output.path)
         if owner is not None:
@@ -120,11 +123,56 @@ class Publication:
                                   "table to another .duckdb file (the input is opened read-only and never modified)")
             raise OutputError(f"the {what} {output.path} is {owner}, which sqlanon never writes: choose another path")
         real = check_file(output.path, what, Protected(), self._taken, overwrite=True)
+        self._taken[real] = what
+        self._table = f"__sqlanon_tmp_{secrets.token_hex(8)}"
+        self._lock(output.path, what, table=real)
         if os.path.exists(real) and not self.overwrite and output.table in duckdb_tables(real):
             raise OutputError(f"table '{output.table}' already exists in {output.path}: {overwrite_hint()}")
-        self._taken[real] = what
-        self._created_db = not os.path.exists(real)
-        self._table = f"__sqlanon_tmp_{os.getpid()}"
+
+    def _lock(self, path: str, what: str, table: str | None = None) -> tuple[_Folder, str]:
+        """Lock ``path``, finish what a killed run left there, and stage its folder; with
+        ``table`` (the real path of a DuckDB database), the database file is the target."""
+        absolute = os.path.abspath(os.path.expanduser(path))
+        name = os.path.basename(absolute)
+        folder = self._folder(os.path.realpath(os.path.dirname(absolute)), what, path)
+        lock = TargetLock(folder.fd, name)
+        try:
+            stale = lock.acquire(what, path)
+        except OSError as error:
+            if isinstance(error, OutputError):
+                raise
+            raise refuse(what, path, error) from None
+        self._locks.append(lock)
+        if stale:
+            journal.recover(folder.fd, stale)
+        if table is None and not self.overwrite and exists(folder.fd, name):
+            raise OutputError(f"the {what} {path} already exists: {overwrite_hint()}")
+        record: dict = {"pid": os.getpid(), "staging": folder.staging}
+        if table is not None:
+            self._created_db = not os.path.exists(table)
+            record["tables"] = [{"kind": "duckdb", "database": table, "temp": self._table,
+                                 "created": self._created_db}]
+        # the record first, then the folder it names: a run killed between the two leaves a
+        # record pointing at nothing, never a private folder nobody knows of
+        try:
+            lock.record(record)
+            if folder.staging_fd is None:
+                folder.staging_fd = make_staging(folder.fd, folder.staging)
+        except OSError as error:
+            raise refuse(what, path, error) from None
+        return folder, name
+
+    def _folder(self, real: str, what: str, path: str) -> _Folder:
+        for folder in self._folders:
+            if folder.path == real:
+                return folder
+        try:
+            fd = open_folder(real)
+        except OSError as error:
+            raise refuse(what, path, error, "open the folder of") from None
+        folder = _Folder(real, fd)
+        self._folders.append(folder)
+        return folder
 
     # -- staging (during the run) ------------------------------------------------------------
     @property
@@ -132,7 +180,11 @@ class Publication:
         """Where the engine writes the released table: a temporary file or table name."""
         if self._table is not None:
             return self._table
-        return self._file(self._output.path).temp
+        target = self._file(self._output.path)
+        staging = target.folder.staging_fd
+        if self.in_process and (path := through(staging, target.name)) is not None:
+            return path
+        return os.path.join(target.folder.path, target.folder.staging, target.name)
 
     @property
     def staged_output(self) -> Output:
@@ -146,11 +198,11 @@ class Publication:
             self._file(self._output.path).written = True
 
     def put_text(self, path: str, text: str) -> None:
-        """Write a reserved text target's content (under its temporary name)."""
+        """Write a reserved text target's content (in the run's private folder)."""
         target = self._file(path)
         try:
-            with open(target.temp, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            remove(target.folder.staging_fd, target.name)
+            create_text(target.folder.staging_fd, target.name, text)
         except OSError as error:
             raise OutputError(f"cannot write the {target.what} {path}: {error.strerror or error}") from None
         target.written = True
@@ -163,59 +215,113 @@ class Publication:
         """Move every staged file into place, then rename the output table; all or nothing."""
         staged = [f for f in self._files if f.written]
         _pause_for_tests()
+        hold("publish:staged")
         try:
             for f in staged:
-                if os.path.lexists(f.path):
-                    f.backup = temporary_name(f.path, "bak")
-                    _keep(f.path, f.backup)
+                f.inode = identity(f.folder.staging_fd, f.name)
+                if f.inode is None:
+                    raise OutputError(f"the staged {f.what} of {f.path} is missing from its private folder")
+                if exists(f.folder.fd, f.name):
+                    if not self.overwrite:
+                        raise OutputError(f"the {f.what} {f.path} appeared while the run worked: nothing was "
+                                          f"published; {overwrite_hint()}")
+                    f.backup = f"{f.name}.backup"
+            record = self._journal(staged) if self._folders else {}
+            for folder in self._folders:
+                journal.write(folder.staging_fd, {**record, "role": "primary" if folder is self._folders[0]
+                                                  else "secondary"})
+            hold("publish:journal")
             for f in staged:
-                os.replace(f.temp, f.path)
+                if f.backup:
+                    keep(f.folder.fd, f.name, f.folder.staging_fd, f.backup)
+            hold("publish:backup")
+            for i, f in enumerate(staged):
+                if f.backup:
+                    place_over(f.folder.staging_fd, f.name, f.folder.fd, f.name)
+                else:
+                    try:
+                        place_new(f.folder.staging_fd, f.name, f.folder.fd, f.name)
+                    except FileExistsError:
+                        raise OutputError(f"the {f.what} {f.path} appeared while the run worked: nothing was "
+                                          f"published; {overwrite_hint()}") from None
                 f.placed = True
+                sync(f.folder.fd)
+                hold(f"publish:place-{i}")
             if self._table is not None:
                 self._publish_table()
+                hold("publish:table")
+            if self._folders:
+                journal.write(self._folders[0].staging_fd, {**record, "role": "primary", "state": "committed"})
+            hold("publish:committed")
         except BaseException as error:
             self._restore(staged)
-            if isinstance(error, OSError):
+            if isinstance(error, OSError) and not isinstance(error, OutputError):
                 raise OutputError(f"cannot publish {error.filename or 'the output'}: {error.strerror or error}; "
                                   "nothing of this run was kept") from None
             raise
-        for f in staged:
-            if f.backup:
-                _remove(f.backup)
         self.committed = True
+        self._close()
+
+    def _journal(self, staged: list[_File]) -> dict:
+        table = None
+        if self._table is not None and self._output is not None and self._output.kind == "duckdb":
+            table = {"kind": "duckdb", "database": os.path.realpath(self._output.path), "temp": self._table}
+        return {"state": "committing", "primary": os.path.join(self._folders[0].path, self._folders[0].staging),
+                "places": [[f.path, f.staging] for f in self._folders],
+                "files": [{"folder": f.folder.path, "staging": f.folder.staging, "name": f.name, "backup": f.backup,
+                           "inode": list(f.inode) if f.inode else None} for f in staged],
+                "table": table}
 
     def _publish_table(self) -> None:
         output = self._output
         if output.kind == "postgres":
             pg.publish_table(self.url, self._table, output.table, self.overwrite)
         else:
-            publish_duckdb_table(output.path, self._table, output.table)
+            publish_duckdb_table(output.path, self._table, output.table, self.overwrite)
 
     def _restore(self, staged: list[_File]) -> None:
+        """Undo the placements of a commit that failed, through the folders' descriptors: a
+        replaced file comes back from its backup, a new one goes (only if it is still ours)."""
         for f in reversed(staged):
             if f.placed:
                 if f.backup:
-                    os.replace(f.backup, f.path)
-                    f.backup = None
-                else:
-                    _remove(f.path)
+                    place_over(f.folder.staging_fd, f.backup, f.folder.fd, f.name)
+                elif identity(f.folder.fd, f.name) == f.inode:
+                    remove(f.folder.fd, f.name)
             f.placed = False
-        for f in staged:
-            if f.backup:
-                _remove(f.backup)
+            f.backup = None
 
     def abort(self) -> None:
-        """Take back everything staged (nothing was published)."""
-        for f in self._files:
-            _remove(f.temp)
+        """Take back everything staged (nothing was published) and release the locks."""
         if self._table is not None and self._output is not None:
-            if self._output.kind == "postgres":
-                pg.drop_table(self.url, self._table)
-            elif self._created_db:
-                for suffix in ("", ".wal"):
-                    _remove(self._output.path + suffix)
-            else:
-                drop_duckdb_table(self._output.path, self._table)
+            try:
+                if self._output.kind == "postgres":
+                    pg.drop_table(self.url, self._table)
+                elif self._created_db:
+                    for suffix in ("", ".wal"):
+                        _remove(self._output.path + suffix)
+                else:
+                    drop_duckdb_table(self._output.path, self._table)
+            except Exception:  # the table's database may be unreachable: the next run drops it
+                pass
+        self._close()
+
+    def _close(self) -> None:
+        """Remove the private folders (the journal's primary last) and release the locks."""
+        for folder in self._folders[1:] + self._folders[:1]:
+            if folder.staging_fd is not None:
+                os.close(folder.staging_fd)
+                folder.staging_fd = None
+                try:
+                    remove_tree(folder.fd, folder.staging)
+                except OSError:
+                    pass
+        for lock in self._locks:
+            lock.release()
+        self._locks = []
+        for folder in self._folders:
+            os.close(folder.fd)
+        self._folders = []
 
     def __enter__(self) -> "Publication":
         return self
@@ -231,14 +337,6 @@ def _pause_for_tests() -> None:
     pause = os.environ.get("SQLANON_TEST_PAUSE_BEFORE_PUBLISH")
     if pause:
         time.sleep(float(pause))
-
-
-def _keep(path: str, backup: str) -> None:
-    """Keep the file about to be replaced under ``backup`` (a hard link: no copy, same bytes)."""
-    try:
-        os.link(path, backup)
-    except OSError:
-        shutil.copy2(path, backup)
 
 
 def _remove(path: str) -> None:

@@ -13,6 +13,7 @@ from typing import Callable
 import duckdb
 
 from sqlanon.engines.compiler import ident
+from sqlanon.config.wording import overwrite_hint
 from sqlanon.errors import OutputError, first_line
 
 
@@ -28,9 +29,17 @@ def duckdb_tables(path: str) -> set[str]:
     return _with_db(path, lambda con: {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()})
 
 
-def publish_duckdb_table(path: str, temp: str, table: str) -> None:
+def duckdb_table_exists(path: str, table: str) -> bool:
+    return table in duckdb_tables(path)
+
+
+def publish_duckdb_table(path: str, temp: str, table: str, overwrite: bool = False) -> None:
     def swap(con):
         con.execute("BEGIN").fetchall()
+        if not overwrite and table in {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}:
+            con.execute("ROLLBACK").fetchall()  # created since the run began: still not ours to replace
+            raise OutputError(f"table '{table}' appeared in {path} while the run worked: nothing was published; "
+                              f"{overwrite_hint()}")
         con.execute(f"DROP TABLE IF EXISTS {ident(table).sql('duckdb')}").fetchall()
         con.execute(f"ALTER TABLE {ident(temp).sql('duckdb')} RENAME TO {ident(table).sql('duckdb')}").fetchall()
         con.execute("COMMIT").fetchall()
