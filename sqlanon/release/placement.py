@@ -167,9 +167,10 @@ def _renameat2(source: int, name: str, folder: int, target: str) -> None:
     global _libc
     if _libc is None:
         _libc = ctypes.CDLL(None, use_errno=True)
-    call = getattr(_libc, "renameat2", None)
-    if call is None:
-        raise OSError(errno.ENOSYS, "renameat2 is not available")
+    try:
+        call = _libc.renameat2
+    except AttributeError:  # a C library without it (glibc before 2.28, musl before 1.2.4)
+        raise OSError(errno.ENOSYS, "renameat2 is not available") from None
     if call(source, os.fsencode(name), folder, os.fsencode(target), _RENAME_NOREPLACE) != 0:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code), target)

@@ -28,7 +28,7 @@ from sqlanon.config.job import Output, Source
 from sqlanon.config.wording import overwrite_hint
 from sqlanon.engines import pg_connection as pg
 from sqlanon.errors import OutputError
-from sqlanon.release import journal
+from sqlanon.release.journal import recover, write as write_journal
 from sqlanon.release.guard import Protected, check_file
 from sqlanon.release.holds import hold
 from sqlanon.release.locks import TargetLock
@@ -144,7 +144,7 @@ class Publication:
             raise refuse(what, path, error) from None
         self._locks.append(lock)
         if stale:
-            journal.recover(folder.fd, stale)
+            recover(folder.fd, stale)
         if table is None and not self.overwrite and exists(folder.fd, name):
             raise OutputError(f"the {what} {path} already exists: {overwrite_hint()}")
         record: dict = {"pid": os.getpid(), "staging": folder.staging}
@@ -228,7 +228,7 @@ class Publication:
                     f.backup = f"{f.name}.backup"
             record = self._journal(staged) if self._folders else {}
             for folder in self._folders:
-                journal.write(folder.staging_fd, {**record, "role": "primary" if folder is self._folders[0]
+                write_journal(folder.staging_fd, {**record, "role": "primary" if folder is self._folders[0]
                                                   else "secondary"})
             hold("publish:journal")
             for f in staged:
@@ -251,7 +251,7 @@ class Publication:
                 self._publish_table()
                 hold("publish:table")
             if self._folders:
-                journal.write(self._folders[0].staging_fd, {**record, "role": "primary", "state": "committed"})
+                write_journal(self._folders[0].staging_fd, {**record, "role": "primary", "state": "committed"})
             hold("publish:committed")
         except BaseException as error:
             self._restore(staged)
