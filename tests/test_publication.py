@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 
+import duckdb
 import pytest
 
 from helpers.jobs import ROOT
@@ -240,3 +241,35 @@ def test_every_command_that_writes_names_a_read_only_folder(job, read_only_fs):
         assert f"the folder {read_only_fs} refuses it (Read-only file system)" in result.stderr, result.output
         assert "Traceback" not in result.output and len(result.stderr.strip().splitlines()) == 1, result.output
     assert snapshot(folder) == before and os.listdir(read_only_fs) == []
+
+
+@pytest.mark.parametrize("moment", ["publish:place-1", "publish:table"])
+def test_a_kill_around_an_output_tables_rename_is_finished_by_the_next_run(tmp_path, moment):
+    """The table is renamed after the files are in place: killed before it, the next run puts
+    the old report back and drops the temporary table; killed after it, the new release stands."""
+    job = write_job(tmp_path / "work", output="out.duckdb", report="report.json", extra='table = "released"\n')
+    folder = job.parent
+
+    def tables():
+        con = duckdb.connect(str(folder / "out.duckdb"), read_only=True)
+        try:
+            names = sorted(r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall())
+            return names, con.execute("SELECT count(DISTINCT age) FROM released").fetchall()
+        finally:
+            con.close()
+
+    assert run(job)[0] == 0
+    old = (digest(folder / "report.json"), tables())
+    process = start(job, "--overwrite", "--k", "6", hold=moment)
+    held(process, moment)
+    process.kill()
+    process.wait()
+    code, err = run(job, "--overwrite", "--k", "13", "--suppression-limit", "0")
+    assert code == 1, err
+    now = (digest(folder / "report.json"), tables())
+    assert now[1][0] == ["released"]  # no temporary table beside it, either way
+    if moment == "publish:table":
+        assert now != old and json.loads((folder / "report.json").read_text())["privacy"]["models"][0]["k"] == 6
+    else:
+        assert now == old
+    assert leftovers(folder) == []

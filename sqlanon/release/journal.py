@@ -104,6 +104,8 @@ def finish(journal: dict) -> str:
         state = "committed"
     if state == "committing":
         _roll_back(journal)
+        if journal.get("table"):
+            _drop_table(journal["table"])
     _clean(journal)
     return "committed" if state == "committed" else "rolled back"
 

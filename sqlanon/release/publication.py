@@ -265,7 +265,8 @@ class Publication:
     def _journal(self, staged: list[_File]) -> dict:
         table = None
         if self._table is not None and self._output is not None and self._output.kind == "duckdb":
-            table = {"kind": "duckdb", "database": os.path.realpath(self._output.path), "temp": self._table}
+            table = {"kind": "duckdb", "database": os.path.realpath(self._output.path), "temp": self._table,
+                     "created": self._created_db}
         return {"state": "committing", "primary": os.path.join(self._folders[0].path, self._folders[0].staging),
                 "places": [[f.path, f.staging] for f in self._folders],
                 "files": [{"folder": f.folder.path, "staging": f.folder.staging, "name": f.name, "backup": f.backup,
