@@ -19,7 +19,8 @@ from sqlanon.release.pipeline import Promise, write_verified
 from sqlanon.report.attributes import attribute_figures
 from sqlanon.report.build import common_report, lattice_report, models_report, warnings
 from sqlanon.report.html import html_report, one_line, summary_html
-from sqlanon.report.manifest import build_manifest, check_hierarchies, job_for_manifest
+from sqlanon.report.manifest import build_manifest
+from sqlanon.report.manifest_input import SavedTransformation, check_hierarchies, held_to_job, saved_transformation
 from sqlanon.report.markdown import markdown_files, summary_targets
 from sqlanon.report.model import Report, Seconds
 from sqlanon.report.risk import input_sizes, risk_report
@@ -86,13 +87,18 @@ def _phases_to(on_progress, on_phase):
     return phase
 
 
-def apply(job: Job, manifest: dict, manifest_path: str | None = None) -> Result:
-    """Apply a saved transformation (a report's manifest) to the job's data, re-checking the
-    models there; ``success`` is False, with a ``reason``, if they no longer hold (and
-    nothing is written). ``manifest_path``: the manifest's file, which is never written over."""
-    job, node = job_for_manifest(job, manifest)
+def apply(job: Job, manifest: object, manifest_path: str | None = None) -> Result:
+    """Apply a saved transformation (a report, or its manifest, as parsed JSON) to the job's
+    data, held to the job's own models and suppression limit, which are re-checked there and
+    verified on the written output; ``success`` is False, with a ``reason``, if they no longer
+    hold (and nothing is written). A manifest is input: a malformed one, or one whose models,
+    limit or suppressed mode differ from the job's, is a ``ConfigError``. ``manifest_path``:
+    the manifest's file, which is never written over."""
+    job = validated(job)
+    source = f"manifest {manifest_path}" if manifest_path else "the manifest (given in code)"
+    saved = held_to_job(saved_transformation(manifest, source), job)
     protect = {manifest_path: "the manifest"} if manifest_path else None
-    return _execute(job, manifest=manifest, node=node, protect=protect)
+    return _execute(job, manifest=saved, node=saved.levels, protect=protect)
 
 
 def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None,
@@ -137,8 +143,8 @@ def _publication(job: Job, protect: dict | None) -> Publication:
     return publication
 
 
-def _execute_lattice(job: Job, on_check, on_phase, manifest: dict | None, node, publication: Publication,
-                     on_progress=None) -> tuple[Report, tuple[int, ...] | None]:
+def _execute_lattice(job: Job, on_check, on_phase, manifest: SavedTransformation | None, node,
+                     publication: Publication, on_progress=None) -> tuple[Report, tuple[int, ...] | None]:
     with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None

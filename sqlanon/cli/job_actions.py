@@ -26,7 +26,7 @@ from sqlanon.demo import demo_job, prepare_data
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK
 from sqlanon.progress import Display
 from sqlanon.release import Publication, protected_files
-from sqlanon.report.manifest import load_manifest
+from sqlanon.report.manifest_input import load_manifest
 from sqlanon.report.markdown import markdown as markdown_text, markdown_files, summary_targets
 from sqlanon.report.risk import analyse, text
 from sqlanon.session import Session, hierarchy_for

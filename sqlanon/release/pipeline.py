@@ -5,14 +5,21 @@ back by the independent verification (``sqlanon.release.verify``), and its relea
 sizes compared with the engine's (``confirm_sizes``). Every check of the written output is
 here, in this order, and any failure raises ``VerificationError`` out of the run's
 ``Publication``, whose ``abort`` is the one place an unverified output is removed.
+
+The output is judged by what the job asks, whoever made the promise (a search, a saved
+transformation): k is the job's, and a promise whose models or suppression limit are not the
+job's is refused before anything is written.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
+from sqlanon.criteria import build_models
 from sqlanon.engines import settings_of
 from sqlanon.errors import VerificationError
 from sqlanon.release.publication import Publication
@@ -40,6 +47,7 @@ def write_verified(session, publication: Publication, write: Callable[[str], Non
     """Write the output with ``write(target)`` under its temporary name, then verify it there,
     independently: only a verified output is ever published."""
     job = session.job
+    check_promise(job, session.rows, promise)
     phase("write")
     # the verification's own database, with the job's DuckDB settings, made before the write
     # (one made after a large COPY costs several times as much: verify.fresh_database)
@@ -61,6 +69,26 @@ def write_verified(session, publication: Publication, write: Callable[[str], Non
     if promise.engine_sizes is not None:
         confirm_sizes(promise.engine_sizes(), verification.sizes(), named)
     return verification
+
+
+def check_promise(job: Job, rows: int, promise: Promise) -> None:
+    """Refuse to verify against models other than the job's own, or a suppression limit above
+    the job's. k-anonymity is left out of the comparison: the verification reads k from the
+    job itself."""
+    asked = [m.describe() for m in build_models(job.k, job.models) if m.name != "k-anonymity"]
+    given = [m.describe() for m in promise.models if m.name != "k-anonymity"]
+    limit = job.interval_limit_rows(rows) if job.algorithm in INTERVAL_ALGORITHMS else job.limit_rows(rows)
+    if given != asked or promise.limit_rows > limit:
+        raise VerificationError(
+            f"output {job.output.describe()}: the release was to be verified against the models {_listed(given)} with "
+            f"at most {promise.limit_rows} suppressed rows, but the job asks {_listed(asked)} with at most {limit}. "
+            "Nothing was written; this is a bug.")
+
+
+def _listed(models: list[dict]) -> str:
+    """Models as JSON, cut to 300 characters (a t-closeness order may list thousands of values)."""
+    text = json.dumps(models, default=str)
+    return text if len(text) <= 300 else text[:300] + "…"
 
 
 def confirm_sizes(engine_sizes: dict[int, int], written: dict[int, int], path: str | None) -> None:

@@ -2,18 +2,18 @@
 
 A manifest names the QIs in order, the level of each, a checksum of each hierarchy (of its rows
 for a file or a given table, of its spec for a builder, since a builder's rows follow the
-data), the privacy models and the suppression limit. ``apply`` refuses a job whose QIs or
-hierarchies differ, then re-checks the models on the new data.
+data), the privacy models and the suppression limit. Reading one back is
+``sqlanon.report.manifest_input``: a manifest is input, checked field by field and held to the
+job that applies it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
+from typing import Any
 
 from sqlanon.config.job import Job
-from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy
 from sqlanon.report.model import Manifest
 
@@ -28,14 +28,20 @@ def hierarchy_digest(attribute, hierarchy) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def manifest_models(job: Job) -> list[dict[str, Any]]:
+    """The job's models as its manifest lists them: k-anonymity first, then each
+    ``[[privacy.models]]`` entry as given (``model`` for its ``type``)."""
+    return [{"model": "k-anonymity", "k": job.k}] + [
+        {"model": spec["type"], **{k: _plain(v) for k, v in spec.items() if k != "type"}} for spec in job.models]
+
+
 def build_manifest(job: Job, qis: list[str], node, hierarchies) -> Manifest:
     return Manifest(
         version=VERSION,
         quasi_identifiers=qis,
         levels=dict(zip(qis, node)),
         hierarchies={a.name: hierarchy_digest(a, h) for a, h in zip(job.quasi_identifiers, hierarchies)},
-        models=[{"model": "k-anonymity", "k": job.k}]
-        + [{"model": spec["type"], **{k: _plain(v) for k, v in spec.items() if k != "type"}} for spec in job.models],
+        models=manifest_models(job),
         suppression_limit=job.suppression_limit,
         suppressed=job.output.suppressed,
     )
@@ -44,43 +50,3 @@ def build_manifest(job: Job, qis: list[str], node, hierarchies) -> Manifest:
 def _plain(value):
     """A model setting as JSON can hold it (a hierarchy given in code is named by its source)."""
     return value.source if isinstance(value, Hierarchy) else value
-
-
-def load_manifest(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except OSError as error:
-        raise ConfigError(f"cannot read manifest {path}: {error.strerror or error}") from None
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"manifest {path} is not JSON: {error}") from None
-    manifest = document.get("manifest", document)
-    if not isinstance(manifest, dict) or manifest.get("version") != VERSION:
-        raise ConfigError(f"{path} holds no manifest of version {VERSION}: pass the report.json of an anonymize run")
-    return manifest
-
-
-def job_for_manifest(job: Job, manifest: dict) -> tuple[Job, tuple[int, ...]]:
-    """The job with the manifest's privacy settings, and the saved node; refuse a mismatch."""
-    qis = [a.name for a in job.quasi_identifiers]
-    if qis != manifest["quasi_identifiers"]:
-        raise ConfigError(
-            f"the job's quasi-identifiers {qis} differ from the manifest's {manifest['quasi_identifiers']}"
-        )
-    k = next(m["k"] for m in manifest["models"] if m["model"] == "k-anonymity")
-    others = tuple({"type": m["model"], **{key: v for key, v in m.items() if key != "model"}}
-                   for m in manifest["models"] if m["model"] != "k-anonymity")
-    job = replace(job, k=k, models=others, suppression_limit=manifest["suppression_limit"],
-                  output=replace(job.output, suppressed=manifest.get("suppressed", job.output.suppressed)))
-    return job, tuple(manifest["levels"][q] for q in qis)
-
-
-def check_hierarchies(job: Job, manifest: dict, hierarchies) -> None:
-    for attribute, hierarchy in zip(job.quasi_identifiers, hierarchies):
-        digest = hierarchy_digest(attribute, hierarchy)
-        if digest != manifest["hierarchies"].get(attribute.name):
-            raise ConfigError(
-                f"the hierarchy of '{attribute.name}' differs from the one in the manifest "
-                f"({digest} against {manifest['hierarchies'].get(attribute.name)}): the saved levels would "
-                "not mean the same generalization; run anonymize again"
-            )
