@@ -314,12 +314,13 @@ def test_the_verification_refuses_a_promise_other_than_the_jobs(small):
 
 def test_an_interval_search_does_not_release_a_model_it_did_not_check(tmp_path):
     """k-optimize checks k only: with a distinct-l-diversity model the job asks for (which its
-    output, age as it is, fails: the classes 31 and 32 hold one diagnosis each), nothing is
-    released instead of a release verified for k alone."""
+    output, age as it is, fails: the classes 31 and 32 hold one diagnosis each), the job is
+    refused before any work, instead of a release verified for k alone."""
     table = pa.table({"age": ["31", "32", "33", "34"] * 2, "diagnosis": ["a"] * 6 + ["b"] * 2})
     output = tmp_path / "out" / "released.csv"
     output.parent.mkdir()
-    with pytest.raises(VerificationError, match="but the job asks .*distinct-l-diversity"):
+    with pytest.raises(ConfigError, match="k-optimize checks k-anonymity only, and the job also asks for "
+                                          "distinct-l-diversity"):
         sqlanon.anonymize(table, quasi={"age": AGE_ROWS}, k=2, algorithm="k-optimize", output=str(output),
                           models=[{"type": "distinct-l-diversity", "attribute": "diagnosis", "l": 2}])
     assert list(output.parent.iterdir()) == []

@@ -241,6 +241,13 @@ def _metric_options(job: Job) -> None:
 def _intervals(job: Job) -> None:
     """Settings of k-optimize and hill-climb (``[search.koptimize]``)."""
     options = job.koptimize
+    others = sorted({str(spec.get("type")) for spec in job.models if isinstance(spec, dict)})
+    if others:
+        # the ordered-interval searches cost and check class sizes only: a further model would
+        # be released unchecked (the verification then refuses it, but only after the search)
+        raise ConfigError(f"{job.algorithm} checks k-anonymity only, and the job also asks for {', '.join(others)}: "
+                          "use an algorithm over the generalization lattice (flash, ola, incognito, exhaustive or "
+                          "a heuristic) for further models")
     if job.metric not in INTERVAL_METRICS:
         raise ConfigError(
             f"metric '{job.metric}' is not available for {job.algorithm}; valid metrics: {', '.join(INTERVAL_METRICS)}")
