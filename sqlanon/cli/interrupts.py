@@ -152,13 +152,7 @@ def _start_watcher() -> None:
     bytecode runs, and the watcher thread reads it (see the module's docstring)."""
     reading, writing = os.pipe()
     os.set_blocking(writing, False)
-    try:
-        previous = signal.set_wakeup_fd(writing, warn_on_full_buffer=False)
-    except ValueError:  # not the main thread
-        previous = -1
-        os.close(reading)
-        os.close(writing)
-        return
+    previous = signal.set_wakeup_fd(writing, warn_on_full_buffer=False)  # the main thread's (checked by the caller)
     if previous != -1:  # someone else's (an event loop, in a caller's process): theirs stays
         signal.set_wakeup_fd(previous)
         os.close(reading)
