@@ -5,9 +5,13 @@ sqlglot or SciPy; ``sqlanon.anonymize`` (or ``from sqlanon import anonymize``) i
 module on first use. The command line (``sqlanon --version``, ``--help``) relies on this.
 """
 
+from __future__ import annotations
+
 from importlib import import_module
-from typing import Any
-from importlib.metadata import PackageNotFoundError, version
+
+TYPE_CHECKING = False  # typing, like importlib.metadata, would delay `python -m sqlanon`'s signal handling
+if TYPE_CHECKING:
+    from typing import Any
 
 # exported name -> the module defining it
 _EXPORTS = {
@@ -56,10 +60,12 @@ def __dir__() -> list[str]:
 
 def _version() -> str:
     """The version is written once, in pyproject.toml: the installed package's metadata
-    carries it (read on first use: importlib.metadata costs more than the rest of this import)."""
+    carries it (read on first use: importlib.metadata costs more than the rest of this import,
+    and `python -m sqlanon` imports this module before it can answer a Ctrl-C)."""
+    metadata = import_module("importlib.metadata")
     try:
-        found = version("sqlanon")
-    except PackageNotFoundError:  # the source tree imported without being installed
+        found: str = metadata.version("sqlanon")
+    except metadata.PackageNotFoundError:  # the source tree imported without being installed
         found = "0+unknown"
     globals()["__version__"] = found
     return found

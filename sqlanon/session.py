@@ -6,7 +6,10 @@
 
 from __future__ import annotations
 
+import _imp
 import json
+import os
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -37,11 +40,26 @@ def _warm() -> None:
     """Load the compiled loops of local checks in a session's background thread, while its
     engine reads the input: the kernel's (``grouping.warm``) and predictive tagging's walk
     (``sqlanon/search/tag_loops.py``), which is used only once loaded."""
+    _hold_for_test()
     grouping.warm()
     try:
         tag_loops.warm()
     except Exception:  # noqa: BLE001 - the Python walk serves
         pass
+
+
+def _hold_for_test() -> None:
+    """Test hook: with ``SQLANON_TEST_HOLD_AT=warm`` this thread prints ``ready: warm`` and
+    holds the import lock for up to 60 s, as a warm-up stuck in an import would: the main
+    thread then blocks, where no signal handler runs, at its next import (tests/test_interrupt.py)."""
+    if os.environ.get("SQLANON_TEST_HOLD_AT") == "warm":
+        _imp.acquire_lock()
+        try:
+            sys.stderr.write("ready: warm\n")
+            sys.stderr.flush()
+            time.sleep(60)
+        finally:
+            _imp.release_lock()
 
 
 class Session:

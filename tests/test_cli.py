@@ -77,3 +77,34 @@ def test_quiet_prints_nothing_and_json_only_json(demo_job):
     assert result.stderr == ""
     assert json.loads(result.stdout)["verified"]
 
+
+
+def test_a_delimiter_of_other_than_one_character_is_exit_2_and_one_line(demo_job, tmp_path):
+    """Each was a TypeError traceback from Python's csv reader (exit 1): in the job file's
+    [input] or [output], and the --delimiter of check and init. Nothing is written."""
+    runner = CliRunner()
+    text = demo_job.read_text()
+    assert 'delimiter = ","\n' in text and 'report = "demo/report.json"\n' in text
+    data = tmp_path / "demo" / "patients.csv"
+    cases = {
+        "input ;;": (["anonymize", "job"], text.replace('delimiter = ","', 'delimiter = ";;"'),
+                     f"error: {tmp_path / 'job.toml'}: input.delimiter = ';;': a delimiter is one character"),
+        "input empty": (["anonymize", "job"], text.replace('delimiter = ","', 'delimiter = ""'),
+                        f"error: {tmp_path / 'job.toml'}: input.delimiter = '': a delimiter is one character"),
+        "output ;;": (["anonymize", "job"], text.replace('report = "demo/report.json"\n',
+                                                         'report = "demo/report.json"\ndelimiter = ";;"\n'),
+                      f"error: {tmp_path / 'job.toml'}: output.delimiter = ';;': a delimiter is one character"),
+        "check ;;": (["check", str(data), "--quasi", "age", "--delimiter", ";;"], None,
+                     "error: --delimiter ';;': a delimiter is one character"),
+        "init empty": (["init", str(data), "--output", str(tmp_path / "new.toml"), "--delimiter", ""], None,
+                       "error: --delimiter '': a delimiter is one character"),
+    }
+    for case, (args, job, expected) in cases.items():
+        if job is not None:
+            (tmp_path / "job.toml").write_text(job)
+            args = [args[0], str(tmp_path / "job.toml")]
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, (case, result.output, result.exception)
+        assert result.stderr.startswith(expected) and result.stderr.count("\n") == 1, (case, result.stderr)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo", "demo.toml", "hierarchies", "job.toml"]
+    assert sorted(p.name for p in (tmp_path / "demo").iterdir()) == ["patients.csv"]

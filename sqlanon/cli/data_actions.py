@@ -14,6 +14,7 @@ import click
 from sqlanon.assess import check as assess
 from sqlanon.cli.arguments import absolute, parse_model
 from sqlanon.cli.init_job import write_job
+from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import Source
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError
 
@@ -34,7 +35,8 @@ def init(data, output, delimiter, table, encoding, overwrite) -> int:
 
 
 def _source(data: str, delimiter: str, table: str | None, encoding: str | None) -> Source:
-    source = Source(path=absolute(data), delimiter=delimiter, table=table, encoding=encoding)
+    source = Source(path=absolute(data), delimiter=check_delimiter(delimiter, "--delimiter"), table=table,
+                    encoding=encoding)
     if source.kind == "duckdb" and not table:
         raise ConfigError(f"{data} is a DuckDB file: name its table with --table")
     return source

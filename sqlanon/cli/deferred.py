@@ -20,6 +20,8 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
+from sqlanon.cli.interrupts import checkpoint
+
 _MODULES = {
     "commands": "sqlanon.cli.commands",
     "job_actions": "sqlanon.cli.job_actions",
@@ -29,4 +31,6 @@ _MODULES = {
 
 def load(name: str) -> ModuleType:
     """The module registered as ``name``, imported on first use (Python caches it after)."""
+    if name != "commands":
+        checkpoint("load")  # test hook: a command's work, with the engines, about to load
     return import_module(_MODULES[name])

@@ -3,34 +3,42 @@ first line.
 
 Ctrl-C (SIGINT) or SIGTERM at any moment, while the command line is still being imported
 included, ends the run with exit code 130 and the one line "interrupted: no output was
-written" on stderr, never a traceback: the signal handling (sqlanon/cli/interrupts.py, the
-standard library only) is installed before the command line is loaded (by name, through
-sqlanon/cli/deferred.py), and every ``KeyboardInterrupt`` is caught around the whole run. The
-command line itself loads light (``sqlanon --version`` imports neither DuckDB nor SciPy); the
-engines load when a command runs, inside that guard.
+written" on stderr, never a traceback, within a second: the signal handling
+(sqlanon/cli/interrupts.py, the standard library only) is installed before the command line is
+loaded (by name, through sqlanon/cli/deferred.py), every ``KeyboardInterrupt`` is caught around
+the whole run, and after a signal the process ends with ``os._exit`` once its code is chosen,
+never through the interpreter's shutdown (which would wait for the threads). The command line
+itself loads light (``sqlanon --version`` imports neither DuckDB nor SciPy); the engines load
+when a command runs, inside that guard.
 
-Not covered: the interpreter's own start-up before this module runs (a few milliseconds), where
-a signal ends the process the operating system's default way.
+Not covered: the interpreter's own start-up before this module runs (``site`` and the
+installation's path hooks: some 20-100 ms), where a signal ends the process the operating
+system's default way (SIGTERM) or with Python's own traceback (SIGINT).
 """
 
 from __future__ import annotations
 
 from sqlanon.cli.deferred import load
-from sqlanon.cli.interrupts import checkpoint, ignore_signals, install_signal_handlers, interrupted, received
+from sqlanon.cli.interrupts import checkpoint, ignore_signals, install_signal_handlers, interrupted, leave, received
 
 
 def main() -> None:
     try:
-        install_signal_handlers()
-        checkpoint("start")
-        load("commands").main.main()  # click's standalone mode: always ends in SystemExit
-    except KeyboardInterrupt:
-        ignore_signals()  # a second Ctrl-C must not interrupt the message
-        interrupted()
-    except Exception:
-        if received():
-            ignore_signals()
+        try:
+            install_signal_handlers(process=True)
+            checkpoint("start")
+            load("commands").main.main()  # click's standalone mode: always ends in SystemExit
+        except KeyboardInterrupt:
+            ignore_signals()  # a second Ctrl-C must not interrupt the message
             interrupted()
+        except Exception:
+            if received():
+                ignore_signals()
+                interrupted()
+            raise
+    except SystemExit as done:
+        if received():  # whatever the code, the shutdown is skipped (see sqlanon/cli/interrupts.py)
+            leave(done.code)
         raise
     finally:
         # The exit code is decided: a signal now could only interrupt the interpreter's

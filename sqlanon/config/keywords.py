@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from sqlanon import frames
+from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import Source
 from sqlanon.config.read import _with_population
 from sqlanon.config.risk import RiskSettings
@@ -19,8 +20,10 @@ def source_of(data: Any, delimiter: str = ",", table: str | None = None,
     """Where ``data`` is: a file path (CSV, Parquet or a DuckDB file with ``table``), a
     ``Source``, or a table in memory."""
     if isinstance(data, Source):
+        check_delimiter(data.delimiter, "Source.delimiter")
         return data, None
     if isinstance(data, (str, os.PathLike)):
+        check_delimiter(delimiter, "delimiter")
         return Source(path=str(data), delimiter=delimiter, table=table, encoding=encoding), None
     frame = frames.frame(data)
     if frame.kind == "spark":  # replaced by the view's name while the run reads it (see _bound)

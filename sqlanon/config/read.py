@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import (ROLES, Attribute, GeneticParams, Job, KOptimizeOptions, Output, Source)
 from sqlanon.config.risk import RISK_KEYS, RiskSettings
 from sqlanon.config.snapshots import SnapshotSettings
@@ -85,6 +86,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
     drop = raw_input.get("drop", [])
     if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
         raise ConfigError(f"{where}: input.drop must be a list of column names")
+    for section in ("input", "output"):  # named with the job file here; validate.py checks a job built in code
+        check_delimiter(doc.get(section, {}).get("delimiter", ","), f"{where}: {section}.delimiter")
     source = Source(
         path=resolve(raw_input.get("path")),
         delimiter=raw_input.get("delimiter", ","),

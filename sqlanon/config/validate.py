@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sqlanon.config import encodings
+from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import (INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ROLES, SUPPRESSED_MODES,
                                 UPPER_BOUNDS, Job)
 from sqlanon.config.wording import in_code, role_setting
@@ -55,6 +56,7 @@ def validate(job: Job) -> Job:
         raise ConfigError(f"engine.lookup must be 'wide' or 'join', got '{job.lookup}'")
     _attributes(job)
     _encodings(job)
+    _delimiters(job)
     check_models(job)
     _metric_options(job)
     # refuses classification without a label, and weights for a metric that takes none
@@ -177,6 +179,12 @@ def _encodings(job: Job) -> None:
                 f"attribute '{a.name}': encoding applies to a hierarchy file (hierarchy = \"file.csv\"), "
                 "which this attribute does not have; remove encoding")
         encodings.codec(a.encoding, f"the encoding of attribute '{a.name}'")
+
+
+def _delimiters(job: Job) -> None:
+    """The input's and the output's CSV delimiter, whatever the format (sqlanon/config/delimiters.py)."""
+    check_delimiter(job.input.delimiter, "delimiter" if in_code() else "input.delimiter")
+    check_delimiter(job.output.delimiter, "Output.delimiter" if in_code() else "output.delimiter")
 
 
 def _model(job: Job, spec: dict):
