@@ -186,7 +186,7 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
             assert details is not None  # a run's Result carries its typed report
             if result.success:
                 released = None if frame.kind == "spark" else pq.read_table(target)
-                result.table = frames.restore(frame, released, target)
+                result.table = frames.restore(frame, released, target, {a.name for a in job.quasi_identifiers})
                 details.output = RELEASED
             if frame.kind != "pyarrow":  # a pyarrow Table is what Source.describe() names
                 details.input = f"{frame.kind} table"

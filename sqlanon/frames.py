@@ -15,6 +15,7 @@ import atexit
 import shutil
 import tempfile
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,12 +102,19 @@ def _from_stream(data: Any) -> pa.Table:
         return pa.RecordBatchReader._import_from_c_capsule(data.__arrow_c_stream__()).read_all()
 
 
-def restore(original: Frame, table: pa.Table, parquet: str | None = None) -> Any:
+def restore(original: Frame, table: pa.Table | None, parquet: str | None = None,
+            generalized: Collection[str] = ()) -> Any:
     """The released ``table`` in the type of ``original``. A Spark DataFrame is read from the
-    verified Parquet file ``parquet`` (which must then outlive it, see ``keep_folder``)."""
+    verified Parquet file ``parquet`` (which must then outlive it, see ``keep_folder``).
+    Every column but the ``generalized`` ones (the QIs) was released unchanged: it gets back
+    its type as the caller gave it (``retyped``)."""
     kind = original.kind
+    if kind == "spark":
+        return original.native.sparkSession.read.parquet(parquet)
+    assert table is not None and original.arrow is not None  # every kind but Spark is held as Arrow
+    table = retyped(table, original.arrow.schema, generalized)
     if kind == "pandas":
-        return table.to_pandas()
+        return _pandas(table, original.native, generalized)
     if kind in ("polars", "polars-lazy"):
         import polars
 
@@ -119,9 +127,37 @@ def restore(original: Frame, table: pa.Table, parquet: str | None = None) -> Any
         # A relation has no handle on its connection: the released one is in DuckDB's
         # default connection (where duckdb.sql() relations live).
         return duckdb.from_arrow(table)
-    if kind == "spark":
-        return original.native.sparkSession.read.parquet(parquet)
     return table
+
+
+def retyped(table: pa.Table, schema: pa.Schema, generalized: Collection[str] = ()) -> pa.Table:
+    """``table`` with each column released unchanged (not ``generalized``) in its Arrow type
+    in ``schema``: a Parquet file keeps the values, but DuckDB and Spark write a time zone's
+    instants as UTC (timestamp[us, tz=UTC] for tz=Europe/Berlin), and strings of every kind
+    as plain strings."""
+    for index, field in enumerate(table.schema):
+        if field.name in generalized or schema.get_field_index(field.name) < 0:
+            continue
+        given = schema.field(field.name)
+        if field.type != given.type:
+            table = table.set_column(index, given, table.column(index).cast(given.type))
+    return table
+
+
+def _pandas(table: pa.Table, native: Any, generalized: Collection[str]) -> Any:
+    """A pandas DataFrame of ``table`` whose columns released unchanged have their dtype in
+    ``native``: Arrow alone gives float64 for Int64 with NULLs, object for boolean and
+    string[pyarrow] (the input's pandas metadata says otherwise, but it is dropped with the
+    QIs' types)."""
+    released = table.to_pandas()
+    dtypes = native.dtypes
+    for name in table.column_names:
+        if name in generalized or name not in dtypes.index or released[name].dtype == dtypes[name]:
+            continue
+        dtype = dtypes[name]
+        convert = getattr(dtype, "__from_arrow__", None)  # pandas' extension dtypes read Arrow themselves
+        released[name] = convert(table.column(name)) if convert is not None else released[name].astype(dtype)
+    return released
 
 
 # -- Spark: the input as a global temporary view, the output as a kept Parquet folder -------
