@@ -110,7 +110,7 @@ def _positions(columns: Iterable[pa.ChunkedArray | pa.Array], limit: int) -> Ite
     offset = found = 0
     for column in columns:
         kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
             text = column.cast(kind) if kind != column.type else column
             for index in pc.indices_nonzero(pc.fill_null(pc.equal(text, MASK), False)).to_pylist()[:limit - found]:
                 found += 1
