@@ -27,7 +27,7 @@ from sqlanon.anonymizer import Result, summary
 from sqlanon.assess import check
 from sqlanon.checks.checker import CheckResult
 from sqlanon.config.job import ROLES, Attribute, Job, Output, Source
-from sqlanon.config.keywords import models_of, source_of
+from sqlanon.config.keywords import models_of, plain, source_of
 from sqlanon.config.risk import RiskSettings
 from sqlanon.config.wording import from_code
 from sqlanon.engines import create_engine
@@ -70,6 +70,7 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
         raise ConfigError("quasi= must name the quasi-identifiers with their hierarchies, e.g. "
                           "quasi={\"age\": \"age.csv\", \"zip\": {\"type\": \"mask\"}}")
     source, frame = source_of(data, delimiter, table, encoding)
+    suppression_limit, risk, settings = plain(suppression_limit), plain(risk), plain(settings)
     risk_settings = RiskSettings.from_table(risk or {}, "risk=")
     k, specs = models_of(k, models, risk_settings)
     roles = _roles(quasi, sensitive, insensitive, identifying)
@@ -115,7 +116,10 @@ def _roles(quasi: dict[str, Any], sensitive: Any, insensitive: Any, identifying:
 
 
 def _hierarchy(name: str, given: Any) -> Hierarchy | str | dict[str, Any]:
-    if isinstance(given, (Hierarchy, dict)):
+    if isinstance(given, dict):
+        spec: dict[str, Any] = plain(given)  # a builder's numbers (widths, levels) may be numpy's
+        return spec
+    if isinstance(given, Hierarchy):
         return given
     if isinstance(given, (str, os.PathLike)):
         return str(given)
@@ -186,7 +190,7 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
             assert details is not None  # a run's Result carries its typed report
             if result.success:
                 released = None if frame.kind == "spark" else pq.read_table(target)
-                result.table = frames.restore(frame, released, target)
+                result.table = frames.restore(frame, released, target, {a.name for a in job.quasi_identifiers})
                 details.output = RELEASED
             if frame.kind != "pyarrow":  # a pyarrow Table is what Source.describe() names
                 details.input = f"{frame.kind} table"

@@ -19,7 +19,7 @@ import duckdb
 from sqlglot import exp
 
 from sqlanon.config.job import Source
-from sqlanon.config.keywords import models_of, source_of
+from sqlanon.config.keywords import models_of, plain, source_of
 from sqlanon.config.risk import RiskSettings
 from sqlanon.config.wording import from_code
 from sqlanon.criteria import build_models
@@ -103,7 +103,7 @@ def check(data: Any, quasi: Any, k: int | None = None, models: Any = (), *, show
         if not qis or not all(isinstance(q, str) for q in qis) or len(set(qis)) != len(qis):
             raise ConfigError(f"quasi= must list the quasi-identifier columns (each once), e.g. quasi=[\"age\", "
                               f"\"zip\"]; got {quasi!r}")
-        settings = RiskSettings.from_table(risk or {}, "risk=")
+        settings = RiskSettings.from_table(plain(risk or {}), "risk=")
         k, specs = models_of(k, models, settings)
         if any(spec["type"] == "delta-presence" for spec in specs):
             raise ConfigError("check assesses a table as it is; delta-presence compares a release with its "

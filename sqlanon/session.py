@@ -24,6 +24,7 @@ from sqlanon.config.validate import check_models, research_subset, sensitive_att
 from sqlanon.engines import engine_for
 from sqlanon.engines import grouping
 from sqlanon.engines.base import OutputColumn
+from sqlanon.engines.mask_values import refuse_masked_leaves
 from sqlanon.errors import ConfigError, cuts
 from sqlanon.hierarchy.coverage import refuse_header_row
 from sqlanon.lattice import Lattice
@@ -110,6 +111,8 @@ class Session:
                 self.prepared = replace(self.prepared, value_counts=self.engine.value_counts())
             for hierarchy, counts in zip(self.hierarchy_objects, self.prepared.value_counts):
                 refuse_header_row(hierarchy, counts[0])  # a header read as a value would change the loss
+            # a '*' leaf some row holds: released, that row would look suppressed
+            refuse_masked_leaves(job.input, self.qis, self.hierarchies, self.prepared.value_counts)
         except BaseException:
             self.engine.close()
             raise

@@ -25,7 +25,7 @@ from helpers.sensitive import MODELS, QIS5, sensitive_job
 from helpers.tiny_models import EXPECTED_KEPT, HAND, spec_of, sql_value, tiny_job
 from helpers.random_tables import jobs
 
-from sqlanon import Attribute, Output, anonymize
+from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize
 from sqlanon.criteria.base import EPSILON
 from sqlanon.engines import ENGINES
 from sqlanon.errors import ConfigError, DataError, HierarchyError
@@ -391,6 +391,32 @@ def test_bad_input_messages_match(tmp_path, data):
             Session(job)
         messages[e] = (type(error.value), str(error.value))
     assert len(set(messages.values())) == 1, messages
+
+
+@pytest.mark.parametrize("engine", [*ENGINES, "duckdb-local"])
+@pytest.mark.parametrize("leaf", [False, True], ids=["hierarchy-without-mask", "hierarchy-with-mask-leaf"])
+def test_every_engine_refuses_the_mask_as_a_qi_value(tmp_path, engine, leaf, request):
+    """30 real rows whose every QI is '*' (the mask), k = 2: released they would be counted as
+    suppressed by check (31 rows, 59 classes) and not by the report (1 row, 60 classes), so
+    every engine refuses them before the search (exit 2), naming the column, the rows and the
+    fix, whether the hierarchy lacks '*' (the coverage check) or lists it (the rows per leaf)."""
+    rows = ["*,*"] * 30 + [f"{20 + i % 30},{i % 2}" for i in range(60)] + ["99,0"]
+    (tmp_path / "in.csv").write_text("age,sex\n" + "\n".join(rows) + "\n")
+    extra = [["*", "*"]] if leaf else []
+    ages = [[str(a), "*"] for a in [*range(20, 50), 99]] + extra
+    attributes = [Attribute("age", "quasi", Hierarchy.from_rows("age", ages)),
+                  Attribute("sex", "quasi", Hierarchy.from_rows("sex", [["0", "*"], ["1", "*"], *extra]))]
+    job = Job(input=Source(path=str(tmp_path / "in.csv")), attributes=attributes, k=2, suppression_limit=0.05,
+              output=Output(path=str(tmp_path / "out.csv")))
+    with pytest.raises(HierarchyError) as error:
+        anonymize(on_engine(job, engine, request))
+    assert error.value.exit_code == 2
+    where = ('a table has no row order: WHERE "age" = \'*\' selects them' if engine == "postgres"
+             else "lines 2, 3, 4, 5, 6, …")
+    assert str(error.value).startswith(f"column 'age' of ") and f" holds '*' in 30 row(s) ({where}): '*' is the mask " \
+        "of a suppressed row, so such a row, released, could not be told from a suppressed one. Recode the value in " \
+        "the input (e.g. to 'unknown', with a hierarchy row for it) or leave those rows out" in str(error.value)
+    assert not (tmp_path / "out.csv").exists()
 
 
 def test_memory_engine_in_a_job_file(tmp_path):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
+
 from sqlanon import frames
 from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import Source
@@ -31,7 +33,21 @@ def source_of(data: Any, delimiter: str = ",", table: str | None = None,
     return Source(arrow=frame.arrow), frame
 
 
+def plain(value: Any) -> Any:
+    """``value`` with numpy's scalars as the Python numbers they hold, inside dicts, lists and
+    tuples too: ``k=np.int64(5)`` (a DataFrame's ``.max()``, ``np.arange``) is an int to every
+    check of the job and to the report's JSON."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(item) for item in value)
+    return value
+
+
 def models_of(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, list[dict[str, Any]]]:
+    k, models = plain(k), plain(models)
     if isinstance(models, dict) or not isinstance(models, (list, tuple)):
         raise ConfigError("models= is a list of dicts, each with a type, e.g. "
                           "[{\"type\": \"distinct-l-diversity\", \"attribute\": \"disease\", \"l\": 3}]")

@@ -28,7 +28,7 @@ from sqlanon.engines.duckdb_subset import DuckDBSubset
 from sqlanon.engines.duckdb_writing import DuckDBWriting
 from sqlanon.engines.profiles import PROFILES
 from sqlanon.engines.sql import SqlEngine
-from sqlanon.hierarchy.coverage import refuse_missing_values
+from sqlanon.engines.mask_values import refuse_uncovered
 
 
 class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, SqlEngine):
@@ -160,7 +160,7 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         found = self.run(f"SELECT {value} AS value, COUNT(*) AS n FROM {relation} "
                          f"WHERE NOT list_contains($leaves, {value}) GROUP BY 1",
                          {**params, "leaves": list(hierarchy.labels[0])})
-        refuse_missing_values(name, self._source.describe(), found, hierarchy)
+        refuse_uncovered(name, self._source, found, hierarchy)
 
     def _create_wide(self, population: bool) -> None:
         """Through the level lists (``duckdb_codes.py``), no join."""

@@ -26,8 +26,10 @@ SOURCE_DB = "sqlanon_source"
 def csv_relation(path: str, delimiter: str, encoding: str | None = None) -> tuple[str, dict]:
     """``read_csv`` of a CSV file with a header, every column text, in its encoding (None:
     UTF-8), with its parameters: how sqlanon reads a CSV with DuckDB, an input (the engine, the
-    verification's population) as a written output (the verification)."""
-    return "read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding)", {
+    verification's population) as a written output (the verification). An empty field is
+    NULL and a quoted one (``""``) the empty string, as the CSV writers print them."""
+    return ("read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding, "
+            "allow_quoted_nulls = false)"), {
         "path": path,
         "delim": delimiter,
         "encoding": text_encoding.duckdb_name(encoding),

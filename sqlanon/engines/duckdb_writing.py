@@ -15,6 +15,7 @@ from sqlanon.config.mask import MASK
 from sqlanon.engines import compiler as c
 from sqlanon.engines import duckdb_codes as codes
 from sqlanon.engines import duckdb_release as release
+from sqlanon.engines import parquet_types
 from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.duckdb_connection import DIALECT, interruptible, literal
 from sqlanon.errors import DataError, OutputError, cut, first_line
@@ -105,7 +106,8 @@ class DuckDBWriting:
 
     def _write_file(self, sql: str, params: dict, output: Output, target: str) -> None:
         if output.kind == "parquet":
-            self.con.execute(f"COPY ({sql}) TO {literal(target)} (FORMAT parquet)", params).fetchall()
+            self.con.execute(f"COPY ({sql}) TO {literal(target)} (FORMAT parquet{self._arrow_types(sql, params)})",
+                             params).fetchall()
         elif output.kind == "csv":
             self.con.execute(
                 f"COPY ({sql}) TO {literal(target)} (FORMAT csv, HEADER true, DELIMITER {literal(output.delimiter)})",
@@ -113,6 +115,20 @@ class DuckDBWriting:
             ).fetchall()
         else:
             self._write_duckdb(sql, params, output, target)
+
+    def _arrow_types(self, sql: str, params: dict) -> str:
+        """COPY's option naming the input's Arrow types of the columns ``sql`` releases unchanged
+        (``parquet_types.py``: a time zone, large and dictionary types), or ''."""
+        given = parquet_types.input_schema(self._source)
+        if given is None:
+            return ""
+        cursor = self.con.execute(f"SELECT * FROM ({sql}) LIMIT 0", params)
+        names = [d[0] for d in cursor.description]
+        cursor.fetchall()
+        schema = parquet_types.origin_schema(names, self._qi_names, given)
+        if schema is None:
+            return ""
+        return f", KV_METADATA {{{literal(parquet_types.KEY)}: {literal(parquet_types.encoded(schema))}}}"
 
     def _write_duckdb(self, sql: str, params: dict, output: Output, target: str) -> None:
         """``target`` is a temporary table name in the output database; the caller renames."""

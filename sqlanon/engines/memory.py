@@ -27,11 +27,11 @@ from sqlanon.engines.grouping import group, total
 from sqlanon.engines.kernel import Kernel, table
 from sqlanon.errors import DataError, OutputError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
-from sqlanon.hierarchy.coverage import refuse_missing_values
 from sqlanon.lattice import Node
 from sqlanon.config.snapshots import SnapshotSettings
 from sqlanon.checks.stats import ClassStats
 from sqlanon.engines.profiles import PROFILES
+from sqlanon.engines.mask_values import refuse_uncovered
 
 
 class MemoryEngine(Engine):
@@ -136,7 +136,7 @@ class MemoryEngine(Engine):
         codes = pc.index_in(texts, value_set=pa.array(hierarchy.labels[0], pa.string()))
         if codes.null_count:
             missing = pc.value_counts(pc.filter(texts, pc.is_null(codes))).to_pylist()
-            refuse_missing_values(name, self._source.describe(), ((x["values"], x["counts"]) for x in missing),
+            refuse_uncovered(name, self._source, ((x["values"], x["counts"]) for x in missing),
                                   hierarchy)
         return codes.to_numpy().astype(np.int64)
 

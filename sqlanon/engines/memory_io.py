@@ -5,7 +5,7 @@ hierarchy rows: strings as they are, integers and booleans (``true``/``false``),
 (``YYYY-MM-DD``) and 64-bit floats (the shortest repr, which DuckDB prints too: ``1.0``,
 ``0.1``, ``1e+20``). Other types (32-bit floats, decimals, timestamps, nested types) would
 print differently and are refused with a message naming the column. A CSV is read as DuckDB's
-``read_csv(all_varchar = true)`` reads it: every column text, an empty field NULL.
+``read_csv(all_varchar = true)`` reads it: every column text, an empty field NULL, ``""`` ''.
 """
 
 from __future__ import annotations
@@ -102,8 +102,9 @@ def _csv_read_options(encoding: str | None = None) -> pcsv.ReadOptions:
 
 
 def _csv_convert_options() -> pcsv.ConvertOptions:
-    # Every column text, an empty field (quoted or not) NULL: DuckDB's all_varchar reading.
-    return pcsv.ConvertOptions(strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True,
+    # Every column text, an empty field NULL and a quoted one ("") the empty string: DuckDB's
+    # reading (duckdb_sources.csv_relation).
+    return pcsv.ConvertOptions(strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=False,
                                auto_dict_encode=False, column_types=None)
 
 

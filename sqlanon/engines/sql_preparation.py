@@ -16,9 +16,9 @@ from sqlanon.criteria.population import classes_query as population_classes_quer
 from sqlanon.engines import compiler as c
 from sqlanon.engines.base import PreparedData
 from sqlanon.engines import local_checks
+from sqlanon.engines.mask_values import refuse_uncovered
 from sqlanon.errors import ConfigError, DataError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
-from sqlanon.hierarchy.coverage import refuse_missing_values
 
 
 class SqlPreparation:
@@ -246,5 +246,5 @@ class SqlPreparation:
         """Every value of QI ``name`` (``column`` of ``source``: the rows or the distinct
         table) is a leaf of its hierarchy."""
         self._ensure_hierarchies()
-        refuse_missing_values(name, self._source.describe(), self.run(c.missing_values_query(j, column, source)),
+        refuse_uncovered(name, self._source, self.run(c.missing_values_query(j, column, source)),
                               hierarchy)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from sqlanon.errors import ConfigError
+from sqlanon.errors import ConfigError, DataError
 from sqlanon.hierarchy.builders.common import check_keys, with_top
 from sqlanon.hierarchy.builders.dates import build_dates
 from sqlanon.hierarchy.builders.intervals import build_intervals
@@ -30,6 +30,9 @@ def build_hierarchy(attribute: str, spec: dict, values: Sequence[str]) -> Hierar
         raise ConfigError(
             f"attribute '{attribute}': unknown hierarchy type {kind!r}; valid types: {', '.join(BUILDERS)}"
         )
+    if not values:  # a builder's levels are drawn from the values: none, nothing to build (or anonymize)
+        raise DataError(f"attribute '{attribute}': the {kind} hierarchy builder has no value to build over: the "
+                        "input has no rows, there is nothing to anonymize (give a table with rows, or a hierarchy file)")
     rows = BUILDERS[kind](attribute, spec, sorted(set(values)))
     return Hierarchy.from_rows(attribute, rows, source=f"{kind} builder")
 
