@@ -63,7 +63,7 @@ class Result:
         return summary_html(self.details)
 
 
-def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None) -> Result:
+def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None, on_published=None) -> Result:
     """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input.
 
     ``on_check`` is called with every check's result and ``on_phase`` with the name of each
@@ -72,10 +72,12 @@ def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None) -> Resul
     search ends (the CLI's progress bar is one: ``sqlanon.progress.Display``). The output,
     the report, the summary and the HTML page are published together, and only when a
     transformation was found and the output verified; otherwise nothing is written.
+    ``on_published`` is called (without arguments) the moment they all stand: from there on
+    nothing takes the release back, an interrupt included.
     """
     if on_progress is not None:
         on_phase = _phases_to(on_progress, on_phase)
-    return _execute(job, on_check=on_check, on_phase=on_phase, on_progress=on_progress)
+    return _execute(job, on_check=on_check, on_phase=on_phase, on_progress=on_progress, on_published=on_published)
 
 
 def _phases_to(on_progress, on_phase):
@@ -87,7 +89,7 @@ def _phases_to(on_progress, on_phase):
     return phase
 
 
-def apply(job: Job, manifest: object, manifest_path: str | None = None) -> Result:
+def apply(job: Job, manifest: object, manifest_path: str | None = None, on_published=None) -> Result:
     """Apply a saved transformation (a report, or its manifest, as parsed JSON) to the job's
     data, held to the job's own models and suppression limit, which are re-checked there and
     verified on the written output; ``success`` is False, with a ``reason``, if they no longer
@@ -98,13 +100,13 @@ def apply(job: Job, manifest: object, manifest_path: str | None = None) -> Resul
     source = f"manifest {manifest_path}" if manifest_path else "the manifest (given in code)"
     saved = held_to_job(saved_transformation(manifest, source), job)
     protect = {manifest_path: "the manifest"} if manifest_path else None
-    return _execute(job, manifest=saved, node=saved.levels, protect=protect)
+    return _execute(job, manifest=saved, node=saved.levels, protect=protect, on_published=on_published)
 
 
 def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None,
-             protect: dict | None = None, on_progress=None) -> Result:
+             protect: dict | None = None, on_progress=None, on_published=None) -> Result:
     job = validated(job)
-    with _publication(job, protect) as publication:
+    with _publication(job, protect, on_published) as publication:
         if job.algorithm in INTERVAL_ALGORITHMS and node is None:
             report, transformation = _execute_intervals(job, on_phase, publication), None
         else:
@@ -126,14 +128,14 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
     return Result.of(report, transformation)
 
 
-def _publication(job: Job, protect: dict | None) -> Publication:
+def _publication(job: Job, protect: dict | None, on_published=None) -> Publication:
     """Every target of the job, checked now, before any work: none may be a file the job
     reads or another target; an existing one only with ``overwrite``. An exception out of
     the run (a failed write or verification among them) leaves its ``with`` block, whose
     ``Publication.abort`` is the one place anything staged is removed."""
     # Spark's executors write the output from processes of their own: a path, not a descriptor
     publication = Publication(protected_files(job, protect), job.output.overwrite, settings_of(job).url,
-                              in_process=job.engine != "spark")
+                              in_process=job.engine != "spark", on_commit=on_published)
     publication.reserve_output(job.output, job.input)
     publication.reserve(job.output.report, "report")
     if job.output.summary:

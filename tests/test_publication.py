@@ -273,3 +273,27 @@ def test_a_kill_around_an_output_tables_rename_is_finished_by_the_next_run(tmp_p
     else:
         assert now == old
     assert leftovers(folder) == []
+
+
+def test_an_interrupt_after_the_point_of_no_return_says_the_release_stands(job):
+    """SIGTERM at the last hold of a publication (the journal says committed): the files stay,
+    complete, and the one line says so instead of "no output was written"."""
+    folder = job.parent
+    process = start(job, hold="publish:committed")
+    held(process, "publish:committed")
+    process.send_signal(signal.SIGTERM)
+    code, err = finish(process, go_on=False)
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == ("interrupted after the release was published: its files are complete "
+                                            "and verified")
+    assert sorted(os.listdir(folder)) == sorted(["age.csv", "data.csv", "job.toml", "sex.csv", *TARGETS])
+
+
+def test_an_interrupt_before_the_point_of_no_return_takes_everything_back(job):
+    folder = job.parent
+    process = start(job, hold="publish:place-1")
+    held(process, "publish:place-1")
+    process.send_signal(signal.SIGTERM)
+    code, err = finish(process, go_on=False)
+    assert code == 130 and err.strip().splitlines()[-1] == "interrupted: no output was written", err
+    assert sorted(os.listdir(folder)) == ["age.csv", "data.csv", "job.toml", "sex.csv"]

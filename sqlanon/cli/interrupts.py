@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 EXIT_INTERRUPTED = 130
 INTERRUPTED = "interrupted: no output was written"
+#: the line when the signal came after the run's files were all in place (the publication's
+#: point of no return): the release stands, complete and verified
+INTERRUPTED_PUBLISHED = "interrupted after the release was published: its files are complete and verified"
 #: seconds from the first signal to the interrupt raised again in the main thread, when nothing
 #: has answered it yet (a library swallowed it)
 REDELIVER = 0.3
@@ -44,6 +47,7 @@ _said = threading.Event()  # the line is on its way to stderr (written once)
 _decided: list[int] = []  # after a signal: the exit code, once the main thread has chosen it
 _exiting = _thread.allocate_lock()  # held by whoever says the line or ends the process
 _watch: dict[str, bool] = {"started": False, "process": False}
+_published: list[bool] = []  # the run's publication passed its point of no return
 
 
 def install_signal_handlers(process: bool = False) -> None:
@@ -75,8 +79,18 @@ def interrupted() -> NoReturn:
             _said.set()
             _decided.append(EXIT_INTERRUPTED)
     if say:
-        sys.stderr.write(INTERRUPTED + "\n")
+        sys.stderr.write(_line() + "\n")
     raise SystemExit(EXIT_INTERRUPTED)
+
+
+def published() -> None:
+    """The run's files are all in place: from now on an interrupt says so (a signal cannot
+    take a published release back, and "no output was written" would be untrue)."""
+    _published.append(True)
+
+
+def _line() -> str:
+    return INTERRUPTED_PUBLISHED if _published else INTERRUPTED
 
 
 def leave(code: object) -> NoReturn:
@@ -181,7 +195,7 @@ def _watcher(reading: int) -> None:
         return  # the caller's process answered the interrupt and goes on
     if held and not _decided and not _said.is_set():
         _said.set()
-        _write_soon(INTERRUPTED + "\n")
+        _write_soon(_line() + "\n")
     os._exit(_decided[0] if _decided else EXIT_INTERRUPTED)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from sqlanon.config.job import Output, Source
@@ -67,11 +68,12 @@ class Publication:
     through the folder's descriptor; False for writers in other processes (Spark's)."""
 
     def __init__(self, protected: Protected, overwrite: bool = False, url: str | None = None,
-                 in_process: bool = True):
+                 in_process: bool = True, on_commit: Callable[[], None] | None = None):
         self.protected = protected
         self.overwrite = overwrite
         self.url = url  # the PostgreSQL database of an output table
         self.in_process = in_process
+        self.on_commit = on_commit  # called at the point of no return (before the clean-up)
         self._files: list[_File] = []
         self._folders: list[_Folder] = []
         self._locks: list[TargetLock] = []
@@ -216,6 +218,7 @@ class Publication:
         staged = [f for f in self._files if f.written]
         _pause_for_tests()
         hold("publish:staged")
+        decided = False  # past the point of no return: the publication stands whatever follows
         try:
             for f in staged:
                 f.inode = identity(f.folder.staging_fd, f.name)
@@ -249,11 +252,19 @@ class Publication:
                 hold(f"publish:place-{i}")
             if self._table is not None:
                 self._publish_table()
+                decided = True  # the renamed table cannot be taken back (a recovery sees its name gone)
                 hold("publish:table")
             if self._folders:
                 write_journal(self._folders[0].staging_fd, {**record, "role": "primary", "state": "committed"})
+            decided = True
+            if self.on_commit is not None:
+                self.on_commit()
             hold("publish:committed")
         except BaseException as error:
+            if decided:  # an interrupt after the point of no return: finish forward, then let it go on
+                self.committed = True
+                self._close()
+                raise
             self._restore(staged)
             if isinstance(error, OSError) and not isinstance(error, OutputError):
                 raise OutputError(f"cannot publish {error.filename or 'the output'}: {error.strerror or error}; "
