@@ -297,3 +297,11 @@ def test_an_interrupt_before_the_point_of_no_return_takes_everything_back(job):
     code, err = finish(process, go_on=False)
     assert code == 130 and err.strip().splitlines()[-1] == "interrupted: no output was written", err
     assert sorted(os.listdir(folder)) == ["age.csv", "data.csv", "job.toml", "sex.csv"]
+
+
+def test_the_demo_in_a_read_only_folder_names_it(read_only_fs, monkeypatch):
+    monkeypatch.chdir(read_only_fs)
+    result = cli("demo")
+    assert result.exit_code == 3, result.output
+    assert f"the folder {read_only_fs / 'demo'} refuses it (Read-only file system)" in result.stderr, result.output
+    assert "Traceback" not in result.output and os.listdir(read_only_fs) == []

@@ -18,6 +18,7 @@ from sqlanon.config.job import Job
 from sqlanon.config.read import load_job
 from sqlanon.errors import OutputError
 from sqlanon.release import Protected, Publication
+from sqlanon.release.placement import refuse
 
 JOB = Path(__file__).with_name("job.toml")
 
@@ -99,14 +100,20 @@ def prepare_data(path: str | Path, rows: int, overwrite: bool = False) -> bool:
     file there is someone's data and is replaced only with ``overwrite``. True if written."""
     path = Path(path)
     text = patients_csv(rows)
-    if path.exists():
-        if path.read_bytes() == text.encode("utf-8"):
+    try:
+        there = path.exists()
+        if there and path.read_bytes() == text.encode("utf-8"):
             return False
-        if not overwrite:
+        if there and not overwrite:
             raise OutputError(f"{path} exists and is not the demo's data ({rows} rows): sqlanon demo does not "
                               "replace it; move it away, or pass --overwrite to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with Publication(Protected(), overwrite=True) as publication:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OutputError:
+        raise
+    except OSError as error:
+        raise refuse("demo data", str(path), error) from None
+    # replaced only if it was there and --overwrite said so: a file that appears meanwhile is kept
+    with Publication(Protected(), overwrite=there) as publication:
         publication.reserve(str(path), "demo data")
         publication.put_text(str(path), text)
         publication.commit()
