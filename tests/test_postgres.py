@@ -165,6 +165,20 @@ def test_an_output_table_is_published_with_the_report_or_not_at_all(postgres_url
     assert anonymize(job).success and exists(postgres_url, "public.with_report")
 
 
+def test_two_runs_never_write_one_output_table_at_once(postgres_url, adult_table):
+    """The output table is locked (PostgreSQL's advisory lock) from the reservation to the end:
+    a second publication on it is refused at once, naming the first one's backend; once the
+    first ends, the lock is free again."""
+    output, source = Output(table="public.locked_out"), Source(table="public.adult")
+    with Publication(Protected(), url=postgres_url) as first:
+        first.reserve_output(output, source)
+        with pytest.raises(OutputError, match=r"the output table public.locked_out is being written by another "
+                                              r"sqlanon run \(PostgreSQL backend \d+\)"):
+            Publication(Protected(), url=postgres_url).reserve_output(output, source)
+    with Publication(Protected(), url=postgres_url) as again:
+        again.reserve_output(output, source)
+
+
 def test_temp_tables_are_gone_after_close(postgres_url, adult_table):
     with Session(pg_job()) as session:
         session.search("flash", k=5)

@@ -108,3 +108,28 @@ def drop_table(url: str | None, name: str) -> None:
         con.execute(f"DROP TABLE IF EXISTS {quoted(name)}")
     finally:
         con.close()
+
+
+def lock_output_table(url: str | None, name: str):
+    """Hold PostgreSQL's advisory lock on the output table ``name`` for the run (the returned
+    connection holds it until it closes; the server drops it with a dead run's session), or
+    refuse: another run is writing that table."""
+    con = connect(url)
+    try:
+        key = "sqlanon output " + quoted(name)
+        row = con.execute("SELECT pg_try_advisory_lock(hashtextextended(%(key)s, 0))", {"key": key}).fetchone()
+        if row[0]:
+            return con
+        holder = con.execute(
+            "SELECT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND "
+            "((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(%(key)s, 0) LIMIT 1",
+            {"key": key}).fetchone()
+    except BaseException:
+        con.close()
+        raise
+    con.close()
+    who = f"PostgreSQL backend {holder[0]}" if holder else "another session"
+    raise OutputError(f"the output table {name} is being written by another sqlanon run ({who}): wait for it "
+                      "to end, or choose another output.table")
+

@@ -81,6 +81,7 @@ class Publication:
         self._output: Output | None = None
         self._table: str | None = None  # the output table's temporary name
         self._created_db = False
+        self._pg_lock = None  # the connection holding a PostgreSQL output table's advisory lock
         self.committed = False
 
     # -- reserving targets (when the run starts) ---------------------------------------------
@@ -105,6 +106,7 @@ class Publication:
         self._output = output
         try:
             if output.kind == "postgres":
+                self._pg_lock = pg.lock_output_table(self.url, output.table)
                 pg.check_output_table(self.url, output.table, source.table if source.kind == "postgres" else None,
                                       self.overwrite)
                 self._table = pg.temporary_table(output.table)
@@ -331,6 +333,9 @@ class Publication:
         for lock in self._locks:
             lock.release()
         self._locks = []
+        if self._pg_lock is not None:
+            self._pg_lock.close()
+            self._pg_lock = None
         for folder in self._folders:
             os.close(folder.fd)
         self._folders = []
