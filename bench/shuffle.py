@@ -18,7 +18,7 @@ each of ``--repeat`` rounds times:
   keyed hash costs beyond the sort.
 
 The floors run on a connection of their own with the same ``threads`` and ``memory_limit``.
-Printed: medians (seconds, output MiB: a shuffled Parquet file compresses worse), the ratios
+Printed: medians (seconds, output MiB: a shuffled Parquet file may compress less well), the ratios
 shuffle / input, sorted COPY / COPY and shuffle / sorted COPY, and ``uptime`` before and after.
 
     python bench/shuffle.py                                   # ADULT x40 and 100 M rows, Parquet out
