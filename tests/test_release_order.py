@@ -21,7 +21,7 @@ from helpers.jobs import table_job
 from sqlanon import Output, Source, anonymize
 from sqlanon.anonymizer import apply
 from sqlanon.cli.commands import main
-from sqlanon.engines import row_order
+from sqlanon.engines import duckdb_release, row_order
 from sqlanon.errors import ConfigError
 
 ROWS = 240
@@ -67,6 +67,23 @@ def test_the_drawn_key_orders_the_rows_and_is_written_nowhere(tmp_path, monkeypa
         text = (tmp_path / name).read_bytes()
         assert KEY.encode() not in text and KEY[:16].encode() not in text, name
     assert "seed" not in json.dumps(result.report["manifest"])
+
+
+@pytest.mark.parametrize("streamed", [True, False])
+def test_columns_named_like_the_release_queries_own_keep_the_keyed_order(tmp_path, monkeypatch, streamed):
+    """A QI called __r (the streamed query's position) and others called o, __s, __p0, __row: the
+    order is still SHA-256 of the key and the position, streamed or through the sorted query."""
+    monkeypatch.setattr(row_order.secrets, "token_hex", lambda n: KEY)
+    if not streamed:
+        monkeypatch.setattr(duckdb_release, "MAX_BITS", 1)
+    data = {"__r": [str(i % 4) for i in range(40)], "o": [f"v{i}" for i in range(40)], "__s": list(range(40)),
+            "__p0": [2 * i for i in range(40)], "__row": list(range(40))}
+    path = tmp_path / "out.parquet"
+    result = anonymize(table_job(data, {"__r": [[str(i), "*"] for i in range(4)]}, k=2, output=Output(path=str(path))))
+    assert result.success and result.report["verified"]
+    written = pq.read_table(path).to_pylist()
+    assert [row["__s"] for row in written] == by_keyed_hash(KEY, 40)
+    assert sorted(written, key=lambda row: row["__s"]) == [dict(zip(data, row)) for row in zip(*data.values())]
 
 
 def test_each_write_draws_its_own_key(tmp_path):
