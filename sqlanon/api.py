@@ -52,6 +52,7 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
                       output: str | os.PathLike[str] | None = None, report: str | os.PathLike[str] | None = None,
                       summary: str | os.PathLike[str] | None = None, suppressed: str = "mask", overwrite: bool = False,
                       delimiter: str = ",", table: str | None = None, encoding: str | None = None,
+                      order: str = "shuffle", order_seed: int | None = None,
                       **settings: Any) -> tuple[Job, frames.Frame | None]:
     """The Job the keywords describe, and the in-memory table it reads (None for a file).
 
@@ -59,13 +60,16 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
     ``Hierarchy``, or its rows as a list of lists or a table). ``models``: ``[[privacy.models]]``
     entries as dicts. Columns a model or the classification ``label`` reads are sensitive
     (insensitive for the label) unless named otherwise; every other column needs a role, or
-    ``others`` ("insensitive": released unchanged, "identifying": left out).
+    ``others`` ("insensitive": released unchanged, "identifying": left out). ``order``:
+    "shuffle" (the rows in a random order, ``order_seed`` making it reproducible) or "input"
+    (``[output] order`` and ``seed``).
     """
     unknown = set(settings) - set(_JOB_KEYWORDS) - set(_ENGINE_KEYWORDS)
     if unknown:
         raise ConfigError(f"unknown keyword(s) {sorted(unknown)}; the settings are k, suppression_limit, models, "
                           f"sensitive, insensitive, identifying, others, engine, risk, output, report, summary, "
-                          f"suppressed, overwrite, delimiter, table, encoding, {', '.join(_JOB_KEYWORDS + _ENGINE_KEYWORDS)}")
+                          f"suppressed, overwrite, delimiter, table, encoding, order, order_seed, "
+                          f"{', '.join(_JOB_KEYWORDS + _ENGINE_KEYWORDS)}")
     if not isinstance(quasi, dict) or not quasi:
         raise ConfigError("quasi= must name the quasi-identifiers with their hierarchies, e.g. "
                           "quasi={\"age\": \"age.csv\", \"zip\": {\"type\": \"mask\"}}")
@@ -95,7 +99,7 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
         raise ConfigError(f"a Spark DataFrame is anonymized by the spark engine in its own SparkContext: "
                           f"leave out engine= (or give engine=\"spark\"), not {engine!r}")
     out = Output(path=_path(output), report=_path(report), summary=_path(summary), suppressed=suppressed,
-                 overwrite=overwrite)
+                 overwrite=overwrite, order=order, seed=order_seed)
     own = {key: settings.pop(key) for key in list(settings) if key in _ENGINE_KEYWORDS}
     job = Job(input=source, attributes=attributes, k=k, suppression_limit=suppression_limit, models=tuple(specs),
               engine=engine, engine_settings=own, risk=risk_settings, output=out, **settings)

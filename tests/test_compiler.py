@@ -43,15 +43,19 @@ def _presence_check():
                          figures=[c.population_query(node)])
 
 
+def _output(shuffled: bool = False):
+    return c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size),
+                          [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
+                          drop_suppressed=False, shuffled=shuffled)
+
+
 CASES = {
     "stats_wide.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="wide"),
     "stats_lean.sql": lambda: c.lean_stats_query((0, 2, 1), KEEP.copy(), with_leaves=True),
     "stats_sizes.sql": lambda: c.size_histogram_query((0, 2, 1), KEEP.copy()),
     "stats_join.sql": lambda: c.stats_query((0, 2, 1), KEEP.copy(), with_leaves=True, lookup="join"),
     "suppressed_histograms.sql": lambda: c.suppressed_histogram_query((0, 2, 1), KEEP.copy()),
-    "output.sql": lambda: c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size),
-                                         [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
-                                         drop_suppressed=False),
+    "output.sql": lambda: _output(),
     "stats_models.sql": _models_check,
     "stats_presence.sql": _presence_check,
     "snapshot_from_base.sql": lambda: c.create_temp_table("sqlanon_snap_1", c.snapshot_query(
@@ -87,6 +91,22 @@ def test_golden_sql(dialect, name):
         path.write_text(sql)
     assert sql == path.read_text()
     sqlglot.parse_one(sql, read=dialect)  # it is valid SQL for the dialect, as sqlglot reads it
+
+
+@pytest.mark.parametrize("dialect, key", [
+    ("duckdb", 'SHA256($order_key || CAST("o"."__row" AS TEXT))'),
+    ("postgres", """SHA256(CONVERT_TO(%(order_key)s || CAST("o"."__row" AS TEXT), 'UTF8'))"""),
+    ("spark", "SHA2(CONCAT(:order_key, CAST(`o`.`__row` AS STRING)), 256)"),
+])
+def test_the_shuffled_output_is_output_sql_sorted_by_the_keyed_hash(dialect, key):
+    """The shuffle changes the golden output query in its ORDER BY alone: SHA-256 of the bound
+    key and the row's position instead of the position (PostgreSQL hashes the text's bytes and
+    keeps the digest as bytea, which sorts as the other dialects' hex digests)."""
+    position = c.col(c.ROW, "o").sql(dialect)
+    plain = rendered(dialect, "output.sql")
+    assert plain.endswith(f"ORDER BY\n  {position}\n")
+    assert render(_output(shuffled=True), dialect, pretty=True) + "\n" == plain[:-len(position) - 1] + key + "\n"
+    sqlglot.parse_one(render(_output(shuffled=True), dialect), read=dialect)
 
 
 @pytest.mark.parametrize("name", sorted([*CASES, *SNAPSHOT_CASES]))

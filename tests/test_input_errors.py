@@ -44,7 +44,7 @@ def town_files(tmp_path, encoding, engine="duckdb", input_encoding=None, hierarc
         f'[input]\npath = "towns.csv"\ndelimiter = ";"\n{input_line}'
         f'[attributes.town]\nrole = "quasi"\nhierarchy = "towns_h.csv"\n{hierarchy_line}'
         '[attributes.note]\nrole = "insensitive"\n'
-        f'[privacy]\nk = 2\n[engine]\nname = "{engine}"\n[output]\npath = "out.csv"\n{extra}'))
+        f'[privacy]\nk = 2\n[engine]\nname = "{engine}"\n[output]\npath = "out.csv"\norder = "input"\n{extra}'))
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -99,7 +99,7 @@ def test_memory_engine_reads_any_python_codec_duckdb_refuses_it(tmp_path):
     (tmp_path / "h.csv").write_text("5 €;*\n", encoding="utf-8")
     body = ('[input]\npath = "p.csv"\ndelimiter = ";"\nencoding = "cp1252"\n[attributes.price]\nrole = "quasi"\n'
             'hierarchy = "h.csv"\n[attributes.n]\nrole = "insensitive"\n[privacy]\nk = 2\n'
-            '[engine]\nname = "ENGINE"\n[output]\npath = "out.csv"\n')
+            '[engine]\nname = "ENGINE"\n[output]\npath = "out.csv"\norder = "input"\n')
     code, err = run(write_job(tmp_path, body.replace("ENGINE", "duckdb")))
     assert code == 2 and "duckdb engine reads CSV in utf-8, utf-16 or latin-1 only" in err and '"memory"' in err
     code, err = run(write_job(tmp_path, body.replace("ENGINE", "memory")))
@@ -131,7 +131,7 @@ def test_delta_presence_verification_reads_the_input_in_its_encoding(tmp_path):
         '[input]\npath = "towns.csv"\ndelimiter = ";"\nencoding = "latin-1"\n'
         '[attributes.town]\nrole = "quasi"\nhierarchy = "towns_h.csv"\nencoding = "latin-1"\n'
         '[privacy]\nk = 2\n[[privacy.models]]\ntype = "delta-presence"\ndmax = 0.8\nsubset = "in_study"\n'
-        '[output]\npath = "out.csv"\n'))
+        '[output]\npath = "out.csv"\norder = "input"\n'))
     code, err = run(path, "--json")
     assert code == 0, err
     # Level 1: Deutschschweiz holds 4 people, 3 in the study; Französisch 4, 2 in the study.

@@ -255,7 +255,8 @@ def test_written_output_is_rechecked_in_python(tmp_path, adult_available, suppre
     out = tmp_path / "out.parquet"
     job = adult_job(qis, algorithm="k-optimize", k=40, time_limit=3,
                     koptimize=KOptimizeOptions(suppression_rows=300, upper_bound="flash"),
-                    output=Output(path=str(out), report=str(tmp_path / "report.json"), suppressed=suppressed))
+                    output=Output(path=str(out), report=str(tmp_path / "report.json"), suppressed=suppressed,
+                                  order="input"))  # read beside the input, row by row
     result = anonymize(job)
     report = result.report
     assert result.success and report["verified"]

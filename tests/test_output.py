@@ -46,12 +46,12 @@ def groups(rows, qis):
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])
 def test_output_is_k_anonymous_and_keeps_other_columns(tmp_path, suffix):
     out = tmp_path / f"out{suffix}"
-    job = table_job(DATA, HIER, ROLES, k=3, suppression_limit=0.1, metric="loss", output=Output(path=str(out)))
+    job = table_job(DATA, HIER, ROLES, k=3, suppression_limit=0.1, metric="loss", output=Output(path=str(out), order="input"))
     result = anonymize(job)
     assert result.success and result.report["verified"]
     rows = released(out)
     assert [list(r) for r in rows[:1]] == [["age", "sex", "diagnosis"]]  # name (identifying) removed
-    assert [r["diagnosis"] for r in rows] == DATA["diagnosis"]  # same order, unchanged
+    assert [r["diagnosis"] for r in rows] == DATA["diagnosis"]  # in input order, unchanged
     small = {g: n for g, n in groups(rows, ["age", "sex"]).items() if n < 3}
     assert all(g == ("*", "*") for g in small)
     assert sum(small.values()) == result.suppressed <= 1  # floor(0.1 * 12) = 1
@@ -61,8 +61,9 @@ def test_output_is_k_anonymous_and_keeps_other_columns(tmp_path, suffix):
 def test_suppressed_rows_masked_or_dropped(tmp_path):
     # age 58 is alone in its decade: with k=2 and one row allowed, it is suppressed at (1, 0).
     base = dict(k=2, suppression_limit=0.1, metric="height")
-    masked = anonymize(table_job(DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "m.parquet"))))
-    dropped = anonymize(table_job(DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "d.parquet"), suppressed="drop")))
+    masked = anonymize(table_job(DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "m.parquet"), order="input")))
+    dropped = anonymize(table_job(DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "d.parquet"), suppressed="drop",
+                                                                           order="input")))
     assert masked.transformation == dropped.transformation == (1, 0)
     rows = released(tmp_path / "m.parquet")
     assert rows[-1] == {"age": "*", "sex": "*", "diagnosis": "c"}

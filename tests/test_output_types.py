@@ -55,7 +55,7 @@ def _job(source: Source, engine: str, path, drop=()) -> Job:
     attributes = [Attribute("zip", "quasi", Hierarchy.from_rows("zip", HIERARCHY)), Attribute("note", "sensitive")]
     attributes += [Attribute(n, "insensitive") for n in NON_QI if n not in ("note", *drop)]
     return Job(input=replace(source, drop=tuple(drop)), attributes=attributes, engine=engine, k=2, suppression_limit=0.1,
-               output=Output(path=str(path)))
+               output=Output(path=str(path), order="input"))
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +127,7 @@ EXTRA = pa.table({
 def _extra_job(source: Source, engine: str, path) -> Job:
     attributes = [Attribute("zip", "quasi", Hierarchy.from_rows("zip", [["10000", "*"], ["10001", "*"]]))]
     attributes += [Attribute(n, "insensitive") for n in source_columns(source) if n != "zip"]
-    return Job(input=source, attributes=attributes, engine=engine, k=2, output=Output(path=str(path)))
+    return Job(input=source, attributes=attributes, engine=engine, k=2, output=Output(path=str(path), order="input"))
 
 
 def source_columns(source: Source) -> list[str]:

@@ -1,130 +1,134 @@
-"""The publication's file operations and its journal, in process: placing without replacing
-(with and without renameat2), the lock's record, and the recovery's every decision."""
+"""Check placement (``[engine] checks``): where checks run, what the report says, what is
+refused, and delta-presence (a population count per class) answered alike in both places.
+The engines suite (test_engines.py) compares the placements over every algorithm, metric
+and model; this file holds what it does not."""
 
 from __future__ import annotations
 
-import errno
-import os
+from dataclasses import replace
+import json
 
 import pytest
+from helpers.jobs import ADULT_QIS, adult_job, on_engine, table_job
+from helpers.presence import ADULT_CASES, CLASSES, adult_presence_job, hand_job
 
-from sqlanon.errors import OutputError
-from sqlanon.release import placement
-from sqlanon.release.journal import finish, recover, write
-from sqlanon.release.locks import TargetLock
+from sqlanon import Output, anonymize, load_job
+from sqlanon.errors import ConfigError
+from sqlanon.session import ALL_NEEDS, Session
 
-
-@pytest.fixture
-def folder(tmp_path):
-    fd = placement.open_folder(str(tmp_path))
-    yield tmp_path, fd
-    os.close(fd)
+QIS5 = ["sex", "age", "race", "marital-status", "education"]
 
 
-@pytest.mark.parametrize("renameat2", [True, False])
-def test_a_new_file_is_placed_only_where_nothing_is(folder, monkeypatch, renameat2):
-    path, fd = folder
-    if not renameat2:
-        def missing(*args):
-            raise OSError(errno.ENOSYS, "no renameat2")
-        monkeypatch.setattr(placement, "_renameat2", missing)
-    staging = placement.make_staging(fd, placement.staging_name())
-    placement.create_text(staging, "a.txt", "new\n")
-    (path / "a.txt").write_text("mine\n")
-    with pytest.raises(FileExistsError):
-        placement.place_new(staging, "a.txt", fd, "a.txt")
-    assert (path / "a.txt").read_text() == "mine\n" and placement.exists(staging, "a.txt")
-    placement.place_new(staging, "a.txt", fd, "b.txt")
-    assert (path / "b.txt").read_text() == "new\n" and not placement.exists(staging, "a.txt")
-    os.close(staging)
+def _run(tmp_path, checks, **settings):
+    path = tmp_path / f"{checks}.csv"
+    job = adult_job(QIS5, k=5, suppression_limit=0.02, checks=checks, output=Output(path=str(path), seed=1), **settings)
+    result = anonymize(job)
+    return result, path.read_bytes()
 
 
-def test_staged_files_never_follow_a_symlink(folder, tmp_path):
-    path, fd = folder
-    staging = placement.make_staging(fd, placement.staging_name())
-    outside = tmp_path / "outside.txt"
-    outside.write_text("outside\n")
-    os.symlink(outside, "x.txt", dir_fd=staging)
-    with pytest.raises(OSError):
-        placement.create_text(staging, "x.txt", "new\n")
-    assert outside.read_text() == "outside\n"
-    os.close(staging)
+def test_the_report_says_where_checks_ran(adult_available, tmp_path):
+    sql, sql_bytes = _run(tmp_path, "sql")
+    local, local_bytes = _run(tmp_path, "local")
+    auto, _ = _run(tmp_path, "auto")
+    assert sql.report["checks_placement"] == "sql" and sql.report["class_table_bytes"] == 0
+    assert local.report["checks_placement"] == "local"
+    # the base class table of five QIs: 5 code columns and n, 8 bytes each at most
+    classes = local.report["base_classes"]
+    assert 0 < local.report["class_table_bytes"] <= classes * 6 * 8
+    assert local.report["checks_placement_reason"] == 'engine.checks = "local"'
+    # on DuckDB a query costs ~3 ms, a local check over ~1,000 rows far less
+    assert auto.report["checks_placement"] == "local" and "costs less than a query" in auto.report["checks_placement_reason"]
+    for key in ("transformation", "loss", "suppressed", "classes", "checks", "verified"):
+        assert sql.report[key] == local.report[key] == auto.report[key], key
+    assert sql_bytes == local_bytes  # the engine writes the output either way (one seed: one order)
 
 
-def test_a_lock_is_exclusive_and_says_who_holds_it(folder):
-    path, fd = folder
-    first = TargetLock(fd, "out.csv")
-    assert first.acquire("output", "out.csv") == {}
-    first.record({"pid": 4242, "staging": ".sqlanon-0123456789abcdef"})
-    second = TargetLock(fd, "out.csv")
-    with pytest.raises(OutputError, match=r"another sqlanon run \(process 4242\)"):
-        second.acquire("output", "out.csv")
-    first.release()
-    assert not (path / ".out.csv.sqlanon.lock").exists()
-    assert second.acquire("output", "out.csv") == {}
-    second.release()
+def test_local_checks_above_the_budget_are_refused_and_auto_falls_back(adult_available):
+    job = adult_job(QIS5, checks="local", local_budget="1KB")
+    with pytest.raises(ConfigError) as error:
+        Session(job)
+    message = str(error.value)
+    for part in ('engine.checks = "local"', "does not fit the local budget of 1000 B", "engine.local_budget",
+                 'engine.checks = "auto" or "sql"'):
+        assert part in message, part
+    with Session(adult_job(QIS5, checks="auto", local_budget="1KB")) as session:
+        assert session.placement == "sql" and "exceeds the local budget" in session.placement_reason
+        assert session.engine.kernel is None and session.engine.class_table_bytes == 0
+        outcome, _ = session.search("flash", k=5, suppression_limit=0.02)
+    with Session(adult_job(QIS5, checks="local")) as session:
+        local, _ = session.search("flash", k=5, suppression_limit=0.02)
+    assert (outcome.optimum.node, outcome.optimum.stats) == (local.optimum.node, local.optimum.stats)
 
 
-def _publication(path, fd, state, placed):
-    """A journal as a killed run leaves it: ``a.txt`` replaced (its backup kept), ``b.txt`` new;
-    ``placed`` says which of the two had been moved into place."""
-    name = placement.staging_name()
-    staging = placement.make_staging(fd, name)
-    (path / "a.txt").write_text("old a\n")
-    placement.create_text(staging, "a.txt", "new a\n")
-    placement.create_text(staging, "b.txt", "new b\n")
-    inodes = {n: placement.identity(staging, n) for n in ("a.txt", "b.txt")}
-    placement.keep(fd, "a.txt", staging, "a.txt.backup")
-    for n in placed:
-        placement.place_over(staging, n, fd, n)
-    journal = {"state": state, "role": "primary", "primary": os.path.join(str(path), name),
-               "places": [[str(path), name]], "table": None,
-               "files": [{"folder": str(path), "staging": name, "name": "a.txt", "backup": "a.txt.backup",
-                          "inode": list(inodes["a.txt"])},
-                         {"folder": str(path), "staging": name, "name": "b.txt", "backup": None,
-                          "inode": list(inodes["b.txt"])}]}
-    write(staging, journal)
-    os.close(staging)
-    return name, journal
+def test_memory_refuses_sql_checks():
+    with pytest.raises(ConfigError, match=r'engine.checks = "sql": the memory engine runs no SQL'):
+        Session(table_job({"x": ["a", "b"]}, {"x": [["a", "*"], ["b", "*"]]}, engine="memory", checks="sql"))
 
 
-@pytest.mark.parametrize("placed", [(), ("a.txt",), ("a.txt", "b.txt")])
-def test_an_uncommitted_publication_is_rolled_back(folder, placed):
-    path, fd = folder
-    name, _ = _publication(path, fd, "committing", placed)
-    recover(fd, {"pid": 1, "staging": name})
-    assert (path / "a.txt").read_text() == "old a\n" and not (path / "b.txt").exists()
-    assert sorted(os.listdir(path)) == ["a.txt"]
+def test_the_job_file_sets_the_placement(tmp_path):
+    (tmp_path / "data.csv").write_text("x\na\nb\na\nb\n")
+    (tmp_path / "h.csv").write_text("a;*\nb;*\n")
+    head = '[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n[engine]\n'
+    (tmp_path / "job.toml").write_text(head + 'checks = "local"\nlocal_budget = "64MB"\n')
+    job = load_job(str(tmp_path / "job.toml"))
+    assert (job.checks, job.local_budget) == ("local", "64MB")
+    with Session(job) as session:
+        assert session.placement == "local"
+    for line, fix in (('checks = "remote"', 'engine.checks must be "auto", "sql" or "local"'),
+                      ('local_budget = "lots"', "engine.local_budget must be a size")):
+        (tmp_path / "bad.toml").write_text(head + line + "\n")
+        with pytest.raises(ConfigError, match=fix):
+            Session(load_job(str(tmp_path / "bad.toml")))
 
 
-def test_a_committed_publication_is_rolled_forward(folder):
-    path, fd = folder
-    name, _ = _publication(path, fd, "committed", ("a.txt", "b.txt"))
-    recover(fd, {"pid": 1, "staging": name})
-    assert (path / "a.txt").read_text() == "new a\n" and (path / "b.txt").read_text() == "new b\n"
-    assert sorted(os.listdir(path)) == ["a.txt", "b.txt"]
+def test_postgres_auto_checks_locally(adult_available, request):
+    """A PostgreSQL query costs ~100 ms: auto fetches the class table once."""
+    job = on_engine(adult_job(QIS5), "postgres", request)
+    job = replace(job, checks="auto")
+    with Session(job) as session:
+        assert session.placement == "local" and session.engine.class_table_bytes > 0
+        outcome, checker = session.search("flash", k=5, suppression_limit=0.02)
+    with Session(adult_job(QIS5, checks="sql")) as session:
+        reference, _ = session.search("flash", k=5, suppression_limit=0.02)
+    assert (outcome.optimum.node, outcome.optimum.stats) == (reference.optimum.node, reference.optimum.stats)
 
 
-def test_a_file_someone_put_at_a_target_since_is_left_alone(folder):
-    path, fd = folder
-    name, _ = _publication(path, fd, "committing", ("a.txt",))
-    (path / "b.txt").write_text("someone's\n")
-    recover(fd, {"pid": 1, "staging": name})
-    assert (path / "a.txt").read_text() == "old a\n" and (path / "b.txt").read_text() == "someone's\n"
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_hand_population_figures_agree(level):
+    """The population count of every released class (and the class without subset rows
+    dropped) in both placements, as computed by hand in test_presence.py."""
+    rows = {}
+    for checks in ("sql", "local"):
+        with Session(hand_job(k=1, suppression_limit=0.4, checks=checks)) as session:
+            checker = session.checker()
+            rows[checks] = session.engine.class_figures((level,), checker.keep, checker.params)
+            assert session.placement == checks
+    assert rows["sql"] == rows["local"]
+    assert [(r["n"], r["pop"]) for r in rows["local"]] == CLASSES[level]
 
 
-def test_a_secondary_copy_without_its_primary_keeps_the_backups_and_says_where(folder, tmp_path):
-    path, fd = folder
-    name, journal = _publication(path, fd, "committing", ("a.txt",))
-    journal = {**journal, "role": "secondary", "primary": str(tmp_path / "gone" / placement.staging_name())}
-    with pytest.raises(OutputError, match="an interrupted publication cannot be finished"):
-        finish(journal)
-    assert (path / name / "a.txt.backup").read_text() == "old a\n"
+@pytest.mark.parametrize("case", sorted(ADULT_CASES))
+def test_adult_population_every_check_agrees(adult_population, case):  # noqa: F811
+    """delta-presence on ADULT (with distinct-l-diversity in "combined"): every node Flash
+    checks has the same figures in SQL and in the kernel, with and without suppression."""
+    path, _, _ = adult_population
+    models, k = ADULT_CASES[case]
+    for limit in (0.0, 0.1):
+        found = {}
+        for checks in ("sql", "local"):
+            job = adult_presence_job(path, k=k, suppression_limit=limit, metric="loss", models=models, checks=checks)
+            with Session(job, needs=ALL_NEEDS) as session:
+                outcome, checker = session.search("flash")
+                checked = {n: checker.checked(n).stats for n in session.lattice.nodes() if checker.checked(n)}
+                best = outcome.optimum
+                found[checks] = (best and best.node, best and best.loss, checked)
+        assert found["sql"][0] == found["local"][0] and found["sql"][2] == found["local"][2], (case, limit)
+        assert found["sql"][1] == pytest.approx(found["local"][1], rel=1e-12)
 
 
-def test_a_record_naming_anything_but_a_private_folder_is_ignored(folder):
-    path, fd = folder
-    (path / "keep").mkdir()
-    for staging in ("keep", "..", "/etc", ".sqlanon-zz", 5):
-        recover(fd, {"pid": 1, "staging": staging})
-    assert (path / "keep").is_dir()
+def test_report_is_json_with_the_placement(adult_available, tmp_path):
+    report = tmp_path / "report.json"
+    job = adult_job(ADULT_QIS[:3], k=5, checks="local", output=Output(path=str(tmp_path / "o.csv"), report=str(report)))
+    assert anonymize(job).success
+    written = json.loads(report.read_text())
+    assert written["checks_placement"] == "local" and written["class_table_bytes"] > 0

@@ -120,6 +120,28 @@ def test_output_table_equals_duckdbs_output_and_is_verified(postgres_url, adult_
     assert sum(1 for row in written if row[0] == "*") == result.suppressed
 
 
+def test_the_output_table_is_shuffled_as_duckdb_shuffles(postgres_url, adult_table, tmp_path):
+    """The table's rows, as a plain SELECT returns them (the order they were written in): for
+    a seed, DuckDB's release row for row (both hash the same input positions); without one,
+    the same rows in another order; with order = "input", DuckDB's in input order."""
+    def both(name, **order):
+        result = anonymize(pg_job(k=5, suppression_limit=0.02, output=Output(table="public.ordered", overwrite=True, **order)))
+        assert result.success and result.report["verified"]
+        with psycopg.connect(postgres_url) as con:
+            written = con.execute("SELECT * FROM public.ordered").fetchall()
+        path = str(tmp_path / f"{name}.csv")
+        assert anonymize(adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=path, **order))).success
+        return written, duckdb.connect().execute("SELECT * FROM read_csv($p, header = true, all_varchar = true)",
+                                                 {"p": path}).fetchall()
+
+    seeded, duck_seeded = both("seeded", seed=9)
+    assert seeded == duck_seeded
+    fresh, duck_fresh = both("fresh")
+    assert fresh != seeded and fresh != duck_fresh and sorted(fresh) == sorted(seeded) == sorted(duck_fresh)
+    in_order, duck_in_order = both("input", order="input")
+    assert in_order == duck_in_order != seeded
+
+
 def test_an_existing_table_is_not_clobbered_without_overwrite(postgres_url, adult_table):
     with psycopg.connect(postgres_url, autocommit=True) as con:
         con.execute("DROP TABLE IF EXISTS public.taken")
@@ -227,7 +249,7 @@ def test_typed_columns_match_their_postgresql_text(postgres_url, tmp_path):
                    "rate %": ["x", "y"]}
     attributes = [Attribute(n, "quasi", Hierarchy.from_rows(n, [[v, "*"] for v in values])) for n, values in hierarchies.items()]
     job = Job(input=Source(table="public.typed"), attributes=[*attributes, Attribute("keep", "insensitive")], k=2,
-              suppression_limit=0.5, engine="postgres", output=Output(path=str(tmp_path / "out.parquet")))
+              suppression_limit=0.5, engine="postgres", output=Output(path=str(tmp_path / "out.parquet"), order="input"))
     result = anonymize(job)
     assert result.success and result.report["verified"]
     written = pa.parquet.read_table(str(tmp_path / "out.parquet"))

@@ -74,7 +74,8 @@ def test_hand_computed_optimum(model, limit, k, node, loss):
 
 def test_hand_output_releases_only_the_subset(tmp_path):
     out = tmp_path / "out.csv"
-    job = hand_job([UPPER], k=1, suppression_limit=0.4, output=Output(path=str(out), report=str(tmp_path / "report.json")))
+    job = hand_job([UPPER], k=1, suppression_limit=0.4, output=Output(path=str(out), report=str(tmp_path / "report.json"),
+                                                                      order="input"))
     result = anonymize(job)
     assert result.success and result.transformation == (0,)
     # the subset's rows in input order; b's class (delta 1.0) masked; id is identifying, "in" the model's
@@ -89,7 +90,7 @@ def test_hand_output_releases_only_the_subset(tmp_path):
 def test_hand_output_with_an_identifier_file_and_dropped_rows(tmp_path):
     out = tmp_path / "out.parquet"
     job = hand_job([by_file(tmp_path, dmin=0.0)], ids=True, k=1, suppression_limit=0.4,
-                   output=Output(path=str(out), suppressed="drop"))
+                   output=Output(path=str(out), suppressed="drop", order="input"))
     result = anonymize(job)
     assert result.success and result.report["verified"]
     assert pq.read_table(out).to_pydict() == {"zip": ["a", "a", "c"], "d": ["x", "z", "x"]}

@@ -1,6 +1,6 @@
 """The DuckDB engine's one-scan prepare and streamed release (sqlanon/engines/duckdb_release.py):
-input order across threads, the sorted fallback, an input that changes under the run, and the
-verification's one pass over the written file."""
+input order across threads, the shuffle's order across threads, the sorted fallback, an input
+that changes under the run, and the verification's one pass over the written file."""
 
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ def adult_x4(adult_available, tmp_path_factory):
     return path, table.select([*QIS, "id"]).to_pylist()
 
 
-def x4_job(path, out, **kwargs):
-    job = adult_job(QIS, k=100, suppression_limit=0.05, engine_settings={"threads": 4}, output=out, **kwargs)
+def x4_job(path, out, threads=4, **kwargs):
+    job = adult_job(QIS, k=100, suppression_limit=0.05, engine_settings={"threads": threads}, output=out, **kwargs)
     job = replace(job, input=Source(path=str(path)))
     job = replace(job, attributes=[a for a in job.attributes if a.role == "quasi"] + [
         a for a in job.attributes if a.role != "quasi"] + [Attribute("id", "insensitive")])
@@ -71,7 +71,7 @@ def test_streamed_release_keeps_input_order_on_several_threads(adult_x4, tmp_pat
     """The failing classes come from the kernel (local checks) or from SQL (checks = "sql")."""
     path, rows = adult_x4
     out = tmp_path / f"out.{kind}"
-    result = anonymize(x4_job(path, Output(path=str(out), suppressed=suppressed), checks=checks))
+    result = anonymize(x4_job(path, Output(path=str(out), suppressed=suppressed, order="input"), checks=checks))
     assert result.report["checks_placement"] == ("sql" if checks == "sql" else "local")
     assert result.success and result.report["verified"] and result.suppressed > 0
     written = pq.read_table(out) if kind == "parquet" else pacsv.read_csv(
@@ -80,14 +80,36 @@ def test_streamed_release_keeps_input_order_on_several_threads(adult_x4, tmp_pat
     assert got == expected_release(rows, result.levels, 100, suppressed == "drop")
 
 
-def test_the_sorted_release_beyond_the_bitstring_writes_the_same_bytes(adult_x4, tmp_path, monkeypatch):
+@pytest.mark.parametrize("order, seed", [("input", None), ("shuffle", 7)])
+def test_the_sorted_release_beyond_the_bitstring_writes_the_same_bytes(adult_x4, tmp_path, monkeypatch, order, seed):
+    """Shuffled, both hash the same input positions (the streamed projection's row number,
+    the sorted query's rowid) with the same key: the same order."""
     path, _ = adult_x4
     streamed = tmp_path / "streamed.csv"
-    assert anonymize(x4_job(path, Output(path=str(streamed)))).report["verified"]
+    assert anonymize(x4_job(path, Output(path=str(streamed), order=order, seed=seed))).report["verified"]
     monkeypatch.setattr(duckdb_release, "MAX_BITS", 1)  # every key space is too large: joins and ORDER BY
     sorted_ = tmp_path / "sorted.csv"
-    assert anonymize(x4_job(path, Output(path=str(sorted_)))).report["verified"]
+    assert anonymize(x4_job(path, Output(path=str(sorted_), order=order, seed=seed))).report["verified"]
     assert streamed.read_bytes() == sorted_.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_a_seeded_shuffle_is_the_same_on_one_thread_and_on_four(adult_x4, tmp_path, kind):
+    """The streamed shuffle numbers the rows in input order whatever the threads: one seed, one
+    order; the rows are the input-order release's, in another order."""
+    path, rows = adult_x4
+    written = {}
+    for threads in (1, 4):
+        out = tmp_path / f"t{threads}.{kind}"
+        result = anonymize(x4_job(path, Output(path=str(out), seed=11), threads=threads))
+        assert result.success and result.report["verified"] and result.suppressed > 0
+        written[threads] = out.read_bytes() if kind == "csv" else pq.read_table(out).to_pylist()
+        table = pq.read_table(out) if kind == "parquet" else pacsv.read_csv(
+            out, convert_options=pacsv.ConvertOptions(column_types={q: pa.string() for q in QIS}))
+        got = [tuple(r[q] for q in QIS) + (r["id"],) for r in table.to_pylist()]
+        expected = expected_release(rows, result.levels, 100, False)
+        assert got != expected and sorted(got) == sorted(expected)
+    assert written[1] == written[4]
 
 
 @pytest.mark.parametrize("column, value", [(0, "Femme"), (1, "201")], ids=["sex-by-list", "age-by-enum"])
@@ -158,7 +180,8 @@ def test_null_values_read_as_the_empty_leaf_in_the_release(tmp_path):
     hierarchies = {"x": [["a", "ab", "*"], ["b", "ab", "*"], ["", "none", "*"]],
                    "y": [[f"v{i}", "v", "*"] for i in range(20)] + [["", "none", "*"]]}
     for name, kind in (("arrow", None), ("csv", "csv")):
-        job = table_job({"x": values, "y": many, "id": list(range(8))}, hierarchies, k=1, output=Output(path=str(tmp_path / f"{name}.csv")))
+        job = table_job({"x": values, "y": many, "id": list(range(8))}, hierarchies, k=1,
+                        output=Output(path=str(tmp_path / f"{name}.csv"), order="input"))
         if kind == "csv":
             source = tmp_path / "in.csv"
             source.write_text("x,y,id\n" + "".join(f"{v or ''},{w or ''},{i}\n" for i, (v, w) in enumerate(zip(values, many))))

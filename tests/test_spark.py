@@ -16,6 +16,9 @@ from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize, load_j
 from sqlanon.errors import ConfigError, DataError
 from sqlanon.session import Session
 from sqlanon.config.validate import validate
+from sqlanon.criteria import KAnonymity
+from sqlanon.engines import compiler as c
+from sqlanon.engines.dialects import render
 
 AGES = [["30", "30-39", "*"], ["35", "30-39", "*"], ["41", "40-49", "*"], ["47", "40-49", "*"]]
 
@@ -26,11 +29,11 @@ def people(start: int, rows: int) -> pa.Table:
                      "score": [float(i) / 4 for i in range(rows)]})
 
 
-def job(source: Source, engine: str, output: str, **kwargs) -> Job:
+def job(source: Source, engine: str, output: str, order: str = "shuffle", **kwargs) -> Job:
     attributes = [Attribute("id", "insensitive"), Attribute("age", "quasi", Hierarchy.from_rows("age", AGES)),
                   Attribute("score", "insensitive")]
     return Job(input=source, attributes=attributes, k=3, suppression_limit=0.2, engine=engine,
-               output=Output(path=output), **kwargs)
+               output=Output(path=output, order=order), **kwargs)
 
 
 def test_parquet_files_are_released_in_name_and_row_order(spark, tmp_path):
@@ -43,7 +46,7 @@ def test_parquet_files_are_released_in_name_and_row_order(spark, tmp_path):
     written = {}
     for engine in ("duckdb", "spark"):
         path = str(tmp_path / f"{engine}.parquet")
-        result = anonymize(job(Source(path=str(folder / "*.parquet")), engine, path))
+        result = anonymize(job(Source(path=str(folder / "*.parquet")), engine, path, order="input"))
         assert result.success and result.report["verified"]
         written[engine] = read_back(path)
     assert written["spark"] == written["duckdb"]
@@ -131,14 +134,15 @@ def golden_tables() -> dict[str, pa.Table]:
 PIPELINE = {"encode.sql": "sqlanon_data", "classes.sql": "sqlanon_classes", "wide.sql": "sqlanon_wide",
             "snapshot_from_base.sql": "sqlanon_snap_1", "snapshot_rollup.sql": "sqlanon_snap_2"}
 QUERIES = ["stats_wide.sql", "stats_lean.sql", "stats_join.sql", "check_snapshot.sql", "stats_models.sql",
-           "suppressed_histograms.sql", "output.sql"]
-PARAMS = {"k": 2, "mask": "*", "m1_l": 2, "m1_c": 3.0, "m2_t": 0.4}
+           "suppressed_histograms.sql", "output.sql", "shuffled output"]
+PARAMS = {"k": 2, "mask": "*", "m1_l": 2, "m1_c": 3.0, "m2_t": 0.4, "order_key": "5e" * 32}
 
 
 def test_golden_sql_runs_on_spark_as_on_duckdb(spark):
     """Every golden query but stats_presence (the Spark engine refuses delta-presence), in the
     order the engines send them: the tables they create (CREATE TEMPORARY VIEW on Spark,
-    TABLE on DuckDB), then the checks and the output, whose rows must equal DuckDB's."""
+    TABLE on DuckDB), then the checks and the output, whose rows must equal DuckDB's (the
+    shuffled output too, in the same order: the same hash of the same positions)."""
     import re
 
     import duckdb
@@ -152,6 +156,10 @@ def test_golden_sql_runs_on_spark_as_on_duckdb(spark):
         con.unregister("staging")
 
     def sql(dialect: str, name: str) -> str:
+        if name == "shuffled output":  # output.sql sorted by the keyed hash (test_compiler.py)
+            return render(c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size), [
+                ("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
+                drop_suppressed=False, shuffled=True), dialect)
         return (ROOT / "sql" / ("" if dialect == "duckdb" else dialect) / name).read_text()
 
     for name in PIPELINE:

@@ -33,12 +33,12 @@ from sqlanon.report.risk import analyse, text
 from sqlanon.session import Session, hierarchy_for
 
 
-def anonymize(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report,
+def anonymize(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, order,
               overwrite, as_json, quiet, markdown, html, no_html, fmt) -> int:
     job = load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
                    time_limit=time_limit, step_limit=step_limit, seed=seed,
                    output=absolute(output), report=absolute(report), summary=absolute(markdown),
-                   html=False if no_html else absolute(html), overwrite=overwrite)
+                   html=False if no_html else absolute(html), overwrite=overwrite, order=order)
     if fmt == "markdown" and job.output.summary is None:
         job = replace(job, output=replace(job.output, summary=summary_path(job.output)))
     return _run(job, as_json or fmt == "json", quiet)
@@ -61,8 +61,8 @@ def demo(config, rows, overwrite, as_json) -> int:
     return _run(job, as_json)
 
 
-def apply(config, manifest, output, report, overwrite, as_json, quiet) -> int:
-    job = load_job(config, output=absolute(output), overwrite=overwrite)
+def apply(config, manifest, output, report, order, overwrite, as_json, quiet) -> int:
+    job = load_job(config, output=absolute(output), overwrite=overwrite, order=order)
     # The job's report path is usually the manifest itself: this run writes a report only
     # where --report says (and the guard refuses the manifest there too), its HTML beside it.
     job = replace(job, output=replace(job.output, report=absolute(report), summary=None, html=True))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from sqlanon.cli.guard import run
-from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, ORDERS
 from sqlanon.config.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
 
 
@@ -24,6 +24,8 @@ from sqlanon.config.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as 
 @click.option("--seed", type=int, help="Override search.seed (genetic, random, hill-climb).")
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path (.parquet, .csv, .duckdb).")
 @click.option("--report", type=click.Path(dir_okay=False), help="Override output.report (JSON file).")
+@click.option("--order", type=click.Choice(ORDERS),
+              help="Override output.order: shuffle (default) releases the rows in a random order, input in the input's.")
 @click.option("--overwrite", is_flag=True, default=None,
               help="Replace existing targets (output, report, summary); never an input, the job or a hierarchy.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
@@ -57,6 +59,8 @@ def demo(**options) -> None:
 @click.option("--manifest", "-m", required=True, type=click.Path(dir_okay=False), help="A report.json of an earlier anonymize run.")
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path.")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write this run's report here (output.report of the job is not used).")
+@click.option("--order", type=click.Choice(ORDERS),
+              help="Override output.order: shuffle (default) releases the rows in a random order, input in the input's.")
 @click.option("--overwrite", is_flag=True, default=None,
               help="Replace existing targets (output, report); never an input, the job, a hierarchy or the manifest.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")

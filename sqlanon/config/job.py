@@ -21,6 +21,8 @@ from sqlanon.hierarchy.builders import build_hierarchy
 
 ROLES = ("quasi", "sensitive", "insensitive", "identifying")
 SUPPRESSED_MODES = ("mask", "drop")
+#: the released rows' order: a uniformly random one (the default), or the input's
+ORDERS = ("shuffle", "input")
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,10 @@ class Output:
     suppressed: str = "mask"  # mask: keep the row with every QI set to '*'; drop: remove it
     delimiter: str = ","
     overwrite: bool = False
+    #: "shuffle": the rows in a uniformly random order (sqlanon/engines/row_order.py); "input": the input's
+    order: str = "shuffle"
+    #: a shuffle reproducible from this number (tests); None: a fresh secret key per write, kept nowhere
+    seed: int | None = None
 
     @property
     def kind(self) -> str:

@@ -26,7 +26,7 @@ _SECTIONS = {
     "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
                "seed", "stop", "genetic", "koptimize"},
     "engine": None,  # the common keys and the engine's own: checked by the engine's settings
-    "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter"},
+    "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter", "order", "seed"},
     "risk": set(RISK_KEYS),
 }
 
@@ -45,7 +45,7 @@ def load_job(path: str | Path, **overrides: Any) -> Job:
     """Load a TOML job file; keyword overrides (CLI flags) win over the file.
 
     Overrides: k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, summary,
-    html, overwrite.
+    html, overwrite, order (output.order).
     """
     path = Path(path)
     try:
@@ -174,6 +174,8 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
             html=_html_option(output.get("html", True), resolve, where),
             suppressed=output.get("suppressed", "mask"),
             delimiter=output.get("delimiter", ","),
+            order=output.get("order", "shuffle"),
+            seed=output.get("seed"),
         ),
     )
     return apply_overrides(job, **overrides)
@@ -233,6 +235,7 @@ def apply_overrides(job: Job, **overrides: Any) -> Job:
         summary=o.pop("summary", job.output.summary),
         html=o.pop("html", job.output.html),
         overwrite=o.pop("overwrite", job.output.overwrite),
+        order=o.pop("order", job.output.order),
     )
     unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm", "time_limit", "step_limit", "seed"}
     if unknown:

@@ -11,12 +11,12 @@ from dataclasses import replace
 
 from sqlanon.config import encodings
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import (INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ROLES, SUPPRESSED_MODES,
-                                UPPER_BOUNDS, Job)
+from sqlanon.config.job import (INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ORDERS, ROLES,
+                                SUPPRESSED_MODES, UPPER_BOUNDS, Job, Output)
 from sqlanon.config.wording import in_code, role_setting
 from sqlanon.criteria import DeltaPresence, build_model
 from sqlanon.engines.profiles import PROFILES, SIZE, profile
-from sqlanon.errors import ConfigError
+from sqlanon.errors import CUT, ConfigError, cut
 from sqlanon.hierarchy import Hierarchy
 from sqlanon.metrics import METRICS, get_metric
 from sqlanon.search import ALGORITHMS
@@ -65,11 +65,36 @@ def validate(job: Job) -> Job:
         raise ConfigError("the job has no quasi-identifier: give at least one attribute role = \"quasi\"")
     if job.output.suppressed not in SUPPRESSED_MODES:
         raise ConfigError(f"output.suppressed must be one of {', '.join(SUPPRESSED_MODES)}, got '{job.output.suppressed}'")
+    _order(job.output)
     if job.output.path is not None and job.output.kind == "duckdb" and not job.output.table:
         raise ConfigError("output.table is required when the output is a .duckdb file")
     job = replace(job)  # a fresh object: a job handed in stays as it was given
     object.__setattr__(job, "validated", True)
     return job
+
+
+def _order(output: Output) -> None:
+    """output.order and output.seed (``order=`` and ``order_seed=`` in code)."""
+    order, seed, shuffle = (("order=", "order_seed=", 'order="shuffle"') if in_code()
+                            else ("output.order", "output.seed", 'output.order = "shuffle"'))
+    if output.order not in ORDERS:
+        raise ConfigError(f"{order} must be \"shuffle\" (the rows in a random order, the default) or \"input\" "
+                          f"(the input's order), got {_shown(output.order)}")
+    if output.seed is None:
+        return
+    if isinstance(output.seed, bool) or not isinstance(output.seed, int) or output.seed < 0:
+        raise ConfigError(f"{seed} must be an int >= 0 (it makes the random order reproducible), got {_shown(output.seed)}")
+    if output.order != "shuffle":
+        raise ConfigError(f"{seed} applies to the shuffle only (it makes the random order reproducible), not to "
+                          f"order \"{output.order}\": remove it, or set {shuffle}")
+
+
+def _shown(value: object) -> str:
+    """A setting's value as a message quotes it: a string through ``cut``, else its repr (cut too)."""
+    if isinstance(value, str):
+        return cut(value)
+    text = repr(value)
+    return text if len(text) <= CUT else text[:CUT] + "…"
 
 
 def _attributes(job: Job) -> None:

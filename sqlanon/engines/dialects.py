@@ -22,6 +22,16 @@ def _signed(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _bytes_hashed(node: exp.Expression) -> exp.Expression:
+    """PostgreSQL's sha256 takes bytea (sqlglot passes it text, and hex-encodes the digest):
+    the text's UTF-8 bytes in, the digest left as bytea, which sorts byte by byte as DuckDB's
+    and Spark's hex digests do (text would sort by the database's collation)."""
+    if isinstance(node, exp.SHA2):
+        data = exp.Anonymous(this="CONVERT_TO", expressions=[node.this, exp.Literal.string("UTF8")])
+        return exp.Anonymous(this="SHA256", expressions=[data])
+    return node
+
+
 def render(query: exp.Expression, dialect: str, pretty: bool = False) -> str:
     """The SQL of ``query`` for ``dialect`` (duckdb, postgres or spark).
 
@@ -32,4 +42,6 @@ def render(query: exp.Expression, dialect: str, pretty: bool = False) -> str:
     """
     if dialect != "duckdb":
         query = query.transform(_signed)
+    if dialect == "postgres":
+        query = query.transform(_bytes_hashed)
     return query.sql(dialect, pretty=pretty)

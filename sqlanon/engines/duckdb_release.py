@@ -17,6 +17,11 @@ The key numbers, per QI, only the node's codes that occur in a failing class (1.
 every other code, so a key with a 0 is never a failing class): prod(m_j + 1) bits for m_j such
 codes of QI j. Above ``MAX_BITS`` the engine writes through the joined and sorted query
 (``compiler.output_query``) instead. The written file is verified like every output.
+
+Shuffled (``[output] order = "shuffle"``, the default), the projection numbers the rows as it
+reads them (``row_number() OVER ()``: a streaming window, the input's positions, as ``rowid``
+numbers the input's copy) and the release is sorted by ``compiler.shuffle_key`` of that number:
+the order the sorted query gives for the same key.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from sqlanon.lattice import Node
 #: the largest class-key space held as a bitstring (16 MiB)
 MAX_BITS = 1 << 27
 SUPPRESSED = "sqlanon_suppressed"
+POSITION = "__r"  # a row's position in the input, the shuffle's hashed input
 
 
 @dataclass(frozen=True)
@@ -101,8 +107,10 @@ def output_type_query(j: int) -> str:
 
 def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str], columns: Sequence[OutputColumn],
                   chosen: Plan, mask: str, drop: bool, enums: bool = False,
-                  leaves: Sequence[Sequence[str] | None] | None = None) -> tuple[str, dict]:
-    """The released rows of ``relation`` (the input), in input order, and their parameters:
+                  leaves: Sequence[Sequence[str] | None] | None = None, shuffled: bool = False) -> tuple[str, dict]:
+    """The released rows of ``relation`` (the input), in input order (``shuffled``: sorted by
+    ``compiler.shuffle_key`` of each row's position, the caller binding ``order_key``), and
+    their parameters:
     the plan's lists (``label_<j>``, ``key_<j>``) and ``mask``, which every QI of a suppressed
     row gets (with ``drop`` those rows are left out). With ``enums`` each QI comes out as its
     output ENUM (``output_type_query``, created by the caller) picked by position, not as a
@@ -112,6 +120,9 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
     params: dict = {f"leaves_{j}": list(found) for j, found in enumerate(leaves) if found is not None}
     leaf = [row_code(c.col(q), j, leaves[j], f"leaves_{j}").as_(c.ident(f"__c{j}")) for j, q in enumerate(qis)]
     kept = [c.col(p).as_(c.ident(f"__p{i}")) for i, p in enumerate(passthrough)]
+    if shuffled:  # the input position, 0 first as rowid counts
+        position = exp.Sub(this=exp.Window(this=exp.RowNumber()), expression=exp.Literal.number(1))
+        kept.append(position.as_(c.ident(POSITION)))
     inner = f"SELECT {', '.join(e.sql('duckdb') for e in [*leaf, *kept])} FROM {relation}"
     suppresses = chosen.keys is not None
     if suppresses:
@@ -152,4 +163,6 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
     sql = f"SELECT {', '.join(e.sql('duckdb') for e in selected)} FROM ({inner}) AS o"
     if suppresses and drop:
         sql += " WHERE NOT \"__s\""
+    if shuffled:  # qualified: an output column may have the position's name
+        sql += f" ORDER BY {c.shuffle_key(c.col(POSITION, 'o')).sql('duckdb')}"
     return sql, params

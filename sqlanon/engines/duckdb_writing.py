@@ -1,6 +1,7 @@
 """The DuckDB engine's output: the released table streamed from the input in one projection
-(``duckdb_release.py``) or, where it cannot stream, the sorted query over the row tables;
-written by COPY (CSV, Parquet) or into an attached DuckDB file."""
+(``duckdb_release.py``) or, where it cannot stream, the sorted query over the row tables; in
+input order or shuffled (``row_order``); written by COPY (CSV, Parquet) or into an attached
+DuckDB file."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from sqlanon.engines import compiler as c
 from sqlanon.engines import duckdb_codes as codes
 from sqlanon.engines import duckdb_release as release
 from sqlanon.engines import parquet_types
+from sqlanon.engines import row_order
 from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.engines.duckdb_connection import DIALECT, interruptible, literal
 from sqlanon.errors import DataError, OutputError, cut, first_line
@@ -49,8 +51,11 @@ class DuckDBWriting:
                         if column.kind == "qi":
                             self.run(release.output_type_query(column.index),
                                      {"values": release.output_values(chosen, column.index, MASK)})
+                key = row_order.order_key(output)
                 sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, MASK,
-                                                   output.suppressed == "drop", enums, leaves)
+                                                   output.suppressed == "drop", enums, leaves, shuffled=key is not None)
+                if key is not None:
+                    bound[c.ORDER_KEY] = key
                 self._mode(False, 0)
                 self.queries += 1
                 try:

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from sqlanon.checks.needs import Need
 from sqlanon.config.job import Output, Source
 from sqlanon.config.mask import MASK
-from sqlanon.engines import arrow_csv, memory_io as io
+from sqlanon.engines import arrow_csv, memory_io as io, row_order
 from sqlanon.engines.base import Engine, KeepCondition, OutputColumn, PreparedData
 from sqlanon.engines.evaluate import keep_mask
 from sqlanon.engines.grouping import group, total
@@ -238,8 +238,9 @@ class MemoryEngine(Engine):
 
     def _release_rows(self, labels: list[tuple[Sequence[str], np.ndarray]], kept: np.ndarray,
                       columns: Sequence[OutputColumn], output: Output, target: str) -> None:
-        """The released table in input order: QI labels (masked where the row's class is
-        suppressed), passthrough columns unchanged; written as CSV or Parquet. ``labels[j]``:
+        """The released table: QI labels (masked where the row's class is suppressed),
+        passthrough columns unchanged, in input order or shuffled (``row_order``: the rows
+        taken in a permutation of the write's secret key); written as CSV or Parquet. ``labels[j]``:
         QI j's label texts and each row's index into them; Arrow's ``take`` builds the column
         (a Python string per row would cost seconds at a million rows)."""
         if output.kind not in self.capabilities.outputs:
@@ -256,6 +257,9 @@ class MemoryEngine(Engine):
                 array = array.filter(pa.array(kept)) if drop else array
             arrays.append(array)
         table = pa.table(arrays, names=[c.name for c in columns]) if columns else pa.table({})
+        key = row_order.order_key(output)
+        if key is not None:
+            table = table.take(row_order.permutation(table.num_rows, key))
         try:
             if output.kind == "parquet":
                 io.write_parquet(table, target)

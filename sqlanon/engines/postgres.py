@@ -157,7 +157,9 @@ class PostgresEngine(SqlEngine):
         return [d.name for d in cursor.description]
 
     def _row_id(self) -> exp.Expression:
-        return exp.Window(this=exp.RowNumber())
+        """The input positions from 0, as DuckDB's rowid counts them: a shuffle with a seed
+        hashes the same numbers (``compiler.shuffle_key``), so it gives DuckDB's order."""
+        return exp.Sub(this=exp.Window(this=exp.RowNumber()), expression=exp.Literal.number(1))
 
     def _create_input(self, names: Sequence[str]) -> None:
         # One sequential scan, no parallel workers and no synchronized scans: rows numbered in

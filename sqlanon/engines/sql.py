@@ -27,9 +27,9 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
   from that; the row tables are built only for what reads rows (``_ensure_row_tables``). With
   it, ``_distinct_classes()`` and ``_create_wide(population)`` may be overridden (DuckDB codes
   without joins), and ``write`` should stream the release from the input (DuckDB does).
-* ``_row_id()``: an expression numbering the input's rows in input order, stored as ``rowid``
-  in ``sqlanon_input`` (the output keeps that order); None when the engine has a ``rowid``
-  pseudo-column (DuckDB).
+* ``_row_id()``: an expression numbering the input's rows in input order from 0, stored as
+  ``rowid`` in ``sqlanon_input`` (the output keeps that order, or a shuffle hashes it); None
+  when the engine has a ``rowid`` pseudo-column (DuckDB).
 * ``_write(sql, params, output, target)``: write the released rows of ``sql`` to ``target``
   (a temporary name chosen by the caller: a file path or a table name).
 * ``_columns(sql, params) -> {name: numpy array}``: optional, a result as arrays (the lean

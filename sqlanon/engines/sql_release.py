@@ -1,5 +1,6 @@
 """A SQL engine's release: the released table as one query (generalized to the node, or bucketed
-into an ordered anonymization's intervals), written to the target by the engine's ``_write``."""
+into an ordered anonymization's intervals), in input order or sorted by a keyed hash of the row
+positions (``row_order``), written to the target by the engine's ``_write``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlglot import exp
 from sqlanon.config.job import Output
 from sqlanon.config.mask import MASK
 from sqlanon.engines import compiler as c
+from sqlanon.engines import row_order
 from sqlanon.engines.base import KeepCondition, OutputColumn
 from sqlanon.lattice import Node
 
@@ -33,9 +35,10 @@ class SqlRelease:
         self._ensure_wide()
         figures = self._figures(node, keep)
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
+        key = row_order.order_key(output)
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
-                               drop_suppressed=output.suppressed == "drop", verdicts=verdicts)
-        self._write_query(query, params, output, target)
+                               drop_suppressed=output.suppressed == "drop", verdicts=verdicts, shuffled=key is not None)
+        self._write_query(query, params, output, target, key)
 
     def write_intervals(self, ranks: Sequence[np.ndarray], intervals: Sequence[Sequence[tuple[int, int, str]]],
                         keep: KeepCondition, params: dict, columns: Sequence[OutputColumn], output: Output,
@@ -54,11 +57,14 @@ class SqlRelease:
                 "hi": pa.array([b for _, b, _ in spans], pa.int32()),
                 "label": pa.array([text for _, _, text in spans], pa.string()),
             }), replace=True)
+        key = row_order.order_key(output)
         query = c.interval_output_query(len(ranks), keep, [(x.name, x.kind, x.index) for x in columns],
-                                        drop_suppressed=output.suppressed == "drop")
-        self._write_query(query, params, output, target)
+                                        drop_suppressed=output.suppressed == "drop", shuffled=key is not None)
+        self._write_query(query, params, output, target, key)
 
-    def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str) -> None:
+    def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str, key: str | None) -> None:
+        """``key``: the shuffle's secret (``row_order.order_key``), bound for this query only."""
         self._mode(False, 0)
-        self._write(self.sql(query), {**params, "mask": MASK}, output, target)
+        bound = {**params, "mask": MASK, **({c.ORDER_KEY: key} if key is not None else {})}
+        self._write(self.sql(query), bound, output, target)
         self.rows_scanned += self._count(c.DATA)

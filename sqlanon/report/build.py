@@ -30,6 +30,7 @@ def common_report(session, success: bool, limit_rows: int, seconds: Seconds,
     """The report fields every algorithm shares."""
     job, prepared, engine = session.job, session.prepared, session.engine
     latency = session.check_placement.latency
+    written = success and job.output.writes
     return Report(
         success=success,
         input=job.input.describe(),
@@ -53,7 +54,9 @@ def common_report(session, success: bool, limit_rows: int, seconds: Seconds,
         lookup=job.lookup,
         snapshots=asdict(session.snapshot_settings),
         versions=versions(),
-        output=job.output.describe() if (success and job.output.writes) else None,
+        output=job.output.describe() if written else None,
+        order=job.output.order if written else None,
+        order_seed=job.output.seed if written else None,
         verified=bool(verification and verification.verified),
         verification=verification,
     )

@@ -168,13 +168,21 @@ def _run(report: Report) -> str:
     items = [("input", report.input), ("quasi-identifiers", ", ".join(report.quasi_identifiers)),
              ("engine", report.engine), ("checks placed", report.checks_placement),
              ("algorithm", report.algorithm), ("metric", report.metric),
-             ("checks", report.checks), ("queries", report.queries)]
+             ("checks", report.checks), ("queries", report.queries), ("row order", _order(report))]
     seconds = report.seconds.to_dict()
     if seconds:
         items.append(("seconds", ", ".join(f"{k} {v:.2f}" for k, v in seconds.items())))
     items += [(f"version of {name}", version) for name, version in report.versions.items()]
     return "<table class=\"run\">" + "".join(
         f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in items if v is not None) + "</table>"
+
+
+def _order(report: Report) -> str | None:
+    if report.order is None:
+        return None
+    if report.order == "input":
+        return "the input's"
+    return "random" + ("" if report.order_seed is None else f", reproducible from seed {report.order_seed}")
 
 
 def _warnings(report: Report) -> str:

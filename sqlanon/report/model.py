@@ -188,6 +188,10 @@ class Report(_Section):
     snapshots: dict[str, Any]
     versions: dict[str, str]
     output: str | None
+    #: the written rows' order, "shuffle" or "input" (None: nothing written), and the seed of a
+    #: reproducible shuffle when the job gave one; a shuffle's drawn key is never reported
+    order: str | None = field(metadata=OMIT)
+    order_seed: int | None = field(metadata=OMIT)
     verified: bool
     verification: VerificationReport | None = field(default=None, metadata=OMIT)
     search: SearchFigures | None = field(default=None, metadata=FLAT)

@@ -1,6 +1,6 @@
 """The released table as one query: every row generalized to the node (or bucketed into the
 intervals of an ordered anonymization), its QIs masked or the row dropped when its class fails,
-in input order."""
+in input order or shuffled (sorted by a keyed hash of each row's position, ``shuffle_key``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,24 @@ from sqlglot import exp
 
 from sqlanon.engines.compiler.checks import class_query
 from sqlanon.engines.compiler.layout import generalized, join_labels
-from sqlanon.engines.compiler.trees import (DATA, ROW, case, class_keys, col, cut_table, ident, param, qi,
+from sqlanon.engines.compiler.trees import (DATA, ROW, case, class_keys, col, cut_table, datatype, ident, param, qi,
                                            rank_table, table)
 from sqlanon.lattice import Node
+
+#: the parameter holding a shuffle's secret key (sqlanon/engines/row_order.py)
+ORDER_KEY = "order_key"
+
+
+def shuffle_key(row: exp.Expression) -> exp.Expression:
+    """The sort key of a shuffled release: SHA-256 of the bound secret ``$order_key`` followed
+    by ``row``, the row's input position, as text. A keyed hash: without the key the sorted
+    order is indistinguishable from a uniformly random one (sqlanon/engines/row_order.py).
+
+    >>> shuffle_key(col("__r")).sql("duckdb")
+    'SHA256($order_key || CAST("__r" AS TEXT))'
+    """
+    text = exp.Cast(this=row, to=datatype("TEXT"))
+    return exp.SHA2(this=exp.Concat(expressions=[param(ORDER_KEY), text]), length=exp.Literal.number(256))
 
 
 def output_query(
@@ -21,8 +36,9 @@ def output_query(
     columns: Sequence[tuple[str, str, int | None]],
     drop_suppressed: bool,
     verdicts: exp.Select | None = None,
+    shuffled: bool = False,
 ) -> exp.Select:
-    """The released table, in input order.
+    """The released table, in input order (``shuffled``: sorted by ``shuffle_key``).
 
     ``columns``: (output name, kind, index) with kind ``"qi"`` (index = QI position) or
     ``"pass"`` (index = passthrough position). ``keep_condition(size)`` returns the predicate
@@ -33,7 +49,7 @@ def output_query(
     gen, codes, _ = generalized(gen, node, "d", projection=True)
     gen = gen.select(*(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)))
     return _release(gen, len(node), keep_condition, columns, drop_suppressed,
-                    lambda query: join_labels(query, node, "o"), lambda j: col("label", f"v{j}"), verdicts)
+                    lambda query: join_labels(query, node, "o"), lambda j: col("label", f"v{j}"), verdicts, shuffled)
 
 
 def interval_output_query(
@@ -41,8 +57,10 @@ def interval_output_query(
     keep_condition,
     columns: Sequence[tuple[str, str, int | None]],
     drop_suppressed: bool,
+    shuffled: bool = False,
 ) -> exp.Select:
-    """The released table of an ordered-interval anonymization (K-Optimize), in input order.
+    """The released table of an ordered-interval anonymization (K-Optimize), in input order
+    (``shuffled``: sorted by ``shuffle_key``).
 
     ``sqlanon_rank_<j>(code, rank)`` gives each leaf code its rank in QI j's order and
     ``sqlanon_cut_<j>(lo, hi, label)`` the intervals of the cut set (ranks lo..hi). A range
@@ -55,14 +73,15 @@ def interval_output_query(
         gen = gen.join(table(rank_table(j), rank), on=exp.EQ(this=col(qi(j), "d"), expression=col("code", rank)))
         gen = gen.join(table(cut_table(j), cut), on=exp.Between(this=col("rank", rank), low=col("lo", cut), high=col("hi", cut)))
         gen = gen.select(col("lo", cut).as_(ident(f"g{j}")), col("label", cut).as_(ident(f"t{j}")))
-    return _release(gen, dimensions, keep_condition, columns, drop_suppressed, lambda query: query, lambda j: col(f"t{j}", "o"))
+    return _release(gen, dimensions, keep_condition, columns, drop_suppressed, lambda query: query,
+                    lambda j: col(f"t{j}", "o"), shuffled=shuffled)
 
 
 def _release(gen: exp.Select, dimensions: int, keep_condition, columns, drop_suppressed: bool, decode, label,
-             verdicts: exp.Select | None = None) -> exp.Select:
+             verdicts: exp.Select | None = None, shuffled: bool = False) -> exp.Select:
     """Count each row's class (``g<j>`` columns) with a window, mask the QIs of rows in classes
     that fail ``keep_condition`` or, when given, the per-class ``verdicts`` (or drop them), and
-    select the output columns in input order."""
+    select the output columns in input order, or ``shuffled``."""
     gen = gen.select(*(col(f"p{i}", "d").as_(ident(f"p{i}")) for _, kind, i in columns if kind == "pass"))
     size = exp.Window(
         this=exp.Count(this=exp.Star()),
@@ -89,7 +108,7 @@ def _release(gen: exp.Select, dimensions: int, keep_condition, columns, drop_sup
     query = query.select(*selected)
     if drop_suppressed:
         query = query.where(kept.copy())
-    return query.order_by(col(ROW, "o"))
+    return query.order_by(shuffle_key(col(ROW, "o")) if shuffled else col(ROW, "o"))
 
 
 def verdict_query(node: Node, keep: exp.Expression, lookup: str, figures: Sequence[exp.Select]) -> exp.Select:
