@@ -5,14 +5,12 @@ DuckDB anywhere (the engine, delta-presence's identifier file, the verification)
 
 from __future__ import annotations
 
-import glob
-import os
-
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
 from sqlanon.config import encodings as text_encoding
+from sqlanon.config import files
 from sqlanon.config.job import Source
 from sqlanon.engines import compiler as c
 from sqlanon.engines.csv_input import check_header, read_error
@@ -70,10 +68,8 @@ class DuckDBSources:
     def open(self, source: Source) -> list[str]:
         """Attach or register the source and return its column names (reads no rows)."""
         kind = source.kind
-        if kind in ("csv", "duckdb") and not os.path.isfile(source.path):
-            raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
-        if kind == "parquet" and not glob.glob(source.path):
-            raise DataError(f"no Parquet file matches {source.path}")
+        if kind in ("csv", "duckdb", "parquet"):
+            files.input_files(kind, source.path)
         if kind == "csv":
             check_header(source)
         try:

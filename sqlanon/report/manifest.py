@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import replace
 
+from sqlanon.config import files
 from sqlanon.config.job import Job
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy
@@ -47,11 +48,10 @@ def _plain(value):
 
 
 def load_manifest(path: str) -> dict:
+    data = files.read_limited(path, "manifest", files.MANIFEST_LIMIT, ConfigError, "pass the report.json an anonymize "
+                              "run wrote", missing=f"cannot read manifest {path}: no such file")
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except OSError as error:
-        raise ConfigError(f"cannot read manifest {path}: {error.strerror or error}") from None
+        document = json.loads(files.utf8_text(data, "manifest", path, ConfigError))
     except json.JSONDecodeError as error:
         raise ConfigError(f"manifest {path} is not JSON: {error}") from None
     manifest = document.get("manifest", document)
