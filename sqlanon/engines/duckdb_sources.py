@@ -24,11 +24,15 @@ SOURCE_DB = "sqlanon_source"
 def csv_relation(path: str, delimiter: str, encoding: str | None = None) -> tuple[str, dict]:
     """``read_csv`` of a CSV file with a header, every column text, in its encoding (None:
     UTF-8), with its parameters: how sqlanon reads a CSV with DuckDB, an input (the engine, the
-    verification's population) as a written output (the verification)."""
-    return "read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding)", {
+    verification's population) as a written output (the verification). Quotes are RFC 4180's,
+    not sniffed: the sniffer takes a file with a quote never closed for one without quoting
+    and reads the quote as data."""
+    return ("read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding, "
+            "quote = $quote, escape = $quote)"), {
         "path": path,
         "delim": delimiter,
         "encoding": text_encoding.duckdb_name(encoding),
+        "quote": '"',
     }
 
 
