@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from sqlanon.cli.commands import main
 from sqlanon.config import files
+from sqlanon.errors import ConfigError
 
 
 def job(tmp_path, body, data=None, name="data.csv"):
@@ -312,3 +313,12 @@ def test_a_manifest_saved_as_utf16_is_named_so(tmp_path):
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.stderr.strip() == (f"error: the manifest {report} is not UTF-8 text (UTF-16: it starts with a UTF-16 "
                                      "byte-order mark): save it as UTF-8")
+
+
+def test_a_file_swapped_for_a_pipe_after_its_check_is_refused_once_open(tmp_path, monkeypatch):
+    """The stat and the open are two steps: the open does not block on a pipe, and what it opened
+    is checked again."""
+    os.mkfifo(tmp_path / "job.toml")
+    monkeypatch.setattr(files, "regular_file", lambda *args, **kwargs: 0)  # as if it was a file at the check
+    with pytest.raises(ConfigError, match=r"^job file is not a regular file: .*job.toml is a named pipe \(FIFO\)"):
+        files.read_limited(str(tmp_path / "job.toml"), "job file", files.JOB_LIMIT, ConfigError, "")

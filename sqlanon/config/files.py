@@ -33,6 +33,9 @@ RELATIVE = " (paths in a job file are relative to the job file)"
 _NOT_REGULAR_FIX = ("sqlanon reads regular files only (a pipe or a device can block or never end): "
                     "save the content to a file and give that file's path")
 
+#: a file swapped for a pipe after the check must not block the open (POSIX has O_NONBLOCK)
+_READ_FLAGS = os.O_RDONLY | (os.O_NONBLOCK if os.name == "posix" else 0)
+
 #: the first bytes of compressed files, and the tool that undoes each
 MAGIC = ((b"\x1f\x8b", "gzip", "gunzip"), (b"PK\x03\x04", "zip", "unzip"), (b"PK\x05\x06", "zip", "unzip"),
          (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"), (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"))
@@ -73,7 +76,7 @@ def read_limited(path: str, what: str, limit: int, error: type[SqlanonError], fi
     if size > limit:
         raise _too_large(path, what, size, limit, error, fix)
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, _READ_FLAGS)
         with os.fdopen(descriptor, "rb") as handle:
             mode = os.fstat(handle.fileno()).st_mode
             if not stat.S_ISREG(mode):
