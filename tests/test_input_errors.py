@@ -393,8 +393,8 @@ def test_quotes_inside_values_and_quoted_line_breaks_are_still_read(tmp_path, en
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("kind, tool", [("gzip", "gunzip"), ("zip", "unzip")])
-def test_compressed_bytes_named_csv_are_named_compressed(tmp_path, engine, kind, tool):
+@pytest.mark.parametrize("kind, command", [("gzip", "gunzip -c"), ("zip", "unzip -p")])
+def test_compressed_bytes_named_csv_are_named_compressed(tmp_path, engine, kind, command):
     text = "x,y\na,1\nb,2\na,3\nb,4\n"
     if kind == "gzip":
         data = gzip.compress(text.encode())
@@ -406,7 +406,8 @@ def test_compressed_bytes_named_csv_are_named_compressed(tmp_path, engine, kind,
     code, err = run(xy_job(tmp_path, data, engine))
     assert code == 3
     assert one_line_error(err) == (f"error: input {tmp_path / 'd.csv'} is compressed ({kind}), not CSV text: decompress "
-                                   f"it first ({tool} <file>) and give the decompressed CSV file")
+                                   f"it first (e.g. {command} {tmp_path / 'd.csv'} > decompressed.csv) and give the "
+                                   "decompressed CSV file")
     assert "\\x" not in err and "\ufffd" not in err  # no binary quoted
 
 

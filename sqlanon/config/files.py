@@ -20,9 +20,9 @@ import stat
 from sqlanon.errors import DataError, SqlanonError
 
 MIB = 1 << 20
-#: the largest job file read (a job with every column of a wide table is a few hundred KiB)
+#: the largest job file read (a TOML job is a few KiB; 10 MiB is no job)
 JOB_LIMIT = 10 * MIB
-#: the largest manifest (report.json) read; a report is a few hundred KiB at most
+#: the largest manifest (report.json) read; the demo's is 12 KiB
 MANIFEST_LIMIT = 64 * MIB
 #: the largest hierarchy file read: one row per distinct value, held in memory as Python strings
 HIERARCHY_LIMIT = 512 * MIB
@@ -36,9 +36,9 @@ _NOT_REGULAR_FIX = ("sqlanon reads regular files only (a pipe or a device can bl
 #: a file swapped for a pipe after the check must not block the open (POSIX has O_NONBLOCK)
 _READ_FLAGS = os.O_RDONLY | (os.O_NONBLOCK if os.name == "posix" else 0)
 
-#: the first bytes of compressed files, and the tool that undoes each
-MAGIC = ((b"\x1f\x8b", "gzip", "gunzip"), (b"PK\x03\x04", "zip", "unzip"), (b"PK\x05\x06", "zip", "unzip"),
-         (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"), (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"))
+#: the first bytes of compressed files, and the command that writes one's content to stdout
+MAGIC = ((b"\x1f\x8b", "gzip", "gunzip -c"), (b"PK\x03\x04", "zip", "unzip -p"), (b"PK\x05\x06", "zip", "unzip -p"),
+         (b"BZh", "bzip2", "bunzip2 -c"), (b"\xfd7zXZ\x00", "xz", "unxz -c"), (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"))
 
 
 def not_regular(path: str, mode: int) -> str:
@@ -136,7 +136,7 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def compression(head: bytes) -> tuple[str, str] | None:
-    """(format, the tool that decompresses it) when ``head``, a file's first bytes, starts as a
+    """(format, the command that decompresses it to stdout) when ``head``, a file's first bytes, starts as a
     compressed file does, else None."""
     for magic, named, tool in MAGIC:
         if head.startswith(magic):

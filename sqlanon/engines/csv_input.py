@@ -92,9 +92,9 @@ def refuse_compressed(path: str) -> None:
         return  # the reader says why it cannot open it
     packed = files.compression(head)
     if packed is not None:
-        named, tool = packed
-        raise DataError(f"input {path} is compressed ({named}), not CSV text: decompress it first ({tool} "
-                        "<file>) and give the decompressed CSV file")
+        named, command = packed
+        raise DataError(f"input {path} is compressed ({named}), not CSV text: decompress it first (e.g. {command} "
+                        f"{path} > decompressed.csv) and give the decompressed CSV file")
 
 
 def reading_failed(error: Exception) -> bool:
