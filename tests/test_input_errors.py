@@ -2,6 +2,11 @@
 code: encodings, hierarchy layout mistakes, duplicate column names, huge values, a hierarchy
 on an attribute that is not a quasi-identifier."""
 
+import csv
+import gzip
+import io
+import zipfile
+
 import pytest
 from click.testing import CliRunner
 
@@ -300,3 +305,151 @@ def test_hierarchy_on_a_non_quasi_attribute_is_refused(tmp_path, role):
     assert code == 2
     assert f"attribute 'y' has role \"{role}\" and a hierarchy" in err
     assert "set role = \"quasi\" to generalize it, or remove the hierarchy" in err
+
+
+# -- CSV input the readers get wrong: long lines, late bad bytes, quotes, compression, header ------
+
+def xy_job(tmp_path, data: bytes, engine="duckdb", name="d.csv"):
+    """A job over a CSV of columns x (a QI over a, b) and y (released as it is)."""
+    (tmp_path / name).write_bytes(data)
+    (tmp_path / "h.csv").write_text("a;*\nb;*\n")
+    return write_job(tmp_path, f'[input]\npath = "{name}"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+                               f'[attributes.y]\nrole = "insensitive"\n[privacy]\nk = 2\n[engine]\nname = "{engine}"\n'
+                               '[output]\npath = "out.csv"\n')
+
+
+def one_line_error(err):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+def data_error(tmp_path, data: bytes, engine="duckdb"):
+    """The one line of the data error (exit 3) a run over ``data`` as the input CSV ends with."""
+    code, err = run(xy_job(tmp_path, data, engine))
+    assert code == 3, err
+    return one_line_error(err)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("before", [1, 50_000])  # the sniffer's sample, and past it
+def test_a_5mb_field_names_its_line_and_the_limit(tmp_path, engine, before):
+    data = b"x,y\n" + b"a,1\n" * before + b"b," + b"z" * 5_000_000 + b"\na,3\nb,4\n"
+    assert data_error(tmp_path, data, engine) == (
+        f"error: input {tmp_path / 'd.csv'}: line {before + 2} is 5,000,002 bytes long, more than the 2,000,000 bytes "
+        "sqlanon reads in one CSV line: shorten its long value (or leave the column out of the file), or check the "
+        "line's quoting (a quote never closed makes the following lines one value)")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_line_just_under_the_limit_is_read(tmp_path, engine):
+    long = "z" * 1_999_990
+    code, err = run(xy_job(tmp_path, f"x,y\na,1\nb,{long}\na,3\nb,{long}\n".encode(), engine))
+    assert code == 0, err
+    assert (tmp_path / "out.csv").read_text().splitlines()[2] == f"b,{long}"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_bad_utf8_on_line_1999990_is_an_input_error(tmp_path, engine):
+    """y is only read when the output is written (DuckDB streams it from the input): its bad
+    bytes are still the input's, named by their line, and nothing is written."""
+    data = b"x,y\n" + b"a,1\nb,2\n" * 999_994 + b"a,\xff\xfe\n" + b"b,2\n" * 10
+    assert data.split(b"\n")[1_999_989] == b"a,\xff\xfe"  # line 1,999,990
+    assert data_error(tmp_path, data, engine).startswith(
+        f"error: input {tmp_path / 'd.csv'} is not valid utf-8 text: an encoding problem at line 1999990, byte 3 of "
+        "the line (0xff)")
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("data, line", [
+    (b'x,y\na,1\nb,"2\na,3\nb,4\n', 3),  # the last column: read as one value to the end of the file before
+    (b'x,y\na,1\n"b,2\na,3\nb,4\n', 3),  # the first: a hierarchy error before
+    (b"x,y\n" + b"a,1\nb,2\n" * 20_000 + b'"a,3\nb,4\n', 40_002),  # past the sniffer's sample
+], ids=["last column", "first column", "past the sniffer"])
+def test_an_unterminated_quote_is_a_data_error_naming_its_line(tmp_path, engine, data, line):
+    assert data_error(tmp_path, data, engine) == (
+        f"error: input {tmp_path / 'd.csv'}: line {line} opens a quoted field that is never closed (it would run to "
+        "the end of the file). Close the quote, or, if the quote belongs to the value, quote the whole value and "
+        'double each quote in it (the value 5"x is written "5""x")')
+
+
+def test_characters_after_a_closing_quote_are_a_data_error(tmp_path):
+    """DuckDB refuses them (the memory engine's pyarrow reads "2"x as 2x, as it always has)."""
+    assert data_error(tmp_path, b'x,y\na,1\nb,"2"x\na,3\nb,4\n').startswith(
+        f"error: input {tmp_path / 'd.csv'}: line 3: a quoted field is followed by other characters before the delimiter")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_quotes_inside_values_and_quoted_line_breaks_are_still_read(tmp_path, engine):
+    """The quote rule refuses only broken quoting: a quote inside an unquoted value (an odd
+    count of quotes in the file), a quoted value over two lines and doubled quotes read as before."""
+    data = b'x,y\na,5"x\nb,"two\nlines"\na,"say ""hi"""\nb,4\n'
+    code, err = run(xy_job(tmp_path, data, engine))
+    assert code == 0, err
+    assert list(csv.reader(io.StringIO((tmp_path / "out.csv").read_text()))) == [
+        ["x", "y"], ["a", '5"x'], ["b", "two\nlines"], ["a", 'say "hi"'], ["b", "4"]]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("kind, command", [("gzip", "gunzip -c"), ("zip", "unzip -p")])
+def test_compressed_bytes_named_csv_are_named_compressed(tmp_path, engine, kind, command):
+    text = "x,y\na,1\nb,2\na,3\nb,4\n"
+    if kind == "gzip":
+        data = gzip.compress(text.encode())
+    else:
+        packed = io.BytesIO()
+        with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("d.csv", text)
+        data = packed.getvalue()
+    assert data_error(tmp_path, data, engine) == (  # and no binary quoted
+        f"error: input {tmp_path / 'd.csv'} is compressed ({kind}), not CSV text: decompress it first (e.g. {command} "
+        f"{tmp_path / 'd.csv'} > decompressed.csv) and give the decompressed CSV file")
+
+
+HEADER_CASES = {
+    # DuckDB would show them as age, Age_1 and age_2
+    "names equal but for case or spaces": (
+        b"age,Age,age ,x\n1,2,3,a\n", "_1",
+        "the header (line 1) names 1 column(s) more than once: 'age' in column 1, 'Age' in column 2, 'age ' in column 3 "
+        "(names that differ only in case or in spaces around them are one name to DuckDB and to SQL). Every column "
+        "needs its own name: rename the duplicates in the header line"),
+    # DuckDB would call it column2, pyarrow ''
+    "an empty name": (
+        b"x,y,,z\na,1,2,3\nb,1,2,3\n", "column2",
+        "column 3 of the header (line 1) is empty: every column needs a name. Write one in the header line (a pandas "
+        "index saved by to_csv() has none: save with index=False), or remove the column (a delimiter ',' that ends "
+        "every line makes an empty last column)"),
+}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("case", HEADER_CASES)
+def test_header_columns_are_named_by_their_place_in_the_header(tmp_path, engine, case):
+    data, renamed, message = HEADER_CASES[case]
+    assert data_error(tmp_path, data, engine) == f"error: input {tmp_path / 'd.csv'}: {message}"
+    assert renamed not in message  # the reader's own name for the column is never shown
+
+
+def test_check_names_an_empty_column_too(tmp_path):
+    (tmp_path / "d.csv").write_text(",x\n0,a\n1,b\n")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "d.csv"), "--quasi", "x"])
+    assert result.exit_code == 3 and "column 1 of the header (line 1) is empty" in result.stderr
+
+
+# -- hierarchy values the csv module cannot read -----------------------------------------------------
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_hierarchy_value_over_131072_characters_names_file_line_and_column(tmp_path, quoted):
+    value = "q" * 140_000
+    (tmp_path / "h.csv").write_text(f"a;*\nb;*\nc;{value}\n" if not quoted else f'a;*\nb;*\n"c";"{value}"\n')
+    (tmp_path / "d.csv").write_text("x\na\nb\n")
+    code, err = run(write_job(tmp_path, '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'))
+    assert code == 2
+    line = one_line_error(err)
+    assert line.startswith(f"error: hierarchy file {tmp_path / 'h.csv'} (attribute 'x'): line 3, column 2 holds a value "
+                           "longer than 131,072 characters (")
+    assert line.endswith("the most a hierarchy value may have: a value is one category of the attribute; shorten it, or "
+                         "check the quoting and the separator (';') of that line (an unclosed quote makes the rest of "
+                         "the file one value)")
+    assert len(line) < 500

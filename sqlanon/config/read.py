@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sqlanon.config import files
 from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import (ROLES, Attribute, GeneticParams, Job, KOptimizeOptions, Output, Source)
 from sqlanon.config.risk import RISK_KEYS, RiskSettings
@@ -48,10 +49,10 @@ def load_job(path: str | Path, **overrides: Any) -> Job:
     html, overwrite, order (output.order).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"cannot read job file {path}: {error.strerror or error}") from None
+    data = files.read_limited(str(path), "job file", files.JOB_LIMIT, ConfigError,
+                              "a job is a short TOML file: check that the path names the job",
+                              missing=f"cannot read job file {path}: no such file")
+    text = files.utf8_text(data, "job file", str(path), ConfigError)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -5,14 +5,12 @@ DuckDB anywhere (the engine, delta-presence's identifier file, the verification)
 
 from __future__ import annotations
 
-import glob
-import os
-
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
 from sqlanon.config import encodings as text_encoding
+from sqlanon.config import files
 from sqlanon.config.job import Source
 from sqlanon.engines import compiler as c
 from sqlanon.engines.csv_input import check_header, read_error
@@ -27,12 +25,15 @@ def csv_relation(path: str, delimiter: str, encoding: str | None = None) -> tupl
     """``read_csv`` of a CSV file with a header, every column text, in its encoding (None:
     UTF-8), with its parameters: how sqlanon reads a CSV with DuckDB, an input (the engine, the
     verification's population) as a written output (the verification). An empty field is
-    NULL and a quoted one (``""``) the empty string, as the CSV writers print them."""
+    NULL and a quoted one (``""``) the empty string, as the CSV writers print them. Quotes are
+    RFC 4180's, not sniffed: the sniffer takes a file with a quote never closed for one without
+    quoting and reads the quote as data."""
     return ("read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding, "
-            "allow_quoted_nulls = false)"), {
+            "allow_quoted_nulls = false, quote = $quote, escape = $quote)"), {
         "path": path,
         "delim": delimiter,
         "encoding": text_encoding.duckdb_name(encoding),
+        "quote": '"',
     }
 
 
@@ -72,10 +73,8 @@ class DuckDBSources:
     def open(self, source: Source) -> list[str]:
         """Attach or register the source and return its column names (reads no rows)."""
         kind = source.kind
-        if kind in ("csv", "duckdb") and not os.path.isfile(source.path):
-            raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
-        if kind == "parquet" and not glob.glob(source.path):
-            raise DataError(f"no Parquet file matches {source.path}")
+        if kind in ("csv", "duckdb", "parquet"):
+            files.input_files(kind, source.path)
         if kind == "csv":
             check_header(source)
         try:

@@ -4,11 +4,10 @@ rows (``sqlanon/criteria/population.py``)."""
 
 from __future__ import annotations
 
-import os
-
 import duckdb
 from sqlglot import exp
 
+from sqlanon.config import files
 from sqlanon.criteria.population import IDS, ResearchSubset, subset_condition
 from sqlanon.engines import compiler as c
 from sqlanon.engines.duckdb_connection import DIALECT
@@ -42,9 +41,7 @@ class DuckDBSubset:
                 raise ConfigError(f"delta-presence: the subset column '{subset.column}' holds values that are not "
                                   f"true or false, e.g. {shown}: {fix}")
             return subset_condition(subset, "s")
-        if not os.path.isfile(subset.file):
-            raise ConfigError(f"delta-presence: subset_file not found: {subset.file} (paths in a job file are "
-                              "relative to the job file)")
+        files.regular_file(subset.file, "delta-presence: subset_file", ConfigError)
         reader, file_params = table_file_relation(subset.file)
         try:
             cursor = self.con.execute(f"SELECT * FROM {reader} LIMIT 0", file_params)

@@ -19,6 +19,7 @@ from sqlanon.engines import duckdb_release as release
 from sqlanon.engines import parquet_types
 from sqlanon.engines import row_order
 from sqlanon.engines.base import KeepCondition, OutputColumn
+from sqlanon.engines.csv_input import reading_failed
 from sqlanon.engines.duckdb_connection import DIALECT, interruptible, literal
 from sqlanon.errors import DataError, OutputError, cut, first_line
 from sqlanon.lattice import Node
@@ -94,6 +95,8 @@ class DuckDBWriting:
         except duckdb.InterruptException:
             raise
         except (duckdb.ConversionException, duckdb.InvalidInputException) as error:
+            if streamed and reading_failed(error):  # the release reads the input CSV again: its error is the input's
+                raise self._read_error(self._source, error) from None
             unknown = str(error).find(codes.UNKNOWN)
             if not streamed or (unknown < 0 and not isinstance(error, duckdb.ConversionException)):
                 raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None

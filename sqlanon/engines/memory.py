@@ -9,8 +9,6 @@ engine runs with ``checks = "local"``; this engine reads, encodes and writes wit
 
 from __future__ import annotations
 
-import glob
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sqlanon.checks.needs import Need
+from sqlanon.config import files
 from sqlanon.config.job import Output, Source
 from sqlanon.config.mask import MASK
 from sqlanon.engines import arrow_csv, memory_io as io, row_order
@@ -69,10 +68,8 @@ class MemoryEngine(Engine):
         kind = source.kind
         if kind == "duckdb":
             raise io.refuse_duckdb_file("input", source.path)
-        if kind == "csv" and not os.path.isfile(source.path):
-            raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
-        if kind == "parquet" and not glob.glob(source.path):
-            raise DataError(f"no Parquet file matches {source.path}")
+        if kind in ("csv", "parquet"):
+            files.input_files(kind, source.path)
         if kind == "arrow" and not isinstance(source.arrow, pa.Table):
             raise DataError("the in-memory input must be a pyarrow.Table")
         io.refuse_if_too_large(source)

@@ -97,8 +97,10 @@ def read_columns(source: Source) -> list[str]:
 
 
 def _csv_read_options(encoding: str | None = None) -> pcsv.ReadOptions:
-    # pyarrow transcodes any other encoding to UTF-8 with Python's codec before parsing.
-    return pcsv.ReadOptions(autogenerate_column_names=False, encoding=codec(encoding, "input.encoding"))
+    # pyarrow transcodes any other encoding to UTF-8 with Python's codec before parsing; a record
+    # must fit in one block, so the block is as long as the longest line DuckDB reads
+    return pcsv.ReadOptions(autogenerate_column_names=False, encoding=codec(encoding, "input.encoding"),
+                            block_size=csv_input.LINE_LIMIT)
 
 
 def _csv_convert_options() -> pcsv.ConvertOptions:
@@ -117,6 +119,7 @@ def read_table(source: Source, columns: Sequence[str]) -> pa.Table:
         if source.kind == "parquet":
             return pa.concat_tables(pq.read_table(path, columns=columns) for path in sorted(glob.glob(source.path)))
         names = read_columns(source)
+        csv_input.refuse_unclosed_quote(source)  # pyarrow would read the rest of the file as one value
         options = _csv_convert_options()
         options.column_types = {name: pa.string() for name in names}
         options.include_columns = columns

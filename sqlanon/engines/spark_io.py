@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
+from sqlanon.config import files
 from sqlanon.config.job import Source
 from sqlanon.engines import arrow_csv, memory_io
 from sqlanon.errors import ConfigError, DataError, OutputError, first_line
@@ -79,16 +80,16 @@ def columns_of(spark, source: Source) -> list[str]:
     """The source's column names (reads no rows)."""
     kind = source.kind
     if kind == "parquet":
-        if "://" not in source.path and not glob.glob(source.path):
-            raise DataError(f"no Parquet file matches {source.path}")
+        if "://" not in source.path:
+            files.input_files(kind, source.path, folders=True)  # Spark reads a folder of Parquet files too
         return list(_guard(source, lambda: spark.read.parquet(source.path).columns))
     if kind == "spark":
         if not spark.catalog.tableExists(source.table):
             raise DataError(f"Spark table '{source.table}' not found (input.table); tables: "
                             f"{', '.join(sorted(t.name for t in spark.catalog.listTables())) or 'none'}")
         return list(spark.table(source.table).columns)
-    if kind == "csv" and not os.path.isfile(source.path):
-        raise DataError(f"input file not found: {source.path} (paths in a job file are relative to the job file)")
+    if kind == "csv":
+        files.input_files(kind, source.path)
     if kind == "arrow" and not isinstance(source.arrow, pa.Table):
         raise DataError("the in-memory input must be a pyarrow.Table")
     try:

@@ -4,15 +4,19 @@ no header, level 0 first and the most general value last."""
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
-from sqlanon.errors import HierarchyError, cut
-from sqlanon.hierarchy.model import Hierarchy
+from sqlanon.config import files
 from sqlanon.config.encodings import first_undecodable, reading_codec, undecodable_message
 from sqlanon.config.wording import hierarchy_encoding_setting
+from sqlanon.errors import HierarchyError, cut
+from sqlanon.hierarchy.model import Hierarchy, collection_paused
 
 #: separators a hierarchy exported by a spreadsheet or another tool often has instead of ';'
 _OTHER_SEPARATORS = {",": "','", "\t": "tabs ('\\t')"}
+_TOO_LARGE = ("a hierarchy holds one row per value of its attribute: check that the path names the attribute's "
+              "hierarchy, or generalize the attribute with a builder (hierarchy = { type = \"mask\" }, \"intervals\", ...)")
 
 
 def read_hierarchy(path: str | Path, attribute: str, delimiter: str = ";", encoding: str | None = None,
@@ -28,41 +32,86 @@ def read_hierarchy(path: str | Path, attribute: str, delimiter: str = ";", encod
     1
     """
     path = Path(path)
+    what = f"hierarchy file for attribute '{attribute}'"
+    data = files.read_limited(str(path), what, files.HIERARCHY_LIMIT, HierarchyError, _TOO_LARGE)
     try:
-        with path.open(newline="", encoding=reading_codec(encoding)) as handle:
-            rows = [row for row in csv.reader(handle, delimiter=delimiter)]
-    except FileNotFoundError:
-        raise HierarchyError(
-            f"hierarchy file for attribute '{attribute}' not found: {path} "
-            "(paths in a job file are relative to the job file)"
-        ) from None
+        text = data.decode(reading_codec(encoding))
     except UnicodeDecodeError as error:
         found = first_undecodable(str(path), encoding) or (None, error.start + 1, error.object[error.start:error.end], "")
         named = hierarchy_encoding_setting(attribute) if setting is None else f"{setting} encoding"
         raise HierarchyError(undecodable_message(f"hierarchy file {path} (attribute '{attribute}')", str(path), encoding,
                                                  found, named)) from None
-    except (OSError, csv.Error) as error:
-        raise HierarchyError(f"cannot read hierarchy file {path} for '{attribute}': {error}") from None
-    # A trailing empty line is common in hand-written files; an empty row elsewhere is not data.
-    lines = [(number, row) for number, row in enumerate(rows, start=1) if row]
-    _refuse_layout_mistakes(attribute, lines, str(path), delimiter)
-    return Hierarchy.from_rows(attribute, lines, source=str(path))
+    with collection_paused():
+        rows, lines = _rows(text, delimiter, f"hierarchy file {path} (attribute '{attribute}')")
+        _refuse_layout_mistakes(attribute, rows, lines, str(path), delimiter)
+        return Hierarchy.from_rows(attribute, rows, source=str(path), lines=lines)
 
 
-def _refuse_layout_mistakes(attribute: str, lines: list[tuple[int, list[str]]], source: str, delimiter: str) -> None:
+def _rows(text: str, delimiter: str, where: str) -> tuple[list[tuple[str, ...]], list[int]]:
+    """The non-empty rows of ``text`` and their line numbers (a trailing empty line is common in
+    hand-written files; an empty row elsewhere is not data). Text without quotes is split at C
+    speed, as the csv module would split it; quoted text goes through the csv module."""
+    flat = text.replace("\r\n", "\n")
+    if '"' in flat or "\r" in flat:
+        return _csv_rows(text, delimiter, where)
+    split = flat.split("\n")
+    limit = csv.field_size_limit()
+    if max(map(len, split)) > limit:  # a line that long may hold a field above the csv module's limit
+        for number, line in enumerate(split, start=1):
+            fields = line.split(delimiter)
+            if max(map(len, fields)) > limit:
+                raise _value_too_long(where, number, fields, delimiter, limit)
+    if split.count("") == (1 if flat.endswith("\n") else 0):  # no empty line but the last
+        rows = [tuple(line.split(delimiter)) for line in split if line]
+        return rows, list(range(1, len(rows) + 1))
+    numbered = [(number, tuple(line.split(delimiter))) for number, line in enumerate(split, start=1) if line]
+    return [row for _, row in numbered], [number for number, _ in numbered]
+
+
+def _csv_rows(text: str, delimiter: str, where: str) -> tuple[list[tuple[str, ...]], list[int]]:
+    """As ``_rows``, through the csv module (quotes; lines ended by a lone carriage return)."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows, lines = [], []
+    try:
+        for number, row in enumerate(reader, start=1):
+            if row:
+                rows.append(tuple(row))
+                lines.append(number)
+    except csv.Error as error:
+        if "field larger than field limit" in str(error):
+            line = reader.line_num
+            fields = text.splitlines()[line - 1].split(delimiter) if line else []
+            raise _value_too_long(where, line, fields, delimiter, csv.field_size_limit()) from None
+        raise HierarchyError(f"cannot read {where}: line {reader.line_num}: {error}") from None
+    return rows, lines
+
+
+def _value_too_long(where: str, line: int, fields: list[str], delimiter: str, limit: int) -> HierarchyError:
+    """A value longer than the csv module reads: where it is (its column when the line shows it)."""
+    long = [(column, field) for column, field in enumerate(fields, start=1) if len(field) > limit]
+    at = f"line {line}, column {long[0][0]}" if long else f"line {line}"
+    value = f" ({cut(long[0][1])})" if long else ""
+    return HierarchyError(
+        f"{where}: {at} holds a value longer than {limit:,} characters{value}, the most a hierarchy value may have: "
+        f"a value is one category of the attribute; shorten it, or check the quoting and the separator "
+        f"({delimiter!r}) of that line (an unclosed quote makes the rest of the file one value)")
+
+
+def _refuse_layout_mistakes(attribute: str, rows: list[tuple[str, ...]], lines: list[int], source: str,
+                            delimiter: str) -> None:
     """A file of whitespace only, and one written with another separator, would otherwise
     read as rows of one field each and fail only later, as values missing from the data."""
     where = f"hierarchy for '{attribute}' ({source})"
-    if lines and all(not field.strip() for _, row in lines for field in row):
+    if rows and all(not field.strip() for row in rows for field in row):
         raise HierarchyError(
-            f"{where} holds only whitespace ({len(lines)} line(s)): it needs one row per value of the attribute, "
+            f"{where} holds only whitespace ({len(rows)} line(s)): it needs one row per value of the attribute, "
             f"its levels separated by {delimiter!r}, e.g. 17{delimiter}15-19{delimiter}*"
         )
-    if not lines or any(len(row) != 1 for _, row in lines):
+    if not rows or any(len(row) != 1 for row in rows):
         return
     for separator, named in _OTHER_SEPARATORS.items():
-        if separator != delimiter and all(separator in row[0] for _, row in lines):
-            line, (text,) = lines[0]
+        if separator != delimiter and all(separator in row[0] for row in rows):
+            line, (text,) = lines[0], rows[0]
             raise HierarchyError(
                 f"{where} is separated by {named}; ARX hierarchies use {delimiter!r} (line {line}: {cut(text)} reads as "
                 f"one field, so every row would be a value of its own): replace the separators with {delimiter!r}, "
