@@ -275,7 +275,8 @@ def test_a_manifest_above_its_size_limit_is_refused(tmp_path, monkeypatch):
                                        "--output", str(tmp_path / "again.csv")])
     assert result.exit_code == 2
     assert f"manifest {tmp_path / 'report.json'} is too large: " in result.stderr
-    assert "more than the 1,000 bytes sqlanon reads for one; pass the report.json an anonymize run wrote" in result.stderr
+    assert ("more than the 1,000 bytes sqlanon reads for one; use the report.json of an anonymize run as it was "
+            "written") in result.stderr
 
 
 # -- the job file's text -------------------------------------------------------------------------
@@ -285,7 +286,8 @@ def test_a_job_file_with_a_utf8_byte_order_mark_runs(tmp_path):
     path.write_bytes(codecs.BOM_UTF8 + path.read_bytes())
     code, err = run(path, "--k", "3")
     assert code == 0, err
-    assert (tmp_path / "out.csv").read_text().splitlines() == ["x,y", "*,1", "*,2", "*,3", "*,4"]
+    header, *rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert header == "x,y" and sorted(rows) == ["*,1", "*,2", "*,3", "*,4"]  # in a random order
 
 
 @pytest.mark.parametrize("encode, looks", [

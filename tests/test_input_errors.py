@@ -346,7 +346,7 @@ def test_a_line_just_under_the_limit_is_read(tmp_path, engine):
     long = "z" * 1_999_990
     code, err = run(xy_job(tmp_path, f"x,y\na,1\nb,{long}\na,3\nb,{long}\n".encode(), engine))
     assert code == 0, err
-    assert (tmp_path / "out.csv").read_text().splitlines()[2] == f"b,{long}"
+    assert sorted((tmp_path / "out.csv").read_text().splitlines()[1:]) == ["a,1", "a,3", f"b,{long}", f"b,{long}"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -387,8 +387,9 @@ def test_quotes_inside_values_and_quoted_line_breaks_are_still_read(tmp_path, en
     data = b'x,y\na,5"x\nb,"two\nlines"\na,"say ""hi"""\nb,4\n'
     code, err = run(xy_job(tmp_path, data, engine))
     assert code == 0, err
-    assert list(csv.reader(io.StringIO((tmp_path / "out.csv").read_text()))) == [
-        ["x", "y"], ["a", '5"x'], ["b", "two\nlines"], ["a", 'say "hi"'], ["b", "4"]]
+    header, *rows = csv.reader(io.StringIO((tmp_path / "out.csv").read_text()))
+    assert header == ["x", "y"]  # the rows in a random order
+    assert sorted(rows) == sorted([["a", '5"x'], ["b", "two\nlines"], ["a", 'say "hi"'], ["b", "4"]])
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -10,18 +10,15 @@ Every problem is one ``ConfigError`` naming the manifest, the key and its value 
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from dataclasses import dataclass
 from typing import Any
 
+from sqlanon.config import files
 from sqlanon.config.job import SUPPRESSED_MODES, Job
 from sqlanon.errors import CUT, ConfigError
 from sqlanon.report.manifest import VERSION, hierarchy_digest, manifest_models
 
-#: a manifest is a few KB (a report.json holding one, tens of KB); beyond this it is not one
-MAX_BYTES = 16 * 1024 * 1024
 KEYS = ("version", "quasi_identifiers", "levels", "hierarchies", "models", "suppression_limit", "suppressed")
 #: settings of a model that locate a file it reads (new data brings its own): the job's are
 #: read, so they are not compared
@@ -51,28 +48,12 @@ class SavedTransformation:
 
 def load_manifest(path: str) -> object:
     """The JSON document of a manifest file (a report.json, or a manifest alone): a regular
-    file of at most ``MAX_BYTES``, UTF-8 (a BOM allowed), JSON without a key twice in an object."""
+    file (checked before it is opened: a FIFO would block) of at most ``files.MANIFEST_LIMIT``, UTF-8 (a
+    BOM allowed), JSON without a key twice in an object."""
     named = f"manifest {path}"
-    try:
-        # non-blocking: a FIFO opens at once (and is refused below) instead of waiting for a writer
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        raise ConfigError(f"cannot read {named}: {error.strerror or error}; give the report.json of an anonymize run") from None
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise ConfigError(f"{named} is {_file_kind(mode)}, not a file; give the report.json of an anonymize run")
-        data = handle.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:
-        raise ConfigError(f"{named} is larger than {MAX_BYTES // 2**20} MiB, which no manifest is (a report.json "
-                          "holding one is tens of KB); give the report.json of an anonymize run")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        read = bytes(error.object)  # after a BOM, the offsets are the text's, not the file's
-        line, column = _position(read, error.start)
-        raise ConfigError(f"{named} is not UTF-8 text: byte 0x{read[error.start]:02x} at line {line}, column {column}; "
-                          f"{FIX}") from None
+    data = files.read_limited(path, "manifest", files.MANIFEST_LIMIT, ConfigError, FIX,
+                              missing=f"cannot read {named}: no such file; give the report.json of an anonymize run")
+    text = files.utf8_text(data, "manifest", path, ConfigError)
     try:
         return json.loads(text, object_pairs_hook=lambda pairs: _object(pairs, named))
     except ConfigError:  # a key given twice (a ConfigError is a ValueError too)
@@ -83,17 +64,6 @@ def load_manifest(path: str) -> object:
         raise ConfigError(f"{named} holds a number of thousands of digits, which no manifest has; {FIX}") from None
     except RecursionError:
         raise ConfigError(f"{named} nests lists or objects thousands of levels deep, which no manifest does; {FIX}") from None
-
-
-def _file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
-
-
-def _position(data: bytes, offset: int) -> tuple[int, int]:
-    """Line and column (1-based, in bytes) of ``offset`` in ``data``."""
-    return data.count(b"\n", 0, offset) + 1, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
 
 
 def _object(pairs: list[tuple[str, Any]], named: str) -> dict[str, Any]:
