@@ -92,7 +92,7 @@ def test_numpy_numbers_are_numbers():
     assert type(result.report["privacy"]["models"][0]["k"]) is int
     ages = pd.DataFrame({"age": np.arange(20, 28).astype(str)})
     built = sqlanon.anonymize(ages, quasi={"age": {"type": "intervals", "widths": [np.int64(4)]}}, k=np.int64(4))
-    assert built.success and built.table["age"].tolist() == ["20-23"] * 4 + ["24-27"] * 4
+    assert built.success and sorted(built.table["age"].tolist()) == ["20-23"] * 4 + ["24-27"] * 4
     found = sqlanon.check(frame, quasi=["x"], k=np.int64(4), risk={"threshold": np.float64(0.3)})
     assert found.holds and found.models[0]["k"] == 4
     fitted = sqlanon.Anonymizer(quasi={"x": ZIPS}, k=np.int64(4), others="insensitive").fit(frame)

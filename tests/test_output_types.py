@@ -260,8 +260,7 @@ def test_parquet_keeps_a_time_zone_and_large_strings(engine, tmp_path, request):
     pq.write_table(table, tmp_path / "in.parquet")
     _kept(engine, Source(path=str(tmp_path / "in.parquet")), tmp_path / "out.parquet", request, ["at", "text"])
     written = pq.read_table(tmp_path / "out.parquet")
-    assert written.column("at").to_pylist() == table.column("at").to_pylist()  # the same instants everywhere
-    assert _rows(written.select(["zip", "text"])) == _rows(table.select(["zip", "text"]))
+    assert _rows(written) == _rows(table)  # the same instants and strings everywhere
     if engine == "spark":  # Spark's writer knows no zone names and one string type (README, "Anonymize with Spark")
         assert (written.schema.field("at").type, written.schema.field("text").type) == (pa.timestamp("us", "UTC"), pa.string())
         return
