@@ -7,13 +7,14 @@ column read a 300-column CSV 300 times). Per column it gathers:
   (HyperLogLog, a few percent off), since exact counts build a hash table per column and cost
   several times the rest of the profile on a wide file; the role rules only compare them to a
   share of the rows (sqlanon/cli/column_roles.py);
-* every value, exactly, when there are at most ``LISTED`` (``approx_top_k`` with room for one
-  more: a space-saving sketch only evicts once it holds more values than it returns, so a list
-  shorter than that is every value) — what an order hierarchy lists;
-* for text, which values read as integers, numbers, dates or timestamps (cheap anchored
-  regular expressions per value, the parsers only behind them) and the numeric range;
-* for dates and timestamps, the layout of every value (digits as ``9``), so that the one
-  ``strptime`` format the date builder takes is known to read them all.
+* every value, exactly, when there are at most ``LISTED`` (``approx_top_k`` asked for one
+  more: DuckDB's space-saving sketch monitors three times as many values as it returns and
+  replaces one only once full, so a shorter list is every value; tests/test_init_job.py
+  checks it) — what an order hierarchy lists;
+* for text, which values read as integers, numbers, dates or timestamps (casts and anchored
+  regular expressions behind cheap prefix tests) and the numeric range;
+* for dates and timestamps, the layout of every value (digits as ``9``) and its time zone
+  offset, so that the one ``strptime`` format the date builder takes is known to read them.
 
 Values are compared as the run compares a QI with its hierarchy: by their text
 (``CAST(... AS VARCHAR)``, sqlanon/engines/compiler/trees.py ``as_text``).
@@ -27,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import duckdb
-import sqlglot
 from sqlglot import exp
 
 from sqlanon.config.job import Source
@@ -156,20 +156,18 @@ def profile_sql(names: list[str], templates: list[_Template], relation: str) -> 
     for i, (name, template) in enumerate(zip(names, templates)):
         for level, sql in template.parts(i, name).items():
             parts[level] += sql
-    source = sqlglot.parse_one(f"SELECT * FROM {relation}", read="duckdb").find(exp.From)
-    assert source is not None
-    first = exp.select(_col(_SLOT["first"]), copy=False).from_(source.this, copy=False)
+    fill = {f'"{_SLOT[level]}"': ", ".join(texts) for level, texts in parts.items()}
+    fill[f'"{_SLOT["source"]}"'] = relation
+    first = exp.select(_col(_SLOT["first"]), copy=False).from_(exp.Table(this=_ident(_SLOT["source"])), copy=False)
     second = exp.select(_col(_SLOT["second"]), copy=False).from_(first.subquery(_ident("read"), copy=False), copy=False)
     outer = exp.select(exp.Count(this=exp.Star()), _col(_SLOT["aggregates"]), copy=False).from_(
         second.subquery(_ident("tested"), copy=False), copy=False)
-    skeleton = outer.sql("duckdb", copy=False)
-    return _SLOTS.sub(lambda m: ", ".join(parts[_LEVEL[m.group(0)]]), skeleton)
+    return _SLOTS.sub(lambda m: fill[m.group(0)], outer.sql("duckdb", copy=False))  # one pass: nothing filled in is read again
 
 
-#: the placeholder columns of the skeleton, one per level, and of a template
-_SLOT = {level: f"sqlanon_{level}_slot" for level in ("first", "second", "aggregates")}
-_LEVEL = {f'"{name}"': level for level, name in _SLOT.items()}
-_SLOTS = re.compile("|".join(re.escape(quoted) for quoted in _LEVEL))
+#: the skeleton's placeholders: a column per level, the input as a table
+_SLOT = {level: f"sqlanon_{level}_slot" for level in ("first", "second", "aggregates", "source")}
+_SLOTS = re.compile("|".join(re.escape(f'"{name}"') for name in _SLOT.values()))
 _SOURCE = "sqlanon_source_column"
 #: the per-value columns a template names, as column 0
 _OWN = ("t", "x", "d", "b", "g")
@@ -181,8 +179,8 @@ class _Template:
 
     def __init__(self, duck_type: str):
         self.plan = _Plan(0, _SOURCE, duck_type)
-        self._sql = {level: [e.sql("duckdb", copy=False) for e in getattr(self.plan, level)]
-                     for level in ("first", "second", "aggregates")}
+        levels = {"first": self.plan.first, "second": self.plan.second, "aggregates": self.plan.aggregates}
+        self._sql = {level: [e.sql("duckdb", copy=False) for e in expressions] for level, expressions in levels.items()}
 
     def parts(self, i: int, name: str) -> dict[str, list[str]]:
         """The parts for column ``i``, named ``name``: the template's identifiers replaced in

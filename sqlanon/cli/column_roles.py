@@ -12,11 +12,12 @@ The rules, in order (the first that applies decides; README, "Two commands", ``i
    every value, ``identifying`` with a note;
 4. a name that says direct identifier (name, e-mail, phone, address, SSN, ...):
    ``identifying``;
-5. a code of digits — leading zeros, or a zip-like name and one width: ``quasi`` with the mask
-   builder (47011 -> 4701* -> 470**), unless nearly every value is unique;
-6. nearly every value unique (``IDENTIFYING_SHARE`` of the rows; text: ``TEXT_IDENTIFYING_SHARE``):
-   ``identifying`` — a record number, a name, an e-mail or free text, which no generalization
-   of its characters protects; a decimal number stays ``quasi`` (a measurement);
+5. nearly every value unique — ``IDENTIFYING_SHARE`` of the rows for integers and codes (a
+   record number; a column named as a zip code excepted), ``TEXT_IDENTIFYING_SHARE`` for text
+   (a name, an address, free text, which no generalization of its characters protects):
+   ``identifying``; a decimal number stays ``quasi`` (a measurement);
+6. a code of digits — leading zeros, or a zip-like name and one width: ``quasi`` with the mask
+   builder (47011 -> 4701* -> 470**);
 7. a number: ``quasi`` with intervals; text of at most ``LISTED`` values: ``quasi`` with an
    order hierarchy listing them; other text: ``quasi`` with the mask builder.
 
