@@ -134,7 +134,7 @@ def test_a_date_of_birth_is_a_quasi_identifier_generalized_by_the_date_builder(t
     assert dotted.startswith("# geburtsdatum: date") and 'format = "%d.%m.%Y"' in dotted
     # names: by the column's name, or by their share of unique values; never released as they are
     assert '#role = "identifying"  # suggested: its name says it identifies a person' in entry(text, "name")
-    assert re.search(r'#role = "identifying"  # suggested: 100% of the values are unique: a name',
+    assert re.search(r'#role = "identifying"  # suggested: ~100% of the values are unique: a name',
                      entry(text, "patient"))
     city = entry(text, "city")  # many values, few unique: generalized, not released as they are
     assert '#role = "quasi"' in city and '#hierarchy = { type = "mask", mask = "*", levels = 5 }' in city
@@ -270,3 +270,12 @@ def test_a_duckdb_table_whatever_its_name(tmp_path):
     assert entry(text, "born").startswith("# born: date, ~") and "format = \"%Y-%m-%d\"" in entry(text, "born")
     assert entry(text, "plz").startswith("# plz: digits (INTEGER), ~") and "type = \"mask\"" in entry(text, "plz")
     assert entry(text, "smoker").startswith("# smoker: boolean, 2 distinct values, 2% unique")
+
+
+def test_a_name_with_a_line_break_stays_in_its_comment(tmp_path):
+    data = tmp_path / "break.parquet"
+    pq.write_table(pa.table({"first\nsecond": [i % 5 for i in range(40)], "sex": [["f", "m"][i % 2] for i in range(40)]}),
+                   data)
+    text = written(tmp_path, data)  # parses: the break is quoted in the comment and in the key
+    assert '\n# "first\\nsecond": integer (BIGINT), ~5 distinct values' in text and '#[attributes."first\\nsecond"]' in text
+    assert [a.name for a in sqlanon.load_job(_saved(tmp_path, uncomment(text))).attributes] == ["first\nsecond", "sex"]

@@ -211,7 +211,7 @@ def _text(s: str) -> exp.Literal:
     return exp.Literal.string(s)
 
 
-def _int(n: int) -> exp.Literal:
+def _int(n: int) -> exp.Expression:
     return exp.Literal.number(n)
 
 
@@ -264,7 +264,10 @@ class _Plan:
         self.duck_type = duck_type
         self.kind = kind_of_type(duck_type)
         T = exp.DataType.Type
-        t, x, d = (lambda: _col(f"t{i}")), (lambda: _col(f"x{i}")), (lambda: _col(f"d{i}"))
+        def own(prefix: str) -> Callable[[], exp.Column]:
+            return lambda: _col(f"{prefix}{i}")
+
+        t, x, d, g = own("t"), own("x"), own("d"), own("g")
 
         def text() -> exp.Expression:
             """The source's value as text: what ``first`` reads (never its own aliases, which a
@@ -314,7 +317,6 @@ class _Plan:
                        true=read(_fn("TRY_STRPTIME", t(), _text("%d.%m.%Y")), _text(_DOTTED))),
             ], default=read(_cast(t(), T.TIMESTAMPTZ, safe=True), layout))
             self.second.append(_named(_when(d(), answer), f"g{i}"))
-            g = lambda: _col(f"g{i}")  # noqa: E731
             self._add(dates=exp.Count(this=g()), date_low=exp.Min(this=g()), date_high=exp.Max(this=g()))
 
     def _add(self, **aggregates: exp.Expression) -> None:

@@ -93,10 +93,10 @@ def suggest(column: Column) -> Suggestion:
         kind = "digits"  # a zip code of integers: masked, not counted
     share = column.unique_share
     if kind in ("integer", "digits") and share >= IDENTIFYING_SHARE and not (kind == "digits" and said & ZIP_WORDS):
-        return Suggestion(kind, "identifying", f"{_percent(share)} of the values are unique: a record number or "
+        return Suggestion(kind, "identifying", f"{unique_share(column)} of the values are unique: a record number or "
                           "other identifier, not released", alternative=_builder(column, kind))
     if kind not in ("integer", "number", "digits") and share >= TEXT_IDENTIFYING_SHARE:
-        return Suggestion(kind, "identifying", f"{_percent(share)} of the values are unique: a name, address or "
+        return Suggestion(kind, "identifying", f"{unique_share(column)} of the values are unique: a name, address or "
                           "free text, not released", alternative=_builder(column, kind))
     builder = _builder(column, kind)
     why = {"digits": "a code: masked from the right", "integer": "generalized into intervals",
@@ -145,8 +145,19 @@ def _nice(raw: float, integral: bool) -> float:
     return 10 * power
 
 
-def _percent(share: float) -> str:
-    return f"{share * 100:.3g}%"
+def unique_share(column: Column) -> str:
+    """The column's share of unique values as the job shows it: exact, or an estimate (~)."""
+    if column.exact:
+        return f"{column.unique_share * 100:.3g}%"
+    return f"~{about(column.unique_share * 100)}%"
+
+
+def about(value: float) -> str:
+    """An estimate to two significant digits (HyperLogLog is a few percent off)."""
+    if value <= 0:
+        return "0"
+    rounded = round(value, 1 - math.floor(math.log10(value)))
+    return f"{rounded:,.0f}" if rounded >= 10 else f"{rounded:g}"
 
 
 def _number(value: float) -> str:

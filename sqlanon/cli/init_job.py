@@ -11,49 +11,33 @@ of sqlanon/cli/column_roles.py.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from pathlib import Path
 
 from sqlanon.cli.column_profile import Column, profile
-from sqlanon.cli.column_roles import Suggestion, suggest
+from sqlanon.cli.column_roles import Suggestion, about, suggest, unique_share
 from sqlanon.config.job import Source
-from sqlanon.errors import cut
 from sqlanon.release import Protected, Publication
 
 
 def facts(column: Column, suggestion: Suggestion) -> str:
     """The comment line that says what the column holds: exact counts, or estimates (~)."""
     kind = suggestion.kind
-    if column.duck_type != "VARCHAR" and column.duck_type.lower() != kind:
-        kind += f" ({cut(column.duck_type, 60).strip(chr(39))})"
+    if column.duck_type != "VARCHAR" and column.duck_type.lower() != kind:  # the type, unless the kind says it
+        duck_type = column.duck_type if len(column.duck_type) <= 60 else column.duck_type[:60] + "…"
+        kind += f" ({_shown(duck_type)})"
     if column.exact:
-        counted = f"{column.distinct:,} distinct {_values(column.distinct)}, {_percent(column.unique_share)} unique"
+        counted = f"{column.distinct:,} distinct {'value' if column.distinct == 1 else 'values'}"
     else:
-        counted = f"~{_about(column.distinct)} distinct values, ~{_about(column.unique_share * 100)}% unique"
-    line = f"# {column.name}: {kind}, {counted}"
+        counted = f"~{about(column.distinct)} distinct values"
+    counted += f", {unique_share(column)} unique"
+    line = f"# {_shown(column.name)}: {kind}, {counted}"
     if column.nulls:
         line += f", {column.nulls:,} empty"
     if column.low is not None and suggestion.kind in ("integer", "number"):
         line += f", {_number(column.low)} to {_number(column.high)}"
     return line
-
-
-def _about(value: float) -> str:
-    """An estimate to two significant digits (HyperLogLog is a few percent off)."""
-    if value <= 0:
-        return "0"
-    rounded = round(value, 1 - math.floor(math.log10(value)))
-    return f"{rounded:,.0f}" if rounded >= 10 else f"{rounded:g}"
-
-
-def _values(count: int) -> str:
-    return "value" if count == 1 else "values"
-
-
-def _percent(share: float) -> str:
-    return f"{share * 100:.3g}%"
 
 
 def _number(value: float | None) -> str:
@@ -89,6 +73,7 @@ def column_lines(column: Column) -> list[str]:
 def job_text(source: Source, columns: list[Column], job_path: str) -> str:
     """The job file: [input] set, every column's entry and [privacy]/[output] commented; it
     ends with a line break, as a text file does."""
+    assert source.path is not None  # init reads a file
     folder = os.path.dirname(os.path.abspath(job_path))
     data = os.path.relpath(os.path.abspath(source.path), folder)
     stem = Path(source.path).stem
