@@ -16,7 +16,7 @@ from sqlanon.report.model import Report
 #: order every report has had (a reader diffing two reports relies on it)
 KEYS = ["success", "input", "rows", "base_classes", "quasi_identifiers", "privacy", "algorithm", "metric",
         "rows_scanned", "queries", "seconds", "engine", "checks_placement", "checks_placement_reason",
-        "query_latency_ms", "class_table_bytes", "lookup", "snapshots", "versions", "output", "verified",
+        "query_latency_ms", "class_table_bytes", "lookup", "snapshots", "versions", "output", "order", "verified",
         "verification", "algorithm_counters", "optimal", "stopped", "trace", "metric_monotonic", "lattice_size",
         "checks", "tagged", "rollups", "snapshot_hits", "pruned", "skipped_by_bound", "transformation", "levels",
         "loss", "suppressed", "classes", "min_class_size", "risk", "manifest", "attributes"]

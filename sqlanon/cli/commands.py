@@ -16,7 +16,7 @@ from __future__ import annotations
 import click
 
 from sqlanon.cli import data_commands, job_commands
-from sqlanon.cli.interrupts import checkpoint, interrupted
+from sqlanon.cli.interrupts import checkpoint, interrupted, new_run
 
 checkpoint("import")  # test hook: a signal can be made to land here, with this module half-loaded
 
@@ -27,6 +27,7 @@ class _Main(click.Group):
     a command imports what it needs, or in a command outside its guard (sqlanon/cli/guard.py)."""
 
     def make_context(self, *args, **kwargs):
+        new_run()
         try:
             return super().make_context(*args, **kwargs)
         except KeyboardInterrupt:

@@ -89,6 +89,12 @@ def published() -> None:
     _published.append(True)
 
 
+def new_run() -> None:
+    """A command starts: nothing of it is published yet (code calling the command line in its
+    own process runs many)."""
+    _published.clear()
+
+
 def _line() -> str:
     return INTERRUPTED_PUBLISHED if _published else INTERRUPTED
 
