@@ -120,7 +120,6 @@ class MemoryEngine(Engine):
                       for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
         self.kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
                              self.settings, self._tables, self._count)
-        self._up, self._labels = self.kernel.up, self.kernel.labels
         counts = tuple(tuple(int(x) for x in np.bincount(codes, minlength=len(h.codes)))
                        for codes, h in zip(self._codes, self._hierarchies))
         return PreparedData(rows=rows, base_classes=count, value_counts=counts)
@@ -206,11 +205,12 @@ class MemoryEngine(Engine):
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
               output: Output, target: str) -> None:
         cls = self._node_classes(node, keep, params)
-        rows = [self._up[j][0][level][self._codes[j]] for j, level in enumerate(node)]
-        distinct, inverse = group(rows, [len(self._labels[j][level]) for j, level in enumerate(node)])
+        kernel = self.kernel
+        rows = [kernel.up[j][level][self._codes[j]] for j, level in enumerate(node)]
+        distinct, inverse = group(rows, [kernel.sizes[j][level] for j, level in enumerate(node)])
         if len(distinct[0]) != len(cls.n):  # the same classes, in the same code order
             raise AssertionError("the rows' classes differ from the class table's")
-        labels = [(self._labels[j][level], rows[j]) for j, level in enumerate(node)]
+        labels = [(kernel.labels(j, level), rows[j]) for j, level in enumerate(node)]
         self._release_rows(labels, cls.kept[inverse], columns, output, target)
         self.rows_scanned += self._data.num_rows
 
