@@ -10,6 +10,7 @@ engine runs with ``checks = "local"``; this engine reads, encodes and writes wit
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
 import numpy as np
 import pyarrow as pa
@@ -128,13 +129,19 @@ class MemoryEngine(Engine):
         return io.as_text(self._data.column(name), name)
 
     def _encode(self, j: int, name: str, hierarchy: EncodedHierarchy) -> np.ndarray:
+        """The column's leaf codes, looked up among the leaves it holds: those are found by a
+        set of its distinct texts at C speed, so a 1 M-row hierarchy costs one pass over its
+        labels, not a million strings made into an Arrow array and hashed (0.7 s)."""
         texts = self._text(name)
-        codes = pc.index_in(texts, value_set=pa.array(hierarchy.labels[0], pa.string()))
-        if codes.null_count:
-            missing = pc.value_counts(pc.filter(texts, pc.is_null(codes))).to_pylist()
+        labels = hierarchy.labels[0]
+        found = set(pc.unique(texts).to_pylist())
+        held = np.fromiter(compress(range(len(labels)), map(found.__contains__, labels)), np.int64)
+        ranks = pc.index_in(texts, value_set=pa.array([labels[v] for v in held.tolist()], pa.string()))
+        if ranks.null_count:
+            missing = pc.value_counts(pc.filter(texts, pc.is_null(ranks))).to_pylist()
             refuse_uncovered(name, self._source, ((x["values"], x["counts"]) for x in missing),
                                   hierarchy)
-        return codes.to_numpy().astype(np.int64)
+        return held[ranks.to_numpy().astype(np.int64)]
 
     def _encode_sensitive(self, name: str) -> tuple[list[str], list[int], np.ndarray]:
         texts = self._text(name)
