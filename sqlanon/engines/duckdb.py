@@ -11,6 +11,7 @@ from __future__ import annotations
 import queue
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import compress
 
 import duckdb
 import numpy as np
@@ -57,6 +58,7 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
         self._enums: dict[int, bool] = {}  # per QI: its leaves' ENUM exists; whether it holds each at its code
+        self._held: dict[int, list[int]] = {}  # per QI whose ENUM holds the held leaves only: their codes (_enum_leaves)
         self._types: dict[str, str] = {}  # the source's column types, by name
         self._coded: list[bool] = []  # per QI: prepare's scan found its leaf codes (_scan_distinct)
         self._second: duckdb.DuckDBPyConnection | None = None  # batches run here too (_pipeline)
@@ -132,8 +134,12 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         enums = self._ensure_enums([j for j, coded in enumerate(self._coded) if not coded])
         if not enums:
             self._ensure_hierarchies()
-        return self._create_table_as(c.CLASSES, codes.classes_query(dimensions, len(self._sensitives), Need.LNX in self._needs,
-                                                                    self._coded, enums))
+        held = [enums and j in self._held for j in range(dimensions)]
+        query = codes.classes_query(dimensions, len(self._sensitives), Need.LNX in self._needs, self._coded, enums, held)
+        if not any(held):
+            return self._create_table_as(c.CLASSES, query)
+        return int(self.run(c.create_temp_table(c.CLASSES, query),
+                            {codes.held_param(j): self._held[j] for j in range(dimensions) if held[j]})[0][0])
 
     def _ensure_enums(self, qis: Sequence[int]) -> bool:
         """The ENUMs of QIs ``qis``' leaves, each created once, when first read (the class
@@ -143,12 +149,25 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         missing = [j for j in dict.fromkeys(qis) if j not in self._enums]
         if missing:
             self._mode(False, 0)
-            leaves = {j: list(self._hierarchies[j].labels[0]) for j in missing}
+            leaves = {j: self._enum_leaves(j) for j in missing}
             for j in missing:
                 self.run(codes.enum_query(j), {"leaves": leaves[j]})
             found = self.run(codes.enum_check(missing), {f"leaves_{j}": leaves[j] for j in missing})[0]
             self._enums.update((j, bool(ok)) for j, ok in zip(missing, found))
         return all(self._enums[j] for j in qis)
+
+    def _enum_leaves(self, j: int) -> list[str]:
+        """The labels of QI j's ENUM: its leaves in code order, or, for a hierarchy far larger
+        than the input (``duckdb_codes.held_only``), only the leaves the scan found in the input,
+        their codes kept in ``_held`` (an ENUM position indexes them). Finding them reads each
+        leaf once at C speed (a set of the input's texts), not a million labels bound to DuckDB."""
+        labels = self._hierarchies[j].labels[0]
+        if not self._distinct_rows or self._coded[j] or not codes.held_only(len(labels), self._distinct_rows):
+            return list(labels)
+        text = c.col(c.distinct_text(j))
+        found = {row[0] for row in self.run(exp.select(text).distinct().from_(c.table(c.DISTINCT)))}
+        held = self._held[j] = list(compress(range(len(labels)), map(found.__contains__, labels)))
+        return [labels[v] for v in held]
 
     def _check_coverage(self, j: int, column: str, hierarchy, name: str, source: str) -> None:
         """A QI the scan encoded has no text in ``sqlanon_distinct``: its values no leaf holds

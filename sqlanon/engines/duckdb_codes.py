@@ -2,7 +2,10 @@
 
 Each QI's leaves can become an ENUM type, in code order: ``enum_code(CAST(text AS enum))`` turns a
 value's text into its leaf code with one hash lookup (created only for the QIs that read it:
-those the scan does not encode, and those the release reads through it). Each level of a hierarchy becomes a list
+those the scan does not encode, and those the release reads through it). A hierarchy far
+larger than the input (``held_only``: a 1 M-row one under 1,000 rows) gets an ENUM of the
+leaves the input holds, in code order, and a list of their codes (``held_param``): a text's
+position in the ENUM indexes it, and the release's lists hold those leaves only. Each level of a hierarchy becomes a list
 bound as a parameter, indexed by leaf code: ``list_extract($list, code + 1)`` is the leaf's code
 (or leaf count) at that level. The one-scan prepare finds the codes of the QIs it can in the
 scan itself (``distinct_query``, by ``list_position`` as below), encodes the rest of
@@ -50,14 +53,25 @@ def enum_check(qis: Sequence[int]) -> str:
         f"enum_range(CAST(NULL AS {c.ident(enum_type(j)).sql(DIALECT)})) = $leaves_{j}" for j in qis)
 
 
+def held_param(j: int) -> str:
+    """The parameter of QI j's held leaves' codes, in its ENUM's order (``held_only``)."""
+    return f"held_{j}"
+
+
 def as_enum(value: exp.Expression, j: int, strict: bool = True) -> exp.Expression:
     kind = exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=c.ident(enum_type(j)))
     return exp.Cast(this=value, to=kind) if strict else exp.TryCast(this=value, to=kind)
 
 
-def leaf_code(text: exp.Expression, j: int, strict: bool = True) -> exp.Expression:
-    """The leaf code of a QI value's text (``strict``: an error for a text no leaf has; else NULL)."""
-    return exp.Anonymous(this="enum_code", expressions=[as_enum(text, j, strict)])
+def leaf_code(text: exp.Expression, j: int, strict: bool = True, held: bool = False) -> exp.Expression:
+    """The leaf code of a QI value's text (``strict``: an error for a text no leaf has; else
+    NULL): its position in the ENUM, or with ``held`` (an ENUM of the held leaves only) the
+    code at that position of the list bound as ``held_param(j)``."""
+    position = exp.Anonymous(this="enum_code", expressions=[as_enum(text, j, strict)])
+    if not held:
+        return position
+    return exp.Anonymous(this="list_extract", expressions=[
+        c.param(held_param(j)), exp.Add(this=position, expression=exp.Literal.number(1))])
 
 
 def scan_code(column: exp.Expression, leaves: Sequence[str], param: str) -> exp.Expression:
@@ -114,20 +128,23 @@ def distinct_query(relation: str, qis: Sequence[str], leaves: Sequence[Sequence[
             f"GROUP BY {keys}"), params
 
 
-def classes_query(dimensions: int, sensitives: int, lnx: bool, coded: Sequence[bool] = (), enums: bool = True) -> exp.Select:
+def classes_query(dimensions: int, sensitives: int, lnx: bool, coded: Sequence[bool] = (), enums: bool = True,
+                  held: Sequence[bool] = ()) -> exp.Select:
     """``sqlanon_classes`` from ``sqlanon_distinct``: its rows are distinct, so are their
     codes; a text no leaf holds (a code the scan did not find) gets no row (the rows then fall
     short: see ``prepare``). A QI the scan encoded (``coded[j]``) has its code; the others'
-    text becomes one through its ENUM, or, without ``enums``, a join to its level-0 labels.
+    text becomes one through its ENUM (``held[j]``: of the held leaves, their codes bound as
+    ``held_param(j)``), or, without ``enums``, a join to its level-0 labels.
     Sensitive values join their value tables, as in ``compiler.distinct_classes_query``."""
     coded = list(coded) or [False] * dimensions
+    held = list(held) or [False] * dimensions
     query = exp.select().from_(c.table(c.DISTINCT, "s"), copy=False)
     columns = []
     for j in range(dimensions):
         if coded[j]:
             code: exp.Expression = c.col(coded_column(j), "s")
         elif enums:
-            code = leaf_code(c.col(c.distinct_text(j), "s"), j, strict=False)
+            code = leaf_code(c.col(c.distinct_text(j), "s"), j, strict=False, held=held[j])
         else:
             alias = f"d{j}"
             query = query.join(c.table(c.label_table(j), alias), on=exp.and_(
@@ -201,6 +218,18 @@ UNKNOWN = "sqlanon: a value no leaf holds: "
 def list_lookup(leaves: int, text_column: bool, csv: bool) -> bool:
     """Find a row's leaf code by list_position (else through the ENUM)."""
     return text_column and leaves <= (LIST_LEAVES if csv else LIST_LEAVES_DICTIONARY)
+
+
+#: leaves from which a QI's ENUM may hold only the leaves the input holds (``held_only``)
+HELD_LEAVES = 4096
+
+
+def held_only(leaves: int, distinct_rows: int) -> bool:
+    """Give QI j's ENUM only the leaves the input holds? When its hierarchy has more leaves
+    than the scan found distinct rows and at least ``HELD_LEAVES``: an ENUM costs about 4 us a
+    leaf (its labels bound, created, checked: 4 s for a 1 M-row hierarchy), and every list the
+    release binds per leaf shrinks with it (see ``duckdb_release.plan``)."""
+    return leaves >= HELD_LEAVES and leaves > distinct_rows
 
 
 def row_code(column: exp.Expression, j: int, leaves: Sequence[str] | None, param: str) -> exp.Expression:

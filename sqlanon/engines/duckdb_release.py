@@ -6,7 +6,8 @@ sorting 1.2 M rows back (``ORDER BY`` the row number) cost more than writing the
 one-scan prepare (``SqlEngine.prepare``) the output is a projection of the input itself:
 
 * each QI's value, as text (as the class tables read it), becomes its leaf code through the
-  ENUM type of the hierarchy's leaves or a list_position in them (``duckdb_codes.row_code``);
+  ENUM type of the hierarchy's leaves or a list_position in them (``duckdb_codes.row_code``),
+  or its position among the leaves the input holds, when its ENUM holds only those;
 * the code indexes two lists bound as parameters: the node's label of every leaf, and the
   leaf's part of its class key;
 * the classes that fail the models (read from the class table; few) are the set bits of a
@@ -56,15 +57,18 @@ class Plan:
     bits: int
 
 
-def plan(hierarchies: Sequence[EncodedHierarchy], node: Node, failing: Sequence[tuple[int, ...]]) -> Plan | None:
+def plan(hierarchies: Sequence[EncodedHierarchy], node: Node, failing: Sequence[tuple[int, ...]],
+         held: Sequence[Sequence[int] | None] | None = None) -> Plan | None:
     """The lists for ``node`` whose classes ``failing`` (generalized codes) are suppressed;
-    None when their key space exceeds ``MAX_BITS``."""
+    None when their key space exceeds ``MAX_BITS``. ``held[j]``: the leaf codes QI j's rows are
+    read as positions in (its ENUM holds only the input's leaves, ``duckdb_codes.held_only``),
+    so its lists hold those leaves only; None: every leaf, a position being a leaf code."""
+    order = [range(len(h.labels[0])) if held is None or held[j] is None else held[j]
+             for j, h in enumerate(hierarchies)]
     labels = []
-    for h, level in zip(hierarchies, node):
-        leaf = [0] * len(h.labels[0])
-        for row in h.codes:
-            leaf[row[0]] = row[level]
-        labels.append([h.labels[level][code] for code in leaf])
+    for h, level, leaves in zip(hierarchies, node, order):
+        names, rows = h.labels[level], h.codes  # a leaf's code is its row
+        labels.append([names[rows[v][level]] for v in leaves])
     if not failing:
         return Plan(labels, None, [], 0)
     ranks = [{code: r + 1 for r, code in enumerate(sorted({f[j] for f in failing}))} for j in range(len(node))]
@@ -76,11 +80,9 @@ def plan(hierarchies: Sequence[EncodedHierarchy], node: Node, failing: Sequence[
         strides.insert(0, stride)
         stride *= len(r) + 1
     keys = []
-    for j, (h, level) in enumerate(zip(hierarchies, node)):
-        part = [0] * len(h.labels[0])
-        for row in h.codes:
-            part[row[0]] = ranks[j].get(row[level], 0) * strides[j]
-        keys.append(part)
+    for j, (h, level, leaves) in enumerate(zip(hierarchies, node, order)):
+        rank, rows = ranks[j], h.codes
+        keys.append([rank.get(rows[v][level], 0) * strides[j] for v in leaves])
     suppressed = sorted(sum(ranks[j][f[j]] * strides[j] for j in range(len(node))) for f in failing)
     return Plan(labels, keys, suppressed, bits)
 

@@ -43,7 +43,9 @@ class DuckDBWriting:
         # a list is searched by position: its leaves must be distinct, as the ENUMs' must be
         if (self._subset is None and all(len(set(found)) == len(found) for found in leaves if found is not None)
                 and self._ensure_enums([j for j, found in enumerate(leaves) if found is None])):
-            chosen = self._release_plan(node, keep, params)
+            # a QI read through an ENUM of its held leaves is read as their positions there
+            chosen = self._release_plan(node, keep, params, [self._held.get(j) if found is None else None
+                                                             for j, found in enumerate(leaves)])
             if chosen is not None:
                 relation, source_params = self._source_relation(self._source)
                 enums = output.kind == "parquet"  # a DuckDB table must not hold a temporary type
@@ -68,9 +70,10 @@ class DuckDBWriting:
                 return
         super().write(node, keep, params, columns, output, target)
 
-    def _release_plan(self, node: Node, keep: KeepCondition, params: dict) -> release.Plan | None:
+    def _release_plan(self, node: Node, keep: KeepCondition, params: dict,
+                      held: Sequence[Sequence[int] | None] | None = None) -> release.Plan | None:
         """The lists and the bitstring of the failing classes for the streamed release; None
-        when it cannot stream (see ``duckdb_release.py``)."""
+        when it cannot stream (see ``duckdb_release.py``); ``held`` as ``release.plan`` reads it."""
         keys = c.class_keys(node)
         if self.kernel is not None:  # local checks: the kernel has the node's classes and verdicts
             classes = self.kernel.node_classes(node, keep, params)
@@ -81,7 +84,7 @@ class DuckDBWriting:
             verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self._figures(node, keep))
             failing = self.run(exp.select(*(c.col(k) for k in keys)).from_(verdicts.subquery(c.ident("v"))).where(
                 exp.Not(this=exp.Paren(this=c.col("__kept")))), params)
-        chosen = release.plan(self._hierarchies, node, [tuple(int(x) for x in row) for row in failing])
+        chosen = release.plan(self._hierarchies, node, [tuple(int(x) for x in row) for row in failing], held)
         if chosen is not None and chosen.keys is not None:
             self.run(release.suppressed_query(chosen.bits), {"keys": chosen.suppressed})
         return chosen

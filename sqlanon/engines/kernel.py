@@ -14,7 +14,8 @@ sensitive histograms, so a check regroups the QI classes (12,458 on ADULT's eigh
 values) count matrix (``Dense``) when the domain is small enough that the matrix costs at most
 twice the pairs (ADULT's occupation: 14 values), else as each class's (value, count) pairs
 (``Pairs``).
-``up[j][a][b]`` maps QI j's codes at level a to level b (hierarchies are functional). A check
+``up[j][l]`` maps QI j's leaf codes to level l, and ``maps`` holds the level a -> level b maps a
+check reads, each built when first read (hierarchies are functional). A check
 generalizes each code column of its starting table through ``up`` (a column already at the
 node's level is taken as it is when projection is on), combines them into one mixed-radix
 integer key (or ``np.unique`` over the stacked columns when the radix product would overflow
@@ -158,16 +159,18 @@ def size_table(sizes: np.ndarray) -> dict[int, int]:
     return {int(s): int(counts[s]) for s in np.flatnonzero(counts)}
 
 
-def up_maps(hierarchy: EncodedHierarchy) -> list[list[np.ndarray | None]]:
-    """``up[a][b][code at level a]`` = its code at level b (b >= a)."""
-    codes = np.array(hierarchy.codes, np.int64).reshape(len(hierarchy.codes), -1)
+def leaf_levels(hierarchy: EncodedHierarchy, held: np.ndarray) -> list[np.ndarray]:
+    """``up[l][leaf code]`` = the leaf's code at level l, for the leaf codes ``held`` (the
+    base table's); the other entries are 0 and never read, since every table a kernel groups
+    derives from its base table. One array per level, filled for the held leaves only: a
+    1 M-row hierarchy under a table of 1,000 rows costs 1,000 rows, not a million."""
     levels = len(hierarchy.labels)
-    up: list[list[np.ndarray | None]] = [[None] * levels for _ in range(levels)]
-    for a in range(levels):
-        for b in range(a, levels):
-            mapping = np.zeros(len(hierarchy.labels[a]), np.int64)
-            mapping[codes[:, a]] = codes[:, b]
-            up[a][b] = mapping
+    rows = np.array([hierarchy.codes[v] for v in held.tolist()], np.int64).reshape(len(held), levels)
+    up = []
+    for l in range(levels):
+        mapping = np.zeros(len(hierarchy.labels[0]), np.int64)
+        mapping[held] = rows[:, l]
+        up.append(mapping)
     return up
 
 
@@ -193,15 +196,17 @@ class Kernel:
         self.settings = settings
         self.tables = tables
         self.count = count
-        self.up = [up_maps(h) for h in self.hierarchies]
-        # every up map end to end, keyed (QI, from level, to level), so a check passes its
-        # columns' maps to the compiled loop by offset
-        self.maps = Maps({(j, a, b): m for j, up in enumerate(self.up) for a, row in enumerate(up)
-                          for b, m in enumerate(row) if m is not None})
-        self.leaves = [[np.array(level, np.int64) for level in h.leaves] for h in self.hierarchies]
-        self.leaf_maps = Maps({(j, l): level for j, leaves in enumerate(self.leaves) for l, level in enumerate(leaves)})
-        self.labels = [[np.array(level, dtype=object) for level in h.labels] for h in self.hierarchies]
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
+        # per QI the leaf codes its base table holds: every code a check meets generalizes one
+        self._held_leaves = [np.flatnonzero(np.bincount(base.matrix[j], minlength=self.sizes[j][0]))
+                             for j in range(len(self.hierarchies))]
+        self.up = [leaf_levels(h, held) for h, held in zip(self.hierarchies, self._held_leaves)]
+        # the up maps keyed (QI, from level, to level) end to end, so a check passes its
+        # columns' maps to the compiled loop by offset; each built when a check first reads it
+        # (a search reads a few of the pairs of levels), as are the levels' leaf counts
+        self.maps = Maps({}, self._up_map)
+        self.leaf_maps = Maps({}, lambda key: self.leaves(*key))
+        self._arrays: dict[tuple[str, int, int], np.ndarray] = {}  # per (kind, QI, level): _per_code
         self._pending: Table | None = None  # the table of the node the last check computed
         self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
         self._aux: dict[int, tuple] = {}  # per model object: (the model, its auxiliary table's name)
@@ -213,6 +218,38 @@ class Kernel:
         widest = max([size for sizes in self.sizes for size in sizes] + [len(values) for values in self.values] + [1])
         base = replace(base, matrix=np.ascontiguousarray(base.matrix, np.int32 if widest < 2 ** 31 else np.int64))
         self.base = self._by_class(base) if base.matrix.shape[0] > len(base.node) else base
+
+    def _up_map(self, key: tuple[int, int, int]) -> np.ndarray:
+        """QI j's codes at level a mapped to level b: through the leaves the base table holds,
+        whose codes at level a are every code a table of the kernel can hold there."""
+        j, a, b = key
+        up, held = self.up[j], self._held_leaves[j]
+        if a == 0:
+            return up[b]
+        mapping = np.zeros(self.sizes[j][a], np.int64)
+        mapping[up[a][held]] = up[b][held]
+        return mapping
+
+    def leaves(self, j: int, level: int) -> np.ndarray:
+        """Per code of QI j at ``level``, the hierarchy rows under it (``_per_code``)."""
+        return self._per_code("leaves", j, level, self.hierarchies[j].leaves[level])
+
+    def labels(self, j: int, level: int) -> np.ndarray:
+        """Per code of QI j at ``level``, its text (``_per_code``)."""
+        return self._per_code("labels", j, level, self.hierarchies[j].labels[level])
+
+    def _per_code(self, kind: str, j: int, level: int, values: Sequence) -> np.ndarray:
+        """``values`` (one per code of QI j at ``level``) as an array, made on first use and
+        filled, as ``leaf_levels`` fills the up maps, at the codes the base table's leaves
+        generalize to (0 or None elsewhere, never read)."""
+        found = self._arrays.get((kind, j, level))
+        if found is None:
+            codes = np.unique(self.up[j][level][self._held_leaves[j]])
+            size = self.sizes[j][level]
+            found = np.zeros(size, np.int64) if kind == "leaves" else np.full(size, None, object)
+            found[codes] = [values[code] for code in codes.tolist()]
+            self._arrays[(kind, j, level)] = found
+        return found
 
     def _by_class(self, table: Table) -> Table:
         """``table`` (rows = distinct QI and sensitive codes) as one row per QI class with
@@ -294,7 +331,7 @@ class Kernel:
         if leaves or compiled(keep).reads_leaves(len(table.node)):
             matrix = cls.matrix
             for j, level in enumerate(table.node):
-                columns[f"leaves{j}"] = self.leaves[j][level][matrix[j]]
+                columns[f"leaves{j}"] = self.leaves(j, level)[matrix[j]]
         if nlnx is not None:
             columns["lnx"] = nlnx
         if pop is not None:
@@ -376,7 +413,7 @@ class Kernel:
     def failing_classes(self, node: Node, keep, params: dict, limit: int) -> list[tuple]:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
         cls = self.node_classes(node, keep, params)
-        rows = [tuple(self.labels[j][level][cls.codes[j][c]] for j, level in enumerate(node)) + (int(cls.n[c]),)
+        rows = [tuple(self.labels(j, level)[cls.codes[j][c]] for j, level in enumerate(node)) + (int(cls.n[c]),)
                 for c in np.flatnonzero(~cls.kept)]
         rows.sort(key=lambda row: (row[-1], *row[:-1]))
         return rows[:limit]

@@ -60,7 +60,7 @@ def _scanned(engine):
 def value_counts(base, sizes) -> tuple[tuple[int, ...], ...]:
     """Rows per leaf code of every QI from the kernel's base table (``base``: one row of leaf
     codes per QI, then any sensitive codes; ``n`` its rows; ``sizes[j]``: QI j's leaves)."""
-    return tuple(tuple(int(x) for x in np.bincount(base.matrix[j], weights=base.n, minlength=size).round().astype(np.int64))
+    return tuple(tuple(np.bincount(base.matrix[j], weights=base.n, minlength=size).round().astype(np.int64).tolist())
                  for j, size in enumerate(sizes))
 
 

@@ -10,6 +10,7 @@ engine runs with ``checks = "local"``; this engine reads, encodes and writes wit
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
 import numpy as np
 import pyarrow as pa
@@ -120,8 +121,7 @@ class MemoryEngine(Engine):
                       for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
         self.kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
                              self.settings, self._tables, self._count)
-        self._up, self._labels = self.kernel.up, self.kernel.labels
-        counts = tuple(tuple(int(x) for x in np.bincount(codes, minlength=len(h.codes)))
+        counts = tuple(tuple(np.bincount(codes, minlength=len(h.codes)).tolist())
                        for codes, h in zip(self._codes, self._hierarchies))
         return PreparedData(rows=rows, base_classes=count, value_counts=counts)
 
@@ -129,13 +129,19 @@ class MemoryEngine(Engine):
         return io.as_text(self._data.column(name), name)
 
     def _encode(self, j: int, name: str, hierarchy: EncodedHierarchy) -> np.ndarray:
+        """The column's leaf codes, looked up among the leaves it holds: those are found by a
+        set of its distinct texts at C speed, so a 1 M-row hierarchy costs one pass over its
+        labels, not a million strings made into an Arrow array and hashed (0.7 s)."""
         texts = self._text(name)
-        codes = pc.index_in(texts, value_set=pa.array(hierarchy.labels[0], pa.string()))
-        if codes.null_count:
-            missing = pc.value_counts(pc.filter(texts, pc.is_null(codes))).to_pylist()
+        labels = hierarchy.labels[0]
+        found = set(pc.unique(texts).to_pylist())
+        held = np.fromiter(compress(range(len(labels)), map(found.__contains__, labels)), np.int64)
+        ranks = pc.index_in(texts, value_set=pa.array([labels[v] for v in held.tolist()], pa.string()))
+        if ranks.null_count:
+            missing = pc.value_counts(pc.filter(texts, pc.is_null(ranks))).to_pylist()
             refuse_uncovered(name, self._source, ((x["values"], x["counts"]) for x in missing),
                                   hierarchy)
-        return codes.to_numpy().astype(np.int64)
+        return held[ranks.to_numpy().astype(np.int64)]
 
     def _encode_sensitive(self, name: str) -> tuple[list[str], list[int], np.ndarray]:
         texts = self._text(name)
@@ -206,11 +212,12 @@ class MemoryEngine(Engine):
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
               output: Output, target: str) -> None:
         cls = self._node_classes(node, keep, params)
-        rows = [self._up[j][0][level][self._codes[j]] for j, level in enumerate(node)]
-        distinct, inverse = group(rows, [len(self._labels[j][level]) for j, level in enumerate(node)])
+        kernel = self.kernel
+        rows = [kernel.up[j][level][self._codes[j]] for j, level in enumerate(node)]
+        distinct, inverse = group(rows, [kernel.sizes[j][level] for j, level in enumerate(node)])
         if len(distinct[0]) != len(cls.n):  # the same classes, in the same code order
             raise AssertionError("the rows' classes differ from the class table's")
-        labels = [(self._labels[j][level], rows[j]) for j, level in enumerate(node)]
+        labels = [(kernel.labels(j, level), rows[j]) for j, level in enumerate(node)]
         self._release_rows(labels, cls.kept[inverse], columns, output, target)
         self.rows_scanned += self._data.num_rows
 

@@ -124,6 +124,8 @@ def _validate(attribute: str, rows: tuple[tuple[str, ...], ...], lines: tuple[in
         _refuse_duplicates(where, rows, lines)
     # a value of level 0 is on one row, so it has one parent; above, each code must have one
     for level in range(1, width - 1):
+        if len(levels[level + 1].labels) == 1:  # one value above: the one parent of every value
+            continue
         below, above = levels[level].codes, levels[level + 1].codes
         parent = dict(zip(below, above))  # the last parent seen: any other one differs from it
         if not all(map(eq, map(parent.__getitem__, below), above)):
@@ -141,6 +143,9 @@ class _Level(NamedTuple):
 
 
 def _level(column: list[str]) -> _Level:
+    if column[-1] == column[0] and column.count(column[0]) == len(column):
+        # one value (the top; every level of a deep hierarchy above its groups): no dict
+        return _Level((column[0],), [0] * len(column), (len(column),))
     distinct = dict.fromkeys(column)
     if len(distinct) == len(column):  # each value on one row (level 0): codes are the positions
         return _Level(tuple(column), list(range(len(column))), (1,) * len(column))

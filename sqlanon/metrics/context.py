@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections import defaultdict
+from itertools import compress
 from typing import Sequence
 
 from sqlanon.hierarchy import EncodedHierarchy
@@ -10,20 +12,27 @@ from sqlanon.metrics import MetricContext
 
 
 def metric_context(rows: int, hierarchies: Sequence[EncodedHierarchy], value_counts: Sequence[Sequence[int]]) -> MetricContext:
+    """Every sum runs over the leaves some row holds, in code order: a leaf no row holds adds
+    nothing to any of them, and a 1 M-row hierarchy over 1,000 rows costs 1,000 terms per
+    level, not a million."""
     leaves_by_level, entropy_by_level, distinct_by_level = [], [], []
     for h, counts in zip(hierarchies, value_counts):
-        levels = len(h.labels)
-        leaves_by_level.append(tuple(
-            sum(n * h.leaves[l][h.codes[v][l]] for v, n in enumerate(counts)) for l in range(levels)
-        ))
-        entropy = []
-        for l in range(levels):
-            generalized = [0] * len(h.labels[l])
-            for v, n in enumerate(counts):
-                generalized[h.codes[v][l]] += n
-            entropy.append(sum(n * math.log2(generalized[h.codes[v][l]] / n) for v, n in enumerate(counts) if n))
+        held = list(compress(range(len(counts)), counts))
+        n = [counts[v] for v in held]
+        rows_held = [h.codes[v] for v in held]
+        leaves, entropy, distinct = [], [], []
+        for l in range(len(h.labels)):
+            codes = [row[l] for row in rows_held]
+            under = h.leaves[l]
+            leaves.append(sum(x * under[code] for x, code in zip(n, codes)))
+            generalized: defaultdict[int, int] = defaultdict(int)
+            for x, code in zip(n, codes):
+                generalized[code] += x
+            entropy.append(sum(x * math.log2(generalized[code] / x) for x, code in zip(n, codes)))
+            distinct.append(len(generalized))
+        leaves_by_level.append(tuple(leaves))
         entropy_by_level.append(tuple(entropy))
-        distinct_by_level.append(tuple(len({h.codes[v][l] for v, n in enumerate(counts) if n}) for l in range(levels)))
+        distinct_by_level.append(tuple(distinct))
     return MetricContext(
         rows=rows,
         heights=tuple(len(h.labels) - 1 for h in hierarchies),
