@@ -1,4 +1,4 @@
-"""The manifest is input, and input is untrusted (issue 37).
+"""The manifest is input, and input is untrusted.
 
 ``apply`` holds the release to the job's own [privacy] and [output] suppressed, whatever the
 manifest says: a manifest whose models, limit or suppressed mode differ is refused (exit 2,

@@ -1,4 +1,4 @@
-"""The two hierarchy shapes of issue 37, run end to end on DuckDB and in memory: a 1 M-row,
+"""Two hierarchy shapes that once took minutes, run end to end on DuckDB and in memory: a 1 M-row,
 five-level hierarchy under a table of 1,000 rows, and a 5,001-level one (200 leaves) under ten
 rows. Every optimum is the numpy oracle's (``helpers/oracle.py``: every level of the one QI,
 each metric from its definition), both engines release the same rows, and what a run builds
