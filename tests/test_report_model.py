@@ -79,7 +79,7 @@ def test_a_run_without_a_solution_leaves_out_what_it_did_not_do(tmp_path):
     result = anonymize(job)
     assert not result.success and result.details.solution is None and result.details.verification is None
     assert [k for k in KEYS if k not in result.report] == [
-        "verification", "transformation", "levels", "loss", "suppressed", "classes", "min_class_size", "manifest",
+        "order", "verification", "transformation", "levels", "loss", "suppressed", "classes", "min_class_size", "manifest",
         "attributes"]
     assert list(result.report) == [k for k in KEYS if k in result.report]
     assert result.report["output"] is None and result.report["risk"]["after"] is None
