@@ -17,6 +17,7 @@ import os
 import stat
 
 from sqlanon.errors import OutputError
+from sqlanon.release.placement import identity
 
 SUFFIX = ".sqlanon.lock"
 _LIMIT = 1 << 16  # a lock record is a few hundred bytes; anything longer is not ours
@@ -60,8 +61,7 @@ class TargetLock:
                                   "wait for it to end, or choose another path") from None
             # the holder before us may have removed the file as it released it: then the lock
             # we hold is on a name nobody else will open; take the one at the name now
-            now = os.stat(self.name, dir_fd=self.folder, follow_symlinks=False) if _exists(self) else None
-            if now is None or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            if identity(self.folder, self.name) != (st.st_dev, st.st_ino):
                 os.close(fd)
                 continue
             self.fd = fd
@@ -88,14 +88,6 @@ class TargetLock:
             pass
         os.close(self.fd)
         self.fd = None
-
-
-def _exists(lock: TargetLock) -> bool:
-    try:
-        os.stat(lock.name, dir_fd=lock.folder, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    return True
 
 
 def _read(fd: int) -> dict:
