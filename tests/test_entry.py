@@ -20,7 +20,7 @@ from sqlanon.search import ALGORITHMS
 
 HEAVY = ("duckdb", "scipy", "pyarrow", "sqlglot", "numpy", "psycopg", "pyspark", "matplotlib")
 # what the commands do, loaded by name only when one runs (sqlanon/cli/deferred.py)
-ACTIONS = ("sqlanon.cli.job_actions", "sqlanon.cli.data_actions")
+ACTIONS = ("sqlanon.cli.job_actions", "sqlanon.cli.data_actions", "sqlanon.cli.init_actions")
 
 # Runs the entry point in-process with the given arguments and prints, as JSON, its exit code
 # and which heavy modules (and actions modules) it loaded.

@@ -490,8 +490,8 @@ def test_recount_of_masked_groups_and_empty_fields(tmp_path):
     from sqlanon.hierarchy import Hierarchy
 
     table = pa.table({"A": ["v0", None, None, None], "b-c": ["v0", "v0", "v1", "v0"], "select": ["v0", "v0", "v0", "v1"]})
-    attributes = [Attribute("A", "quasi", Hierarchy("A", (("v0", "*"), ("v1", "*"), ("", "*")), "<memory>"))] + [
-        Attribute(q, "quasi", Hierarchy(q, (("v0", "*"), ("v1", "*")), "<memory>")) for q in ("b-c", "select")]
+    attributes = [Attribute("A", "quasi", Hierarchy.from_rows("A", (("v0", "*"), ("v1", "*"), ("", "*"))))] + [
+        Attribute(q, "quasi", Hierarchy.from_rows(q, (("v0", "*"), ("v1", "*")))) for q in ("b-c", "select")]
     job = Job(input=Source(arrow=table), attributes=attributes, k=2, suppression_limit=0.25, metric="aecs",
               output=Output(path=str(tmp_path / "released.csv")))
     report = anonymize(job).report

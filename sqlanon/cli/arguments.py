@@ -1,10 +1,13 @@
-"""Command-line arguments read into values: paths, ``--node`` levels, ``--model`` specs."""
+"""Command-line arguments read into values: paths, data sources, ``--node`` levels, ``--model``
+specs."""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
 
+from sqlanon.config.delimiters import check_delimiter
+from sqlanon.config.job import Source
 from sqlanon.errors import ConfigError
 
 
@@ -12,6 +15,15 @@ def absolute(path: str | None) -> str | None:
     """A path given on the command line is relative to the working directory. Not resolved:
     messages name it as the user wrote it (the guard compares real paths itself)."""
     return str(Path.cwd() / path) if path else None
+
+
+def data_source(data: str, delimiter: str, table: str | None, encoding: str | None) -> Source:
+    """The data file of ``check`` and ``init``, with its ``--delimiter``, ``--table`` and ``--encoding``."""
+    source = Source(path=absolute(data), delimiter=check_delimiter(delimiter, "--delimiter"), table=table,
+                    encoding=encoding)
+    if source.kind == "duckdb" and not table:
+        raise ConfigError(f"{data} is a DuckDB file: name its table with --table")
+    return source
 
 
 def node_levels(node: str) -> tuple[int, ...]:

@@ -1,7 +1,7 @@
 """The commands over a data file rather than a job: ``check`` (assess a table as it is) and
 ``init`` (write a starting job file); their flags and help only. What each does is the function
-of the same name in sqlanon/cli/data_actions.py, loaded when the command runs (see
-sqlanon/cli/deferred.py). Assembled into the ``sqlanon`` group by sqlanon/cli/commands.py."""
+of the same name in sqlanon/cli/data_actions.py (``init``: sqlanon/cli/init_actions.py), loaded
+when the command runs (see sqlanon/cli/deferred.py). Assembled into the ``sqlanon`` group by sqlanon/cli/commands.py."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def check(**options) -> None:
 def init(**options) -> None:
     """Write a starting job file for DATA: every column with its type, distinct count, share of
     unique values, a suggested role and hierarchy builder, all commented out."""
-    run("data_actions", "init", **options)
+    run("init_actions", "init", **options)
 
 
 #: the commands of this module, for the group (sqlanon/cli/commands.py)

@@ -7,9 +7,9 @@ by name, when first needed, and nowhere with an ``import`` statement inside a fu
 
 * ``commands``: the click group, loaded by the entry point once its signal handlers are in
   place (sqlanon/cli/entry.py);
-* ``job_actions`` and ``data_actions``: what the commands do, with the engines, the search and
-  the reports imported at their top, loaded when a command runs, inside its guard
-  (sqlanon/cli/guard.py).
+* ``job_actions``, ``data_actions`` and ``init_actions``: what the commands do, with the
+  engines, the search and the reports imported at their top, loaded when a command runs,
+  inside its guard (sqlanon/cli/guard.py).
 
 Imports go one way: entry -> commands -> *_commands -> guard -> (here, by name) *_actions;
 no module of the command line imports a module that imports it back.
@@ -26,6 +26,7 @@ _MODULES = {
     "commands": "sqlanon.cli.commands",
     "job_actions": "sqlanon.cli.job_actions",
     "data_actions": "sqlanon.cli.data_actions",
+    "init_actions": "sqlanon.cli.init_actions",
 }
 
 

@@ -185,10 +185,9 @@ def wide_query(hierarchies: Sequence[EncodedHierarchy], with_leaves: bool, sensi
     for j, h in enumerate(hierarchies):
         leaf = exp.Add(this=c.col(c.qi(j), "c"), expression=exp.Literal.number(1))
         levels = len(h.labels)
-        rows = {row[0]: row for row in h.codes}
         for l in range(levels):
             name = f"h{j}_{l}"
-            params[name] = [rows[code][l] for code in range(len(h.labels[0]))]
+            params[name] = list(h.columns[l])  # a leaf's code at level l, by leaf code
             value = exp.Cast(this=exp.Anonymous(this="list_extract", expressions=[c.param(name), leaf.copy()]),
                              to=c.datatype("INT"))
             columns.append(c.narrow(value, len(h.labels[l])).as_(c.ident(c.wide_column(j, l))))

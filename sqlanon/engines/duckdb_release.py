@@ -67,8 +67,8 @@ def plan(hierarchies: Sequence[EncodedHierarchy], node: Node, failing: Sequence[
              for j, h in enumerate(hierarchies)]
     labels = []
     for h, level, leaves in zip(hierarchies, node, order):
-        names, rows = h.labels[level], h.codes  # a leaf's code is its row
-        labels.append([names[rows[v][level]] for v in leaves])
+        names, codes = h.labels[level], h.columns[level]  # by leaf code
+        labels.append([names[codes[v]] for v in leaves])
     if not failing:
         return Plan(labels, None, [], 0)
     ranks = [{code: r + 1 for r, code in enumerate(sorted({f[j] for f in failing}))} for j in range(len(node))]
@@ -81,8 +81,8 @@ def plan(hierarchies: Sequence[EncodedHierarchy], node: Node, failing: Sequence[
         stride *= len(r) + 1
     keys = []
     for j, (h, level, leaves) in enumerate(zip(hierarchies, node, order)):
-        rank, rows = ranks[j], h.codes
-        keys.append([rank.get(rows[v][level], 0) * strides[j] for v in leaves])
+        rank, codes = ranks[j], h.columns[level]
+        keys.append([rank.get(codes[v], 0) * strides[j] for v in leaves])
     suppressed = sorted(sum(ranks[j][f[j]] * strides[j] for j in range(len(node))) for f in failing)
     return Plan(labels, keys, suppressed, bits)
 

@@ -165,7 +165,7 @@ def leaf_levels(hierarchy: EncodedHierarchy, held: np.ndarray) -> list[np.ndarra
     derives from its base table. One array per level, filled for the held leaves only: a
     1 M-row hierarchy under a table of 1,000 rows costs 1,000 rows, not a million."""
     levels = len(hierarchy.labels)
-    rows = np.array([hierarchy.codes[v] for v in held.tolist()], np.int64).reshape(len(held), levels)
+    rows = np.array([hierarchy.leaf(v) for v in held.tolist()], np.int64).reshape(len(held), levels)
     up = []
     for l in range(levels):
         mapping = np.zeros(len(hierarchy.labels[0]), np.int64)

@@ -121,7 +121,7 @@ class MemoryEngine(Engine):
                       for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
         self.kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
                              self.settings, self._tables, self._count)
-        counts = tuple(tuple(np.bincount(codes, minlength=len(h.codes)).tolist())
+        counts = tuple(tuple(np.bincount(codes, minlength=h.size).tolist())
                        for codes, h in zip(self._codes, self._hierarchies))
         return PreparedData(rows=rows, base_classes=count, value_counts=counts)
 

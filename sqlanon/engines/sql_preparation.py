@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
@@ -125,12 +126,12 @@ class SqlPreparation:
         query on ADULT), else one query."""
         if self.kernel is not None:
             self.rows_scanned += self._base_classes * len(self._qi_names)
-            return local_checks.value_counts(self.kernel.base, [len(h.codes) for h in self._hierarchies])
+            return local_checks.value_counts(self.kernel.base, [h.size for h in self._hierarchies])
         return self._value_counts()[0]
 
     def _value_counts(self) -> tuple[tuple[tuple[int, ...], ...], int]:
         """Rows per leaf code of every QI and the rows the base class table holds, by one query."""
-        counts = [[0] * len(hierarchy.codes) for hierarchy in self._hierarchies]
+        counts = [[0] * hierarchy.size for hierarchy in self._hierarchies]
         encoded = 0
         for j, code, n in self.run(c.value_counts_query(len(self._hierarchies))):
             if j < 0:
@@ -195,11 +196,9 @@ class SqlPreparation:
 
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
         levels = len(hierarchy.labels)
-        columns = {"code": [row[0] for row in hierarchy.codes]}
-        for l in range(levels):
-            columns[f"l{l}"] = [row[l] for row in hierarchy.codes]
-        for l in range(levels):
-            columns[f"c{l}"] = [hierarchy.leaves[l][row[l]] for row in hierarchy.codes]
+        codes = [np.asarray(column, np.int32) for column in hierarchy.columns]
+        columns = {"code": codes[0], **{f"l{l}": codes[l] for l in range(levels)},
+                   **{f"c{l}": np.asarray(hierarchy.leaves[l], np.int32)[codes[l]] for l in range(levels)}}
         self._materialize(c.hier_table(j), pa.table({k: pa.array(v, pa.int32()) for k, v in columns.items()}))
         labels = pa.table({
             "level": pa.array([l for l in range(levels) for _ in hierarchy.labels[l]], pa.int32()),

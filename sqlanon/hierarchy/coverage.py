@@ -77,12 +77,11 @@ def refuse_header_row(hierarchy: Hierarchy, first_rows: int) -> None:
     word such as "level4" where the real rows have "*"). With two levels a root of its own
     counts only when the others' root is "*": there, several roots (top-level groups) are a
     plausible hierarchy, and one of them may be absent from the data."""
-    rows = hierarchy.rows
-    if first_rows or len(rows) < 2:
+    if first_rows or hierarchy.size < 2:
         return
-    first = rows[0]
+    first = tuple(column[0] for column in hierarchy.columns)
     named = first[0].strip().casefold() == hierarchy.attribute.strip().casefold()
-    tops = {row[-1] for row in rows[1:]}
+    tops = set(hierarchy.columns[-1][1:])
     own_root = (hierarchy.height >= 1 and len(tops) == 1 and first[-1] not in tops and len(set(first)) == len(first)
                 and (hierarchy.height >= 2 or tops == {"*"}))
     if not (named or own_root):

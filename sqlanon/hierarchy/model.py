@@ -9,13 +9,14 @@ which is what ARX's loss metric calls the value's domain share (divided by the r
 from __future__ import annotations
 
 import gc
+import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import count
-from operator import eq, itemgetter
+from operator import itemgetter
 from typing import NamedTuple, Sequence, cast
 
 from sqlanon.errors import HierarchyError, cut
@@ -25,15 +26,21 @@ _SHOW = 5  # how many offending values an error message lists
 
 @contextmanager
 def collection_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a hierarchy's millions of tuples are built: they
-    hold strings and ints only (no cycle to find), and the collector's passes over the growing
-    heap took two thirds of the time of reading a 1 M-row hierarchy."""
+    """The cyclic garbage collector off while a hierarchy's millions of values are held: they
+    are strings and ints in tuples (no cycle to find), and the collector's passes over the
+    growing heap took two thirds of the time of reading a 1 M-row hierarchy.
+
+    On the way out, what was made meanwhile is moved to the oldest generation (``freeze`` then
+    ``unfreeze``): the next young collection would otherwise walk every one of those strings
+    once more (0.3 s for a million rows). Nothing leaks: a full collection still sees them."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
@@ -44,12 +51,15 @@ def columns_of(rows: Sequence[Sequence[str]], width: int) -> list[list[str]]:
 
 @dataclass(frozen=True)
 class Hierarchy:
-    """Rows of one attribute's hierarchy: ``rows[i][l]`` is value ``i`` at level ``l``."""
+    """One attribute's hierarchy, held by level: ``columns[l][i]`` is value ``i`` at level ``l``
+    (``rows[i][l]`` row by row). By level, since a hierarchy of a million values read row by row
+    is a million tuples that the garbage collector then walks; its rows are made only when
+    asked for."""
 
     attribute: str
-    rows: tuple[tuple[str, ...], ...]
+    columns: tuple[tuple[str, ...], ...]
     source: str = "<memory>"
-    #: the line of each row in ``source`` (empty when the rows were not numbered), for messages
+    #: the line of each row in ``source`` (empty: row ``i`` is on line ``i + 1``), for messages
     lines: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
@@ -67,10 +77,26 @@ class Hierarchy:
                 numbered = [_numbered(item) for item in rows]
                 lines = [line for line, _ in numbered]
                 rows = [row for _, row in numbered]
-            table = tuple(map(tuple, cast(Sequence[Sequence[str]], rows)))
-            numbers = tuple(range(1, len(table) + 1)) if lines is None else tuple(lines)
-            levels = _validate(attribute, table, numbers, source)
-            hierarchy = cls(attribute, table, source, numbers)
+            table = cast(Sequence[Sequence[str]], rows)
+            numbers = tuple(lines) if lines is not None else ()
+            where = f"hierarchy for '{attribute}' ({source})"
+            if not table:
+                raise HierarchyError(f"{where} is empty: it needs one row per value of the attribute")
+            width = len(table[0])
+            if set(map(len, table)) != {width}:
+                _refuse_ragged(where, table, numbers, width)
+            return cls.from_columns(attribute, columns_of(table, width), source, numbers)
+
+    @classmethod
+    def from_columns(cls, attribute: str, columns: Sequence[Sequence[str]], source: str = "<memory>",
+                     lines: Sequence[int] = ()) -> "Hierarchy":
+        """Validate a hierarchy given by level (every column as long) and build it; ``lines``
+        as the field (empty: the rows are numbered from 1)."""
+        with collection_paused():
+            held = tuple(map(tuple, columns))
+            numbers = tuple(lines)
+            levels = _validate(attribute, held, numbers, source)
+            hierarchy = cls(attribute, held, source, numbers)
             # the validation encoded every level already: the cached property takes that encoding
             hierarchy.__dict__["encoded"] = EncodedHierarchy.from_levels(levels, hierarchy)
             return hierarchy
@@ -82,15 +108,39 @@ class Hierarchy:
     @property
     def height(self) -> int:
         """The top level (number of columns minus one)."""
-        return len(self.rows[0]) - 1
+        return len(self.columns) - 1
+
+    @property
+    def size(self) -> int:
+        """The number of rows: one per original value."""
+        return len(self.columns[0])
 
     @property
     def values(self) -> list[str]:
-        return [row[0] for row in self.rows]
+        return list(self.columns[0])
+
+    @cached_property
+    def rows(self) -> tuple[tuple[str, ...], ...]:
+        """``rows[i][l]``: value ``i`` at level ``l``, made on first use."""
+        return tuple(zip(*self.columns))
+
+    @cached_property
+    def checksum(self) -> str:
+        """SHA-256 of the rows as ARX's layout writes them (';' between levels, a newline
+        between rows, none after the last): what a manifest names the hierarchy by."""
+        digest = hashlib.sha256()
+        for start in range(0, self.size, _DIGEST_ROWS):  # in slices: no copy of a large hierarchy as text
+            text = "\n".join(map(";".join, zip(*(column[start:start + _DIGEST_ROWS] for column in self.columns))))
+            digest.update(("\n" if start else "").encode("utf-8") + text.encode("utf-8"))
+        return "sha256:" + digest.hexdigest()
 
     @cached_property
     def encoded(self) -> "EncodedHierarchy":
         return EncodedHierarchy.build(self)
+
+
+#: rows per slice of ``Hierarchy.checksum``
+_DIGEST_ROWS = 1 << 16
 
 
 def _is_numbered(item: object) -> bool:
@@ -102,34 +152,38 @@ def _numbered(item: object) -> tuple[int, tuple[str, ...]]:
     return line, tuple(row)
 
 
-def _validate(attribute: str, rows: tuple[tuple[str, ...], ...], lines: tuple[int, ...], source: str) -> list[_Level]:
-    """Refuse an empty hierarchy, rows of unequal length, duplicate original values and a value
-    with two parents; return the levels' encoding, which the rules are checked on (whole
-    columns at C speed: sets and dicts). Only a hierarchy that breaks a rule is walked row by
-    row, for the message."""
+def _refuse_ragged(where: str, rows: Sequence[Sequence[str]], lines: Sequence[int], width: int) -> None:
+    numbers = lines or range(1, len(rows) + 1)
+    ragged = [(line, len(row)) for line, row in zip(numbers, rows) if len(row) != width]
+    shown = ", ".join(f"line {line} has {n}" for line, n in ragged[:_SHOW])
+    raise HierarchyError(
+        f"{where}: rows of unequal length; line {numbers[0]} has {width} fields but "
+        f"{shown} ({len(ragged)} such rows). Every row needs one field per level."
+    )
+
+
+def _validate(attribute: str, columns: tuple[tuple[str, ...], ...], lines: tuple[int, ...], source: str) -> list[_Level]:
+    """Refuse an empty hierarchy, duplicate original values and a value with two parents;
+    return the levels' encoding, which the rules are checked on (whole columns at C speed:
+    dicts, and lists filled through ``map``; no numpy, which the command line's help must not
+    load). Only a hierarchy that breaks a rule is walked row by row, for
+    the message."""
     where = f"hierarchy for '{attribute}' ({source})"
-    if not rows:
+    if not columns or not columns[0]:
         raise HierarchyError(f"{where} is empty: it needs one row per value of the attribute")
-    width = len(rows[0])
-    if set(map(len, rows)) != {width}:
-        ragged = [(line, len(row)) for line, row in zip(lines, rows) if len(row) != width]
-        shown = ", ".join(f"line {line} has {n}" for line, n in ragged[:_SHOW])
-        raise HierarchyError(
-            f"{where}: rows of unequal length; line {lines[0]} has {width} fields but "
-            f"{shown} ({len(ragged)} such rows). Every row needs one field per level."
-        )
-    columns = columns_of(rows, width)
-    levels = [_level(column) for column in columns]
-    if len(levels[0].labels) != len(rows):
-        _refuse_duplicates(where, rows, lines)
+    numbers = lines or tuple(range(1, len(columns[0]) + 1))
+    levels = [_level(column, first=level == 0) for level, column in enumerate(columns)]
+    if len(levels[0].labels) != len(columns[0]):
+        _refuse_duplicates(where, columns[0], numbers)
     # a value of level 0 is on one row, so it has one parent; above, each code must have one
-    for level in range(1, width - 1):
+    for level in range(1, len(columns) - 1):
         if len(levels[level + 1].labels) == 1:  # one value above: the one parent of every value
             continue
         below, above = levels[level].codes, levels[level + 1].codes
-        parent = dict(zip(below, above))  # the last parent seen: any other one differs from it
-        if not all(map(eq, map(parent.__getitem__, below), above)):
-            _refuse_two_parents(where, level, columns[level], columns[level + 1], lines)
+        parent = [0] * len(levels[level].labels)
+        any(map(parent.__setitem__, below, above))  # the last parent seen: any other one differs from it
+        if list(map(parent.__getitem__, below)) != above:
+            _refuse_two_parents(where, level, columns[level], columns[level + 1], numbers)
     return levels
 
 
@@ -138,31 +192,33 @@ class _Level(NamedTuple):
     (the value's position there) and the rows under each value."""
 
     labels: tuple[str, ...]
-    codes: list[int]
+    codes: Sequence[int]
     leaves: tuple[int, ...]
 
 
-def _level(column: list[str]) -> _Level:
+def _level(column: Sequence[str], first: bool = False) -> _Level:
+    """``first``: the leaves' level, where each value is expected once (then the codes are the
+    positions, no second dict)."""
     if column[-1] == column[0] and column.count(column[0]) == len(column):
         # one value (the top; every level of a deep hierarchy above its groups): no dict
         return _Level((column[0],), [0] * len(column), (len(column),))
     distinct = dict.fromkeys(column)
-    if len(distinct) == len(column):  # each value on one row (level 0): codes are the positions
-        return _Level(tuple(column), list(range(len(column))), (1,) * len(column))
+    if first and len(distinct) == len(column):
+        return _Level(tuple(column), range(len(column)), (1,) * len(column))
     code = dict(zip(distinct, count()))
     codes = list(map(code.__getitem__, column))
     rows = Counter(codes)
     return _Level(tuple(code), codes, tuple(map(rows.__getitem__, range(len(code)))))
 
 
-def _refuse_duplicates(where: str, rows: tuple[tuple[str, ...], ...], lines: tuple[int, ...]) -> None:
+def _refuse_duplicates(where: str, values: Sequence[str], lines: Sequence[int]) -> None:
     seen: dict[str, int] = {}
     duplicates = []
-    for line, row in zip(lines, rows):
-        if row[0] in seen:
-            duplicates.append((row[0], seen[row[0]], line))
+    for line, value in zip(lines, values):
+        if value in seen:
+            duplicates.append((value, seen[value], line))
         else:
-            seen[row[0]] = line
+            seen[value] = line
     shown = ", ".join(f"{cut(v)} (lines {a} and {b})" for v, a, b in duplicates[:_SHOW])
     raise HierarchyError(
         f"{where}: duplicate original values {shown} ({len(duplicates)} in all). "
@@ -170,7 +226,8 @@ def _refuse_duplicates(where: str, rows: tuple[tuple[str, ...], ...], lines: tup
     )
 
 
-def _refuse_two_parents(where: str, level: int, below: list[str], above: list[str], lines: tuple[int, ...]) -> None:
+def _refuse_two_parents(where: str, level: int, below: Sequence[str], above: Sequence[str],
+                        lines: Sequence[int]) -> None:
     """The first row whose value at ``level`` has another parent than on its first row."""
     parent: dict[str, tuple[str, int]] = {}
     for line, value, up in zip(lines, below, above):
@@ -188,11 +245,12 @@ def _refuse_two_parents(where: str, level: int, below: list[str], above: list[st
 class EncodedHierarchy:
     """Integer form of a hierarchy.
 
-    ``codes[i][l]``: code at level ``l`` of leaf ``i``; ``labels[l][c]``: the text of code ``c``;
-    ``leaves[l][c]``: number of hierarchy rows generalized to ``c`` at level ``l``.
+    ``columns[l][i]``: code at level ``l`` of leaf ``i`` (``codes[i][l]`` row by row, made on
+    first use); ``labels[l][c]``: the text of code ``c``; ``leaves[l][c]``: number of
+    hierarchy rows generalized to ``c`` at level ``l``.
     """
 
-    codes: tuple[tuple[int, ...], ...]
+    columns: tuple[Sequence[int], ...]
     labels: tuple[tuple[str, ...], ...]
     leaves: tuple[tuple[int, ...], ...]
     distinct: tuple[int, ...] = field(default=())
@@ -202,15 +260,30 @@ class EncodedHierarchy:
     @classmethod
     def build(cls, hierarchy: Hierarchy) -> "EncodedHierarchy":
         with collection_paused():
-            return cls.from_levels([_level(column) for column in columns_of(hierarchy.rows, hierarchy.height + 1)],
+            return cls.from_levels([_level(column, first=level == 0) for level, column in enumerate(hierarchy.columns)],
                                    hierarchy)
 
     @classmethod
     def from_levels(cls, levels: Sequence[_Level], hierarchy: Hierarchy) -> "EncodedHierarchy":
         return cls(
-            codes=tuple(zip(*(level.codes for level in levels))),
+            columns=tuple(level.codes for level in levels),
             labels=tuple(level.labels for level in levels),
             leaves=tuple(level.leaves for level in levels),
             distinct=tuple(len(level.labels) for level in levels),
             origin=hierarchy,
         )
+
+    @property
+    def size(self) -> int:
+        """The number of leaves (rows of the hierarchy)."""
+        return len(self.columns[0])
+
+    def leaf(self, code: int) -> tuple[int, ...]:
+        """The codes of leaf ``code`` at every level (``codes[code]`` without making ``codes``)."""
+        return tuple(column[code] for column in self.columns)
+
+    @cached_property
+    def codes(self) -> tuple[tuple[int, ...], ...]:
+        """``codes[i][l]``: code at level ``l`` of leaf ``i``."""
+        with collection_paused():
+            return tuple(zip(*self.columns))

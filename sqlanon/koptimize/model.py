@@ -139,7 +139,7 @@ def _domain(name: str, hierarchy: EncodedHierarchy, present: np.ndarray, listed:
         top = len(hierarchy.labels) - 1
         ordered = sorted(texts, key=lambda code: tuple(hierarchy.codes[code][l] for l in range(top, -1, -1)))
         kind = "hierarchy"
-    leaf_rank = np.full(len(hierarchy.codes), -1, dtype=np.int64)
+    leaf_rank = np.full(hierarchy.size, -1, dtype=np.int64)
     leaf_rank[ordered] = np.arange(len(ordered))
     return Domain(name, tuple(texts[c] for c in ordered), leaf_rank, kind)
 

@@ -19,7 +19,7 @@ def metric_context(rows: int, hierarchies: Sequence[EncodedHierarchy], value_cou
     for h, counts in zip(hierarchies, value_counts):
         held = list(compress(range(len(counts)), counts))
         n = [counts[v] for v in held]
-        rows_held = [h.codes[v] for v in held]
+        rows_held = [h.leaf(v) for v in held]
         leaves, entropy, distinct = [], [], []
         for l in range(len(h.labels)):
             codes = [row[l] for row in rows_held]
@@ -36,7 +36,7 @@ def metric_context(rows: int, hierarchies: Sequence[EncodedHierarchy], value_cou
     return MetricContext(
         rows=rows,
         heights=tuple(len(h.labels) - 1 for h in hierarchies),
-        hierarchy_rows=tuple(len(h.codes) for h in hierarchies),
+        hierarchy_rows=tuple(h.size for h in hierarchies),
         leaves_by_level=tuple(leaves_by_level),
         entropy_by_level=tuple(entropy_by_level),
         distinct_by_level=tuple(distinct_by_level),

@@ -45,11 +45,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import digamma, gammaln
 
 from sqlanon.reidentification.estimate import UniquenessEstimate, failed, observed
 from sqlanon.reidentification.frame import ClassSizes, prepare
+from sqlanon.reidentification.numerics import brentq, digamma, gammaln
 
 #: Largest score (in absolute value, per equation, relative to n) accepted as a solution.
 SCORE_TOLERANCE = 1e-9

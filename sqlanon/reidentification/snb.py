@@ -41,11 +41,10 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.optimize import root
-from scipy.special import expit, logit
 
 from sqlanon.reidentification.estimate import UniquenessEstimate, failed, observed
 from sqlanon.reidentification.frame import ClassSizes, prepare
+from sqlanon.reidentification.numerics import expit, logit, root
 
 #: Largest |log(expected / observed)| accepted, per equation.
 RESIDUAL_TOLERANCE = 1e-9

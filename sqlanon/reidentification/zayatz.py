@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.special import gammaln
 
 from sqlanon.reidentification.estimate import UniquenessEstimate, observed
 from sqlanon.reidentification.frame import ClassSizes, prepare
+from sqlanon.reidentification.numerics import gammaln
 
 
 def zayatz(

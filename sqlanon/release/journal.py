@@ -23,7 +23,7 @@ from typing import Any
 from sqlanon.errors import OutputError
 from sqlanon.release.placement import (STAGING_PREFIX, exists, identity, open_folder, open_subfolder, place_over,
                                        remove, remove_tree, sync)
-from sqlanon.release.tables import drop_duckdb_table, duckdb_table_exists
+from sqlanon.release.tables import drop_duckdb_table, duckdb_table_exists, remove_duckdb_database
 
 NAME = "journal.json"
 _LIMIT = 1 << 20
@@ -178,11 +178,7 @@ def _drop_table(table: Any) -> None:
     if not os.path.exists(database):
         return
     if table.get("created"):
-        for suffix in ("", ".wal"):
-            try:
-                os.remove(database + suffix)
-            except FileNotFoundError:
-                pass
+        remove_duckdb_database(database)
     else:
         drop_duckdb_table(database, table["temp"])
 

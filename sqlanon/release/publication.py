@@ -35,7 +35,7 @@ from sqlanon.release.holds import hold
 from sqlanon.release.locks import TargetLock
 from sqlanon.release.placement import (create_text, exists, identity, keep, make_staging, open_folder, place_new,
                                        place_over, refuse, remove, remove_tree, staging_name, sync, through)
-from sqlanon.release.tables import drop_duckdb_table, duckdb_tables, publish_duckdb_table
+from sqlanon.release.tables import drop_duckdb_table, duckdb_tables, publish_duckdb_table, remove_duckdb_database
 
 
 @dataclass
@@ -312,8 +312,7 @@ class Publication:
                 if self._output.kind == "postgres":
                     pg.drop_table(self.url, self._table)
                 elif self._created_db:
-                    for suffix in ("", ".wal"):
-                        _remove(self._output.path + suffix)
+                    remove_duckdb_database(self._output.path)
                 else:
                     drop_duckdb_table(self._output.path, self._table)
             except Exception:  # the table's database may be unreachable: the next run drops it
@@ -354,10 +353,3 @@ def _pause_for_tests() -> None:
     pause = os.environ.get("SQLANON_TEST_PAUSE_BEFORE_PUBLISH")
     if pause:
         time.sleep(float(pause))
-
-
-def _remove(path: str) -> None:
-    try:
-        os.remove(path)
-    except FileNotFoundError:
-        pass

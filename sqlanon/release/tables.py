@@ -50,6 +50,15 @@ def publish_duckdb_table(path: str, temp: str, table: str, overwrite: bool = Fal
         raise OutputError(f"cannot publish table '{table}' in {path}: {first_line(error)}") from None
 
 
+def remove_duckdb_database(path: str) -> None:
+    """A database file the run created, with its write-ahead log, removed (either may be gone)."""
+    for name in (path, path + ".wal"):
+        try:
+            os.remove(name)
+        except FileNotFoundError:
+            pass
+
+
 def drop_duckdb_table(path: str, table: str) -> None:
     if os.path.exists(path):
         _with_db(path, lambda con: con.execute(f"DROP TABLE IF EXISTS {ident(table).sql('duckdb')}").fetchall())

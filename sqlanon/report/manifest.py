@@ -22,10 +22,8 @@ VERSION = 1
 
 def hierarchy_digest(attribute, hierarchy) -> str:
     if isinstance(attribute.hierarchy, dict):
-        text = json.dumps(attribute.hierarchy, sort_keys=True)
-    else:
-        text = "\n".join(";".join(row) for row in hierarchy.rows)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return "sha256:" + hashlib.sha256(json.dumps(attribute.hierarchy, sort_keys=True).encode("utf-8")).hexdigest()
+    return hierarchy.checksum
 
 
 def manifest_models(job: Job) -> list[dict[str, Any]]:
