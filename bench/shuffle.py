@@ -10,10 +10,10 @@ each of ``--repeat`` rounds times:
 * ``sqlanon input``: the engine's write of that node's release in input order (the streamed
   projection, ``engines/duckdb_release.py``), as a run writes it, the verification left out;
 * ``sqlanon shuffle``: the same write shuffled (the row number, and the ORDER BY of its keyed
-  hash, ``compiler.shuffle_key``);
+  hash and then the number, ``compiler.shuffle_order``);
 * ``COPY``: the floor, DuckDB alone copying the same file's columns to the same format;
-* ``COPY ORDER BY key``: the same COPY sorted by the same key (SHA-256 of a secret and the row
-  number), the floor of a shuffle;
+* ``COPY ORDER BY key``: the same COPY sorted by the same key (60 bits of SHA-256 of a secret
+  and the row number, then the row number), the floor of a shuffle;
 * ``COPY ORDER BY random()``: sorted by DuckDB's own (not cryptographic) random(): what the
   keyed hash costs beyond the sort.
 
@@ -77,7 +77,7 @@ def floor_sql(kind: str, fmt: str) -> str:
     if kind == "COPY ORDER BY key":
         position = c.ident("__r").sql("duckdb")
         query = (f"SELECT * EXCLUDE ({position}) FROM (SELECT *, row_number() OVER () - 1 AS {position} FROM {source}) "
-                 f"ORDER BY {c.shuffle_key(c.col('__r')).sql('duckdb')}")
+                 f"ORDER BY {', '.join(e.sql('duckdb') for e in c.shuffle_order(c.col('__r')))}")
     elif kind == "COPY ORDER BY random()":
         query = f"SELECT * FROM {source} ORDER BY random()"
     else:

@@ -3,6 +3,7 @@ sql/<dialect>/*.sql (postgres, spark), beside the input that produced it. Set
 SQLANON_REGEN_GOLDEN=1 to rewrite them after a deliberate change."""
 
 from dataclasses import replace
+import hashlib
 import itertools
 import os
 import random
@@ -93,20 +94,34 @@ def test_golden_sql(dialect, name):
     sqlglot.parse_one(sql, read=dialect)  # it is valid SQL for the dialect, as sqlglot reads it
 
 
-@pytest.mark.parametrize("dialect, key", [
-    ("duckdb", 'SHA256($order_key || CAST("o"."__row" AS TEXT))'),
-    ("postgres", """SHA256(CONVERT_TO(%(order_key)s || CAST("o"."__row" AS TEXT), 'UTF8'))"""),
-    ("spark", "SHA2(CONCAT(:order_key, CAST(`o`.`__row` AS STRING)), 256)"),
+@pytest.mark.parametrize("dialect, order", [
+    ("duckdb", """CAST(CAST('x' || SUBSTRING(SHA256($order_key || CAST("o"."__row" AS TEXT)), 1, 15) AS BIT(60)) AS BIGINT)"""),
+    ("postgres", """CAST(CAST('x' || SUBSTRING(ENCODE(SHA256(CONVERT_TO(%(order_key)s || CAST("o"."__row" AS TEXT), 'UTF8')),"""
+                 """ 'hex') FROM 1 FOR 15) AS BIT(60)) AS BIGINT)"""),
+    ("spark", "CAST(CONV(SUBSTRING(SHA2(CONCAT(:order_key, CAST(`o`.`__row` AS STRING)), 256), 1, 15), 16, 10) AS BIGINT)"),
 ])
-def test_the_shuffled_output_is_output_sql_sorted_by_the_keyed_hash(dialect, key):
-    """The shuffle changes the golden output query in its ORDER BY alone: SHA-256 of the bound
-    key and the row's position instead of the position (PostgreSQL hashes the text's bytes and
-    keeps the digest as bytea, which sorts as the other dialects' hex digests)."""
+def test_the_shuffled_output_is_output_sql_sorted_by_the_keyed_hash(dialect, order):
+    """The shuffle changes the golden output query in its ORDER BY alone: the first 15 hex
+    digits of SHA-256 of the bound key and the row's position, as a BIGINT, then the position
+    (PostgreSQL hashes the text's bytes and hex-encodes the digest as the other dialects do;
+    Spark, which has no bit strings, reads the digits with CONV)."""
     position = c.col(c.ROW, "o").sql(dialect)
     plain = rendered(dialect, "output.sql")
     assert plain.endswith(f"ORDER BY\n  {position}\n")
-    assert render(_output(shuffled=True), dialect, pretty=True) + "\n" == plain[:-len(position) - 1] + key + "\n"
+    shuffled = render(_output(shuffled=True), dialect, pretty=True) + "\n"
+    assert shuffled == plain[:-len(position) - 1] + f"{order},\n  {position}\n"
     sqlglot.parse_one(render(_output(shuffled=True), dialect), read=dialect)
+
+
+def test_the_shuffle_key_is_the_digests_first_60_bits_as_duckdb_computes_it():
+    """DuckDB's value of the key is the number Python reads from the same digest's first 15
+    hex digits: below 2^60, so non-negative as a BIGINT (positions of 1 to 6 digits)."""
+    key, positions = "c0ffee" * 10 + "beef", [0, 1, 9, 10, 99, 12345, 999999]
+    sql = render(c.shuffle_key(c.col("p")), "duckdb")
+    got = duckdb.connect().execute(f'SELECT {sql} FROM unnest($positions) AS t("p")',
+                                   {"order_key": key, "positions": positions}).fetchall()
+    expected = [int(hashlib.sha256(f"{key}{p}".encode()).hexdigest()[:15], 16) for p in positions]
+    assert [r[0] for r in got] == expected and all(0 <= x < 2 ** 60 for x in expected)
 
 
 @pytest.mark.parametrize("name", sorted([*CASES, *SNAPSHOT_CASES]))

@@ -1,8 +1,9 @@
 """The released rows' order (``[output] order`` and ``seed``; sqlanon/engines/row_order.py): a
 random order by default, from a key drawn per write and written nowhere; reproducible from a
-seed, which the report then states; the input's on request; bad values refused with exit 2.
-Every engine's shuffle is in tests/test_engines.py, DuckDB's across threads in
-tests/test_release_stream.py, PostgreSQL's output table in tests/test_postgres.py."""
+seed, which the report then states; the input's on request; bad values refused with exit 2;
+the sort key as DuckDB, PostgreSQL and Spark compute it. Every engine's shuffle is in
+tests/test_engines.py, DuckDB's across threads in tests/test_release_stream.py, PostgreSQL's
+output table in tests/test_postgres.py."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import hashlib
 import json
 
 import duckdb
+import psycopg
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -21,7 +23,9 @@ from helpers.jobs import table_job
 from sqlanon import Output, Source, anonymize
 from sqlanon.anonymizer import apply
 from sqlanon.cli.commands import main
-from sqlanon.engines import duckdb_release, row_order
+from sqlanon.engines import compiler as c, duckdb_release, row_order
+from sqlanon.engines.compiler import release
+from sqlanon.engines.dialects import DIALECTS, render
 from sqlanon.errors import ConfigError
 
 ROWS = 240
@@ -43,17 +47,19 @@ def ids(path) -> list[int]:
     return [int(line.rsplit(",", 1)[1]) for line in path.read_text().splitlines()[1:]]
 
 
-def by_keyed_hash(key: str, rows: int) -> list[int]:
-    """The order row_order documents for the SQL engines: positions sorted by SHA-256(key, position)."""
-    return sorted(range(rows), key=lambda i: hashlib.sha256(f"{key}{i}".encode()).hexdigest())
+def by_keyed_hash(key: str, rows: int, digits: int = 15) -> list[int]:
+    """The order row_order documents for the SQL engines: positions sorted by the number in the
+    first ``digits`` hex digits of SHA-256(key, position) (15, ``compiler.KEY_DIGITS``), then by
+    the position."""
+    return sorted(range(rows), key=lambda i: (int(hashlib.sha256(f"{key}{i}".encode()).hexdigest()[:digits], 16), i))
 
 
 # -- the order and what is kept of it ----------------------------------------------------------
 @pytest.mark.parametrize("engine", ["duckdb", "memory"])
 def test_the_drawn_key_orders_the_rows_and_is_written_nowhere(tmp_path, monkeypatch, engine):
-    """The key comes from ``secrets`` (here replaced by a known one): DuckDB sorts by SHA-256 of
-    the key and the input position, the memory engine by its SHAKE-256 permutation; the key is
-    in none of the files the run publishes, and the report has no seed."""
+    """The key comes from ``secrets`` (here replaced by a known one): DuckDB sorts by 60 bits of
+    SHA-256 of the key and the input position, the memory engine by its SHAKE-256 permutation;
+    the key is in none of the files the run publishes, and the report has no seed."""
     monkeypatch.setattr(row_order.secrets, "token_hex", lambda n: KEY)
     path = tmp_path / "out.csv"
     result = anonymize(job(path, engine))
@@ -72,7 +78,7 @@ def test_the_drawn_key_orders_the_rows_and_is_written_nowhere(tmp_path, monkeypa
 @pytest.mark.parametrize("streamed", [True, False])
 def test_columns_named_like_the_release_queries_own_keep_the_keyed_order(tmp_path, monkeypatch, streamed):
     """A QI called __r (the streamed query's position) and others called o, __s, __p0, __row: the
-    order is still SHA-256 of the key and the position, streamed or through the sorted query."""
+    order is still that of the keyed hash of the position, streamed or through the sorted query."""
     monkeypatch.setattr(row_order.secrets, "token_hex", lambda n: KEY)
     if not streamed:
         monkeypatch.setattr(duckdb_release, "MAX_BITS", 1)
@@ -150,6 +156,33 @@ def test_the_released_table_in_python_is_shuffled_and_order_seed_repeats_it():
     drawn = ages()
     assert drawn != list(range(ROWS)) and sorted(drawn) == list(range(ROWS))
     assert ages(order_seed=8) == ages(order_seed=8) == by_keyed_hash(row_order.order_key(Output(seed=8)), ROWS)
+
+
+# -- the key, on every SQL dialect ------------------------------------------------------------
+SOURCES = {"duckdb": 'range({n}) AS t("p")', "postgres": 'generate_series(0, {n} - 1) AS t("p")',
+           "spark": "(SELECT id AS `p` FROM range({n})) AS t"}
+
+
+@pytest.mark.parametrize("digits", [c.KEY_DIGITS, 1])
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_dialect_sorts_by_the_digests_number_then_the_position(dialect, digits, monkeypatch, request):
+    """``compiler.shuffle_order`` as each dialect renders it, run on its engine over positions
+    0..ROWS-1: the order ``by_keyed_hash`` computes from hashlib. With the key cut to one hex
+    digit (16 values for 240 rows) every key is shared, and the position breaks the ties alike
+    everywhere."""
+    monkeypatch.setattr(release, "KEY_DIGITS", digits)
+    order = ", ".join(render(e, dialect) for e in c.shuffle_order(c.col("p")))
+    sql = f"SELECT {c.col('p').sql(dialect)} FROM {SOURCES[dialect].format(n=ROWS)} ORDER BY {order}"
+    if dialect == "duckdb":
+        got = [r[0] for r in duckdb.connect().execute(sql, {c.ORDER_KEY: KEY}).fetchall()]
+    elif dialect == "postgres":
+        with psycopg.connect(request.getfixturevalue("postgres_url")) as con:
+            got = [r[0] for r in con.execute(sql, {c.ORDER_KEY: KEY}).fetchall()]
+    else:
+        got = [r[0] for r in request.getfixturevalue("spark").sql(sql, args={c.ORDER_KEY: KEY}).collect()]
+    assert got == by_keyed_hash(KEY, ROWS, digits)
+    keys = len({hashlib.sha256(f"{KEY}{i}".encode()).hexdigest()[:digits] for i in range(ROWS)})
+    assert keys == (ROWS if digits == c.KEY_DIGITS else 16)
 
 
 # -- refusals ---------------------------------------------------------------------------------

@@ -23,12 +23,27 @@ def _signed(node: exp.Expression) -> exp.Expression:
 
 
 def _bytes_hashed(node: exp.Expression) -> exp.Expression:
-    """PostgreSQL's sha256 takes bytea (sqlglot passes it text, and hex-encodes the digest):
-    the text's UTF-8 bytes in, the digest left as bytea, which sorts byte by byte as DuckDB's
-    and Spark's hex digests do (text would sort by the database's collation)."""
+    """PostgreSQL's sha256 takes bytea (sqlglot passes it text): the text's UTF-8 bytes in, the
+    digest hex-encoded as DuckDB's and Spark's are (lower case), so that the shuffle's key
+    reads the same digits (``compiler.shuffle_key``)."""
     if isinstance(node, exp.SHA2):
         data = exp.Anonymous(this="CONVERT_TO", expressions=[node.this, exp.Literal.string("UTF8")])
-        return exp.Anonymous(this="SHA256", expressions=[data])
+        digest = exp.Anonymous(this="SHA256", expressions=[data])
+        return exp.Anonymous(this="ENCODE", expressions=[digest, exp.Literal.string("hex")])
+    return node
+
+
+def _hex_read_by_conv(node: exp.Expression) -> exp.Expression:
+    """Spark has no bit strings: the text ``'x' || digits`` cast to BIT(n), as the shuffle's key
+    reads hex digits as a number (``compiler.shuffle_key``), becomes ``CONV(digits, 16, 10)``,
+    the same number as decimal text (up to 16 digits: CONV reads 64 unsigned bits)."""
+    if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.BIT:
+        text = node.this
+        if not (isinstance(text, exp.Concat) and len(text.expressions) == 2
+                and text.expressions[0] == exp.Literal.string("x")):
+            raise ValueError(f"Spark has no bit strings: no rendering of {node.sql()}")
+        return exp.Anonymous(this="CONV", expressions=[text.expressions[1], exp.Literal.number(16),
+                                                       exp.Literal.number(10)])
     return node
 
 
@@ -44,4 +59,6 @@ def render(query: exp.Expression, dialect: str, pretty: bool = False) -> str:
         query = query.transform(_signed)
     if dialect == "postgres":
         query = query.transform(_bytes_hashed)
+    if dialect == "spark":
+        query = query.transform(_hex_read_by_conv)
     return query.sql(dialect, pretty=pretty)

@@ -21,8 +21,8 @@ codes of QI j. Above ``MAX_BITS`` the engine writes through the joined and sorte
 
 Shuffled (``[output] order = "shuffle"``, the default), the projection numbers the rows as it
 reads them (``row_number() OVER ()``: a streaming window, the input's positions, as ``rowid``
-numbers the input's copy) and the release is sorted by ``compiler.shuffle_key`` of that number:
-the order the sorted query gives for the same key.
+numbers the input's copy) and the release is sorted by ``compiler.shuffle_order`` of that number
+(its keyed hash, then the number): the order the sorted query gives for the same key.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
                   chosen: Plan, mask: str, drop: bool, enums: bool = False,
                   leaves: Sequence[Sequence[str] | None] | None = None, shuffled: bool = False) -> tuple[str, dict]:
     """The released rows of ``relation`` (the input), in input order (``shuffled``: sorted by
-    ``compiler.shuffle_key`` of each row's position, the caller binding ``order_key``), and
+    ``compiler.shuffle_order`` of each row's position, the caller binding ``order_key``), and
     their parameters:
     the plan's lists (``label_<j>``, ``key_<j>``) and ``mask``, which every QI of a suppressed
     row gets (with ``drop`` those rows are left out). With ``enums`` each QI comes out as its
@@ -166,5 +166,5 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
     if suppresses and drop:
         sql += " WHERE NOT \"__s\""
     if shuffled:  # qualified: an output column may have the position's name
-        sql += f" ORDER BY {c.shuffle_key(c.col(POSITION, 'o')).sql('duckdb')}"
+        sql += f" ORDER BY {', '.join(e.sql('duckdb') for e in c.shuffle_order(c.col(POSITION, 'o')))}"
     return sql, params

@@ -8,9 +8,11 @@ can recompute it:
 * each write draws a key of 256 bits from ``secrets`` (the operating system's CSPRNG); it is
   bound as a query parameter and dropped after the write: it is in no SQL text, report,
   manifest or HTML page;
-* a SQL engine sorts the rows by SHA-256(key, the row's input position as text)
-  (``compiler.shuffle_key``): a keyed hash, so without the key the order is indistinguishable
-  from a uniformly random permutation, on every engine and every number of threads;
+* a SQL engine sorts the rows by the first 60 bits of SHA-256(key, the row's input position as
+  text), as a BIGINT, then by the position (``compiler.shuffle_order``): a keyed hash, so
+  without the key the order is indistinguishable from a uniformly random permutation (but for
+  rows whose 60 bits coincide, 0.004 pairs on average at 100 M rows, which keep their input
+  order), the same on DuckDB, PostgreSQL and Spark and on every number of threads;
 * the in-memory engine sorts the positions by 64-bit keys read from SHAKE-256(key) (hashing
   each row in Python would cost a microsecond a row; ``permutation``).
 
@@ -52,7 +54,8 @@ def permutation(rows: int, key: str) -> np.ndarray:
 
     >>> sorted(permutation(5, "k").tolist()) == [0, 1, 2, 3, 4]
     True
-    >>> (permutation(1000, "k") == permutation(1000, "k")).all(), (permutation(1000, "k") == permutation(1000, "l")).all()
+    >>> again, other = permutation(1000, "k") == permutation(1000, "k"), permutation(1000, "k") == permutation(1000, "l")
+    >>> bool(again.all()), bool(other.all())
     (True, False)
     """
     parts = [np.frombuffer(hashlib.shake_256(f"{key}:{i}".encode("ascii")).digest(8 * min(CHUNK, rows - start)), "<u8")

@@ -53,7 +53,7 @@ from sqlanon.engines.compiler.preparation import (
     labelled_classes_query, encode_query, missing_values_query
 )
 from sqlanon.engines.compiler.release import (
-    output_query, interval_output_query, verdict_query, ORDER_KEY, shuffle_key
+    output_query, interval_output_query, verdict_query, ORDER_KEY, KEY_DIGITS, shuffle_key, shuffle_order
 )
 from sqlanon.engines.compiler.template import (
     SLOT, KEYS, TAG, NodeTemplate
@@ -71,6 +71,6 @@ __all__ = [
     "BATCH_NODE", "suppressed_histogram_query", "failing_classes_query", "base_classes_query", "with_lnx",
     "distinct_query", "value_counts_query", "distinct_classes_query", "labelled_classes_query",
     "encode_query", "missing_values_query", "output_query", "interval_output_query", "verdict_query",
-    "ORDER_KEY", "shuffle_key",
+    "ORDER_KEY", "KEY_DIGITS", "shuffle_key", "shuffle_order",
     "SLOT", "KEYS", "TAG", "NodeTemplate"
 ]

@@ -1,6 +1,6 @@
 """The released table as one query: every row generalized to the node (or bucketed into the
 intervals of an ordered anonymization), its QIs masked or the row dropped when its class fails,
-in input order or shuffled (sorted by a keyed hash of each row's position, ``shuffle_key``)."""
+in input order or shuffled (sorted by a keyed hash of each row's position, ``shuffle_order``)."""
 
 from __future__ import annotations
 
@@ -16,18 +16,48 @@ from sqlanon.lattice import Node
 
 #: the parameter holding a shuffle's secret key (sqlanon/engines/row_order.py)
 ORDER_KEY = "order_key"
+#: the hex digits of the keyed digest a shuffle sorts by (``shuffle_key``): 60 bits
+KEY_DIGITS = 15
 
 
 def shuffle_key(row: exp.Expression) -> exp.Expression:
-    """The sort key of a shuffled release: SHA-256 of the bound secret ``$order_key`` followed
-    by ``row``, the row's input position, as text. A keyed hash: without the key the sorted
-    order is indistinguishable from a uniformly random one (sqlanon/engines/row_order.py).
+    """The sort key of a shuffled release: the first ``KEY_DIGITS`` hex digits of SHA-256 of
+    the bound secret ``$order_key`` followed by ``row``, the row's input position, as text, read
+    as an integer. A keyed hash: without the key the sorted order is indistinguishable from a
+    uniformly random one (sqlanon/engines/row_order.py).
 
-    >>> shuffle_key(col("__r")).sql("duckdb")
-    'SHA256($order_key || CAST("__r" AS TEXT))'
+    An 8-byte integer rather than the digest's 64 hex characters, which cost 2.5x ``random()``'s
+    doubles to sort at 100 M rows (bench/README.md). 60 bits, so that the number is
+    non-negative in every dialect's signed BIGINT and sorts alike on every engine: ``'x'`` and
+    the digits is the text of a bit string, cast to BIT(60), then to BIGINT (DuckDB,
+    PostgreSQL; Spark has no bit strings and reads the digits with CONV, ``dialects.render``).
+    n rows hold n(n - 1) / 2^61 pairs of equal keys on average, 0.004 at 100 M rows; such a
+    pair comes out in input order (``shuffle_order``), the one trace of that order left. Hex
+    digits of one width sort as the numbers they spell, so the order is the whole digest's text
+    but between rows whose keys are equal.
+
+    >>> print(shuffle_key(col("__r")).sql("duckdb"))
+    CAST(CAST('x' || SUBSTRING(SHA256($order_key || CAST("__r" AS TEXT)), 1, 15) AS BIT(60)) AS BIGINT)
     """
     text = exp.Cast(this=row, to=datatype("TEXT"))
-    return exp.SHA2(this=exp.Concat(expressions=[param(ORDER_KEY), text]), length=exp.Literal.number(256))
+    digest = exp.SHA2(this=exp.Concat(expressions=[param(ORDER_KEY), text]), length=exp.Literal.number(256))
+    digits = exp.Substring(this=digest, start=exp.Literal.number(1), length=exp.Literal.number(KEY_DIGITS))
+    bits = exp.DataType(this=exp.DataType.Type.BIT,
+                        expressions=[exp.DataTypeParam(this=exp.Literal.number(4 * KEY_DIGITS))])
+    bit_string = exp.Cast(this=exp.Concat(expressions=[exp.Literal.string("x"), digits]), to=bits)
+    return exp.Cast(this=bit_string, to=datatype("BIGINT"))
+
+
+def shuffle_order(row: exp.Expression) -> list[exp.Expression]:
+    """The ORDER BY of a shuffled release: ``shuffle_key`` of ``row`` (the row's input
+    position), then the position, so that rows whose keys collide still come out in an order
+    the key alone decides, the same on every engine.
+
+    >>> key, position = shuffle_order(col("__r"))
+    >>> key == shuffle_key(col("__r")), position.sql("duckdb")
+    (True, '"__r"')
+    """
+    return [shuffle_key(row), row.copy()]
 
 
 def output_query(
@@ -38,7 +68,7 @@ def output_query(
     verdicts: exp.Select | None = None,
     shuffled: bool = False,
 ) -> exp.Select:
-    """The released table, in input order (``shuffled``: sorted by ``shuffle_key``).
+    """The released table, in input order (``shuffled``: sorted by ``shuffle_order``).
 
     ``columns``: (output name, kind, index) with kind ``"qi"`` (index = QI position) or
     ``"pass"`` (index = passthrough position). ``keep_condition(size)`` returns the predicate
@@ -60,7 +90,7 @@ def interval_output_query(
     shuffled: bool = False,
 ) -> exp.Select:
     """The released table of an ordered-interval anonymization (K-Optimize), in input order
-    (``shuffled``: sorted by ``shuffle_key``).
+    (``shuffled``: sorted by ``shuffle_order``).
 
     ``sqlanon_rank_<j>(code, rank)`` gives each leaf code its rank in QI j's order and
     ``sqlanon_cut_<j>(lo, hi, label)`` the intervals of the cut set (ranks lo..hi). A range
@@ -108,7 +138,7 @@ def _release(gen: exp.Select, dimensions: int, keep_condition, columns, drop_sup
     query = query.select(*selected)
     if drop_suppressed:
         query = query.where(kept.copy())
-    return query.order_by(shuffle_key(col(ROW, "o")) if shuffled else col(ROW, "o"))
+    return query.order_by(*(shuffle_order(col(ROW, "o")) if shuffled else [col(ROW, "o")]))
 
 
 def verdict_query(node: Node, keep: exp.Expression, lookup: str, figures: Sequence[exp.Select]) -> exp.Select:
