@@ -194,7 +194,7 @@ def wide_query(hierarchies: Sequence[EncodedHierarchy], with_leaves: bool, sensi
         if with_leaves:
             for l in range(levels):
                 name = f"n{j}_{l}"
-                params[name] = [h.leaves[l][rows[code][l]] for code in range(len(h.labels[0]))]
+                params[name] = list(map(h.leaves[l].__getitem__, h.columns[l]))
                 value = exp.Anonymous(this="list_extract", expressions=[c.param(name), leaf.copy()])
                 columns.append(exp.Cast(this=value, to=c.datatype("INT")).as_(c.ident(c.wide_leaves(j, l))))
     columns += [c.col(c.sensitive(i), "c").as_(c.ident(c.sensitive(i))) for i in range(sensitives)]
