@@ -1,7 +1,8 @@
 """The commands over a data file rather than a job: ``check`` (assess a table as it is) and
 ``init`` (write a starting job file); their flags and help only. What each does is the function
 of the same name in sqlanon/cli/data_actions.py (``init``: sqlanon/cli/init_actions.py), loaded
-when the command runs (see sqlanon/cli/deferred.py). Assembled into the ``sqlanon`` group by sqlanon/cli/commands.py."""
+when the command runs (see sqlanon/cli/deferred.py). Assembled into the ``sqlanon`` group by
+sqlanon/cli/commands.py."""
 
 from __future__ import annotations
 

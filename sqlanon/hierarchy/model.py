@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import count
-from operator import itemgetter
+from operator import eq, itemgetter
 from typing import NamedTuple, Sequence, cast
 
 from sqlanon.errors import HierarchyError, cut
@@ -31,8 +31,8 @@ def collection_paused() -> Iterator[None]:
     growing heap took two thirds of the time of reading a 1 M-row hierarchy.
 
     On the way out, what was made meanwhile is moved to the oldest generation (``freeze`` then
-    ``unfreeze``): the next young collection would otherwise walk every one of those strings
-    once more (0.3 s for a million rows). Nothing leaks: a full collection still sees them."""
+    ``unfreeze``), so young collections do not walk those strings again: 0.3 s of a 1 M-row
+    hierarchy's run. Nothing leaks: a full collection still sees them."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -79,12 +79,9 @@ class Hierarchy:
                 rows = [row for _, row in numbered]
             table = cast(Sequence[Sequence[str]], rows)
             numbers = tuple(lines) if lines is not None else ()
-            where = f"hierarchy for '{attribute}' ({source})"
-            if not table:
-                raise HierarchyError(f"{where} is empty: it needs one row per value of the attribute")
-            width = len(table[0])
-            if set(map(len, table)) != {width}:
-                _refuse_ragged(where, table, numbers, width)
+            width = len(table[0]) if table else 0  # no row: no column, which the validation refuses
+            if set(map(len, table)) - {width}:
+                _refuse_ragged(f"hierarchy for '{attribute}' ({source})", table, numbers, width)
             return cls.from_columns(attribute, columns_of(table, width), source, numbers)
 
     @classmethod
@@ -162,17 +159,16 @@ def _refuse_ragged(where: str, rows: Sequence[Sequence[str]], lines: Sequence[in
     )
 
 
-def _validate(attribute: str, columns: tuple[tuple[str, ...], ...], lines: tuple[int, ...], source: str) -> list[_Level]:
+def _validate(attribute: str, columns: tuple[tuple[str, ...], ...], lines: Sequence[int], source: str) -> list[_Level]:
     """Refuse an empty hierarchy, duplicate original values and a value with two parents;
     return the levels' encoding, which the rules are checked on (whole columns at C speed:
     dicts, and lists filled through ``map``; no numpy, which the command line's help must not
-    load). Only a hierarchy that breaks a rule is walked row by row, for
-    the message."""
+    load). Only a hierarchy that breaks a rule is walked row by row, for the message."""
     where = f"hierarchy for '{attribute}' ({source})"
     if not columns or not columns[0]:
         raise HierarchyError(f"{where} is empty: it needs one row per value of the attribute")
-    numbers = lines or tuple(range(1, len(columns[0]) + 1))
-    levels = [_level(column, first=level == 0) for level, column in enumerate(columns)]
+    numbers = lines or range(1, len(columns[0]) + 1)
+    levels = [_level(column) for column in columns]
     if len(levels[0].labels) != len(columns[0]):
         _refuse_duplicates(where, columns[0], numbers)
     # a value of level 0 is on one row, so it has one parent; above, each code must have one
@@ -182,7 +178,7 @@ def _validate(attribute: str, columns: tuple[tuple[str, ...], ...], lines: tuple
         below, above = levels[level].codes, levels[level + 1].codes
         parent = [0] * len(levels[level].labels)
         any(map(parent.__setitem__, below, above))  # the last parent seen: any other one differs from it
-        if list(map(parent.__getitem__, below)) != above:
+        if not all(map(eq, map(parent.__getitem__, below), above)):
             _refuse_two_parents(where, level, columns[level], columns[level + 1], numbers)
     return levels
 
@@ -196,14 +192,12 @@ class _Level(NamedTuple):
     leaves: tuple[int, ...]
 
 
-def _level(column: Sequence[str], first: bool = False) -> _Level:
-    """``first``: the leaves' level, where each value is expected once (then the codes are the
-    positions, no second dict)."""
+def _level(column: Sequence[str]) -> _Level:
     if column[-1] == column[0] and column.count(column[0]) == len(column):
         # one value (the top; every level of a deep hierarchy above its groups): no dict
         return _Level((column[0],), [0] * len(column), (len(column),))
     distinct = dict.fromkeys(column)
-    if first and len(distinct) == len(column):
+    if len(distinct) == len(column):  # each value on one row (level 0): codes are the positions
         return _Level(tuple(column), range(len(column)), (1,) * len(column))
     code = dict(zip(distinct, count()))
     codes = list(map(code.__getitem__, column))
@@ -260,8 +254,7 @@ class EncodedHierarchy:
     @classmethod
     def build(cls, hierarchy: Hierarchy) -> "EncodedHierarchy":
         with collection_paused():
-            return cls.from_levels([_level(column, first=level == 0) for level, column in enumerate(hierarchy.columns)],
-                                   hierarchy)
+            return cls.from_levels([_level(column) for column in hierarchy.columns], hierarchy)
 
     @classmethod
     def from_levels(cls, levels: Sequence[_Level], hierarchy: Hierarchy) -> "EncodedHierarchy":
