@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from operator import methodcaller
 from pathlib import Path
 from typing import Sequence
 
@@ -14,7 +13,7 @@ from sqlanon.config import files
 from sqlanon.config.encodings import first_undecodable, reading_codec, undecodable_message
 from sqlanon.config.wording import hierarchy_encoding_setting
 from sqlanon.errors import HierarchyError, cut
-from sqlanon.hierarchy.model import Hierarchy, collection_paused, columns_of
+from sqlanon.hierarchy.model import Hierarchy, Level, collection_paused, columns_of, level_columns
 
 #: separators a hierarchy exported by a spreadsheet or another tool often has instead of ';'
 _OTHER_SEPARATORS = {",": "','", "\t": "tabs ('\\t')"}
@@ -46,12 +45,12 @@ def read_hierarchy(path: str | Path, attribute: str, delimiter: str = ";", encod
         raise HierarchyError(undecodable_message(where, str(path), encoding, found, named)) from None
     with collection_paused():
         flat = text.replace("\r\n", "\n")
-        columns = _columns(flat, delimiter, where)
-        if columns is not None:
-            _refuse_layout_mistakes(attribute, columns, (), str(path), delimiter)
-            hierarchy = Hierarchy.from_columns(attribute, columns, source=str(path))
+        levels = _common_levels(flat, delimiter)
+        if levels is not None:
+            _refuse_layout_mistakes(attribute, level_columns(levels[1]), (), str(path), delimiter)
+            hierarchy = Hierarchy.from_levels(attribute, levels[1], source=str(path))
             if delimiter == ";":  # the file's text is the checksum's: no second copy of the rows as text
-                hierarchy.__dict__["checksum"] = _checksum(flat[:-1] if flat.endswith("\n") else flat)
+                hierarchy.__dict__["checksum"] = _checksum(levels[0])
             return hierarchy
         rows, lines = _rows(text, delimiter, where)
         if rows and len(set(map(len, rows))) == 1:
@@ -59,31 +58,22 @@ def read_hierarchy(path: str | Path, attribute: str, delimiter: str = ";", encod
         return Hierarchy.from_rows(attribute, rows, source=str(path), lines=lines)
 
 
-def _checksum(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _checksum(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _columns(flat: str, delimiter: str, where: str) -> list[list[str]] | None:
-    """The levels of a file in the common layout (``flat``: its text, lines ended by "\\n"),
-    split at C speed with no tuple per row: no quote, no carriage return alone, no empty line
-    but the last, every line with as many fields. None for any other file (read row by row:
-    ``_rows``)."""
-    if '"' in flat or "\r" in flat:
+def _common_levels(flat: str, delimiter: str) -> tuple[bytes, list[Level]] | None:
+    """The UTF-8 text of a file in the common layout (``flat``: its text, lines ended by
+    "\\n"; the last newline dropped) and its levels encoded by Arrow: no quote, no carriage
+    return alone, no empty line but the last, every line with as many fields. None for any
+    other file (read row by row: ``_rows``)."""
+    if not flat or '"' in flat or "\r" in flat or "\n\n" in flat or flat.startswith("\n") or len(delimiter) != 1:
         return None
-    lines = flat.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not lines or "" in lines:
-        return None
-    separators = set(map(methodcaller("count", delimiter), lines))
-    if len(separators) != 1:
-        return None
-    width = separators.pop() + 1
-    limit = csv.field_size_limit()
-    if max(map(len, lines)) > limit:  # a line that long may hold a field above the csv module's limit
-        _refuse_long_values(lines, delimiter, limit, where)
-    fields = delimiter.join(lines).split(delimiter)
-    return [fields[level::width] for level in range(width)]
+    data = (flat[:-1] if flat.endswith("\n") else flat).encode("utf-8")
+    from sqlanon.hierarchy.arrow_levels import read_levels  # Arrow loaded by a read, not by the command line's help
+
+    levels = read_levels(data, delimiter)
+    return None if levels is None else (data, levels)
 
 
 def _refuse_long_values(lines: list[str], delimiter: str, limit: int, where: str) -> None:
@@ -137,7 +127,7 @@ def _value_too_long(where: str, line: int, fields: list[str], delimiter: str, li
         f"({delimiter!r}) of that line (an unclosed quote makes the rest of the file one value)")
 
 
-def _refuse_layout_mistakes(attribute: str, columns: list[list[str]], lines: Sequence[int], source: str,
+def _refuse_layout_mistakes(attribute: str, columns: Sequence[Sequence[str]], lines: Sequence[int], source: str,
                             delimiter: str) -> None:
     """A file of whitespace only, and one written with another separator, would otherwise
     read as rows of one field each and fail only later, as values missing from the data."""

@@ -11,13 +11,13 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import count
 from operator import eq, itemgetter
-from typing import NamedTuple, Sequence, cast
+from typing import NamedTuple, cast, overload
 
 from sqlanon.errors import HierarchyError, cut
 
@@ -49,15 +49,62 @@ def columns_of(rows: Sequence[Sequence[str]], width: int) -> list[list[str]]:
     return [list(map(itemgetter(level), rows)) for level in range(width)]
 
 
+class CodedColumn(Sequence[str]):
+    """A level's values by row, held as its distinct values and each row's code: a hierarchy
+    built from its levels' encoding keeps that encoding, and a level's million values are made
+    as strings only when a reader walks them."""
+
+    __slots__ = ("labels", "codes")
+
+    def __init__(self, labels: Sequence[str], codes: Sequence[int]) -> None:
+        self.labels, self.codes = labels, codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        if isinstance(index, slice):
+            return tuple(map(self.labels.__getitem__, self.codes[index]))
+        return self.labels[self.codes[index]]
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.labels.__getitem__, self.codes)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(map(eq, self, other))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"CodedColumn({len(self.labels)} values, {len(self)} rows)"
+
+
+def level_columns(levels: Sequence[Level]) -> tuple[Sequence[str], ...]:
+    """The levels' values by row: a level of distinct values is its labels, any other one a
+    ``CodedColumn``."""
+    return tuple(level.labels if isinstance(level.codes, range) else CodedColumn(level.labels, level.codes)
+                 for level in levels)
+
+
 @dataclass(frozen=True)
 class Hierarchy:
     """One attribute's hierarchy, held by level: ``columns[l][i]`` is value ``i`` at level ``l``
     (``rows[i][l]`` row by row). By level, since a hierarchy of a million values read row by row
     is a million tuples that the garbage collector then walks; its rows are made only when
-    asked for."""
+    asked for. A column is a tuple of strings, or a ``CodedColumn`` when the hierarchy was
+    built from its levels' encoding (``from_levels``)."""
 
     attribute: str
-    columns: tuple[tuple[str, ...], ...]
+    columns: tuple[Sequence[str], ...]
     source: str = "<memory>"
     #: the line of each row in ``source`` (empty: row ``i`` is on line ``i + 1``), for messages
     lines: tuple[int, ...] = field(default=(), compare=False, repr=False)
@@ -92,11 +139,30 @@ class Hierarchy:
         with collection_paused():
             held = tuple(map(tuple, columns))
             numbers = tuple(lines)
-            levels = _validate(attribute, held, numbers, source)
-            hierarchy = cls(attribute, held, source, numbers)
-            # the validation encoded every level already: the cached property takes that encoding
-            hierarchy.__dict__["encoded"] = EncodedHierarchy.from_levels(levels, hierarchy)
-            return hierarchy
+            where = f"hierarchy for '{attribute}' ({source})"
+            _refuse_empty(where, held)
+            levels = [_level(column) for column in held]
+            _check(where, levels, held, numbers)
+            return cls._encoded(attribute, held, source, numbers, levels)
+
+    @classmethod
+    def from_levels(cls, attribute: str, levels: Sequence[Level], source: str = "<memory>") -> "Hierarchy":
+        """Validate a hierarchy given by its levels' encoding (rows numbered from 1) and build
+        it; its columns are those of the encoding (``CodedColumn``), not strings per row."""
+        with collection_paused():
+            columns = level_columns(levels)
+            where = f"hierarchy for '{attribute}' ({source})"
+            _refuse_empty(where, columns)
+            _check(where, levels, columns, ())
+            return cls._encoded(attribute, columns, source, (), levels)
+
+    @classmethod
+    def _encoded(cls, attribute: str, columns: tuple[Sequence[str], ...], source: str, lines: tuple[int, ...],
+                 levels: Sequence[Level]) -> "Hierarchy":
+        hierarchy = cls(attribute, columns, source, lines)
+        # the validation encoded every level already: the cached property takes that encoding
+        hierarchy.__dict__["encoded"] = EncodedHierarchy.from_levels(levels, hierarchy)
+        return hierarchy
 
     def line(self, index: int) -> int:
         """The line of row ``index`` in the source (its position when the rows were not numbered)."""
@@ -159,20 +225,21 @@ def _refuse_ragged(where: str, rows: Sequence[Sequence[str]], lines: Sequence[in
     )
 
 
-def _validate(attribute: str, columns: tuple[tuple[str, ...], ...], lines: Sequence[int], source: str) -> list[_Level]:
-    """Refuse an empty hierarchy, duplicate original values and a value with two parents;
-    return the levels' encoding, which the rules are checked on (whole columns at C speed:
-    dicts, and lists filled through ``map``; no numpy, which the command line's help must not
-    load). Only a hierarchy that breaks a rule is walked row by row, for the message."""
-    where = f"hierarchy for '{attribute}' ({source})"
+def _refuse_empty(where: str, columns: Sequence[Sequence[str]]) -> None:
     if not columns or not columns[0]:
         raise HierarchyError(f"{where} is empty: it needs one row per value of the attribute")
+
+
+def _check(where: str, levels: Sequence[Level], columns: Sequence[Sequence[str]], lines: Sequence[int]) -> None:
+    """Refuse duplicate original values and a value with two parents, on the levels' encoding
+    (whole columns at C speed: lists filled through ``map``; no numpy, which the command
+    line's help must not load). Only a hierarchy that breaks a rule is walked row by row, for
+    the message."""
     numbers = lines or range(1, len(columns[0]) + 1)
-    levels = [_level(column) for column in columns]
-    if len(levels[0].labels) != len(columns[0]):
+    if len(levels[0].labels) != len(levels[0].codes):
         _refuse_duplicates(where, columns[0], numbers)
     # a value of level 0 is on one row, so it has one parent; above, each code must have one
-    for level in range(1, len(columns) - 1):
+    for level in range(1, len(levels) - 1):
         if len(levels[level + 1].labels) == 1:  # one value above: the one parent of every value
             continue
         below, above = levels[level].codes, levels[level + 1].codes
@@ -180,10 +247,9 @@ def _validate(attribute: str, columns: tuple[tuple[str, ...], ...], lines: Seque
         any(map(parent.__setitem__, below, above))  # the last parent seen: any other one differs from it
         if not all(map(eq, map(parent.__getitem__, below), above)):
             _refuse_two_parents(where, level, columns[level], columns[level + 1], numbers)
-    return levels
 
 
-class _Level(NamedTuple):
+class Level(NamedTuple):
     """One level encoded: its distinct values in order of first appearance, each row's code
     (the value's position there) and the rows under each value."""
 
@@ -192,17 +258,17 @@ class _Level(NamedTuple):
     leaves: tuple[int, ...]
 
 
-def _level(column: Sequence[str]) -> _Level:
+def _level(column: Sequence[str]) -> Level:
     if column[-1] == column[0] and column.count(column[0]) == len(column):
         # one value (the top; every level of a deep hierarchy above its groups): no dict
-        return _Level((column[0],), [0] * len(column), (len(column),))
+        return Level((column[0],), [0] * len(column), (len(column),))
     distinct = dict.fromkeys(column)
     if len(distinct) == len(column):  # each value on one row (level 0): codes are the positions
-        return _Level(tuple(column), range(len(column)), (1,) * len(column))
+        return Level(tuple(column), range(len(column)), (1,) * len(column))
     code = dict(zip(distinct, count()))
     codes = list(map(code.__getitem__, column))
     rows = Counter(codes)
-    return _Level(tuple(code), codes, tuple(map(rows.__getitem__, range(len(code)))))
+    return Level(tuple(code), codes, tuple(map(rows.__getitem__, range(len(code)))))
 
 
 def _refuse_duplicates(where: str, values: Sequence[str], lines: Sequence[int]) -> None:
@@ -257,7 +323,7 @@ class EncodedHierarchy:
             return cls.from_levels([_level(column) for column in hierarchy.columns], hierarchy)
 
     @classmethod
-    def from_levels(cls, levels: Sequence[_Level], hierarchy: Hierarchy) -> "EncodedHierarchy":
+    def from_levels(cls, levels: Sequence[Level], hierarchy: Hierarchy) -> "EncodedHierarchy":
         return cls(
             columns=tuple(level.codes for level in levels),
             labels=tuple(level.labels for level in levels),
