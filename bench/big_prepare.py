@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import replace
 import argparse
 import json
-import os
 import resource
 import shutil
 import statistics

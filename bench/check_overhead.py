@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from datasets import SHARED, dataset_job  # noqa: E402
-from sqlanon.engines import compiler as c  # noqa: E402
+from sqlanon import sql as c  # noqa: E402
 from sqlanon.config.job import Source  # noqa: E402
 from sqlanon.search.flash import Flash  # noqa: E402
 from sqlanon.session import Session  # noqa: E402

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -49,7 +48,7 @@ def run_group(spec: dict) -> dict:
     from replicate import replicated_job
     from datasets import dataset_job
     from sqlanon.session import Session
-    from sqlanon.config.snapshots import SnapshotSettings
+    from sqlanon.core.snapshots import SnapshotSettings
 
     settings = dict(metric="discernibility", engine=spec["engine"], lookup=spec.get("lookup", "wide"),
                     snapshots=SnapshotSettings(**spec.get("snapshots", {})))

@@ -35,8 +35,8 @@ from replicate import replicated  # noqa: E402
 from sqlanon import Source  # noqa: E402
 from sqlanon.checks.placement import KERNEL_ROW_SECONDS  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
-from sqlanon.config.snapshots import SnapshotSettings  # noqa: E402
-from sqlanon.engines.sql import SqlEngine  # noqa: E402
+from sqlanon.core.snapshots import SnapshotSettings  # noqa: E402
+from sqlanon.engines.sql.engine import SqlEngine  # noqa: E402
 
 
 def uptime() -> str:

@@ -8,7 +8,7 @@ Per size, one DuckDB session prepares the data once (untimed) and checks one nod
 each of ``--repeat`` rounds times:
 
 * ``sqlanon input``: the engine's write of that node's release in input order (the streamed
-  projection, ``engines/duckdb_release.py``), as a run writes it, the verification left out;
+  projection, ``engines/duckdb/release.py``), as a run writes it, the verification left out;
 * ``sqlanon shuffle``: the same write shuffled (the row number, and the ORDER BY of its keyed
   hash and then the number, ``compiler.shuffle_order``);
 * ``COPY``: the floor, DuckDB alone copying the same file's columns to the same format;
@@ -50,7 +50,7 @@ from datasets import dataset_job  # noqa: E402
 from replicate import ADULT_ROWS, replicated, times_for  # noqa: E402
 
 from sqlanon.config.job import Output  # noqa: E402
-from sqlanon.engines import compiler as c  # noqa: E402
+from sqlanon import sql as c  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
 
 RUNS = ("sqlanon input", "sqlanon shuffle", "COPY", "COPY ORDER BY key", "COPY ORDER BY random()")

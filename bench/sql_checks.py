@@ -46,11 +46,11 @@ sys.path.insert(0, str(ROOT))
 
 from helpers.jobs import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
 
-from sqlanon.engines import compiler as c  # noqa: E402
+from sqlanon import sql as c  # noqa: E402
 from sqlanon.checks.checker import BATCH_NODES  # noqa: E402
-from sqlanon.checks.needs import Need
-from sqlanon.engines.duckdb import DuckDBEngine  # noqa: E402
-from sqlanon.engines.sql import SqlEngine  # noqa: E402
+from sqlanon.core.needs import Need  # noqa: E402
+from sqlanon.engines.duckdb.engine import DuckDBEngine  # noqa: E402
+from sqlanon.engines.sql.engine import SqlEngine  # noqa: E402
 from sqlanon.session import Session  # noqa: E402
 
 GRID = [(k, s) for k in (2, 5) for s in (0.0, 0.02, 0.1)]

@@ -7,7 +7,7 @@ it includes fetching the class table, timed apart as ``fetch``), search time (me
 ``--repeat``; ``--sql-repeat`` for SQL placement on PostgreSQL and Spark, whose searches take
 minutes), checks, the class table's bytes fetched once (``class_table_bytes``: the Arrow
 buffers) and the bytes the search moved into Python: the length of the text of every value
-fetched (``bytes_fetched``, ``sqlanon/engines/fetched.py``; a check in SQL fetches one row of
+fetched (``bytes_fetched``, ``sqlanon/engines/sql/fetched.py``; a check in SQL fetches one row of
 figures). The in-memory engine holds everything in Python, so it has no such figure.
 
 ``--plain``: the plain concatenation of ADULT (ARX's experiment 3: the same 19,502 classes,
@@ -57,7 +57,7 @@ def search_all(job, configs, options) -> tuple[float, list[dict]]:
     """Open the job once, run Flash ``repeat`` times for each (k, s): the rows of the table."""
     import statistics
 
-    from sqlanon.engines import local_checks
+    from sqlanon.engines.sql import local_checks
     from sqlanon.session import Session
 
     fetch = {"seconds": 0.0}
@@ -93,9 +93,9 @@ def search_all(job, configs, options) -> tuple[float, list[dict]]:
 
                     t = time.perf_counter()
                     try:
-                        outcome, checker = session.search("flash", on_check=count, k=k, suppression_limit=limit)
+                        outcome, _ = session.search("flash", on_check=count, k=k, suppression_limit=limit)
                     except _Capped:
-                        outcome, checker = None, None
+                        outcome = None
                     times.append(time.perf_counter() - t)
                 best = outcome.optimum if outcome is not None else None
                 rows.append({

@@ -1,4 +1,4 @@
-"""The notebook session of the README's "Python API" section, as a script (tests/test_notebook_session.py
+"""The notebook session of the Python API page (docs/api.md), as a script (tests/test_notebook_session.py
 runs it in CI). Run it from the checkout: python examples/notebook.py [ADULT folder] [work folder]."""
 
 import sys
@@ -12,7 +12,7 @@ import sqlanon
 adult = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/adult")
 work = Path(sys.argv[2] if len(sys.argv) > 2 else ".")
 
-# -- the README's code, as it stands there --------------------------------------------------
+# -- the API page's code, as it stands there ------------------------------------------------
 quasi = {
     "age": adult / "adult_hierarchy_age.csv",       # ARX hierarchy files (or builder dicts)
     "sex": adult / "adult_hierarchy_sex.csv",

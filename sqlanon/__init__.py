@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Attribute": "sqlanon.config.job",
     "Job": "sqlanon.config.job",
-    "Output": "sqlanon.config.job",
-    "Source": "sqlanon.config.job",
+    "Output": "sqlanon.core.specs",
+    "Source": "sqlanon.core.specs",
     "load_job": "sqlanon.config.read",
     "Result": "sqlanon.anonymizer",
     "anonymize": "sqlanon.api",
@@ -59,13 +59,7 @@ def __dir__() -> list[str]:
 
 
 def _version() -> str:
-    """The version is written once, in pyproject.toml: the installed package's metadata
-    carries it (read on first use: importlib.metadata costs more than the rest of this import,
-    and `python -m sqlanon` imports this module before it can answer a Ctrl-C)."""
-    metadata = import_module("importlib.metadata")
-    try:
-        found: str = metadata.version("sqlanon")
-    except metadata.PackageNotFoundError:  # the source tree imported without being installed
-        found = "0+unknown"
+    """The version (``sqlanon/core/version.py``), kept here once read."""
+    found: str = import_module("sqlanon.core.version").version()
     globals()["__version__"] = found
     return found

@@ -10,20 +10,17 @@ from typing import Any
 
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.config.validate import validated
-from sqlanon.engines import settings_of
-from sqlanon.koptimize.runner import interval_report, search_intervals, write_intervals
+from sqlanon.config.engine import settings_of
+from sqlanon.koptimize.runner import search_intervals, write_intervals
 from sqlanon.progress import Progress
 from sqlanon.release import Publication, protected_files
 from sqlanon.release.node import NodeRelease
 from sqlanon.release.pipeline import Promise, write_verified
-from sqlanon.report.attributes import attribute_figures
-from sqlanon.report.build import common_report, lattice_report, models_report, warnings
+from sqlanon.report.build import IntervalRun, LatticeRun, run_report
 from sqlanon.report.html import html_report, one_line, summary_html
-from sqlanon.report.manifest import build_manifest
 from sqlanon.report.manifest_input import SavedTransformation, check_hierarchies, held_to_job, saved_transformation
 from sqlanon.report.markdown import markdown_files, summary_targets
-from sqlanon.report.model import Report, Seconds
-from sqlanon.report.risk import input_sizes, risk_report
+from sqlanon.core.report import Report, Seconds
 from sqlanon.search import HEURISTICS, SearchOutcome
 from sqlanon.session import Session
 
@@ -34,7 +31,7 @@ log = logging.getLogger("sqlanon")
 @dataclass
 class Result:
     """The outcome of a job; ``report`` is what report.json holds (a dict), ``details`` the
-    same report as dataclasses (``sqlanon.report.model.Report``)."""
+    same report as dataclasses (``sqlanon.core.report.Report``)."""
 
     success: bool
     transformation: tuple[int, ...] | None
@@ -112,7 +109,6 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
         else:
             report, transformation = _execute_lattice(job, on_check, on_phase, manifest, node, publication, on_progress)
         if report.success:
-            report.warnings = warnings(report)
             if job.output.report:
                 publication.put_text(job.output.report, report.to_json())
             if job.output.summary:
@@ -172,20 +168,8 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: SavedTransformation
                               release.population(), release.class_sizes)
             verification = write_verified(session, publication, release.write, promise, phase)
         seconds["output"] = time.perf_counter() - started
-        report = lattice_report(session, checker, best, outcome, Seconds(**seconds), verification,
-                                models_report(checker, best, verification, session.rows, release))
-        started = time.perf_counter()
-        # the release's classes: re-counted on the written output (and confirmed against the
-        # engine's by the verification), else the engine's
-        after = None if release is None else verification.sizes() if verification else release.class_sizes()
-        report.risk = risk_report(session, input_sizes(session), after, best.stats.suppressed if best else None)
-        report.seconds.risk = round(time.perf_counter() - started, 6)
-        if node is not None:
-            report.algorithm = "apply"
-        report.reason = reason
-        if release is not None:
-            report.manifest = build_manifest(job, session.qis, best.node, session.hierarchy_objects)
-            report.attributes = attribute_figures(release)
+        report = run_report(LatticeRun(session, checker, outcome, Seconds(**seconds), verification, release,
+                                       applied=node is not None, reason=reason))
     return report, (best.node if best else None)
 
 
@@ -219,15 +203,7 @@ def _execute_intervals(job: Job, on_phase, publication: Publication) -> Report:
             verification = write_verified(session, publication, lambda target: write_intervals(session, outcome, target),
                                           Promise(solution.suppressed, outcome.cost.limit), phase)
         seconds["output"] = time.perf_counter() - started
-        report = common_report(session, outcome.found, outcome.cost.limit, Seconds(**seconds), verification)
-        report.intervals = interval_report(outcome)
-        started = time.perf_counter()
-        # the cut set's classes are counted on the written file only (no lattice node to group by)
-        after = verification.sizes() if verification else None
-        report.risk = risk_report(session, input_sizes(session), after, solution.suppressed if after is not None else None)
-        report.seconds.risk = round(time.perf_counter() - started, 6)
-        report.interval_checks = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
-    return report
+        return run_report(IntervalRun(session, outcome, Seconds(**seconds), verification))
 
 
 def _model_text(model: dict) -> str:

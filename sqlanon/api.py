@@ -26,10 +26,11 @@ from sqlanon import anonymizer, frames
 from sqlanon.anonymizer import Result, summary
 from sqlanon.assess import check
 from sqlanon.checks.checker import CheckResult
-from sqlanon.config.job import ROLES, Attribute, Job, Output, Source
+from sqlanon.config.job import ROLES, Attribute, Job
+from sqlanon.core.specs import Output, Source
 from sqlanon.config.keywords import models_of, plain, source_of
-from sqlanon.config.risk import RiskSettings
-from sqlanon.config.wording import from_code
+from sqlanon.core.risk import RiskSettings
+from sqlanon.core.wording import from_code
 from sqlanon.engines import create_engine
 from sqlanon.engines.profiles import PROFILES
 from sqlanon.errors import ConfigError, NotAnonymousError

@@ -18,14 +18,14 @@ from typing import Any
 import duckdb
 from sqlglot import exp
 
-from sqlanon.config.job import Source
+from sqlanon.core.specs import Source
 from sqlanon.config.keywords import models_of, plain, source_of
-from sqlanon.config.risk import RiskSettings
-from sqlanon.config.wording import from_code
+from sqlanon.core.risk import RiskSettings
+from sqlanon.core.wording import from_code
 from sqlanon.criteria import build_models
 from sqlanon.criteria.base import PrivacyModel
-from sqlanon.engines.duckdb import DuckDBEngine
-from sqlanon.config.mask import MASK
+from sqlanon.engines.duckdb.engine import DuckDBEngine
+from sqlanon.core.mask import MASK
 from sqlanon.errors import ConfigError, DataError, cut
 from sqlanon.frames import Frame
 from sqlanon.reidentification.analysis import risk_section

@@ -4,7 +4,7 @@ Each is also the built-in exception Python code catches for its kind of problem:
 setting, hierarchy or data value is a ``ValueError``, an output that cannot be written an
 ``OSError`` (``except ValueError`` around a call keeps working without knowing sqlanon).
 
-Exit codes (documented in the README):
+Exit codes (documented in docs/job.md, "Exit codes"):
     0  a solution was written and verified
     1  no transformation satisfies the privacy models
     2  usage, configuration or hierarchy error

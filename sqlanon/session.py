@@ -16,13 +16,13 @@ from dataclasses import replace
 from math import prod
 
 from sqlanon.checks.checker import Checker
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.metrics.context import metric_context
 from sqlanon.criteria import build_models
 from sqlanon.config.validate import check_models, research_subset, sensitive_attributes, validated
-from sqlanon.engines import engine_for
-from sqlanon.engines import grouping
+from sqlanon.config.engine import engine_for
+from sqlanon.kernel import grouping
 from sqlanon.engines.base import OutputColumn
 from sqlanon.engines.mask_values import refuse_masked_leaves
 from sqlanon.errors import ConfigError, cuts
@@ -31,7 +31,7 @@ from sqlanon.lattice import Lattice
 from sqlanon.metrics import METRICS, get_metric
 from sqlanon.checks.placement import Placement, decide, for_intervals
 from sqlanon.search import ALGORITHMS, HEURISTICS, SearchOutcome, tag_loops
-from sqlanon.config.wording import roles_hint
+from sqlanon.core.wording import roles_hint
 from sqlanon.progress import SearchTracker
 
 ALL_NEEDS = Need.union(m.needs for m in METRICS.values())

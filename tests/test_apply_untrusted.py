@@ -31,7 +31,7 @@ from sqlanon.config.validate import validated
 from sqlanon.criteria import build_models
 from sqlanon.errors import ConfigError, VerificationError
 from sqlanon.release.pipeline import Promise, check_promise
-from sqlanon.config import files
+from sqlanon.core import files
 
 ADULT_INSENSITIVE = ["marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
 

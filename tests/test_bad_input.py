@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from sqlanon.cli.commands import main
-from sqlanon.config import files
+from sqlanon.core import files
 from sqlanon.errors import ConfigError
 
 

@@ -17,13 +17,13 @@ from helpers.presence import PRESENCE, hand_job
 from helpers.random_tables import jobs
 
 from sqlanon.checks.checker import BATCH_MOST, BATCH_NODES
-from sqlanon.checks.needs import Need
-from sqlanon.engines import duckdb_batches
-from sqlanon.engines import sql_batches
-from sqlanon.engines.sql import SqlEngine
-from sqlanon.engines.sql_batches import STATEMENT_NODES, statements
+from sqlanon.core.needs import Need
+from sqlanon.engines.duckdb import batches as duckdb_batches
+from sqlanon.engines.sql import batches as sql_batches
+from sqlanon.engines.sql.engine import SqlEngine
+from sqlanon.engines.sql.batches import STATEMENT_NODES, statements
 from sqlanon.session import ALL_NEEDS, Session
-from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.core.snapshots import SnapshotSettings
 
 POPULATION = {"type": "population-uniqueness", "threshold": 0.05, "model": "zayatz", "population_size": 60000}
 #: (metric, models) whose checks batch: sizes only, leaf counts, each histogram model, uniques, kept sizes

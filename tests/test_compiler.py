@@ -13,9 +13,9 @@ import pytest
 import sqlglot
 
 from helpers.jobs import ROOT, table_job
-from sqlanon.engines import compiler as c
+from sqlanon import sql as c
 from sqlanon.criteria import KAnonymity
-from sqlanon.engines.dialects import DIALECTS, render
+from sqlanon.sql.dialects import DIALECTS, render
 from sqlanon.session import ALL_NEEDS, Session
 
 KEEP = KAnonymity(5).class_condition(c.col("n"))

@@ -10,10 +10,10 @@ from helpers.jobs import ADULT_SUBSET, adult_job
 
 from sqlanon.engines import ENGINES
 from sqlanon.engines.base import Capabilities, Engine
-from sqlanon.engines.memory import MemoryEngine
+from sqlanon.engines.memory.engine import MemoryEngine
 from sqlanon.checks.placement import decide
 from sqlanon.session import Session
-from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.core.snapshots import SnapshotSettings
 
 QIS5 = ["sex", "age", "race", "marital-status", "education"]
 ON = SnapshotSettings(rollup=True, history=True)

@@ -34,7 +34,7 @@ from sqlanon.errors import ConfigError, DataError, HierarchyError
 from sqlanon.metrics import METRICS
 from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
-from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.core.snapshots import SnapshotSettings
 
 REFERENCE = "duckdb"  # checks in SQL (helpers.jobs.on_engine)
 OTHERS = [name for name in ENGINES if name != REFERENCE]
@@ -400,7 +400,7 @@ def test_memory_refuses_duckdb_files(tmp_path):
 
 
 def test_memory_refuses_an_input_that_does_not_fit(adult_available, monkeypatch):
-    from sqlanon.engines import memory_io
+    from sqlanon.engines.memory import io as memory_io
 
     monkeypatch.setattr(memory_io, "available_memory", lambda: 1_000_000)
     with pytest.raises(DataError) as error:
@@ -454,7 +454,7 @@ def test_every_engine_refuses_the_mask_as_a_qi_value(tmp_path, engine, leaf, req
     assert error.value.exit_code == 2
     where = ('a table has no row order: WHERE "age" = \'*\' selects them' if engine == "postgres"
              else "lines 2, 3, 4, 5, 6, …")
-    assert str(error.value).startswith(f"column 'age' of ") and f" holds '*' in 30 row(s) ({where}): '*' is the mask " \
+    assert str(error.value).startswith("column 'age' of ") and f" holds '*' in 30 row(s) ({where}): '*' is the mask " \
         "of a suppressed row, so such a row, released, could not be told from a suppressed one. Recode the value in " \
         "the input (e.g. to 'unknown', with a hierarchy row for it) or leave those rows out" in str(error.value)
     assert not (tmp_path / "out.csv").exists()
@@ -502,7 +502,7 @@ def test_grouping_paths_agree():
     overflowing int64) group alike, in the same lexicographic order."""
     import numpy as np
 
-    from sqlanon.engines.memory import group
+    from sqlanon.engines.memory.engine import group
 
     rng = np.random.default_rng(0)
     columns = [rng.integers(0, r, 5000) for r in (3, 7, 2, 5)]

@@ -15,7 +15,7 @@ import pytest
 from helpers.jobs import ROOT
 from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS
 from sqlanon.metrics import METRICS
-from sqlanon.config.names import ALGORITHM_NAMES, METRIC_NAMES
+from sqlanon.core.names import ALGORITHM_NAMES, METRIC_NAMES
 from sqlanon.search import ALGORITHMS
 
 HEAVY = ("duckdb", "scipy", "pyarrow", "sqlglot", "numpy", "psycopg", "pyspark", "matplotlib")
@@ -51,7 +51,7 @@ def test_the_api_is_still_exported():
                        "print(anonymize.__module__, Source.__module__, sqlanon.read_hierarchy.__module__, "
                        "set(sqlanon.__all__) <= set(dir(sqlanon)), all(getattr(sqlanon, n) for n in sqlanon.__all__))")
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["sqlanon.api", "sqlanon.config.job", "sqlanon.hierarchy.arx_csv", "True", "True"]
+    assert run.stdout.split() == ["sqlanon.api", "sqlanon.core.specs", "sqlanon.hierarchy.arx_csv", "True", "True"]
     missing = python("-c", "import sqlanon; sqlanon.no_such_name")
     assert "AttributeError: module 'sqlanon' has no attribute 'no_such_name'" in missing.stderr
 
@@ -82,7 +82,7 @@ def test_console_script_is_the_entry_point():
 
 
 def test_choice_names_match_the_registries():
-    """The CLI offers the names of sqlanon/config/names.py; the metrics and the search register the same."""
+    """The CLI offers the names of sqlanon/core/names.py; the metrics and the search register the same."""
     assert METRIC_NAMES == tuple(METRICS) and ALGORITHM_NAMES == tuple(ALGORITHMS)
     assert set(INTERVAL_METRICS) <= set(METRIC_NAMES) and not set(INTERVAL_ALGORITHMS) & set(ALGORITHM_NAMES)
 

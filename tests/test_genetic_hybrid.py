@@ -10,7 +10,7 @@ from sqlanon.config.job import GeneticParams
 from sqlanon.config.read import job_from_dict
 from sqlanon.config.validate import validate
 from sqlanon.errors import ConfigError
-from sqlanon.search.base import same_loss
+from sqlanon.search.optimum import same_loss
 from sqlanon.session import ALL_NEEDS, Session
 
 HYBRID = GeneticParams(variant="hybrid")

@@ -1,4 +1,4 @@
-"""The compiled loops of local checks (sqlanon/engines/grouping.py, histogram_*.py)
+"""The compiled loops of local checks (sqlanon/kernel/grouping.py, histogram_*.py)
 against plain numpy definitions, on random tables that reach every branch: the dense count,
 the hash table (ordered and not, one scratch table kept across both), the int64-overflow
 fallback, empty and one-row tables, the sensitive histograms merged per class, as pairs and as
@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sqlanon.engines.grouping import Grouper, Maps, group, regroup, summary, total, weighted_sums
-from sqlanon.engines.histogram_dense import dense_masks, dense_pairs, equal_dense, lowest_bit, merge_dense, recursive_dense
-from sqlanon.engines.histogram_emd import Tree
-from sqlanon.engines.histogram_pairs import equal_distance, recursive, regroup_histograms
+from sqlanon.kernel.grouping import Grouper, Maps, group, regroup, summary, total, weighted_sums
+from sqlanon.kernel.histogram_dense import dense_masks, dense_pairs, equal_dense, lowest_bit, merge_dense, recursive_dense
+from sqlanon.kernel.histogram_emd import Tree
+from sqlanon.kernel.histogram_pairs import equal_distance, recursive, regroup_histograms
 
 
 def reference(columns):

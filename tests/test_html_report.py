@@ -278,6 +278,7 @@ def boxes(html: Path, folder: Path) -> dict:
     return json.loads(found.group(1).replace("&quot;", '"'))
 
 
+@pytest.mark.browser
 def test_chromium_renders_the_demo_report_with_its_histogram(tmp_path, monkeypatch):
     from PIL import Image
 

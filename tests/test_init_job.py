@@ -17,7 +17,7 @@ import sqlanon
 from helpers.init_jobs import WIDE_KINDS, run_init, uncomment, write_wide_csv
 from helpers.jobs import ADULT
 from sqlanon.cli.column_profile import LISTED, profile
-from sqlanon.config.job import Source
+from sqlanon.core.specs import Source
 
 
 def entry(text: str, name: str) -> str:

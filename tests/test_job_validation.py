@@ -9,10 +9,11 @@ import pytest
 
 import sqlanon
 from sqlanon.config import validate as validation
-from sqlanon.config.job import Attribute, Job, Output, Source
+from sqlanon.config.job import Attribute, Job
+from sqlanon.core.specs import Output, Source
 from sqlanon.config.read import job_from_dict
 from sqlanon.config.validate import validate, validated
-from sqlanon.engines import settings_of
+from sqlanon.config.engine import settings_of
 from sqlanon.engines.profiles import PROFILES, DuckDBSettings, SparkSettings
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy import Hierarchy

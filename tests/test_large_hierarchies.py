@@ -17,7 +17,7 @@ import pytest
 
 from helpers.oracle import Oracle
 from sqlanon import Attribute, Job, Output, Source, anonymize
-from sqlanon.engines.grouping import Maps
+from sqlanon.kernel.grouping import Maps
 from sqlanon.errors import DataError, HierarchyError
 from sqlanon.hierarchy import read_hierarchy
 from sqlanon.metrics import METRICS

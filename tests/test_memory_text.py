@@ -7,7 +7,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from sqlanon.engines.memory_io import as_text, text_array
+from sqlanon.engines.memory.io import as_text, text_array
 from sqlanon.errors import DataError
 
 COLUMNS = {

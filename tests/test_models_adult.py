@@ -108,7 +108,7 @@ def test_dense_histograms_give_the_figures_of_pairs(adult_available, monkeypatch
     pairs instead, every class of every eighth node has the very same figures and verdict
     (``==`` on the doubles), whether the model reads the matrix (recursive, equal and
     hierarchical t-closeness) or the pairs made from it (entropy, ordered t-closeness)."""
-    from sqlanon.engines import kernel
+    from sqlanon.kernel import runner as kernel
 
     found = {}
     for dense in (True, False):

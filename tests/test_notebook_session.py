@@ -1,4 +1,4 @@
-"""The issue's "done when": the README's notebook session (examples/notebook.py), run as a
+"""The Python API page's notebook session (docs/api.md, examples/notebook.py), run as a
 script — pandas in and out, polars in and out, fit on half of ADULT and transform the other
 half, check the released file, the HTML summary when Result has one."""
 
@@ -21,11 +21,11 @@ def test_the_notebook_session_runs(tmp_path):
     assert (tmp_path / "released.csv").exists()
 
 
-def test_the_readme_shows_the_notebook_code():
-    """The README's Python section is the script's session, line for line."""
+def test_the_api_page_shows_the_notebook_code():
+    """The Python API page's session is the script's, line for line."""
     script = (ROOT / "examples" / "notebook.py").read_text()
-    session = script.split("# -- the README's code, as it stands there --")[1].split("\n# ----")[0]
+    session = script.split("# -- the API page's code, as it stands there --")[1].split("\n# ----")[0]
     session = session.split("\n", 1)[1].strip()
-    readme = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL)
-    assert any(session in block for block in blocks), "README.md's Python section differs from examples/notebook.py"
+    page = (ROOT / "docs" / "api.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
+    assert any(session in block for block in blocks), "docs/api.md's Python session differs from examples/notebook.py"

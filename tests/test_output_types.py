@@ -267,7 +267,7 @@ def test_parquet_keeps_a_time_zone_and_large_strings(engine, tmp_path, request):
     assert [(f.name, f.type) for f in written.schema] == [("zip", pa.string()), *((f.name, f.type) for f in list(table.schema)[1:])]
 
 
-def _pandas() -> "pd.DataFrame":
+def _pandas():
     import pandas as pd
 
     return pd.DataFrame({

@@ -1,6 +1,7 @@
 """What a user of the package expects: ``python -m sqlanon``, one version (pyproject.toml's,
-read back from the installed metadata), PEP 561's ``py.typed``, and the public modules clean
-under ``mypy --strict`` (the list is pyproject's [tool.mypy] files)."""
+read back from the installed metadata), PEP 561's ``py.typed``, the public modules clean
+under ``mypy --strict`` (the list is pyproject's [tool.mypy] files), and the whole tree clean
+under ``ruff check`` (pyproject's [tool.ruff])."""
 
 from __future__ import annotations
 
@@ -45,3 +46,9 @@ def test_the_public_modules_pass_mypy_strict():
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == f"Success: no issues found in {len(files)} source files"
+
+
+def test_the_tree_passes_ruff():
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "sqlanon", "tests", "bench", "examples"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -19,7 +19,7 @@ import pytest
 
 from helpers.jobs import ADULT, adult_job
 from sqlanon import Source
-from sqlanon.engines.local_checks import numeric
+from sqlanon.engines.sql.local_checks import numeric
 from sqlanon.session import Session
 
 QIS = ["sex", "age", "race", "marital-status", "education"]

@@ -355,7 +355,7 @@ def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, lim
 def test_adult_snapshots_carry_the_population(adult_population):
     """Checks from snapshots (roll-up, history) sum ``pop`` like ``n``: every node Flash checks
     gets the figures of a search without snapshots."""
-    from sqlanon.config.snapshots import SnapshotSettings
+    from sqlanon.core.snapshots import SnapshotSettings
 
     path, _, _ = adult_population
     found = {}

@@ -23,9 +23,11 @@ from helpers.jobs import table_job
 from sqlanon import Output, Source, anonymize
 from sqlanon.anonymizer import apply
 from sqlanon.cli.commands import main
-from sqlanon.engines import compiler as c, duckdb_release, row_order
-from sqlanon.engines.compiler import release
-from sqlanon.engines.dialects import DIALECTS, render
+from sqlanon import sql as c
+from sqlanon.engines import row_order
+from sqlanon.engines.duckdb import release as duckdb_release
+from sqlanon.sql import release
+from sqlanon.sql.dialects import DIALECTS, render
 from sqlanon.errors import ConfigError
 
 ROWS = 240
@@ -138,7 +140,7 @@ def test_apply_shuffles_too(tmp_path):
     saved = anonymize(job(tmp_path / "first.parquet"))
     manifest = saved.report["manifest"]
     shuffled = apply(job(tmp_path / "applied.parquet", overwrite=True), manifest)
-    in_order = apply(job(tmp_path / "in_order.parquet", order="input", overwrite=True), manifest)
+    apply(job(tmp_path / "in_order.parquet", order="input", overwrite=True), manifest)
     assert shuffled.report["algorithm"] == "apply" and shuffled.report["verified"] and shuffled.report["order"] == "shuffle"
     released = pq.read_table(tmp_path / "applied.parquet").to_pylist()
     reference = pq.read_table(tmp_path / "in_order.parquet").to_pylist()

@@ -1,4 +1,4 @@
-"""The DuckDB engine's one-scan prepare and streamed release (sqlanon/engines/duckdb_release.py):
+"""The DuckDB engine's one-scan prepare and streamed release (sqlanon/engines/duckdb/release.py):
 input order across threads, the shuffle's order across threads, the sorted fallback, an input
 that changes under the run, and the verification's one pass over the written file."""
 
@@ -16,7 +16,7 @@ import pytest
 
 from helpers.jobs import ADULT, adult_hierarchy, adult_job, table_job
 from sqlanon import Attribute, Output, Source, anonymize
-from sqlanon.engines import duckdb_release
+from sqlanon.engines.duckdb import release as duckdb_release
 from sqlanon.errors import DataError, VerificationError
 from sqlanon.session import Session
 from sqlanon.release.verify import verify

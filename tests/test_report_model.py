@@ -1,4 +1,4 @@
-"""The report as dataclasses (sqlanon/report/model.py): the demo's report.json is the typed
+"""The report as dataclasses (sqlanon/core/report.py): the demo's report.json is the typed
 report's JSON, byte for byte, with report.json's keys in their order, and its figures are
 those of the released file, counted afresh here."""
 
@@ -10,7 +10,7 @@ from collections import Counter
 
 from sqlanon import anonymize
 from sqlanon.demo import demo_job, prepare_data
-from sqlanon.report.model import Report
+from sqlanon.core.report import Report
 
 #: report.json's layout for a lattice search that found a transformation and wrote it: the
 #: order every report has had (a reader diffing two reports relies on it)

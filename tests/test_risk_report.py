@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from helpers.jobs import ADULT, adult_hierarchy, adult_job, on_engine, table_job
 
 from sqlanon import Output, anonymize
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.cli.commands import main
 from sqlanon.criteria import build_model
 from sqlanon.errors import ConfigError
@@ -486,7 +486,8 @@ def test_recount_of_masked_groups_and_empty_fields(tmp_path):
     # the case hypothesis found: NULL values of A generalized at level 0 beside a masked row
     import pyarrow as pa
 
-    from sqlanon.config.job import Attribute, Job, Source
+    from sqlanon.config.job import Attribute, Job
+    from sqlanon.core.specs import Source
     from sqlanon.hierarchy import Hierarchy
 
     table = pa.table({"A": ["v0", None, None, None], "b-c": ["v0", "v0", "v1", "v0"], "select": ["v0", "v0", "v0", "v1"]})

@@ -5,12 +5,12 @@ import pytest
 from helpers.jobs import ADULT_QIS, ADULT, adult_hierarchy, adult_job, table_job
 from helpers.oracle import Oracle
 from sqlanon.metrics import METRICS
+from sqlanon.session import ALL_NEEDS, Session
 
 # The metrics of the foundation; ambiguity, KL-divergence and classification are held to
 # exhaustive search and the oracle in test_contract.py and test_models_adult.py (6 and 5 QIs):
 # adding them here on all nine QIs would cost minutes of CI for little more.
 FLASH_METRICS = [m for m in METRICS if m not in ("ambiguity", "kl-divergence", "classification")]
-from sqlanon.session import ALL_NEEDS, Session
 
 KS = (2, 5, 10)
 LIMITS = (0.0, 0.02, 0.1)

@@ -22,7 +22,7 @@ import pytest
 
 from helpers.jobs import ROOT, table_job
 from helpers.standin import Figures, StandInChecker, run
-from sqlanon.config.job import GeneticParams
+from sqlanon.core.genetic import GeneticParams
 from sqlanon.search import ALGORITHMS, HEURISTICS
 from sqlanon.session import Session
 
@@ -260,7 +260,7 @@ def test_the_search_runs_without_an_engine():
 import gc, sys
 sys.path.insert(0, {str(ROOT / "tests")!r})
 from helpers.standin import Figures, StandInChecker, run
-from sqlanon.config.job import GeneticParams
+from sqlanon.core.genetic import GeneticParams
 from sqlanon.engines.base import Engine
 from sqlanon.search import ALGORITHMS
 figures = {{(a, b): Figures(a + b >= 2, 0 if a + b >= 2 else 1, a + 2 * b) for a in range(3) for b in range(3)}}

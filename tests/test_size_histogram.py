@@ -1,4 +1,4 @@
-"""The lean check's answer read in arrays (``engines/size_histogram.py``) against a plain
+"""The lean check's answer read in arrays (``kernel/size_histogram.py``) against a plain
 reading of the same rows, one Python value at a time."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sqlanon.checks.conditions import Conditions
+from sqlanon.criteria.conditions import Conditions
 from sqlanon.criteria import KAnonymity
-from sqlanon.engines.fetched import fetched_bytes, text_bytes
-from sqlanon.engines.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram
-from sqlanon.checks.stats import ClassStats
+from sqlanon.engines.sql.fetched import fetched_bytes, text_bytes
+from sqlanon.kernel.size_histogram import from_batch_sizes, from_class_sizes, from_size_histogram
+from sqlanon.core.stats import ClassStats
 
 
 def plain(rows, uniques: bool, sizes: bool) -> ClassStats:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from helpers.jobs import ADULT_SUBSET, adult_job
 from sqlanon import Attribute
 from sqlanon.session import Session
-from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.checks.snapshots import Snapshot, Snapshots
 from helpers.random_tables import jobs
 

@@ -17,8 +17,8 @@ from sqlanon.errors import ConfigError, DataError
 from sqlanon.session import Session
 from sqlanon.config.validate import validate
 from sqlanon.criteria import KAnonymity
-from sqlanon.engines import compiler as c
-from sqlanon.engines.dialects import render
+from sqlanon import sql as c
+from sqlanon.sql.dialects import render
 
 AGES = [["30", "30-39", "*"], ["35", "30-39", "*"], ["41", "40-49", "*"], ["47", "40-49", "*"]]
 

@@ -13,7 +13,7 @@ import pytest
 
 from helpers.jobs import ADULT_QIS, adult_job
 from sqlanon import Output, anonymize
-from sqlanon.engines.duckdb import DuckDBEngine
+from sqlanon.engines.duckdb.engine import DuckDBEngine
 from sqlanon.errors import VerificationError
 from sqlanon.release import pipeline
 from sqlanon.release.verify import _close_later, _connect, fresh_database, verify

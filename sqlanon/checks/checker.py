@@ -21,16 +21,16 @@ from dataclasses import dataclass
 from typing import Sequence
 
 
-from sqlanon.checks.conditions import Conditions
-from sqlanon.checks.needs import Need
+from sqlanon.criteria.conditions import Conditions
+from sqlanon.core.needs import Need
 from sqlanon.criteria import PrivacyModel
 from sqlanon.engines.base import Engine
 from sqlanon.lattice import Node
 from sqlanon.metrics import Metric, MetricContext
 from sqlanon.checks.placement import Placement
-from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.checks.snapshots import Snapshot, Snapshots
-from sqlanon.checks.stats import ClassStats
+from sqlanon.core.stats import ClassStats
 
 
 @dataclass(frozen=True, slots=True)  # slots: made once per check, a third cheaper
@@ -44,7 +44,8 @@ class CheckResult:
 
 class Checker:
     """``placement``: where the checks run (default: the engine's first placement, undecided);
-    ``snapshots``: the job's snapshot switches, resolved by the placement; ``population``: the
+    ``snapshots``: the snapshot switches as the session resolved them for the placement
+    (``Session.snapshot_settings``; default: the placement's own); ``population``: the
     input's rows the history's ratio is taken of (default ``ctx.rows``); ``memo``: a dict shared
     by several checkers of one session, so a node's figures are computed once per condition
     (tests compare many searches on one session)."""
@@ -67,7 +68,7 @@ class Checker:
         self.engine = engine
         able = engine.capabilities
         self.placement = placement or Placement(able.placements[0], "not decided: a checker without a session")
-        self.snapshot_settings = self.placement.snapshot_settings(snapshots or SnapshotSettings(), able.snapshots)
+        self.snapshot_settings = snapshots or self.placement.snapshot_settings(SnapshotSettings(), able.snapshots)
         self.snapshots = Snapshots(self.snapshot_settings, population or ctx.rows, engine.drop_snapshot)
         self.memo = memo
         self.models = list(models)

@@ -2,7 +2,7 @@
 
 The engine holding the data always reads, encodes, compresses to the base class table,
 writes and verifies. A check then runs either as a query in that engine (``sql``) or in
-process over the base class table fetched once as Arrow (``local``, ``engines/kernel.py``).
+process over the base class table fetched once as Arrow (``local``, ``kernel/runner.py``).
 Both give the same figures; they differ in cost:
 
 * a SQL check pays the engine's query latency (parsing, planning, a round trip), measured
@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 
 from sqlanon.engines.base import Engine
 from sqlanon.errors import ConfigError
-from sqlanon.config.snapshots import SnapshotSettings
-from sqlanon.engines.memory_io import available_memory
+from sqlanon.core.snapshots import SnapshotSettings
+from sqlanon.engines.memory.io import available_memory
 
 #: seconds per class-table row of a local check (the compiled regroup, sums, verdicts):
 #: 0.18-0.25 ms for the 6,500-8,900 rows an ADULT check regroups on average (bench/README.md,

@@ -24,7 +24,7 @@ from typing import Any
 
 
 from sqlanon.lattice import Node, generalizes
-from sqlanon.config.snapshots import SnapshotSettings
+from sqlanon.core.snapshots import SnapshotSettings
 
 
 @dataclass

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import Source
+from sqlanon.core.specs import Source
 from sqlanon.errors import ConfigError
 
 

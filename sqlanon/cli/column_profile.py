@@ -17,7 +17,7 @@ column read a 300-column CSV 300 times). Per column it gathers:
   offset, so that the one ``strptime`` format the date builder takes is known to read them.
 
 Values are compared as the run compares a QI with its hierarchy: by their text
-(``CAST(... AS VARCHAR)``, sqlanon/engines/compiler/trees.py ``as_text``).
+(``CAST(... AS VARCHAR)``, sqlanon/sql/trees.py ``as_text``).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Any, Callable
 import duckdb
 from sqlglot import exp
 
-from sqlanon.config.job import Source
-from sqlanon.engines.duckdb import DuckDBEngine
+from sqlanon.core.specs import Source
+from sqlanon.engines.duckdb.engine import DuckDBEngine
 
 #: up to this many values a column's values are listed (an order hierarchy lists them)
 LISTED = 30

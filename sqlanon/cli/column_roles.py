@@ -1,6 +1,6 @@
 """The role and hierarchy builder ``sqlanon init`` suggests for a profiled column.
 
-The rules, in order (the first that applies decides; README, "Two commands", ``init``):
+The rules, in order (the first that applies decides; docs/job.md, ``init``):
 
 1. one value (or none): ``insensitive`` — it tells nothing about anyone;
 2. a BLOB, list, array, struct, map, union or JSON: ``identifying`` — no hierarchy generalizes

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sqlanon.cli.column_profile import Column, profile
 from sqlanon.cli.column_roles import Suggestion, about, suggest, unique_share
-from sqlanon.config.job import Source
+from sqlanon.core.specs import Source
 from sqlanon.release import Protected, Publication
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import click
 
 from sqlanon.cli.guard import run
-from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, ORDERS
-from sqlanon.config.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS
+from sqlanon.core.specs import ORDERS
+from sqlanon.core.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
 
 
 @click.command("anonymize")

@@ -10,9 +10,9 @@ import numpy as np
 
 from sqlanon import frames
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import Source
+from sqlanon.core.specs import Source
 from sqlanon.config.read import _with_population
-from sqlanon.config.risk import RiskSettings
+from sqlanon.core.risk import RiskSettings
 from sqlanon.criteria import MODEL_NAMES, build_model
 from sqlanon.errors import ConfigError
 

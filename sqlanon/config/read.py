@@ -9,12 +9,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from sqlanon.config import files
+from sqlanon.core import files
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import (ROLES, Attribute, GeneticParams, Job, KOptimizeOptions, Output, Source)
-from sqlanon.config.risk import RISK_KEYS, RiskSettings
-from sqlanon.config.snapshots import SnapshotSettings
-from sqlanon.config.names import MODEL_NAMES
+from sqlanon.config.job import ROLES, Attribute, Job, KOptimizeOptions
+from sqlanon.core.genetic import GeneticParams
+from sqlanon.core.specs import Output, Source
+from sqlanon.core.risk import RISK_KEYS, RiskSettings
+from sqlanon.core.snapshots import SnapshotSettings
+from sqlanon.core.names import MODEL_NAMES
 from sqlanon.engines.profiles import DEFAULT_ENGINE, PROFILES
 from sqlanon.errors import ConfigError
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sqlanon.config import encodings
+from sqlanon.core import encodings
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import (INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ORDERS, ROLES,
-                                SUPPRESSED_MODES, UPPER_BOUNDS, Job, Output)
-from sqlanon.config.wording import in_code, role_setting
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ROLES, UPPER_BOUNDS, Job
+from sqlanon.core.specs import ORDERS, SUPPRESSED_MODES, Output
+from sqlanon.core.wording import in_code, role_setting
 from sqlanon.criteria import DeltaPresence, build_model
 from sqlanon.engines.profiles import PROFILES, SIZE, profile
 from sqlanon.errors import CUT, ConfigError, cut

@@ -20,8 +20,8 @@ from typing import Sequence
 
 from sqlglot import exp
 
-from sqlanon.checks.needs import Need
-from sqlanon.engines.compiler import col, ident, param
+from sqlanon.core.needs import Need
+from sqlanon.sql import col, param
 
 #: float comparisons of entropies and distances allow this much rounding error
 EPSILON = 1e-10
@@ -109,12 +109,6 @@ class PrivacyModel:
 
     def table_holds(self, value: float) -> bool:
         return True
-
-
-def aggregate(histogram: exp.Expression, keys: Sequence[str], figures: dict[str, exp.Expression]) -> exp.Select:
-    """``SELECT keys, figure AS name .. FROM histogram GROUP BY keys``."""
-    columns = [col(k) for k in keys] + [e.as_(ident(name)) for name, e in figures.items()]
-    return exp.select(*columns).from_(histogram.subquery(ident("h"))).group_by(*(col(k) for k in keys))
 
 
 def number(value) -> exp.Literal:

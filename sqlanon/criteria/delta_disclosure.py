@@ -9,8 +9,9 @@ import math
 
 from sqlglot import exp
 
-from sqlanon.engines.compiler import col
-from sqlanon.criteria.base import PrivacyModel, aggregate, share
+from sqlanon.sql import col
+from sqlanon.criteria.base import PrivacyModel, share
+from sqlanon.sql import aggregate
 from sqlanon.criteria.options import number_at_least
 
 

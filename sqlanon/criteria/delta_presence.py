@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlanon.engines.compiler import col
+from sqlanon.sql import col
 from sqlanon.criteria.base import EPSILON, PrivacyModel, as_double
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlanon.criteria.base import PrivacyModel, aggregate
+from sqlanon.criteria.base import PrivacyModel
+from sqlanon.sql import aggregate
 from sqlanon.criteria.options import positive_int
 
 

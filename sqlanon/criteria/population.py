@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sqlanon.engines import compiler as c
+from sqlanon import sql as c
 
 #: the population count column of the class tables
 POP = "pop"

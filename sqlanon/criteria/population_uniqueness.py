@@ -22,12 +22,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.criteria.base import EPSILON, PrivacyModel
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError
 from sqlanon.reidentification.analysis import estimate
-from sqlanon.config.risk import check_model, check_population, population_of
+from sqlanon.core.risk import check_model, check_population, population_of
 
 
 class PopulationUniqueness(PrivacyModel):

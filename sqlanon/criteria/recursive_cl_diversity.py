@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sqlanon.engines.compiler import col
-from sqlanon.criteria.base import PrivacyModel, aggregate, as_double, number
+from sqlanon.sql import col
+from sqlanon.criteria.base import PrivacyModel, as_double, number
+from sqlanon.sql import aggregate
 from sqlanon.criteria.options import number_at_least, positive_int
 
 

@@ -8,7 +8,7 @@ unique record); with suppression treated as not monotonic.
 
 from __future__ import annotations
 
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.criteria.base import EPSILON, PrivacyModel
 from sqlanon.criteria.options import fraction
 

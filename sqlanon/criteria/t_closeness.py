@@ -26,11 +26,12 @@ from typing import Sequence
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlanon.engines.compiler import col, ident, table
-from sqlanon.criteria.base import EPSILON, PrivacyModel, aggregate, as_double, number, share
+from sqlanon.sql import col, ident, table
+from sqlanon.criteria.base import EPSILON, PrivacyModel, as_double, number, share
+from sqlanon.sql import aggregate
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError, HierarchyError, cuts
-from sqlanon.config.encodings import codec
+from sqlanon.core.encodings import codec
 from sqlanon.hierarchy import Hierarchy, read_hierarchy
 
 DISTANCES = ("equal", "ordered", "hierarchical")

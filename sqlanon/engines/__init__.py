@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from sqlanon.engines.profiles import PROFILES, Settings, load
+from sqlanon.engines.profiles import PROFILES, load
 
 if TYPE_CHECKING:
-    from sqlanon.config.job import Job
     from sqlanon.engines.base import Engine
 
 
@@ -36,14 +34,4 @@ def create_engine(name: str, **options: Any) -> Engine:
     return load(name)(**options)
 
 
-def settings_of(job: Job) -> Settings:
-    """The engine's own settings of the job, read by the engine's profile."""
-    return PROFILES[job.engine].settings.read(job.engine, job.engine_settings, job.input.named_kind)
-
-
-def engine_for(job: Job) -> Engine:
-    """The job's engine, opened with the job's common [engine] keys and its own settings."""
-    return create_engine(job.engine, lookup=job.lookup, snapshots=job.snapshots, **asdict(settings_of(job)))
-
-
-__all__ = ["ENGINES", "create_engine", "engine_for", "settings_of"]
+__all__ = ["ENGINES", "create_engine"]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 import duckdb
 import pyarrow as pa
 
-from sqlanon.engines.duckdb_connection import interruptible, literal
+from sqlanon.engines.duckdb.connection import interruptible, literal
 
 
 def write_csv(schema: pa.Schema, batches: Iterable[pa.RecordBatch], target: str, delimiter: str) -> None:

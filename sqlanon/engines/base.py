@@ -6,7 +6,7 @@ value (``Capabilities``) that the session, the configuration and the checker rea
 probing the engine (no ``hasattr``, no signatures):
 
 * ``placements``: where a node's check can run — ``"sql"`` (a query in the engine) and/or
-  ``"local"`` (in process, over the base class table held as arrays, ``engines/kernel.py``);
+  ``"local"`` (in process, over the base class table held as arrays, ``kernel/runner.py``);
 * ``batches``: it answers several nodes in one query (the SQL engines);
 * ``snapshots``: it can store a node's classes and start a later check from them;
 * ``research_subset``: it prepares delta-presence's research subset (a population count per class);
@@ -55,15 +55,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from sqlanon.checks.conditions import Conditions
-from sqlanon.checks.needs import Need
-from sqlanon.config.job import Output, Source
+from sqlanon.criteria.conditions import Conditions
+from sqlanon.core.needs import Need
+from sqlanon.core.specs import Output, Source
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
-from sqlanon.checks.stats import ClassStats
-from sqlanon.engines.profiles import Capabilities, Where
+from sqlanon.core.stats import ClassStats
+from sqlanon.engines.capabilities import Capabilities, Where
 
-#: the checker's keep conditions (sqlanon/checks/conditions.py): one type every engine reads
+#: the checker's keep conditions (sqlanon/criteria/conditions.py): one type every engine reads
 KeepCondition = Conditions
 
 

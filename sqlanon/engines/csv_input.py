@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import count
 
-from sqlanon.config import files
-from sqlanon.config.job import Source
+from sqlanon.core import files
+from sqlanon.core.specs import Source
 from sqlanon.errors import DataError, cut, first_line
-from sqlanon.config.encodings import first_undecodable, reading_codec, undecodable_message
+from sqlanon.core.encodings import first_undecodable, reading_codec, undecodable_message
 
 _SHOW = 5
 #: the longest CSV line (record) read, in bytes: DuckDB's default ``max_line_size``, and the

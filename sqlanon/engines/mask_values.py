@@ -1,6 +1,6 @@
 """Input rows whose QI holds the suppression mask (``*``) itself: refused before any search.
 
-A suppressed row is released with every QI set to the mask (``config/mask.py``), and the
+A suppressed row is released with every QI set to the mask (``core/mask.py``), and the
 verification, ``sqlanon check`` and the risk re-count recognise it by that alone; a real row
 holding ``*`` would be counted as suppressed by one and as a class by the other. So the mask
 is no data value: every engine refuses it where it first meets the input's QI values, at no
@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sqlanon.config.encodings import reading_codec
-from sqlanon.config.job import Source
-from sqlanon.config.mask import MASK
+from sqlanon.core.encodings import reading_codec
+from sqlanon.core.specs import Source
+from sqlanon.core.mask import MASK
 from sqlanon.errors import HierarchyError
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.hierarchy.coverage import refuse_missing_values

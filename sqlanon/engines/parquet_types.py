@@ -19,7 +19,7 @@ from collections.abc import Collection, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sqlanon.config.job import Source
+from sqlanon.core.specs import Source
 
 #: the KV_METADATA key Arrow writers keep their schema in (base64 of its IPC form)
 KEY = "ARROW:schema"

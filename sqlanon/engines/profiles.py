@@ -14,40 +14,17 @@ import re
 from urllib.parse import parse_qs, urlsplit
 from dataclasses import dataclass, fields
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
-from sqlanon.config.encodings import DUCKDB
+from sqlanon.core.encodings import DUCKDB
+from sqlanon.engines.capabilities import Capabilities
 from sqlanon.errors import ConfigError
 
 if TYPE_CHECKING:
     from sqlanon.engines.base import Engine
 
-Where = Literal["sql", "local"]
-Kind = Literal["csv", "parquet", "duckdb", "postgres", "spark", "arrow"]
-
 #: a size as the job gives one ("512MB", "2GiB"): engine settings and engine.local_budget
 SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What an engine can do (see ``engines/base.py``). ``inputs`` and ``outputs`` are in the
-    order error messages list them; ``tables``: the catalog a table without a path is read
-    from (``Source.catalog``); ``csv_encodings``: the CSV text encodings it reads itself (None:
-    any codec Python knows)."""
-
-    placements: tuple[Where, ...]
-    inputs: tuple[Kind, ...]
-    outputs: tuple[Kind, ...]
-    batches: bool = False
-    snapshots: bool = True
-    research_subset: bool = False
-    tables: Literal["postgres", "spark"] = "postgres"
-    csv_encodings: tuple[str, ...] | None = None
-
-    def __post_init__(self):
-        if not self.placements or not set(self.placements) <= {"sql", "local"}:
-            raise ValueError(f"placements must be some of 'sql', 'local', got {self.placements!r}")
 
 
 def refuse_password(url: str) -> None:
@@ -187,20 +164,20 @@ SQL_CAPABILITIES = Capabilities(placements=("sql", "local"), inputs=(), outputs=
 
 PROFILES: dict[str, Profile] = {
     # a PostgreSQL output table is the postgres engine's; delta-presence's research subset is DuckDB's only;
-    # DuckDB's CSV reader decodes some encodings itself (config/encodings.py)
-    "duckdb": Profile("duckdb", "sqlanon.engines.duckdb:DuckDBEngine", Capabilities(
+    # DuckDB's CSV reader decodes some encodings itself (core/encodings.py)
+    "duckdb": Profile("duckdb", "sqlanon.engines.duckdb.engine:DuckDBEngine", Capabilities(
         placements=SQL_CAPABILITIES.placements, inputs=("csv", "parquet", "duckdb", "postgres", "arrow"),
         outputs=("csv", "parquet", "duckdb"), batches=True, research_subset=True,
         csv_encodings=tuple(DUCKDB)), DuckDBSettings),
     # checks only in process (there is no SQL to run), one node at a time; snapshots are arrays
-    "memory": Profile("memory", "sqlanon.engines.memory:MemoryEngine", Capabilities(
+    "memory": Profile("memory", "sqlanon.engines.memory.engine:MemoryEngine", Capabilities(
         placements=("local",), inputs=("csv", "parquet", "arrow"), outputs=("csv", "parquet"), batches=False),
         MemorySettings),
-    "postgres": Profile("postgres", "sqlanon.engines.postgres:PostgresEngine", Capabilities(
+    "postgres": Profile("postgres", "sqlanon.engines.postgres.engine:PostgresEngine", Capabilities(
         placements=SQL_CAPABILITIES.placements, inputs=("postgres",), outputs=("postgres", "csv", "parquet"), batches=True),
         PostgresSettings),
     # a table without a path is Spark's (its catalog), not PostgreSQL's
-    "spark": Profile("spark", "sqlanon.engines.spark:SparkEngine", Capabilities(
+    "spark": Profile("spark", "sqlanon.engines.spark.engine:SparkEngine", Capabilities(
         placements=SQL_CAPABILITIES.placements, inputs=("parquet", "spark", "csv", "arrow"), outputs=("parquet", "csv"),
         batches=True, tables="spark"), SparkSettings),
 }

@@ -30,7 +30,7 @@ import secrets
 
 import numpy as np
 
-from sqlanon.config.job import Output
+from sqlanon.core.specs import Output
 
 #: rows per SHAKE-256 stream of ``permutation`` (CPython caps one digest below 2^29 bytes)
 CHUNK = 1 << 24

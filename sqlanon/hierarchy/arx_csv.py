@@ -9,9 +9,9 @@ import io
 from pathlib import Path
 from typing import Sequence
 
-from sqlanon.config import files
-from sqlanon.config.encodings import first_undecodable, reading_codec, undecodable_message
-from sqlanon.config.wording import hierarchy_encoding_setting
+from sqlanon.core import files
+from sqlanon.core.encodings import first_undecodable, reading_codec, undecodable_message
+from sqlanon.core.wording import hierarchy_encoding_setting
 from sqlanon.errors import HierarchyError, cut
 from sqlanon.hierarchy.model import Hierarchy, Level, collection_paused, columns_of, level_columns
 

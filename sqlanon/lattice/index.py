@@ -15,12 +15,27 @@ Built once per lattice, only by the optimal algorithms (their lattices are bound
 from __future__ import annotations
 
 from itertools import chain, product
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # the lattice builds its index (space.py imports this module)
-    from sqlanon.lattice.space import Lattice, Node
+from sqlanon.core.node import Node
+
+
+class Numbered(Protocol):
+    """What the index reads of the lattice it numbers (``space.Lattice``, which builds its
+    index on first use, so this module does not import it)."""
+
+    heights: tuple[int, ...]
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def height(self) -> int: ...
+
+    def order_terms(self) -> tuple: ...
+
 
 #: the types of the neighbour arrays the compiled walk reads (``up_array``, ``down_array``)
 WALK_IDS = (np.uint16, np.int64)
@@ -29,7 +44,7 @@ _INT64 = 2**62  # headroom for the exact integer order keys
 
 
 class LatticeIndex:
-    def __init__(self, lattice: Lattice):
+    def __init__(self, lattice: Numbered):
         heights = np.array(lattice.heights, np.int64)
         d = len(heights)
         self.size = n = lattice.size
@@ -73,7 +88,7 @@ class LatticeIndex:
         self.level_down: list[np.ndarray] = [down[level] for level in self.level_ids]
 
     @staticmethod
-    def _order(lattice: Lattice, matrix: np.ndarray, level_of: np.ndarray) -> np.ndarray:
+    def _order(lattice: Numbered, matrix: np.ndarray, level_of: np.ndarray) -> np.ndarray:
         """The ids sorted by Lattice.order_key: (level, relative height, lost distinct values,
         the levels in the QIs' name order), as exact integers when they fit in int64."""
         weights, kept_by_level, kept_total, canonical = lattice.order_terms()

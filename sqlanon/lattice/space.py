@@ -15,9 +15,8 @@ from math import lcm, prod
 from operator import ge
 from typing import Iterator, Sequence
 
+from sqlanon.core.node import Node
 from sqlanon.lattice.index import LatticeIndex
-
-Node = tuple[int, ...]
 
 
 def generalizes(node: Node, other: Node) -> bool:

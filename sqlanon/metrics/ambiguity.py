@@ -9,8 +9,8 @@ product only grows under generalization and a suppressed record costs the most.
 
 from sqlglot import exp
 
-from sqlanon.checks.needs import Need
-from sqlanon.engines.compiler import col
+from sqlanon.core.needs import Need
+from sqlanon.sql import col
 from sqlanon.metrics.base import Metric
 
 

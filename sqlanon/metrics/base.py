@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.lattice import Node
-from sqlanon.checks.stats import ClassStats
+from sqlanon.core.stats import ClassStats
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class MetricContext:
 
 class Metric:
     name: str = ""
-    #: which optional figures the engine must compute (sqlanon/checks/needs.py)
+    #: which optional figures the engine must compute (sqlanon/core/needs.py)
     needs: Need = Need.NONE
     #: the auxiliary table its figures read (as a privacy model's ``aux``): none for a metric
     aux: str | None = None

@@ -10,9 +10,9 @@ kept is a lower bound for the node and its generalizations. Not monotonic with s
 
 from sqlglot import exp
 
-from sqlanon.engines.compiler import col
+from sqlanon.sql import col
 from sqlanon.metrics.base import Metric
-from sqlanon.criteria.base import aggregate
+from sqlanon.sql import aggregate
 
 
 class Classification(Metric):

@@ -7,7 +7,7 @@ T_j = sum_w c(w) * log2(S / c(w)). Each G_j + T_j is truncated to 10 decimals, t
 
 import math
 
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.metrics.base import Metric, truncate
 
 

@@ -21,8 +21,8 @@ import math
 
 from sqlglot import exp
 
-from sqlanon.checks.needs import Need
-from sqlanon.engines.compiler import col
+from sqlanon.core.needs import Need
+from sqlanon.sql import col
 from sqlanon.metrics.base import Metric
 
 

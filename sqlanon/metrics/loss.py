@@ -7,7 +7,7 @@ truncated to 10 decimals; Loss = prod_j (1 + L_j)^(1/d) - 1. The engine returns
 sum(kept rows * rows under the value) as an integer, so L_j is an exact fraction here.
 """
 
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.metrics.base import Metric
 
 #: ARX keeps 10 decimals of L_j, cutting the rest

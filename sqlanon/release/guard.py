@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlanon.errors import OutputError
-from sqlanon.config.wording import overwrite_hint
+from sqlanon.core.wording import overwrite_hint
 
 
 def _real(path: str | os.PathLike) -> str:

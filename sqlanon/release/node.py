@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlanon.checks.needs import Need
+from sqlanon.core.needs import Need
 from sqlanon.release.verify import Population
 
 if TYPE_CHECKING:
-    from sqlanon.checks.stats import ClassStats
+    from sqlanon.core.stats import ClassStats
 
 
 @dataclass(frozen=True)

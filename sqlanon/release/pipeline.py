@@ -20,11 +20,11 @@ from typing import Any
 
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.criteria import build_models
-from sqlanon.engines import settings_of
+from sqlanon.config.engine import settings_of
 from sqlanon.errors import VerificationError
 from sqlanon.release.publication import Publication
 from sqlanon.release.verify import Population, fresh_database, verify
-from sqlanon.report.model import VerificationReport
+from sqlanon.core.report import VerificationReport
 
 
 @dataclass(frozen=True)

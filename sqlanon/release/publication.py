@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from sqlanon.config.job import Output, Source
-from sqlanon.config.wording import overwrite_hint
-from sqlanon.engines import pg_connection as pg
+from sqlanon.core.specs import Output, Source
+from sqlanon.core.wording import overwrite_hint
+from sqlanon.engines.postgres import connection as pg
 from sqlanon.errors import OutputError
 from sqlanon.release.journal import recover, write as write_journal
 from sqlanon.release.guard import Protected, check_file

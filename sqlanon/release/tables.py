@@ -12,8 +12,8 @@ from typing import Callable
 
 import duckdb
 
-from sqlanon.engines.compiler import ident
-from sqlanon.config.wording import overwrite_hint
+from sqlanon.sql import ident
+from sqlanon.core.wording import overwrite_hint
 from sqlanon.errors import OutputError, first_line
 
 

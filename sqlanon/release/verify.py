@@ -24,13 +24,13 @@ from functools import lru_cache
 import duckdb
 from sqlglot import exp
 
-from sqlanon.engines import pg_connection as pg
-from sqlanon.engines.compiler import col, ident
-from sqlanon.engines.duckdb_sources import csv_relation, table_file_relation
-from sqlanon.config.job import Output, Source
-from sqlanon.config.mask import MASK
+from sqlanon.engines.postgres import connection as pg
+from sqlanon.sql import col, ident
+from sqlanon.engines.duckdb.sources import csv_relation, table_file_relation
+from sqlanon.core.specs import Output, Source
+from sqlanon.core.mask import MASK
 from sqlanon.errors import VerificationError, cut
-from sqlanon.report.model import VerificationReport
+from sqlanon.core.report import VerificationReport
 
 
 @dataclass(frozen=True)

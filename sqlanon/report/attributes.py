@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sqlanon.metrics.loss import attribute_loss
-from sqlanon.report.model import AttributeFigures
+from sqlanon.core.report import AttributeFigures
 
 if TYPE_CHECKING:
     from sqlanon.release.node import NodeRelease

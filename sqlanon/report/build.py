@@ -1,28 +1,104 @@
-"""The run's report, built as dataclasses (sqlanon/report/model.py) from the session, the
-search's outcome and the verification: the one place report.json's fields come from."""
+"""The run's report, built as dataclasses (sqlanon/core/report.py) from what the run hands over
+(``LatticeRun``, ``IntervalRun``): the session, the search's outcome, the release and its
+verification. The one place report.json's fields come from: the anonymizer only reads it."""
 
 from __future__ import annotations
 
 import platform
-from dataclasses import asdict
+import time
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import duckdb
 import pyarrow
 import sqlglot
 
-from sqlanon import __version__
-from sqlanon.report.model import Privacy, Report, SearchFigures, Seconds, Solution, VerificationReport
+from sqlanon.core.version import version
+from sqlanon.koptimize.runner import interval_report
+from sqlanon.report.attributes import attribute_figures
+from sqlanon.report.manifest import build_manifest
+from sqlanon.report.risk import input_sizes, risk_report
+from sqlanon.core.report import Privacy, Report, SearchFigures, Seconds, Solution, VerificationReport
 
 
 def versions() -> dict[str, str]:
     return {
-        "sqlanon": __version__,
+        "sqlanon": version(),
         "python": platform.python_version(),
         "duckdb": duckdb.__version__,
         "sqlglot": sqlglot.__version__,
         "pyarrow": pyarrow.__version__,
     }
+
+
+@dataclass(frozen=True)
+class LatticeRun:
+    """What a lattice run hands the report: its session and checker, the search's outcome (or
+    the saved node's check), the seconds of its phases so far, the verification of the written
+    output (None when nothing was written), the ``NodeRelease`` of the optimum (None without
+    one), whether a saved transformation was applied and, when it no longer holds, why."""
+
+    session: Any
+    checker: Any
+    outcome: Any
+    seconds: Seconds
+    verification: VerificationReport | None
+    release: Any
+    applied: bool = False
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class IntervalRun:
+    """What a k-optimize or hill-climb run hands the report: its session, the search's outcome,
+    the seconds of its phases so far and the verification of the written output."""
+
+    session: Any
+    outcome: Any
+    seconds: Seconds
+    verification: VerificationReport | None
+
+
+def run_report(run: LatticeRun | IntervalRun) -> Report:
+    """The whole report of a run, its risk section computed here (and timed as the ``risk``
+    phase)."""
+    report = _lattice_run(run) if isinstance(run, LatticeRun) else _interval_run(run)
+    if report.success:
+        report.warnings = warnings(report)
+    return report
+
+
+def _lattice_run(run: LatticeRun) -> Report:
+    session, checker, best = run.session, run.checker, run.outcome.optimum
+    report = lattice_report(session, checker, best, run.outcome, run.seconds, run.verification,
+                            models_report(checker, best, run.verification, session.rows, run.release))
+    started = time.perf_counter()
+    # the release's classes: re-counted on the written output (and confirmed against the
+    # engine's by the verification), else the engine's
+    after = None if run.release is None else run.verification.sizes() if run.verification else run.release.class_sizes()
+    report.risk = risk_report(session, input_sizes(session), after, best.stats.suppressed if best else None)
+    report.seconds.risk = round(time.perf_counter() - started, 6)
+    if run.applied:
+        report.algorithm = "apply"
+    report.reason = run.reason
+    if run.release is not None:
+        report.manifest = build_manifest(session.job, session.qis, best.node, session.hierarchy_objects)
+        report.attributes = attribute_figures(run.release)
+    return report
+
+
+def _interval_run(run: IntervalRun) -> Report:
+    session, outcome = run.session, run.outcome
+    solution = outcome.solution
+    report = common_report(session, outcome.found, outcome.cost.limit, run.seconds, run.verification)
+    report.intervals = interval_report(outcome)
+    started = time.perf_counter()
+    # the cut set's classes are counted on the written file only (no lattice node to group by)
+    after = run.verification.sizes() if run.verification else None
+    report.risk = risk_report(session, input_sizes(session), after, solution.suppressed if after is not None else None)
+    report.seconds.risk = round(time.perf_counter() - started, 6)
+    report.interval_checks = solution.counters.get("nodes", solution.counters.get("evaluations", 0))
+    return report
 
 
 def common_report(session, success: bool, limit_rows: int, seconds: Seconds,

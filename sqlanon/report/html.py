@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlanon.report.histogram_svg import AFTER, histogram_svg
 from sqlanon.report.markdown import _rows as risk_rows
-from sqlanon.report.model import Report
+from sqlanon.core.report import Report
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:2em auto;max-width:60em;

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlanon.config.job import Job
 from sqlanon.hierarchy import Hierarchy
-from sqlanon.report.model import Manifest
+from sqlanon.core.report import Manifest
 
 VERSION = 1
 

@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sqlanon.config import files
-from sqlanon.config.job import SUPPRESSED_MODES, Job
+from sqlanon.core import files
+from sqlanon.config.job import Job
+from sqlanon.core.specs import SUPPRESSED_MODES
 from sqlanon.errors import CUT, ConfigError
 from sqlanon.report.manifest import VERSION, hierarchy_digest, manifest_models
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqlanon.report.histogram_svg import histogram_svg
-from sqlanon.report.model import Report
+from sqlanon.core.report import Report
 
 
 def _pct(x) -> str:

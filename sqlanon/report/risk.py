@@ -11,8 +11,8 @@ value to link.
 from __future__ import annotations
 
 from sqlanon.reidentification.analysis import risk_section
-from sqlanon.config.risk import population_of
-from sqlanon.report.model import Risk
+from sqlanon.core.risk import population_of
+from sqlanon.core.report import Risk
 from sqlanon.session import Session
 
 

@@ -11,15 +11,11 @@ the sum of squared class sizes for discernibility).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from sqlanon.checks.checker import Checker
 from sqlanon.lattice import Lattice
-
-if TYPE_CHECKING:  # the searches (search/base.py) call this module
-    from sqlanon.search.base import Optimum
+from sqlanon.search.optimum import Optimum
 
 
 def complete(lattice: Lattice, checker: Checker, anonymous: np.ndarray, optimum: Optimum) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from sqlanon.config.job import GeneticParams
+from sqlanon.core.genetic import GeneticParams
 from sqlanon.lattice import Node
 from sqlanon.search.heuristic import BudgetExhausted, HeuristicSearch
 

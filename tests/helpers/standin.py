@@ -25,9 +25,9 @@ from types import SimpleNamespace
 from typing import Mapping, Sequence
 
 from sqlanon.checks.checker import Batch, CheckResult
-from sqlanon.checks.stats import ClassStats
+from sqlanon.core.stats import ClassStats
 from sqlanon.lattice import Lattice, Node
-from sqlanon.search.base import same_loss
+from sqlanon.search.optimum import same_loss
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""The Spark engine (``engine``) and what it reads and writes (``io``)."""

@@ -1,0 +1,184 @@
+"""What every SQL engine shares: encoding, the class tables, checks, snapshots and the output
+query, all as compiler trees rendered for the engine's sqlglot ``dialect``.
+
+A subclass supplies the connection and these hooks (the rest is dialect-neutral):
+
+* ``dialect`` (class attribute): the sqlglot dialect every query is rendered for
+  (``sqlanon.sql.dialects.render``).
+* ``_query(sql, params) -> (column names, rows)``: execute one statement with named parameters
+  and fetch every row (an empty list of names for statements without a result). ``params``
+  maps names to values; placeholders are what sqlglot renders for ``exp.Placeholder`` in the
+  dialect (``$name`` DuckDB, ``%(name)s`` PostgreSQL, ``:name`` Spark), and raw SQL strings
+  written by the subclass use the same style. Rows hold plain Python ints/floats/str/bool:
+  convert driver types (e.g. ``Decimal``) here.
+* ``_mode(lean, rows)``: optional, settings before the next query (DuckDB turns its optimizer
+  off for lean checks); the default does nothing.
+* ``_source_relation(source) -> (sql, params)``: the input as a relation for ``FROM``.
+* ``open(source) -> column names``: attach or check the source (reads no rows); must set
+  ``self._source``.
+* ``_materialize(name, data: pyarrow.Table, replace=False)``: a temp table holding ``data``
+  (hierarchy lookups, labels, sensitive values, the models' auxiliary tables); with
+  ``replace`` an existing one of that name is replaced.
+* ``_create_table_as(name, query, replace=False, lean_rows=None) -> rows``: a temp table from a
+  query, returning its row count; ``replace`` drops one of that name first (DuckDB: CREATE OR
+  REPLACE; others DROP + CREATE). ``lean_rows`` as in ``run``.
+* ``scan_once`` (class attribute, default False): prepare reads the input once, grouped by the
+  text of its QIs and sensitive attributes (``sqlanon_distinct``), and builds the class tables
+  from that; the row tables are built only for what reads rows (``_ensure_row_tables``). With
+  it, ``_distinct_classes()`` and ``_create_wide(population)`` may be overridden (DuckDB codes
+  without joins), and ``write`` should stream the release from the input (DuckDB does).
+* ``_row_id()``: an expression numbering the input's rows in input order from 0, stored as
+  ``rowid`` in ``sqlanon_input`` (the output keeps that order, or a shuffle hashes it); None
+  when the engine has a ``rowid`` pseudo-column (DuckDB).
+* ``_write(sql, params, output, target)``: write the released rows of ``sql`` to ``target``
+  (a temporary name chosen by the caller: a file path or a table name).
+* ``_columns(sql, params) -> {name: numpy array}``: optional, a result as arrays (the lean
+  size-histogram check reads its rows so); the default builds them from ``_query``.
+* ``_batch(queries, params, lean_rows)``: optional, the rows of several per-node queries
+  (one row of figures each), each row tagged with its query's position
+  (``compiler.BATCH_NODE``, first column); the default sends a ``compiler.batch_query`` per
+  ``STATEMENT_NODES`` queries (``statements``), DuckDB splits each over two connections.
+* ``_sizes_batch(nodes, render, read, params, lean_rows)``: optional, the figures of several
+  nodes' class-size checks (``render`` a node's query, ``read`` a result's figures); the
+  default sends a statement per ``STATEMENT_NODES`` nodes, DuckDB pipelines smaller ones
+  on two connections.
+* ``_arrow(sql, params) -> pyarrow.Table``: optional, a result as Arrow (K-Optimize's class
+  table); the default builds it from ``_query``.
+* ``_prepare_subset(subset) -> predicate``: optional, delta-presence's research subset; the
+  default refuses it with a ConfigError.
+* ``_drop_table(name)``: optional, drops a temp table (``DROP TABLE IF EXISTS``).
+* ``close()``.
+
+Counters (``rows_scanned``, ``queries``) and the snapshots' storage (temp tables the checker's
+policy, ``sqlanon/checks/snapshots.py``, asks for) are handled here. Engines may add to the hooks; they should
+not rename them (other engines build on them).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import pyarrow as pa
+from sqlglot import exp
+
+from sqlanon.core.snapshots import SnapshotSettings
+from sqlanon.criteria.population import ResearchSubset
+from sqlanon import sql as c
+from sqlanon.engines.base import Capabilities, Engine
+from sqlanon.sql.dialects import render
+from sqlanon.engines.sql.fetched import columns_of, fetched_bytes, text_bytes
+from sqlanon.engines.profiles import SQL_CAPABILITIES
+from sqlanon.engines.sql.batches import SqlBatches
+from sqlanon.engines.sql.checks import SqlChecks
+from sqlanon.engines.sql.preparation import SqlPreparation
+from sqlanon.engines.sql.release import SqlRelease
+from sqlanon.engines.sql.snapshots import SqlSnapshots, Stored
+from sqlanon.errors import ConfigError
+
+
+class SqlEngine(SqlPreparation, SqlChecks, SqlBatches, SqlSnapshots, SqlRelease, Engine):
+    """The engine contract (``engines/base.py``) over a SQL database; see the module docstring
+    for the hooks a subclass provides. Its parts live by what they do: the preparation
+    (``preparation.py``), the checks (``checks.py``), several nodes' checks in one
+    statement (``batches.py``), snapshots (``snapshots.py``) and the release
+    (``release.py``); here are the state they share, the hooks' defaults and execution."""
+
+    name = "sql"
+    dialect = "duckdb"
+    #: checks run as SQL here or in the kernel in process (``sqlanon/checks/placement.py`` chooses);
+    #: several nodes in one query; snapshots as temp tables. Subclasses name what they read and write.
+    capabilities: ClassVar[Capabilities] = SQL_CAPABILITIES
+    #: seconds per class-table row a lean check scans, beside its fixed cost (which
+    #: ``query_latency`` measures); ``placement.py`` weighs both against the kernel's cost.
+    #: DuckDB, measured beside the kernel under the same load (``bench/placement_rows.py``, 19,502
+    #: to 373,068 rows): 40 ns a row against the kernel's 21 (load 2; 2.4-2.8x at load 6)
+    row_seconds = 40e-9
+    #: prepare reads the input once, grouped (``sqlanon_distinct``), instead of copying it
+    #: into ``sqlanon_input`` and encoding every row (see ``prepare``)
+    scan_once = False
+    #: a size-only check fetches the node's class sizes and makes their histogram and verdicts
+    #: in process (``compiler.class_sizes_query``): where a fetched row costs next to nothing
+    sizes_in_process = False
+
+    def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
+        self.lookup = lookup
+        self.kernel = None  # set by place_checks("local"): every check then runs in process
+        self.class_table_bytes = 0
+        self._aux: dict[str, pa.Table] = {}
+        # projection is read here; roll-up and history are the checker's policy (sqlanon/checks/snapshots.py)
+        self.settings = snapshots or SnapshotSettings()
+        self._stored: dict[str, Stored] = {}  # the snapshot tables the checker holds, by name
+        self._free: list[str] = []  # names of released snapshot tables, for reuse
+        self._pending = None
+        self._snapshot_serial = 0
+        self._wide_token = self.quoted(c.WIDE)
+        self.rows_scanned = 0
+        self.queries = 0
+        self.bytes_fetched = 0  # the text length of every value fetched into Python (see fetched_bytes)
+        self._base_classes = 0
+        self._templates: dict[tuple, c.NodeTemplate] = {}
+        #: the QIs paired with the next one in the base wide table (``compiler.with_pairs``; DuckDB)
+        self._pairs: tuple[int, ...] = ()
+        self._sensitives: list[str] = []
+        self._subset: ResearchSubset | None = None
+        self._row_tables = False  # sqlanon_input and sqlanon_data exist
+        self._hierarchy_tables = False  # sqlanon_hier_<j> and sqlanon_label_<j> exist (_ensure_hierarchies)
+        self._wide_pending = False  # sqlanon_wide is due but not built (see prepare)
+        self._population = False
+
+    # -- hooks with defaults -------------------------------------------------------------------
+    def _mode(self, lean: bool, rows: int) -> None:
+        """Settings for the next query; nothing by default."""
+
+    def _row_id(self) -> exp.Expression | None:
+        return None
+
+    def _columns(self, sql: str, params: dict) -> dict[str, np.ndarray]:
+        return columns_of(*self._query(sql, params))
+
+    def _arrow(self, sql: str, params: dict) -> pa.Table:
+        names, rows = self._query(sql, params)
+        return pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)})
+
+    def _prepare_subset(self, subset: ResearchSubset) -> exp.Expression:
+        raise ConfigError(f"the {self.name} engine does not support delta-presence (a research subset); "
+                          "use engine.name = \"duckdb\"")
+
+    def _drop_table(self, name: str) -> None:
+        self.run(f"DROP TABLE IF EXISTS {self.quoted(name)}")
+
+    # -- execution -------------------------------------------------------------------------
+    def sql(self, query: exp.Expression, pretty: bool = False) -> str:
+        return render(query, self.dialect, pretty)
+
+    def quoted(self, name: str) -> str:
+        return c.ident(name).sql(self.dialect)
+
+    def run(self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None) -> list[tuple]:
+        """Execute and fetch everything. ``lean_rows``: the query is a lean GROUP BY over a
+        table of that many rows (see ``_mode``)."""
+        self._mode(lean_rows is not None, lean_rows or 0)
+        sql = query if isinstance(query, str) else self.sql(query)
+        self.queries += 1
+        rows = self._query(sql, params or {})[1]
+        self.bytes_fetched += fetched_bytes(rows)
+        return rows
+
+    def run_columns(self, sql: str, params: dict, lean_rows: int | None = None) -> dict[str, np.ndarray]:
+        """``run`` for a result of integers and booleans read as arrays (``_columns``)."""
+        self._mode(lean_rows is not None, lean_rows or 0)
+        self.queries += 1
+        columns = self._columns(sql, params)
+        self.bytes_fetched += text_bytes(columns)
+        return columns
+
+    def _count(self, name: str) -> int:
+        return int(self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(name)))[0][0])
+
+    def distinct_values(self, column: str) -> list[str]:
+        """The distinct values of a column as text (NULL as ''), for hierarchy builders."""
+        relation, params = self._source_relation(self._source)
+        value = self.sql(c.as_text(c.col(column)))
+        rows = self.run(f"SELECT DISTINCT {value} FROM {relation}", params)
+        return sorted(r[0] for r in rows)
