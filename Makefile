@@ -25,4 +25,4 @@ docs:  ## the documentation site, strictly (every link and page resolves)
 	$(PYTHON) -m mkdocs build --strict
 
 bench:  ## what the searches decide, against a record made before a change (BEFORE=record.json)
-	$(PYTHON) bench/search_invariance.py --compare $(BEFORE)
+	$(PYTHON) -m bench.search_invariance --compare $(BEFORE)

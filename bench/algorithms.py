@@ -7,25 +7,21 @@ factor OLA/Flash and Incognito/Flash (time, min-max over k) per dataset and s; t
 stability experiment: OLA in natural order over random column permutations (checks min /
 median / max) against Flash. Writes a PNG of time per k per algorithm with --plot.
 
-    python bench/algorithms.py [--datasets adult creditcard mach2019] [--k 2 3 ...] [--limits 0 0.02 0.04]
+    python -m bench.algorithms [--datasets adult creditcard mach2019] [--k 2 3 ...] [--limits 0 0.02 0.04]
                                [--permutations 20] [--plot bench/algorithms.png] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from datasets import columns, dataset_job  # noqa: E402
-from sqlanon.search.ola import OLA  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
+from bench.common import write_json
+from bench.datasets import columns, dataset_job
+from sqlanon.search.ola import OLA
+from sqlanon.session import Session
 
 ALGORITHMS = ("flash", "ola", "incognito")
 QIS = {"adult": None, "creditcard": 8, "mach2019": 8}
@@ -122,7 +118,7 @@ def plot(rows, path: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.algorithms", description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="*", default=list(QIS))
     parser.add_argument("--k", type=int, nargs="+", default=list(range(2, 11)))
     parser.add_argument("--limits", type=float, nargs="+", default=[0.0, 0.02, 0.04])
@@ -139,7 +135,7 @@ def main() -> None:
     if args.plot and rows:
         plot(rows, args.plot)
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "stability": stable}, indent=2))
+        write_json(args.json, {"rows": rows, "stability": stable}, indent=2)
 
 
 if __name__ == "__main__":

@@ -14,31 +14,29 @@ The figure is the paper's relative information loss, (L - L_opt) / (L_max - L_op
 from an exhaustive search of the lattice (its checker holds every node's loss), as the
 paper's benchmark computed them (BenchmarkMetadata: min and max over the anonymous nodes).
 
-    python bench/appendix_b.py [--models ...] [--presence-seeds 2016 1 2 ...] [--json FILE]
-    python bench/appendix_b.py --rows FILE   # the subset's row numbers for bench/ArxAppendixB.java
+    python -m bench.appendix_b [--models ...] [--presence-seeds 2016 1 2 ...] [--json FILE]
+    python -m bench.appendix_b --rows FILE   # the subset's row numbers for bench/ArxAppendixB.java
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from datasets import SHARED, columns, dataset_job  # noqa: E402
-from sqlanon import Source  # noqa: E402
-from sqlanon.session import ALL_NEEDS, Session  # noqa: E402
+from bench.common import write_json
+from bench.datasets import ADULT_CSV, CACHE, adult_hierarchy, columns, dataset_job
+from bench.datasets import SHARED  # noqa: F401 (tests/test_appendix_b.py takes it from here)
+from sqlanon import Source
+from sqlanon.session import ALL_NEEDS, Session
 
 USA = 317_238_626  # ARX 3.x ARXPopulationModel.Region.USA, the paper's population
 SUBSET_SEED = 2016
 SUBSET = "in_study"
-OCCUPATION = str(SHARED / "adult" / "adult_hierarchy_occupation.csv")
+OCCUPATION = str(adult_hierarchy("occupation"))
 LIMITS = (0.0, 0.1)
 METRICS = ("aecs", "loss")
 MODELS = {
@@ -100,15 +98,15 @@ def relative_loss(loss: float, optimum: float, lowest: float) -> float:
 
 def presence_input(seed: int = SUBSET_SEED) -> Path:
     """ADULT with a boolean research-subset column: a seeded 10 % sample of the rows (3,016 of
-    30,162, the paper's size), as Parquet in bench/.cache (never committed)."""
+    30,162, the paper's size), as Parquet in the benchmarks' cache (``datasets.CACHE``, never committed)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    path = Path(__file__).resolve().parent / ".cache" / f"adult_presence_{seed}.parquet"
+    path = CACHE / f"adult_presence_{seed}.parquet"
     if path.exists():
         return path
-    with open(SHARED / "adult" / "adult.csv", newline="", encoding="utf-8") as handle:
+    with open(ADULT_CSV, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter=";"))
     chosen = np.zeros(len(rows), dtype=bool)
     chosen[np.random.default_rng(seed).choice(len(rows), size=len(rows) // 10, replace=False)] = True
@@ -274,7 +272,7 @@ def arx_lightning_first(session: Session, checker, order: list[str]):
 
 def hierarchy_distinct(qi: str) -> list[int]:
     """Distinct values per level of an ADULT hierarchy file, as ARX's GeneralizationHierarchy counts them."""
-    with open(SHARED / "adult" / f"adult_hierarchy_{qi}.csv", newline="", encoding="utf-8") as handle:
+    with open(adult_hierarchy(qi), newline="", encoding="utf-8") as handle:
         rows = [r for r in csv.reader(handle, delimiter=";") if r]
     return [len({r[level] for r in rows}) for level in range(len(rows[0]))]
 
@@ -351,7 +349,7 @@ def line(row) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.appendix_b", description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     parser.add_argument("--presence-seeds", nargs="+", type=int, default=[SUBSET_SEED],
                         help="seeds of the random research subset for delta-presence (default 2016)")
@@ -371,7 +369,7 @@ def main() -> None:
     rows = run(args.models, args.presence_seeds)
     print(f"load: {os.getloadavg()}")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        write_json(args.json, rows)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Prepare at 50 M rows of Parquet under a DuckDB ``memory_limit``, beside its floor.
 
 The data: ADULT replicated to at least ``--rows`` rows with the ages moved through their domain
-per replica (``replicate.py``: deterministic, generated once into ``bench/.cache``, never
+per replica (``datasets.replicated``: deterministic, generated once into ``bench/.cache``, never
 committed), every column text as ADULT's CSV reads; 9 QIs, the rest insensitive.
 
 Each run is a fresh subprocess, so its peak RSS (``VmHWM`` of /proc/self/status, else
@@ -11,7 +11,7 @@ Each run is a fresh subprocess, so its peak RSS (``VmHWM`` of /proc/self/status,
   ``temp_directory`` to spill into): read, encode, compress to the base class table, and place
   the checks (``auto``: at these sizes the class table is fetched for local checks), after an
   untimed ``Session`` on ADULT in the same process that pays its one-time costs (imports), as
-  ``end_to_end.py`` does; peak RSS is the process's, that run included;
+  ``bench.end_to_end`` does; peak RSS is the process's, that run included;
 * ``group by``: the floor, a bare ``GROUP BY`` of the nine QI columns over the same file with
   the same ``memory_limit``, the groups fetched as Arrow (what prepare must at least do), after
   an untimed Arrow result that pays pyarrow's import.
@@ -19,8 +19,8 @@ Each run is a fresh subprocess, so its peak RSS (``VmHWM`` of /proc/self/status,
 Runs alternate (prepare, floor, prepare, floor, ...); medians of ``--repeat``; ``uptime``
 before and after.
 
-    python bench/big_prepare.py [--rows 50000000] [--memory-limit 2GB] [--threads N] [--repeat 3] [--json FILE]
-    python bench/big_prepare.py --times 40 --plain --memory-limit none   # ADULT x40, ARX's experiment 3
+    python -m bench.big_prepare [--rows 50000000] [--memory-limit 2GB] [--threads N] [--repeat 3] [--json FILE]
+    python -m bench.big_prepare --times 40 --plain --memory-limit none   # ADULT x40, ARX's experiment 3
 """
 
 from __future__ import annotations
@@ -37,17 +37,10 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from datasets import columns  # noqa: E402
-from replicate import replicated, times_for  # noqa: E402
+from bench.common import ROOT, uptime, write_json
+from bench.datasets import columns, dataset_job, replicated, times_for
 
 QIS = columns("adult")
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def peak_rss_mib() -> float:
@@ -62,8 +55,6 @@ def peak_rss_mib() -> float:
 
 
 def run_prepare(spec: dict) -> dict:
-    from datasets import dataset_job
-
     from sqlanon.session import Session
 
     job = dataset_job("adult", metric="discernibility", engine="duckdb", engine_settings={
@@ -99,15 +90,15 @@ def run_floor(spec: dict) -> dict:
 
 
 def in_subprocess(spec: dict) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--run", json.dumps(spec)], capture_output=True, text=True,
-                         cwd=HERE.parent)
+    out = subprocess.run([sys.executable, "-m", "bench.big_prepare", "--run", json.dumps(spec)], capture_output=True,
+                         text=True, cwd=ROOT)
     if out.returncode != 0:
         raise SystemExit(f"{spec['what']} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.big_prepare", description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50_000_000)
     parser.add_argument("--times", type=int, help="ADULT x this instead of --rows (e.g. 40)")
     parser.add_argument("--plain", action="store_true", help="the plain concatenation (ARX's experiment 3)")
@@ -146,7 +137,7 @@ def main() -> None:
         print(f"| {name} | {med[what]['seconds']:.2f} | {med[what]['peak_rss_mib']:.0f} |")
     print(f"| prepare / GROUP BY | {med['prepare']['seconds'] / med['group_by']['seconds']:.2f} | |")
     if args.json:
-        Path(args.json).write_text(json.dumps({"spec": spec, "runs": runs, "medians": med}, indent=1))
+        write_json(args.json, {"spec": spec, "runs": runs, "medians": med})
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ Timing: one warm-up pass over the nodes, then ``--rounds`` passes; the figure is
 over passes of the mean time per check (execute + fetch; SQL strings are built beforehand,
 the Python cost of rendering is its own row). Run from the project root:
 
-    python3 bench/check_overhead.py [--datasets adult adult40] [--rounds 5] [--sample 150]
+    python -m bench.check_overhead [--datasets adult adult40] [--rounds 5] [--sample 150]
         [--json bench/results/check_overhead.json] [--plot bench/check_overhead.png]
+    python -m bench.check_overhead --from-json bench/results/check_overhead.json --plot bench/check_overhead.png
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from dataclasses import replace
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import warnings
 import time
@@ -32,14 +32,12 @@ import duckdb
 import numpy as np
 from sqlglot import exp
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from datasets import SHARED, dataset_job  # noqa: E402
-from sqlanon import sql as c  # noqa: E402
-from sqlanon.config.job import Source  # noqa: E402
-from sqlanon.search.flash import Flash  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
+from bench.common import write_json
+from bench.datasets import ADULT_CSV, dataset_job
+from sqlanon import sql as c
+from sqlanon.config.job import Source
+from sqlanon.search.flash import Flash
+from sqlanon.session import Session
 
 CONFIGS = [(5, 0.0), (2, 0.02)]
 BATCHES = [2, 4, 8, 16]
@@ -63,7 +61,7 @@ def figures(row) -> tuple:
 def adult40(directory: Path, copies: int = 40) -> Path:
     """ADULT x``copies``; copy 0 is ADULT, copy i > 0 shifts each age by ((7 r + i) mod 5) - 2
     (r the row number), clamped to the hierarchy's 1..100: more distinct classes, same domains."""
-    source = SHARED / "adult" / "adult.csv"
+    source = ADULT_CSV
     target = directory / "adult40.csv"
     con = duckdb.connect()
     names = [r[0] for r in con.execute("DESCRIBE SELECT * FROM read_csv($p, delim = ';', header = true, all_varchar = true)",
@@ -292,7 +290,7 @@ def sample(nodes: list, size: int) -> list:
 def measure(session: Session, name: str, k: int, limit: float, checked: list, paths: list, rounds: int, size: int,
             only: list[str] = ()) -> list[dict]:
     con = session.engine.con
-    template = next(t for shape, t in session.engine._templates.items() if shape[0] == "stats")
+    template = next(t for shape, t in session.runner.shapes._templates.items() if shape[0] == "stats")
     tops = [len(h.labels) - 1 for h in session.hierarchies]
     shapes = Shapes(con, tops, template)
     nodes = sample(checked, size)
@@ -337,7 +335,7 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
     add("  python: NodeTemplate.render alone", lambda n: template.render(n) and {}, verify=False)
     checker = session.checker(k=k, suppression_limit=limit, metric="discernibility")
     add("  engine.class_stats (render + execute + ClassStats)",
-        lambda n: session.engine.class_stats(n, checker.keep, checker.params, checker.needs) and {}, verify=False)
+        lambda n: session.runner.class_stats(n, checker.keep, checker.params, checker.needs) and {}, verify=False)
     add("  floor: SELECT 1", lambda n: con.execute("SELECT 1").fetchall() and {}, verify=False)
     bare = {n: f"SELECT COUNT(*) FROM (SELECT 1 FROM {WIDE} GROUP BY {', '.join(shapes.cols(n))})" for n in nodes}
     add("  floor: bare GROUP BY, COUNT(*)", lambda n: con.execute(bare[n]).fetchall() and {}, verify=False)
@@ -483,7 +481,7 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.check_overhead", description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["adult", "adult40"], choices=["adult", "adult40"])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--sample", type=int, default=100, help="at most this many checked nodes timed per configuration")
@@ -530,8 +528,7 @@ def main() -> None:
                                     args.sample40 if big else args.sample, args.only)
     print_tables(rows)
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps({"duckdb": duckdb.__version__, "datasets": meta, "rows": rows}, indent=1))
+        write_json(args.json, {"duckdb": duckdb.__version__, "datasets": meta, "rows": rows})
     if args.plot:
         plot(rows, args.plot)
 

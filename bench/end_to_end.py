@@ -20,7 +20,11 @@ Medians of ``--repeat`` (runs and floors interleaved), after one untimed run tha
 process's one-time costs (imports, the first connection), as ARX is measured in a warm JVM;
 ``uptime`` before and after.
 
-    python bench/end_to_end.py [--repeat 3] [--inputs parquet csv] [--outputs csv parquet] [--json FILE]
+    python -m bench.end_to_end [--repeat 3] [--inputs parquet csv] [--outputs csv parquet] [--json FILE]
+
+The sqlanon measured is the one Python imports: this checkout's, run from its root. For another
+checkout's, skip the current folder and name both: ``PYTHONPATH=<other checkout>:. python -P -m
+bench.end_to_end`` (its sqlanon first, then this checkout's ``bench``).
 """
 
 from __future__ import annotations
@@ -29,21 +33,15 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import duckdb
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # the installed sqlanon (PYTHONPATH may point at another checkout)
-
-from datasets import SHARED, columns  # noqa: E402
-from replicate import CACHE, replicated  # noqa: E402
-
-import sqlanon  # noqa: E402
-from sqlanon import anonymizer  # noqa: E402
+import sqlanon
+from bench.common import uptime, write_json
+from bench.datasets import CACHE, adult_hierarchy, columns, replicated
+from sqlanon import anonymizer
 
 QIS = columns("adult")
 READERS = {
@@ -52,15 +50,11 @@ READERS = {
 }
 
 
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 def write_job(folder: Path, data: Path, kind: str, output: str, k: int, s: float) -> Path:
     """A job file as a user writes it (absolute paths)."""
     lines = ["[input]", f'path = "{data}"', 'delimiter = ";"' if kind == "csv" else ""]
     for q in QIS:
-        lines += [f'[attributes."{q}"]', 'role = "quasi"', f'hierarchy = "{SHARED / "adult" / f"adult_hierarchy_{q}.csv"}"']
+        lines += [f'[attributes."{q}"]', 'role = "quasi"', f'hierarchy = "{adult_hierarchy(q)}"']
     lines += ["[privacy]", f"k = {k}", f"suppression_limit = {s}", "[search]", 'algorithm = "flash"',
               'metric = "discernibility"', "[output]", f'path = "{folder / ("out." + output)}"',
               f'report = "{folder / "report.json"}"']
@@ -152,7 +146,7 @@ def median(rows: list[dict], key: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.end_to_end", description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=40)
     parser.add_argument("--k", type=int, default=200)
     parser.add_argument("--s", type=float, default=0.02)
@@ -197,7 +191,7 @@ def main() -> None:
             ratio = f"{p[phase] / value:.2f}" if value else ""
             print(f"| {phase} | {p[phase]:.3f} | {name} | {'' if value is None else f'{value:.3f}'} | {ratio} |")
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ each end to end (``sqlanon.anonymize(sqlanon.load_job(path))``: read, encode, se
 verify, risk) on the default engine (DuckDB, ``checks = "auto"``), in one process after one
 untimed warm-up job (imports, the compiled kernel's cache).
 
-    python bench/exp2.py [--repeat 3] [--engine duckdb] [--checks auto] [--only tequal]
+    python -m bench.exp2 [--repeat 3] [--engine duckdb] [--checks auto] [--only tequal]
 
 Prints per job: checks, the report's phases (prepare, search, output, risk), the end-to-end
 median of ``--repeat``, ms per check, the optimum, and ``uptime`` before and after; writes
@@ -17,18 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import sqlanon
+from bench.common import RESULTS, uptime, write_json
+from bench.datasets import ADULT_CSV, adult_hierarchy
 
-import sqlanon  # noqa: E402
-
-ADULT = ROOT.parent / "shared" / "data" / "adult"
 QIS8 = ["age", "education", "marital-status", "native-country", "race", "salary-class", "sex", "workclass"]
 MODELS = {
     "distinct:3": {"type": "distinct-l-diversity", "l": 3},
@@ -36,7 +32,7 @@ MODELS = {
     "recursive:4:3": {"type": "recursive-cl-diversity", "c": 4, "l": 3},
     "tequal:0.2": {"type": "t-closeness", "t": 0.2},
     "thier:0.2": {"type": "t-closeness", "t": 0.2, "distance": "hierarchical",
-                  "hierarchy": str(ADULT / "adult_hierarchy_occupation.csv")},
+                  "hierarchy": str(adult_hierarchy("occupation"))},
 }
 
 
@@ -45,9 +41,9 @@ def toml_value(value) -> str:
 
 
 def job_file(folder: Path, name: str, model: dict, k: int | None, s: float, engine: str, checks: str) -> Path:
-    lines = ["[input]", f"path = {toml_value(str(ADULT / 'adult.csv'))}", 'delimiter = ";"']
+    lines = ["[input]", f"path = {toml_value(str(ADULT_CSV))}", 'delimiter = ";"']
     for q in QIS8:
-        lines += [f'[attributes."{q}"]', 'role = "quasi"', f"hierarchy = {toml_value(str(ADULT / f'adult_hierarchy_{q}.csv'))}"]
+        lines += [f'[attributes."{q}"]', 'role = "quasi"', f"hierarchy = {toml_value(str(adult_hierarchy(q)))}"]
     lines += ['[attributes."occupation"]', 'role = "sensitive"', "[privacy]", f"suppression_limit = {s}"]
     if k:
         lines.append(f"k = {k}")
@@ -70,12 +66,8 @@ def run(path: Path) -> tuple[float, dict]:
     return time.perf_counter() - started, result.report
 
 
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.exp2", description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--engine", default="duckdb")
     parser.add_argument("--checks", default="auto")
@@ -109,9 +101,7 @@ def main() -> None:
     for r in rows:
         print(f"| {r['model']} | {r['k'] or '–'} | {r['s']} | {r['checks']:,} | {r['prepare']} | {r['search']} | "
               f"{r['output']} | {r['end_to_end_s']} | {r['ms_per_check']} |")
-    out = ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "exp2.json").write_text(json.dumps({"engine": args.engine, "checks": args.checks, "rows": rows}, indent=1))
+    write_json(RESULTS / "exp2.json", {"engine": args.engine, "checks": args.checks, "rows": rows})
 
 
 if __name__ == "__main__":

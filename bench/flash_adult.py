@@ -5,7 +5,7 @@ checks, nodes tagged and pruned, and the time. The data is read and encoded once
 time is printed separately; "with prepare" adds it, to compare with ARX's numbers, which
 include encoding). Run from the project root:
 
-    python bench/flash_adult.py [--k 2 5 10] [--limits 0 0.02] [--metric discernibility] [--lookup wide|join] [--json FILE]
+    python -m bench.flash_adult [--k 2 5 10] [--limits 0 0.02] [--metric discernibility] [--lookup wide|join] [--json FILE]
 
 ARX 3.9.2 on a machine of this kind (2 cores, warm JVM, encoding included), for reference:
 k=5 s=0: 43 ms, 181 checks; k=5 s=0.02: 1.0 s, 1,895 checks;
@@ -16,22 +16,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 import argparse
-import json
 import resource
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from datasets import dataset_job  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
+from bench.common import write_json
+from bench.datasets import dataset_job
+from sqlanon.session import Session
 
 ARX = {(5, 0.0): (0.043, 181), (5, 0.02): (1.0, 1895), (2, 0.0): (0.164, 217), (2, 0.02): (2.1, 3136), (2, 0.1): (5.1, 7262)}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.flash_adult", description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, nargs="+", default=list(range(2, 11)))
     parser.add_argument("--limits", type=float, nargs="+", default=[0.0, 0.02, 0.04])
     parser.add_argument("--metric", default="discernibility")
@@ -70,7 +66,7 @@ def main() -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (RSS) {peak:.0f} MiB")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2))
+        write_json(args.json, rows, indent=2)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ it the ARX columns are skipped with a message); sqlanon (engine = memory) geneti
 published it (``variant = "kgen"``), the improved genetic search (``variant = "hybrid"``), both
 seeded, and Lightning, each with ``step_limit = budget``.
 
-    python bench/genetic_arx.py [--budget 1000] [--seeds 2016 ...] [--json bench/results/genetic_arx.json]
+    python -m bench.genetic_arx [--budget 1000] [--seeds 2016 ...] [--json bench/results/genetic_arx.json]
                                 [--skip-arx] [--ks 2 5] [--limits 0 0.1] [--metrics loss aecs]
 
 Results accumulate in the JSON file (one entry per configuration and tool, re-used when the
@@ -36,12 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from bench.common import RESULTS, write_json
+from bench.datasets import ADULT_CSV, adult_hierarchy, columns, dataset_job
+from sqlanon.config.job import GeneticParams
+from sqlanon.session import ALL_NEEDS, Session
 
-from datasets import SHARED, columns, dataset_job  # noqa: E402
-from sqlanon.config.job import GeneticParams  # noqa: E402
-from sqlanon.session import ALL_NEEDS, Session  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 KS = (2, 3, 5, 10, 20, 50)
 LIMITS = (0.0, 0.02, 0.04, 0.1, 1.0)
@@ -77,8 +77,8 @@ def arx_driver() -> list[str] | None:
         out.mkdir(parents=True, exist_ok=True)
         subprocess.run(["javac", "-nowarn", "-cp", cp, "-d", str(out), str(source)], check=True)
     qis = columns("adult")
-    args = [f"data={SHARED / 'adult' / 'adult.csv'}", f"qis={','.join(qis)}"]
-    args += [f"hierarchy.{q}={SHARED / 'adult' / f'adult_hierarchy_{q}.csv'}" for q in qis]
+    args = [f"data={ADULT_CSV}", f"qis={','.join(qis)}"]
+    args += [f"hierarchy.{q}={adult_hierarchy(q)}" for q in qis]
     return ["java", "-Xmx2g", "-cp", f"{out}{os.pathsep}{cp}", "ArxHeuristicGrid", *args]
 
 
@@ -182,13 +182,14 @@ def table(configs, results: dict, seeds) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m bench.genetic_arx",
+                                     description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--budget", type=int, default=1000, help="checks per heuristic run (default 1000)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[2016], help="seeds of sqlanon's genetic searches")
     parser.add_argument("--ks", type=int, nargs="+", default=list(KS))
     parser.add_argument("--limits", type=float, nargs="+", default=list(LIMITS))
     parser.add_argument("--metrics", nargs="+", default=list(METRICS), choices=list(METRICS))
-    parser.add_argument("--json", default=str(HERE / "results" / "genetic_arx.json"))
+    parser.add_argument("--json", default=str(RESULTS / "genetic_arx.json"))
     parser.add_argument("--skip-arx", action="store_true", help="sqlanon's columns only")
     parser.add_argument("--skip-sqlanon", action="store_true", help="ARX's columns only")
     parser.add_argument("--only", nargs="+", help="sqlanon tools to run (name prefixes: flash lightning genetic-kgen genetic-hybrid)")
@@ -211,8 +212,7 @@ def main(argv=None) -> int:
                     del row[tool]
 
     def save():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(results, indent=1))
+        write_json(path, results)
 
     print(f"load: {os.getloadavg()}", flush=True)
     if not args.table:

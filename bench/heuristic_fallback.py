@@ -4,31 +4,24 @@ DataFly, the loss each returns, its checks and how many of them the fallback too
 (``HeuristicSearch.fall_back``: the top, then a binary search of DataFly's path from the best
 non-anonymous node).
 
-    python bench/heuristic_fallback.py [--budget 20]
+    python -m bench.heuristic_fallback [--budget 20]
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT))
-
-from datasets import dataset_job  # noqa: E402
-
-from sqlanon.session import Session  # noqa: E402
+from bench.common import uptime
+from bench.datasets import dataset_job
+from sqlanon.session import Session
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.heuristic_fallback", description=__doc__.splitlines()[0])
     parser.add_argument("--budget", type=float, default=20.0, help="Lightning's time limit in seconds (default 20)")
     args = parser.parse_args()
-    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print(uptime())
     with Session(dataset_job("creditcard", None, k=5, metric="loss", algorithm="lightning")) as session:
         print(f"creditcard: {len(session.qis)} QIs, {session.lattice.size:.3g} nodes, k = 5, s = 0, loss")
         for algorithm, options in (("lightning", {"time_limit": args.budget}), ("datafly", {})):

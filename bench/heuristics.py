@@ -10,29 +10,28 @@
    loss each heuristic has found over a time budget (default 60 s), as a table at the budget
    and as curves over time (the paper's Figure 7) in a PNG.
 
-    python bench/heuristics.py [--budget 60] [--part adult wide] [--plot bench/heuristics.png] [--json FILE]
+    python -m bench.heuristics [--budget 60] [--part adult wide] [--plot bench/heuristics.png] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from datasets import dataset_job  # noqa: E402
-from sqlanon.config.job import GeneticParams  # noqa: E402
-from sqlanon.session import ALL_NEEDS, Session  # noqa: E402
+from bench.common import write_json
+from bench.datasets import adult_hierarchy, columns, dataset_job
+from sqlanon.config.job import GeneticParams
+from sqlanon.session import ALL_NEEDS, Session
 
 HEURISTICS = ("lightning", "datafly", "igreedy", "genetic", "random")
 SEED = 2016
 WIDE = [("creditcard", 15), ("creditcard", 20), ("creditcard", None), ("mach2019", 15), ("mach2019", None)]
 
 
-OCCUPATION = str(Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult_hierarchy_occupation.csv")
+OCCUPATION = str(adult_hierarchy("occupation"))
 PRIVACY = {
     "5-anonymity": (5, ()),
     "recursive-(4,3)-diversity": (1, ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},)),
@@ -45,10 +44,6 @@ def adult_session(privacy: str) -> Session:
     """ADULT with all 9 QIs for k-anonymity; with occupation sensitive (8 QIs) for the others."""
     if privacy == "5-anonymity":
         return Session(dataset_job("adult", None), needs=ALL_NEEDS)
-    from dataclasses import replace
-
-    from datasets import columns
-
     job = dataset_job("adult", [c for c in columns("adult") if c != "occupation"])
     job = replace(job, attributes=[replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes])
     k, models = PRIVACY[privacy]
@@ -165,7 +160,7 @@ def plot(runs, budget: float, path: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.heuristics", description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=float, default=60.0, help="seconds per heuristic run (default 60)")
     parser.add_argument("--adult-budget", type=float, default=60.0, help="seconds per run on ADULT")
     parser.add_argument("--part", nargs="+", default=["adult", "wide"], choices=["adult", "wide"])
@@ -186,7 +181,7 @@ def main() -> None:
         if args.plot:
             plot(result["wide"], args.budget, args.plot)
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1))
+        write_json(args.json, result)
 
 
 if __name__ == "__main__":

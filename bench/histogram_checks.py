@@ -1,38 +1,28 @@
 """Milliseconds per check of the histogram models in the kernel: ARX's experiment-2 jobs
-(``exp2.py``: ADULT, eight QIs, occupation sensitive, loss, Flash, s = 0.1) with hierarchical
+(``bench.exp2``: ADULT, eight QIs, occupation sensitive, loss, Flash, s = 0.1) with hierarchical
 and equal 0.2-closeness and recursive-(4,3)-diversity, each alone and with k = 5, on the
 default engine (DuckDB, ``checks = "auto"``: local). Per job one session, one warm-up search,
 then ``--repeat`` searches: checks, wall and process-CPU milliseconds per check (medians), the
 optimum. CPU time is the figure to compare on a shared machine; to compare two versions, run
 this script from each checkout one after the other. ``uptime`` before and after.
 
-    python bench/histogram_checks.py [--repeat 3] [--only thier]
+    python -m bench.histogram_checks [--repeat 3] [--only thier]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT))
-
-import exp2  # noqa: E402
-
-import sqlanon  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
+import sqlanon
+from bench import exp2
+from bench.common import uptime
+from sqlanon.session import Session
 
 JOBS = ["thier:0.2", "tequal:0.2", "recursive:4:3"]
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def measure(key: str, k: int | None, repeat: int) -> dict:
@@ -53,7 +43,7 @@ def measure(key: str, k: int | None, repeat: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.histogram_checks", description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", help="run only the models whose key starts with this")
     args = parser.parse_args()

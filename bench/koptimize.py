@@ -15,7 +15,7 @@ of every earlier run on the same coding and metric, each re-costed for this run'
 cut set is an upper bound once costed for the setting; the paper's Figure 7b seeds the
 100-suppression runs with the no-suppression optimum the same way). Run from the project root:
 
-    python bench/koptimize.py [--cap 60] [--threads 1] [--k 1000 500 ...] [--limits 0 100 unlimited]
+    python -m bench.koptimize [--cap 60] [--threads 1] [--k 1000 500 ...] [--limits 0 100 unlimited]
         [--metrics discernibility classification] [--datasets adult_coarse adult_fine]
         [--pool [--pool-from JSON ...]] [--seeding] [--climb SECONDS] [--plot bench/koptimize.png] [--json FILE]
 """
@@ -26,21 +26,18 @@ import argparse
 import csv
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import pyarrow as pa
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.common import write_json
+from bench.datasets import ADULT_CSV, adult_hierarchy, columns
+from sqlanon import Attribute, Hierarchy, Job, Source
+from sqlanon.config.job import KOptimizeOptions
+from sqlanon.koptimize.runner import interval_model, search_intervals
+from sqlanon.session import Session
 
-from datasets import SHARED, columns  # noqa: E402
-from sqlanon import Attribute, Hierarchy, Job, Source  # noqa: E402
-from sqlanon.config.job import KOptimizeOptions  # noqa: E402
-from sqlanon.koptimize.runner import interval_model, search_intervals  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
-
-ADULT = SHARED / "adult"
 LABEL = "salary-class"
 
 
@@ -48,11 +45,11 @@ def adult_job(coarse: bool, metric: str) -> Job:
     """ADULT in memory; with ``coarse`` each age is replaced by its 5-year range (level 1 of the
     age hierarchy) and the age hierarchy starts there."""
     names = columns("adult")
-    with open(ADULT / "adult.csv", newline="", encoding="utf-8") as handle:
+    with open(ADULT_CSV, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter=";"))
     hierarchies = {}
     for name in names:
-        with open(ADULT / f"adult_hierarchy_{name}.csv", newline="", encoding="utf-8") as handle:
+        with open(adult_hierarchy(name), newline="", encoding="utf-8") as handle:
             hierarchies[name] = [r for r in csv.reader(handle, delimiter=";") if r]
     if coarse:
         level1 = {r[0]: r[1] for r in hierarchies["age"]}
@@ -143,7 +140,7 @@ def run_grid(args, rows_out: list) -> None:
                                "load_before": load, "load_after": os.getloadavg()[0]}
                         rows_out.append(row)
                         if args.json:  # after every run: a long grid that is stopped keeps what finished
-                            Path(args.json).write_text(json.dumps({"grid": rows_out}, indent=2))
+                            write_json(args.json, {"grid": rows_out}, indent=2)
                         print(f"{dataset:<12} {metric:<14} {k:>5} {limit:>9} {len(model.alphabet):>8} "
                               f"{'yes' if s.proven else 'cap':>6} {s.seconds:>8.2f} {row['nodes']:>8} {s.cost!s:>12} "
                               f"{found_at!s:>9} {flash_cost!s:>12} {info['seconds']!s:>8} {cpu:>8.1f} {load:>5.1f}",
@@ -210,7 +207,7 @@ def run_climb(args) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.koptimize", description=__doc__.splitlines()[0])
     parser.add_argument("--cap", type=float, default=60.0, help="seconds per run")
     parser.add_argument("--threads", type=int, default=1, help="threads for K-Optimize (search.koptimize.threads)")
     parser.add_argument("--k", type=int, nargs="+", default=[1000, 500, 250, 100, 50, 25, 10, 5])
@@ -243,7 +240,7 @@ def main() -> None:
         curves = run_climb(args)
     print(f"total {time.perf_counter() - started:.0f} s")
     if args.json:
-        Path(args.json).write_text(json.dumps({"grid": grid, "seeding": seeding, "climb": curves}, indent=2))
+        write_json(args.json, {"grid": grid, "seeding": seeding, "climb": curves}, indent=2)
 
 
 if __name__ == "__main__":

@@ -7,11 +7,11 @@ checks), the seconds inside checks (``Checker.seconds``) and the search's overhe
 them (per check, and as a share of each search: the median of the searches' shares) —
 medians of ``--repeat`` searches on one prepared session, after one search that builds the
 lattice index (printed as ``first_search_s``). Then PostgreSQL (a
-throwaway cluster as the tests start it, or ``--url``) with k = 5, s = 0.02 once per
+throwaway cluster, ``datasets.PgServer``, or ``--url``) with k = 5, s = 0.02 once per
 placement, with the class table's bytes fetched. The machine's load (``uptime``) is printed
 before and after.
 
-    python bench/placement.py [--repeat 3] [--no-postgres] [--profile] [--modes duckdb:auto]
+    python -m bench.placement [--repeat 3] [--no-postgres] [--profile] [--modes duckdb:auto]
 
 Writes bench/results/placement.json. ``--profile`` prints cProfile's top functions for the
 DuckDB local search of k = 5, s = 0.02.
@@ -21,28 +21,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 import argparse
-import json
 import os
 import statistics
-import subprocess
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
-
-from helpers.jobs import ADULT, ADULT_QIS, adult_job  # noqa: E402
-
-from sqlanon.session import Session  # noqa: E402
+from bench.common import RESULTS, uptime, write_json
+from bench.datasets import ADULT_CSV, ADULT_QIS, PgServer, dataset_job, load_csv
+from sqlanon.session import Session
 
 GRID = [(k, s) for k in (2, 5) for s in (0.0, 0.02, 0.1)]
 MODES = [("duckdb", "sql"), ("duckdb", "local"), ("memory", "auto")]
-
-
-def load() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def measure(session: Session, k: int, s: float, repeat: int) -> dict:
@@ -66,7 +54,7 @@ def measure(session: Session, k: int, s: float, repeat: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.placement", description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--url", help="a PostgreSQL server (default: a throwaway cluster)")
@@ -75,10 +63,10 @@ def main() -> None:
                         + ",".join(f"{e}:{c}" for e, c in MODES) + "), e.g. duckdb:auto for the overhead target alone")
     args = parser.parse_args()
     modes = [tuple(m.split(":", 1)) for m in args.modes.split(",")] if args.modes else MODES
-    print("load before:", load())
+    print("load before:", uptime())
     rows = []
     for engine, checks in modes:
-        job = adult_job(ADULT_QIS, engine=engine, checks=checks)
+        job = dataset_job("adult", ADULT_QIS, engine=engine, checks=checks)
         with Session(job) as session:
             # the session's first search also builds the lattice index (about 30 ms for ADULT's
             # 12,960 nodes), once per lattice: measured apart, beside the others
@@ -100,32 +88,28 @@ def main() -> None:
                 pstats.Stats(profile).sort_stats("tottime").print_stats(15)
     if not args.no_postgres:
         rows += postgres(args.url)
-    print("load after:", load())
+    print("load after:", uptime())
     header = ["engine", "checks", "k", "s", "checks#", "search s", "ms/check", "check ms", "overhead ms/check", "overhead"]
     print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
     for r in rows:
         print(f"| {r['engine']} | {r['checks']} | {r['k']} | {r['s']} | {r['checks_count']} | "
               f"{r['search_s']} | {r['ms_per_check']} | {r['check_ms']} | {r['overhead_ms']} | {r['overhead_share']:.0%} |")
-    out = ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
     # a run of some modes only does not replace the whole table's results
-    (out / ("placement.json" if modes == MODES else "placement_modes.json")).write_text(json.dumps(rows, indent=1, default=str))
+    write_json(RESULTS / ("placement.json" if modes == MODES else "placement_modes.json"), rows, default=str)
 
 
 def postgres(url: str | None) -> list[dict]:
-    from helpers.pg import Server, bindir, load_csv
-
     from sqlanon import Source
 
     server = None
     if url is None:
-        server = Server(bindir()).start()
+        server = PgServer().start()
         url = server.url
     try:
-        table = load_csv(url, "adult", ADULT / "adult.csv", delimiter=";")
+        table = load_csv(url, "adult", ADULT_CSV, delimiter=";")
         rows = []
         for checks in ("sql", "local"):
-            job = adult_job(ADULT_QIS, engine="postgres", checks=checks)
+            job = dataset_job("adult", ADULT_QIS, engine="postgres", checks=checks)
             job = replace(job, input=Source(table=table), engine_settings={**job.engine_settings, "url": url})
             started = time.perf_counter()
             with Session(job) as session:

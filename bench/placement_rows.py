@@ -1,7 +1,7 @@
 """What a check costs per base-class-table row, in SQL and in process: the figures behind
 ``checks = "auto"`` (``sqlanon/checks/placement.py``: ``SqlEngine.row_seconds``, ``KERNEL_ROW_SECONDS``).
 
-On ADULT (9 QIs) and ADULT xN with ages moved per replica (``replicate.py``: more distinct
+On ADULT (9 QIs) and ADULT xN with ages moved per replica (``datasets.replicated``: more distinct
 classes per copy), DuckDB prepares once per placement; then the same seeded sample of lattice
 nodes is checked from the base class table (roll-up and history off, so every check reads the
 whole table, as the model assumes), k = 5, s = 0.02, discernibility. Per size and placement:
@@ -9,7 +9,7 @@ the median seconds per check and that divided by the table's rows; then a least-
 ``seconds = fixed + rows x per_row`` over the sizes for each placement, the decision the model
 makes at each size and the one the measurement says. ``uptime`` before and after.
 
-    python bench/placement_rows.py [--times 1 4 10 20 40] [--nodes 40] [--repeat 3]
+    python -m bench.placement_rows [--times 1 4 10 20 40] [--nodes 40] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -18,33 +18,20 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
-import sys
 import time
 from dataclasses import replace
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT))
-
-from helpers.jobs import ADULT_QIS, adult_job  # noqa: E402
-from replicate import replicated  # noqa: E402
-
-from sqlanon import Source  # noqa: E402
-from sqlanon.checks.placement import KERNEL_ROW_SECONDS  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
-from sqlanon.core.snapshots import SnapshotSettings  # noqa: E402
-from sqlanon.engines.sql.engine import SqlEngine  # noqa: E402
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+from bench.common import uptime, write_json
+from bench.datasets import ADULT_QIS, dataset_job, replicated
+from sqlanon import Source
+from sqlanon.checks.placement import KERNEL_ROW_SECONDS
+from sqlanon.core.snapshots import SnapshotSettings
+from sqlanon.engines.sql.engine import SqlEngine
+from sqlanon.session import Session
 
 
 def job_for(times: int, checks: str):
-    job = adult_job(ADULT_QIS, k=5, suppression_limit=0.02, checks=checks,
+    job = dataset_job("adult", ADULT_QIS, k=5, suppression_limit=0.02, checks=checks,
                     snapshots=SnapshotSettings(rollup=False, history=False))
     if times > 1:
         job = replace(job, input=Source(path=str(replicated(times))))
@@ -83,7 +70,7 @@ def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.placement_rows", description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, nargs="+", default=[1, 4, 10, 20, 40])
     parser.add_argument("--nodes", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3)
@@ -111,7 +98,7 @@ def main() -> None:
         print(f"| {sql['rows']:,} | {sql['check_ms']:.3f} | {local['check_ms']:.3f} | {sql['ns_per_row']:.1f} | "
               f"{local['ns_per_row']:.1f} | {faster} |")
     if args.json:
-        Path(args.json).write_text(json.dumps({"rows": rows, "lines": lines}, indent=1))
+        write_json(args.json, {"rows": rows, "lines": lines})
 
 
 if __name__ == "__main__":

@@ -5,10 +5,10 @@ it (prosecutor, Zayatz, Pitman, SNB, Dankar's rule) — on ADULT and ADULT x40 (
 Each (engine, size) runs in a fresh subprocess; preparation (reading and encoding the input,
 paid once per job) is reported apart; each step is timed ``--repeat`` times, median reported.
 PostgreSQL reads ADULT xN loaded into a server (``--url`` or the PG* variables, else a
-throwaway cluster as the tests start it; loading is not counted); Spark reads the Parquet file
+throwaway cluster, ``datasets.PgServer``; loading is not counted); Spark reads the Parquet file
 itself (local[2]). Run from the project root:
 
-    python bench/risk.py [--sizes 1 40] [--repeat 5] [--fraction 0.1] [--engines duckdb memory postgres spark]
+    python -m bench.risk [--sizes 1 40] [--repeat 5] [--fraction 0.1] [--engines duckdb memory postgres spark]
 
 The node is ADULT's k = 5 optimum (1,1,1,2,3,2,2,1,1) with k = 5, so its table is the kept
 classes; the estimators run on the input's table (the larger one, where Pitman works hardest).
@@ -24,12 +24,10 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(1, str(HERE.parent))  # this checkout's sqlanon, not an installed one
-sys.path.insert(2, str(HERE.parent / "tests"))  # helpers/pg.py: the throwaway PostgreSQL cluster
+from bench.common import ROOT
+from bench.datasets import PgServer, dataset_job, replicated_job
+
 NODE = (1, 1, 1, 2, 3, 2, 2, 1, 1)
 
 
@@ -44,14 +42,11 @@ def timed(repeat: int, action):
 
 def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
     """In this process: prepare once, then time each step of the risk analysis."""
-    from datasets import dataset_job
-    from replicate import replicated_job
-
     from sqlanon.reidentification.analysis import risk_section
     from sqlanon.session import Session
 
     if engine == "postgres":  # the rows were loaded into the server by the parent
-        from warehouses import TABLE
+        from bench.warehouses import TABLE
 
         from sqlanon import Source
 
@@ -67,8 +62,8 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
         prepare = time.perf_counter() - started
         zeros = tuple(0 for _ in session.qis)
         checker = session.checker()
-        input_query, before = timed(repeat, lambda: session.engine.class_sizes(zeros))
-        node_query, after = timed(repeat, lambda: session.engine.class_sizes(NODE, checker.keep, checker.params))
+        input_query, before = timed(repeat, lambda: session.runner.class_sizes(zeros))
+        node_query, after = timed(repeat, lambda: session.runner.class_sizes(NODE, checker.keep, checker.params))
         population = session.rows / fraction
         figures, section = timed(repeat, lambda: risk_section(before, 0.2, population))
         after_figures, _ = timed(repeat, lambda: risk_section(after, 0.2, population))
@@ -81,7 +76,7 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.risk", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[1, 40])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--fraction", type=float, default=0.1)
@@ -96,20 +91,18 @@ def main() -> None:
         return
     rows, server, url = [], None, args.url
     if "postgres" in args.engines and url is None and not os.environ.get("PGHOST"):
-        from helpers.pg import Server, bindir
-
-        server = Server(bindir()).start()
+        server = PgServer().start()
         url = server.url
     try:
         for size in args.sizes:
             for engine in args.engines:
                 if engine == "postgres":
-                    from warehouses import load_postgres
+                    from bench.warehouses import load_postgres
 
                     load_postgres(url or "", size)
-                out = subprocess.run([sys.executable, __file__, "--child", f"{engine}:{size}", "--repeat", str(args.repeat),
-                                      "--fraction", str(args.fraction)], capture_output=True, text=True, check=True,
-                                     env={**os.environ, "SQLANON_BENCH_URL": url or ""})
+                out = subprocess.run([sys.executable, "-m", "bench.risk", "--child", f"{engine}:{size}",
+                                      "--repeat", str(args.repeat), "--fraction", str(args.fraction)], capture_output=True,
+                                     text=True, check=True, cwd=ROOT, env={**os.environ, "SQLANON_BENCH_URL": url or ""})
                 rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     finally:
         if server is not None:

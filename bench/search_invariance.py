@@ -7,8 +7,8 @@ every counter but the seconds, the trace (checks, loss), whether the optimum is 
 snapshot policy's counters (roll-ups, history hits). Then the heuristics at k = 5, s = 0.02 with
 a step limit and a fixed seed.
 
-    python bench/search_invariance.py --record before.json
-    python bench/search_invariance.py --compare before.json   # exit 1 on any difference
+    python -m bench.search_invariance --record before.json
+    python -m bench.search_invariance --compare before.json   # exit 1 on any difference
 
 ``--quick`` keeps Flash and OLA only (exhaustive and Incognito take most of the time).
 """
@@ -17,18 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
-
-from helpers.jobs import ADULT_QIS, adult_job  # noqa: E402
-
-from sqlanon.session import ALL_NEEDS, Session  # noqa: E402
+from bench.common import uptime
+from bench.datasets import ADULT_QIS, dataset_job
+from sqlanon.session import ALL_NEEDS, Session
 
 OPTIMAL = ("flash", "ola", "incognito", "exhaustive")
 METRICS = ("discernibility", "loss", "aecs", "entropy")
@@ -52,7 +47,7 @@ def record(session: Session, algorithm: str, **overrides) -> dict:
 def runs(quick: bool) -> list[dict]:
     out = []
     algorithms = OPTIMAL[:2] if quick else OPTIMAL
-    with Session(adult_job(ADULT_QIS, engine="memory"), needs=ALL_NEEDS) as session:
+    with Session(dataset_job("adult", ADULT_QIS, engine="memory"), needs=ALL_NEEDS) as session:
         for algorithm in algorithms:
             for metric in METRICS:
                 for k in KS:
@@ -74,12 +69,12 @@ def key(run: dict) -> tuple:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.search_invariance", description=__doc__.splitlines()[0])
     parser.add_argument("--record", type=Path)
     parser.add_argument("--compare", type=Path)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    print("load:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    print("load:", uptime())
     found = runs(args.quick)
     if args.record:
         args.record.write_text(json.dumps(found, indent=1))

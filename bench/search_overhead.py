@@ -7,40 +7,47 @@ the engine (its ``class_stats`` and snapshot calls — ``checked`` before the en
 the first search of a fresh session (it numbers the lattice), "warm" the median of the next
 ``--repeat``.
 
-    python bench/search_overhead.py [--repeat 3]
-    python bench/search_overhead.py --against ../main   # the same, alternating with another checkout
+    python -m bench.search_overhead [--repeat 3]
+    python -m bench.search_overhead --against ../main   # the same, alternating with another checkout
 
 With ``--against``, each round runs this checkout and the other one in turn, in fresh
-processes, and the table gives both side by side (medians over ``--rounds``). The machine's
-load (``uptime``) is printed before and after.
+processes, and the table gives both side by side (medians over ``--rounds``). A checkout's
+process starts in its folder, so it imports that checkout's sqlanon; the job comes from this
+checkout's ``bench.datasets`` (PYTHONPATH) unless the other checkout has a ``bench`` package of
+its own. The machine's load (``uptime``) is printed before and after.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.common import RESULTS, ROOT, uptime, write_json
+from bench.datasets import ADULT_QIS, dataset_job
+
 GRID = [(k, s) for k in (2, 5) for s in (0.0, 0.02, 0.1)]
 
 
 def worker(root: Path, repeat: int) -> None:
-    """Measure with the sqlanon of ``root``; print one JSON line per configuration."""
-    sys.path[:0] = [str(root / "tests"), str(root)]
-    from helpers.jobs import ADULT_QIS, adult_job
-
+    """Measure with the sqlanon of ``root`` (``run`` starts this process there); print one JSON
+    line per configuration."""
+    import sqlanon
     from sqlanon.session import Session
 
+    if Path(sqlanon.__file__).resolve().parents[1] != root:
+        raise SystemExit(f"the worker for {root} imported {sqlanon.__file__}")
     for k, s in GRID:
-        with Session(adult_job(ADULT_QIS, engine="duckdb", checks="local")) as session:
+        with Session(dataset_job("adult", ADULT_QIS, engine="duckdb", checks="local")) as session:
             inside = [0.0]
-            engine = session.engine
-            # whichever of these the version of ``root`` has (the contract renamed the snapshot calls)
+            # the checks' runner where ``root``'s version has one, else its engine; whichever of
+            # these calls it has (the contract renamed the snapshot calls)
+            engine = session.runner if hasattr(type(session), "runner") else session.engine
             for name in (n for n in ("class_stats", "checked", "keep_snapshot", "drop_snapshot") if hasattr(engine, n)):
                 call = getattr(engine, name)
 
@@ -78,8 +85,10 @@ def summary(rows: list[dict]) -> dict:
 
 
 def run(root: Path, repeat: int) -> list[dict]:
-    done = subprocess.run([sys.executable, __file__, "--worker", str(root), "--repeat", str(repeat)],
-                          capture_output=True, text=True, check=True)
+    """The worker in a fresh process started in ``root``: the current folder is first on its path."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    done = subprocess.run([sys.executable, "-m", "bench.search_overhead", "--worker", str(root), "--repeat", str(repeat)],
+                          capture_output=True, text=True, check=True, cwd=root, env={**os.environ, "PYTHONPATH": path})
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
 
@@ -96,12 +105,8 @@ def merge(rounds: list[list[dict]]) -> list[dict]:
             for e in merged.values()]
 
 
-def load() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.search_overhead", description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="warm searches per configuration")
     parser.add_argument("--rounds", type=int, default=3, help="with --against: fresh processes per checkout")
     parser.add_argument("--against", type=Path, help="another checkout to measure alternately (e.g. main)")
@@ -109,13 +114,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         return worker(args.worker.resolve(), args.repeat)
-    print("load before:", load(), flush=True)
+    print("load before:", uptime(), flush=True)
     trees = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
     rounds = {name: [] for name in trees}
     for _ in range(args.rounds if args.against else 1):
         for name, root in trees.items():
             rounds[name].append(run(root, args.repeat))
-    print("load after:", load())
+    print("load after:", uptime())
     results = {name: summary(merge(r)) for name, r in rounds.items()}
     header = "| k | s | checks | " + " | ".join(
         f"{name} {what}" for name in trees for what in ("search s (warm)", "overhead ms/check first / warm", "share warm"))
@@ -127,10 +132,8 @@ def main() -> None:
             cells += [f"{r['warm']['search_s']:.3f}", f"{r['first']['overhead_ms']:.3f} / {r['warm']['overhead_ms']:.3f}",
                       f"{r['warm']['share']:.0%}"]
         print(f"| {k} | {s} | {results['this'][(k, s)]['checks']} | " + " | ".join(cells) + " |")
-    out = ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "search_overhead.json").write_text(json.dumps(
-        {name: {f"{k},{s}": v for (k, s), v in result.items()} for name, result in results.items()}, indent=1))
+    write_json(RESULTS / "search_overhead.json",
+               {name: {f"{k},{s}": v for (k, s), v in result.items()} for name, result in results.items()})
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The cost of the shuffled release (``[output] order = "shuffle"``) beside its floor, at ADULT x40
 and at 100 M rows.
 
-The data: ADULT replicated with the ages moved per replica (``replicate.py``: Parquet, generated
+The data: ADULT replicated with the ages moved per replica (``datasets.replicated``: Parquet, generated
 once into ``bench/.cache``, never committed), every column text; the nine QIs of the ADULT job.
 Per size, one DuckDB session prepares the data once (untimed) and checks one node (untimed:
 ``--node``, by default Flash's optimum on ADULT for k = 5, s = 0.02, found first); then, alternating,
@@ -21,43 +21,32 @@ The floors run on a connection of their own with the same ``threads`` and ``memo
 Printed: medians (seconds, output MiB: a shuffled Parquet file may compress less well), the ratios
 shuffle / input, sorted COPY / COPY and shuffle / sorted COPY, and ``uptime`` before and after.
 
-    python bench/shuffle.py                                   # ADULT x40 and 100 M rows, Parquet out
-    python bench/shuffle.py --times 4 --rows 0 --repeat 1     # a quick run of the script itself
-    python bench/shuffle.py --format csv --threads 4 --memory-limit 8GB --json bench/results/shuffle.json
+    python -m bench.shuffle                                   # ADULT x40 and 100 M rows, Parquet out
+    python -m bench.shuffle --times 4 --rows 0 --repeat 1     # a quick run of the script itself
+    python -m bench.shuffle --format csv --threads 4 --memory-limit 8GB --json bench/results/shuffle.json
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 import argparse
-import json
 import os
 import secrets
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+import duckdb
 
-import duckdb  # noqa: E402
-
-from datasets import dataset_job  # noqa: E402
-from replicate import ADULT_ROWS, replicated, times_for  # noqa: E402
-
-from sqlanon.config.job import Output  # noqa: E402
-from sqlanon import sql as c  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
+from bench.common import uptime, write_json
+from bench.datasets import ADULT_ROWS, dataset_job, replicated, times_for
+from sqlanon import sql as c
+from sqlanon.config.job import Output
+from sqlanon.session import Session
 
 RUNS = ("sqlanon input", "sqlanon shuffle", "COPY", "COPY ORDER BY key", "COPY ORDER BY random()")
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
 def settings(args) -> dict:
@@ -141,7 +130,7 @@ def table(result: dict, args) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.shuffle", description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=40, help="ADULT x this (0: none)")
     parser.add_argument("--rows", type=int, default=100_000_000, help="and ADULT replicated to this many rows (0: none)")
     parser.add_argument("--format", choices=("parquet", "csv"), default="parquet")
@@ -167,8 +156,8 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     print("load after:", uptime())
     if args.json:
-        Path(args.json).write_text(json.dumps({"format": args.format, "threads": args.threads,
-                                               "memory_limit": args.memory_limit, "results": results}, indent=1))
+        write_json(args.json, {"format": args.format, "threads": args.threads, "memory_limit": args.memory_limit,
+                               "results": results})
 
 
 if __name__ == "__main__":

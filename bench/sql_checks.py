@@ -11,7 +11,7 @@
    ``class_stats_many`` (``BATCH_NODES`` nodes a query) and with one query per node,
    alternated, time per node and the ratio (ADULT with 6 QIs, 720 nodes; ``--full``: 9 QIs,
    12,960 nodes). The two searches must agree (optimum, checks, trace). ``--engine postgres``
-   or ``spark``: the same on that engine (PostgreSQL: a throwaway cluster, ``tests/helpers/pg.py``).
+   or ``spark``: the same on that engine (PostgreSQL: a throwaway cluster, ``datasets.PgServer``).
 3. ``--floor``: where a batch's time per node goes, outside the search: one grouped
    statement per node, the batch as one UNION ALL, that UNION ALL over a 10-row copy of the
    wide table (a part's cost before it reads a row), and the batch split over two
@@ -20,7 +20,7 @@
 The machine's load (``uptime``) is printed before and after; CPU seconds of the process are
 reported beside the wall time (on a shared machine they move less with the load).
 
-    python bench/sql_checks.py [--repeat 3] [--full] [--skip-flash] [--floor] [--engine duckdb]
+    python -m bench.sql_checks [--repeat 3] [--full] [--skip-flash] [--floor] [--engine duckdb]
         [--grid 5:0.02,2:0]
 
 Writes bench/results/sql_checks.json.
@@ -30,38 +30,28 @@ from __future__ import annotations
 
 from dataclasses import replace
 import argparse
-import json
 import os
 import random
 import statistics
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT))
-
-from helpers.jobs import ADULT_QIS, ADULT_SUBSET, adult_job  # noqa: E402
-
-from sqlanon import sql as c  # noqa: E402
-from sqlanon.checks.checker import BATCH_NODES  # noqa: E402
-from sqlanon.core.needs import Need  # noqa: E402
-from sqlanon.engines.duckdb.engine import DuckDBEngine  # noqa: E402
-from sqlanon.engines.sql.engine import SqlEngine  # noqa: E402
-from sqlanon.session import Session  # noqa: E402
+from bench.common import RESULTS, uptime, write_json
+from bench.datasets import ADULT_CSV, ADULT_QIS, ADULT_SUBSET, PgServer, dataset_job, load_csv
+from sqlanon import Source
+from sqlanon import sql as c
+from sqlanon.checks.checker import BATCH_NODES
+from sqlanon.core.needs import Need
+from sqlanon.engines.duckdb.engine import DuckDBEngine
+from sqlanon.engines.sql.node_queries import NodeQueries
+from sqlanon.engines.sql.runner import SqlRunner
+from sqlanon.session import Session
 
 GRID = [(k, s) for k in (2, 5) for s in (0.0, 0.02, 0.1)]
 
 
-def load() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 class Patched:
-    """Within the block, ``SqlEngine`` checks a size-only job with ``lean_stats_query`` (the
+    """Within the block, the SQL runner checks a size-only job with ``lean_stats_query`` (the
     seven aggregates, as before the histogram), with the size histogram and verdicts made in
     SQL (``histogram``: as before DuckDB fetched the class sizes), or answers no batch (one
     query per node)."""
@@ -70,28 +60,28 @@ class Patched:
         self.seven, self.single, self.histogram = seven, single, histogram
 
     def __enter__(self):
-        self.saved = SqlEngine._check_query, SqlEngine.class_stats_many, DuckDBEngine.sizes_in_process
-        original = SqlEngine._check_query
+        self.saved = NodeQueries.check, SqlRunner.class_stats_many, DuckDBEngine.sizes_in_process
+        original = NodeQueries.check
         if self.histogram or self.seven:
             DuckDBEngine.sizes_in_process = False
 
-        def seven(engine, node, keep, needs, source, tag=None):
-            shape, query, sums = original(engine, node, keep, needs, source)
+        def seven(queries, node, keep, needs, source, tag=None):
+            shape, query, sums = original(queries, node, keep, needs, source)
             if shape != "sizes":
                 return shape, query, sums
             uniques = Need.UNIQUES in needs
-            return "lean", engine._node_query(
+            return "lean", queries.node_query(
                 ("seven", uniques, getattr(keep, "signature", "")), node,
                 lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), False, uniques), source), sums
 
         if self.seven:
-            SqlEngine._check_query = seven
+            NodeQueries.check = seven
         if self.single:
-            SqlEngine.class_stats_many = lambda *args: None
+            SqlRunner.class_stats_many = lambda *args: None
         return self
 
     def __exit__(self, *exc):
-        SqlEngine._check_query, SqlEngine.class_stats_many, DuckDBEngine.sizes_in_process = self.saved
+        NodeQueries.check, SqlRunner.class_stats_many, DuckDBEngine.sizes_in_process = self.saved
 
 
 def timed(session: Session, algorithm: str, **overrides):
@@ -102,7 +92,7 @@ def timed(session: Session, algorithm: str, **overrides):
 
 def flash(repeat: int, grid) -> list[dict]:
     rows = []
-    with Session(adult_job(ADULT_QIS, engine="duckdb", checks="sql")) as session:
+    with Session(dataset_job("adult", ADULT_QIS, engine="duckdb", checks="sql")) as session:
         assert session.placement == "sql"
         for k, s in grid:
             runs = {"class sizes": [], "histogram": [], "seven aggregates": []}
@@ -125,12 +115,10 @@ def flash(repeat: int, grid) -> list[dict]:
 
 def batches(repeat: int, full: bool, engine: str = "duckdb", url: str | None = None) -> dict:
     qis = ADULT_QIS if full else ADULT_SUBSET
-    job = adult_job(qis, engine=engine, checks="sql")
-    if engine == "postgres":
-        from helpers.pg import on_postgres
-
-        job = on_postgres(job, url)
-        job = replace(job, engine_settings={**job.engine_settings, "url": url})
+    job = dataset_job("adult", qis, engine=engine, checks="sql")
+    if engine == "postgres":  # ADULT as a table of the server
+        job = replace(job, input=Source(table=load_csv(url, "public.adult", ADULT_CSV, delimiter=";")),
+                      engine_settings={**job.engine_settings, "url": url})
     with Session(job) as session:
         runs = {"batched": [], "single": []}
         for _ in range(repeat):
@@ -161,7 +149,7 @@ def floor(repeat: int, full: bool) -> dict:
     planning, a hash table); the batch split over two connections at once. Their quotients
     bound what a batch can gain over single checks here."""
     qis = ADULT_QIS if full else ADULT_SUBSET
-    with Session(adult_job(qis, engine="duckdb", checks="sql")) as session:
+    with Session(dataset_job("adult", qis, engine="duckdb", checks="sql")) as session:
         session.search("flash", k=5, suppression_limit=0.02)  # builds the wide table
         engine = session.engine
         con = engine.con
@@ -171,7 +159,7 @@ def floor(repeat: int, full: bool) -> dict:
         second = con.cursor()
         wide = con.sql("SELECT * FROM sqlanon_wide").to_arrow_table()  # noqa: F841 (DuckDB reads it by name)
         second.execute("CREATE TEMP TABLE sqlanon_wide AS SELECT * FROM wide").fetchall()
-        alike = [[len(level) == 1 for level in h.labels] for h in engine._hierarchies]
+        alike = [[len(level) == 1 for level in h.labels] for h in session.hierarchies]
 
         def part(tag: int, node, table: str = "sqlanon_wide") -> str:
             keys = [f'"c"."q{j}_{level}"' for j, level in enumerate(node) if not alike[j][level]]
@@ -211,31 +199,29 @@ def floor(repeat: int, full: bool) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.sql_checks", description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--full", action="store_true", help="the batch ratio on ADULT's 9 QIs (12,960 nodes)")
     parser.add_argument("--skip-flash", action="store_true")
     parser.add_argument("--floor", action="store_true", help="also where a batch's time per node goes (see floor())")
     parser.add_argument("--engine", default="duckdb", choices=["duckdb", "postgres", "spark"],
-                        help="the batch ratio on this engine (PostgreSQL: a throwaway cluster, as the tests start it)")
+                        help="the batch ratio on this engine (PostgreSQL: a throwaway cluster)")
     parser.add_argument("--grid", help="k:s pairs, comma-separated (default: k in {2, 5} x s in {0, 0.02, 0.1})")
     args = parser.parse_args()
-    before = load()
+    before = uptime()
     print("load before:", before, flush=True)
     grid = GRID if not args.grid else [(int(k), float(s)) for k, s in (p.split(":") for p in args.grid.split(","))]
     rows = [] if args.skip_flash else flash(args.repeat, grid)
     server = None
     if args.engine == "postgres":
-        from helpers.pg import Server, bindir
-
-        server = Server(bindir()).start()
+        server = PgServer().start()
     try:
         batch = batches(args.repeat, args.full, args.engine, server.url if server else None)
     finally:
         if server is not None:
             server.stop()
     parts = floor(args.repeat, args.full) if args.floor else None
-    after = load()
+    after = uptime()
     print("load after:", after)
     if rows:
         print("| k | s | checks | class sizes: ms/check | CPU | in engine | histogram in SQL: ms/check | CPU | in engine "
@@ -248,10 +234,8 @@ def main() -> None:
     print(f"\n{batch['engine']}: exhaustive, ADULT {batch['qis']} QIs, {batch['nodes']} nodes, k = 5, s = 0.02: "
           f"batched {b['ms_per_node']} ms/node ({b['queries']} queries), single {one['ms_per_node']} ms/node "
           f"({one['queries']} queries): ratio {batch['ratio']} (CPU {batch['cpu_ratio']})")
-    out = ROOT / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "sql_checks.json").write_text(json.dumps({"load_before": before, "load_after": after, "flash": rows,
-                                                      "batch": batch, "floor": parts}, indent=1, default=str))
+    write_json(RESULTS / "sql_checks.json", {"load_before": before, "load_after": after, "flash": rows, "batch": batch,
+                                             "floor": parts}, default=str)
 
 
 if __name__ == "__main__":

@@ -11,15 +11,15 @@ fetched (``bytes_fetched``, ``sqlanon/engines/sql/fetched.py``; a check in SQL f
 figures). The in-memory engine holds everything in Python, so it has no such figure.
 
 ``--plain``: the plain concatenation of ADULT (ARX's experiment 3: the same 19,502 classes,
-every count times N) instead of ages moved through the domain per replica (``replicate.py``).
+every count times N) instead of ages moved through the domain per replica (``datasets.replicated``).
 ``--max-sql-checks N``: a SQL-placement search stops after N checks and its time is
 extrapolated per check to the full search's checks (the local search's count), marked so.
 
 PostgreSQL: ``--url`` (or the PG* variables) names a server; without either, a throwaway
-cluster is started as the tests start it (``tests/helpers/pg.py``). The replicated ADULT is loaded into
-it once per run as text columns, in file order.
+cluster is started (``datasets.PgServer``). The replicated ADULT is loaded into it once per run
+as text columns, in file order.
 
-    python bench/warehouses.py [--times 40] [--plain] [--k 5] [--limits 0 0.02] [--checks sql local]
+    python -m bench.warehouses [--times 40] [--plain] [--k 5] [--limits 0 0.02] [--checks sql local]
         [--repeat 3] [--sql-repeat 1] [--engines duckdb postgres memory spark]
 
 Spark reads the Parquet file itself (``--master``, default local[2]).
@@ -33,19 +33,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 import argparse
-import json
 import os
 import sys
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from bench.common import RESULTS, uptime, write_json
+from bench.datasets import CACHE, PgServer, load_csv, replicated, replicated_job
 
-RESULTS = HERE / "results" / "warehouses.json"
 TABLE = "public.adult_bench"
 
 
@@ -70,7 +64,7 @@ def search_all(job, configs, options) -> tuple[float, list[dict]]:
         finally:
             fetch["seconds"] += time.perf_counter() - t
 
-    local_checks.fetch_kernel = timed_fetch  # place_checks imports it at the call: the fetch, timed apart
+    local_checks.fetch_kernel = timed_fetch  # SqlEngine.runner looks it up at the call: the fetch, timed apart
     started = time.perf_counter()
     rows = []
     try:
@@ -116,8 +110,6 @@ def search_all(job, configs, options) -> tuple[float, list[dict]]:
 
 
 def _job(times: int, engine: str, options, **kwargs):
-    from replicate import replicated_job
-
     return replicated_job(times, options["plain"], metric="discernibility", engine=engine, checks=options["checks"],
                           **kwargs)
 
@@ -152,8 +144,6 @@ RUNNERS = {"duckdb": run_duckdb, "postgres": run_postgres, "memory": run_memory,
 def load_postgres(url: str, times: int, plain: bool = False) -> float:
     """ADULT x times into TABLE (text columns, file order): seconds taken."""
     import duckdb
-    from helpers.pg import load_csv
-    from replicate import CACHE, replicated
 
     parquet = replicated(times, plain)
     csv = CACHE / f"adult_x{times}{'_plain' if plain else ''}_pg.csv"
@@ -178,14 +168,8 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def uptime() -> str:
-    import subprocess
-
-    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.warehouses", description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=40)
     parser.add_argument("--plain", action="store_true", help="the plain concatenation (ARX's experiment 3)")
     parser.add_argument("--k", type=int, nargs="+", default=[5])
@@ -197,7 +181,7 @@ def main() -> None:
     parser.add_argument("--max-sql-checks", type=int, help="stop a SQL-placement search there and extrapolate")
     parser.add_argument("--url", help="PostgreSQL server (default: PG* variables, else a throwaway cluster)")
     parser.add_argument("--master", help="Spark master URL (default local[2])")
-    parser.add_argument("--results", default=str(RESULTS), help="where to write the JSON results")
+    parser.add_argument("--results", default=str(RESULTS / "warehouses.json"), help="where to write the JSON results")
     args = parser.parse_args()
     configs = [(k, s) for k in args.k for s in args.limits]
     options, server = {"url": args.url, "master": args.master, "plain": args.plain, "repeat": args.repeat,
@@ -206,9 +190,7 @@ def main() -> None:
     print("load before:", before, file=sys.stderr)
     if "postgres" in args.engines:
         if args.url is None and not os.environ.get("PGHOST"):
-            from helpers.pg import Server, bindir
-
-            server = Server(bindir()).start()
+            server = PgServer().start()
             options["url"] = server.url
         options["load_seconds"] = load_postgres(options["url"] or "", args.times, args.plain)
         print(f"loaded ADULT x{args.times} into PostgreSQL in {options['load_seconds']:.1f} s", file=sys.stderr)
@@ -232,9 +214,8 @@ def main() -> None:
             continue
         reference = complete[r["k"], r["s"]]
         assert (reference["node"], reference["suppressed"]) == (r["node"], r["suppressed"]), r
-    Path(args.results).parent.mkdir(exist_ok=True)
-    Path(args.results).write_text(json.dumps({"results": results, "load_seconds": options.get("load_seconds"),
-                                              "uptime": [before, after]}, indent=2) + "\n")
+    write_json(args.results, {"results": results, "load_seconds": options.get("load_seconds"), "uptime": [before, after]},
+               indent=2)
     print("load before:", before)
     print("load after:", after)
     print(table(results))

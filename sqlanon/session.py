@@ -23,7 +23,8 @@ from sqlanon.criteria import build_models
 from sqlanon.config.validate import check_models, research_subset, sensitive_attributes, validated
 from sqlanon.config.engine import engine_for
 from sqlanon.kernel import grouping
-from sqlanon.engines.base import OutputColumn
+from sqlanon.engines.runner import CheckRunner
+from sqlanon.engines.store import OutputColumn
 from sqlanon.engines.mask_values import refuse_masked_leaves
 from sqlanon.errors import ConfigError, cuts
 from sqlanon.hierarchy.coverage import refuse_header_row
@@ -79,6 +80,7 @@ class Session:
         # Hierarchy files first (fail fast), builders once the data is open.
         files = {a.name: job.hierarchy_of(a) for a in job.quasi_identifiers if not isinstance(a.hierarchy, dict)}
         self.engine = engine_for(job)
+        self._runner: CheckRunner | None = None  # asked of the store once checks are placed
         try:
             columns = self.engine.open(job.input)
             self.passthrough, self.output_columns = plan_columns(job, columns)
@@ -107,8 +109,10 @@ class Session:
             #: where checks run and why (every checker holds it), and the snapshot switches that follow
             self.check_placement: Placement = self._place_checks(job, lattice_metric)
             self.snapshot_settings = self.check_placement.snapshot_settings(job.snapshots, self.engine.capabilities.snapshots)
-            if self.prepared.value_counts is None:  # a one-scan SQL prepare counts once checks are placed
-                self.prepared = replace(self.prepared, value_counts=self.engine.value_counts())
+            if self.prepared.value_counts is None:
+                # a one-scan SQL prepare counts once checks are placed: the kernel has them in numpy
+                counts = self._runner.value_counts() if self._runner is not None else self.engine.value_counts()
+                self.prepared = replace(self.prepared, value_counts=counts)
             for hierarchy, counts in zip(self.hierarchy_objects, self.prepared.value_counts):
                 refuse_header_row(hierarchy, counts[0])  # a header read as a value would change the loss
             # a '*' leaf some row holds: released, that row would look suppressed
@@ -127,8 +131,9 @@ class Session:
         self._checker: Checker | None = None  # the latest: its snapshots go when its search ends
 
     def _place_checks(self, job: Job, lattice_metric: bool) -> Placement:
-        """Where the checks run (``sqlanon/checks/placement.py``); the interval algorithms run no
-        per-node check, so nothing is fetched for them."""
+        """Where the checks run (``sqlanon/checks/placement.py``), and the runner there, asked of
+        the store once; the interval algorithms run no per-node check, so nothing is fetched
+        for them (their runner is made only if something asks, ``runner``)."""
         engine = self.engine
         if not lattice_metric:
             return for_intervals(engine)
@@ -136,7 +141,7 @@ class Session:
                            settle=self._settle)
         if placement.where == "local":
             self._settle()  # the kernel's compiled functions, loaded: prepare pays for them, not the first check
-        engine.place_checks(placement.where)
+        self._runner = engine.runner(placement.where)
         return placement
 
     def _settle(self) -> None:
@@ -144,6 +149,14 @@ class Session:
         waits for it too (measured: 20-36 ms against 1.3-4 ms for the same query, loaded machine)."""
         if self._warming is not None:
             self._warming.join()
+
+    @property
+    def runner(self) -> CheckRunner:
+        """What answers every check of this session (``engines/runner.py``): the store's SQL or
+        the kernel over its class table, as the placement chose."""
+        if self._runner is None:
+            self._runner = self.engine.runner(self.check_placement.where)
+        return self._runner
 
     @property
     def placement(self) -> str:
@@ -170,11 +183,12 @@ class Session:
         if "models" in overrides:
             check_models(job)
         models = self.models(job)
-        # A new checker starts cold: the previous one lets its snapshots go, the engine drops what is left.
+        # A new checker starts cold: the previous one lets its snapshots go, the runner drops what is left.
         if self._checker is not None:
             self._checker.release_snapshots()
-        self.engine.reset_snapshots()
-        self._checker = Checker(self.engine, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
+        runner = self.runner
+        runner.reset_snapshots()
+        self._checker = Checker(runner, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
                                 on_check=on_check, placement=self.check_placement, snapshots=self.snapshot_settings,
                                 population=self.prepared.population or self.prepared.rows, memo=self._shared)
         return self._checker
@@ -259,7 +273,7 @@ class Session:
         node = self.validate_node(node)
         checker = self.checker()
         result = checker.check(node)
-        failing = self.engine.failing_classes(node, checker.keep, checker.params, show)
+        failing = self.runner.failing_classes(node, checker.keep, checker.params, show)
         return {
             "sql": self.engine.check_sql(node, checker.keep, checker.needs),
             "parameters": checker.params,

@@ -19,8 +19,8 @@ from helpers.random_tables import jobs
 from sqlanon.checks.checker import BATCH_MOST, BATCH_NODES
 from sqlanon.core.needs import Need
 from sqlanon.engines.duckdb import batches as duckdb_batches
-from sqlanon.engines.sql import batches as sql_batches
-from sqlanon.engines.sql.engine import SqlEngine
+from sqlanon.engines.sql import runner as sql_runner
+from sqlanon.engines.sql.runner import SqlRunner
 from sqlanon.engines.sql.batches import STATEMENT_NODES, statements
 from sqlanon.session import ALL_NEEDS, Session
 from sqlanon.core.snapshots import SnapshotSettings
@@ -46,9 +46,9 @@ def sample(session, count=40, seed=3):
 def single_and_many(session, nodes, metric, models, k=3, s=0.05):
     checker = session.checker(k=k, suppression_limit=s, metric=metric, models=tuple(models))
     engine = session.engine
-    single = [engine.class_stats(node, checker.keep, checker.params, checker.needs) for node in nodes]
+    single = [session.runner.class_stats(node, checker.keep, checker.params, checker.needs) for node in nodes]
     queries = engine.queries
-    many = engine.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
+    many = session.runner.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
     # a statement per 32 nodes (DuckDB runs a lean batch on two connections in statements of
     # 16, at least two; Spark runs one query per node, as concurrent jobs)
     assert engine.queries - queries in ((0,) if many is None else statement_counts(engine, len(nodes)))
@@ -127,7 +127,7 @@ def test_duckdb_splits_a_lean_batch_over_two_connections(adult_available, thread
             assert many == single
             args = _checker_args(session, metric, models)
             queries = engine.queries
-            engine.class_stats_many(nodes, *args)
+            session.runner.class_stats_many(nodes, *args)
             assert engine.queries - queries == (2 if split and threads == 2 else 1)
         assert (engine._second is not None) == (threads == 2)
     assert engine._second is None  # closed with the session
@@ -170,8 +170,8 @@ def test_a_failed_batch_leaves_both_connections_idle_and_usable(adult_available,
         engine = session.engine
         nodes = list(session.lattice.nodes())
         args = _checker_args(session, "discernibility", ())
-        single = [engine.class_stats(node, *args) for node in nodes]
-        real, reads = sql_batches.from_batch_sizes, []
+        single = [session.runner.class_stats(node, *args) for node in nodes]
+        real, reads = sql_runner.from_batch_sizes, []
 
         def interrupted(*a, **k):
             reads.append(1)
@@ -179,25 +179,25 @@ def test_a_failed_batch_leaves_both_connections_idle_and_usable(adult_available,
                 raise KeyboardInterrupt
             return real(*a, **k)
 
-        monkeypatch.setattr(sql_batches, "from_batch_sizes", interrupted)
+        monkeypatch.setattr(sql_runner, "from_batch_sizes", interrupted)
         with pytest.raises(KeyboardInterrupt):
-            engine.class_stats_many(nodes, *args)
+            session.runner.class_stats_many(nodes, *args)
         monkeypatch.undo()
         assert engine._idle.qsize() == 2  # nothing runs on either connection
-        assert engine.class_stats_many(nodes, *args) == single
+        assert session.runner.class_stats_many(nodes, *args) == single
 
 
 def test_a_batch_asks_for_more_nodes_each_time(adult5, monkeypatch):
     """32 nodes, then 64, 128 ... up to ``BATCH_MOST``: a long list soon fills the
     pipeline, and a search that stops early computed at most what it used again."""
     asked = []
-    real = type(adult5.engine).class_stats_many
+    real = type(adult5.runner).class_stats_many
 
-    def spy(engine, nodes, *args):
+    def spy(runner, nodes, *args):
         asked.append(len(nodes))
-        return real(engine, nodes, *args)
+        return real(runner, nodes, *args)
 
-    monkeypatch.setattr(type(adult5.engine), "class_stats_many", spy)
+    monkeypatch.setattr(type(adult5.runner), "class_stats_many", spy)
     nodes = list(adult5.lattice.nodes())
     checker = adult5.checker(k=5, suppression_limit=0.02, metric="loss", models=())
     checker.check_many(nodes)
@@ -266,9 +266,8 @@ def test_random_tables_batch_equals_single(job):
     with Session(job) as session:
         nodes = list(session.lattice.nodes())
         checker = session.checker()
-        engine = session.engine
-        single = [engine.class_stats(n, checker.keep, checker.params, checker.needs) for n in nodes]
-        many = engine.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
+        single = [session.runner.class_stats(n, checker.keep, checker.params, checker.needs) for n in nodes]
+        many = session.runner.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
         if many is None:  # entropy (suppressed histograms), a metric's float sums (KL, ambiguity), one node
             assert len(nodes) < 2 or Need.SUPPRESSED_HISTOGRAMS in checker.needs or checker.metric.stats_columns(len(nodes[0]))
         else:
@@ -307,7 +306,7 @@ def test_searches_decide_and_count_as_with_single_checks(adult5, monkeypatch, al
         return (outcome.optimum.node, outcome.optimum.stats, counters, trace, outcome.proven), adult5.engine.queries - queries
 
     batched, batched_queries = run()
-    monkeypatch.setattr(SqlEngine, "class_stats_many", lambda *args: None)
+    monkeypatch.setattr(SqlRunner, "class_stats_many", lambda *args: None)
     single, single_queries = run()
     assert batched == single
     checks = batched[2]["checks"]

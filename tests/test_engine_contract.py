@@ -1,4 +1,4 @@
-"""The engine contract (sqlanon/engines/base.py): every engine subclasses the abstract base and
+"""The engine contract (sqlanon/engines/store.py): every engine subclasses the abstract base and
 declares its capabilities; the checker owns the snapshot policy and the placement, the engine
 only stores what the policy keeps and measures what a query costs."""
 
@@ -9,7 +9,7 @@ import pytest
 from helpers.jobs import ADULT_SUBSET, adult_job
 
 from sqlanon.engines import ENGINES
-from sqlanon.engines.base import Capabilities, Engine
+from sqlanon.engines.store import Capabilities, Store
 from sqlanon.engines.memory.engine import MemoryEngine
 from sqlanon.checks.placement import decide
 from sqlanon.session import Session
@@ -21,7 +21,7 @@ ON = SnapshotSettings(rollup=True, history=True)
 
 def test_every_engine_subclasses_the_contract_and_declares_what_it_can():
     for name, cls in ENGINES.items():
-        assert issubclass(cls, Engine) and not cls.__abstractmethods__, name
+        assert issubclass(cls, Store) and not cls.__abstractmethods__, name
         assert isinstance(cls.capabilities, Capabilities), name
     caps = {name: cls.capabilities for name, cls in ENGINES.items()}
     assert caps["memory"].placements == ("local",) and not caps["memory"].batches
@@ -33,9 +33,9 @@ def test_every_engine_subclasses_the_contract_and_declares_what_it_can():
 
 
 def test_an_engine_missing_part_of_the_contract_cannot_be_created():
-    methods = {name: getattr(MemoryEngine, name) for name in Engine.__abstractmethods__ if name != "keep_snapshot"}
-    partial = type("Partial", (Engine,), {**methods, "name": "partial", "capabilities": MemoryEngine.capabilities})
-    with pytest.raises(TypeError, match="keep_snapshot"):
+    methods = {name: getattr(MemoryEngine, name) for name in Store.__abstractmethods__ if name != "runner"}
+    partial = type("Partial", (Store,), {**methods, "name": "partial", "capabilities": MemoryEngine.capabilities})
+    with pytest.raises(TypeError, match="runner"):
         partial()
     with pytest.raises(ValueError, match="placements"):
         Capabilities(placements=("remote",), inputs=(), outputs=())
@@ -76,12 +76,12 @@ def test_the_engine_stores_exactly_what_the_checkers_policy_holds(adult_availabl
         def after_each(result):
             held = _held(session._checker)
             during.append(bool(held))
-            assert held == set(engine._stored) and held <= _snapshot_tables(engine)
+            assert held == set(session.runner.tables._stored) and held <= _snapshot_tables(engine)
 
         outcome, checker = session.search("flash", k=5, suppression_limit=0.02, on_check=after_each)
         assert any(during)
         assert checker.rollups > 0 and checker.snapshot_hits > 0
-        assert not engine._stored  # the tables left are free names, reused
+        assert not session.runner.tables._stored  # the tables left are free names, reused
         assert not checker.snapshots.history and checker.snapshots.last is None
         counted = (checker.rollups, checker.snapshot_hits)
         fresh = session.checker(k=5, suppression_limit=0.02)
@@ -98,7 +98,7 @@ def test_keep_snapshot_is_for_the_node_just_computed(adult_available):
             checker = session.checker(k=5)
             checker.check((0, 0, 0, 0, 0))
             with pytest.raises(ValueError, match=r"keep_snapshot\(\(1, 0, 0, 0, 0\)\)"):
-                session.engine.keep_snapshot((1, 0, 0, 0, 0))
+                session.runner.keep_snapshot((1, 0, 0, 0, 0))
 
 
 @pytest.mark.parametrize("engine, checks, on", [("duckdb", "sql", False), ("duckdb", "local", True), ("memory", "auto", True)])

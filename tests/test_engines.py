@@ -218,7 +218,7 @@ def test_class_figures_agree_within_epsilon(models5, engine, name):
     distances, ratios) within the models' EPSILON, counts and verdicts equal."""
     checkers = {e: models5[e].checker(k=2, models=(MODELS[name],)) for e in (REFERENCE, engine)}
     for node in FIGURE_NODES:
-        rows = {e: models5[e].engine.class_figures(node, c.keep, c.params) for e, c in checkers.items()}
+        rows = {e: models5[e].runner.class_figures(node, c.keep, c.params) for e, c in checkers.items()}
         assert len(rows[REFERENCE]) == len(rows[engine]) > 0
         for a, b in zip(rows[REFERENCE], rows[engine]):
             assert set(a) == set(b)
@@ -490,7 +490,7 @@ def test_hand_computed_figures(engine, name, tmp_path, request):
     spec = spec_of(name, tmp_path)
     with Session(on_engine(tiny_job([spec], k=1, suppression_limit=1.0), engine, request)) as session:
         checker = session.checker()
-        rows = session.engine.class_figures((0,), checker.keep, checker.params)
+        rows = session.runner.class_figures((0,), checker.keep, checker.params)
         for row, expected in zip(rows, HAND[name]):
             assert sql_value(spec["type"], row) == pytest.approx(expected, abs=1e-12)
         assert [r["kept"] for r in rows] == EXPECTED_KEPT[name]

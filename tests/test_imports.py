@@ -210,7 +210,7 @@ def test_no_module_over_450_lines():
 
 def test_no_probing_of_models_rules_and_engines():
     """What a model, a metric, a keep condition or an engine offers is declared on its type
-    (core/needs.py, criteria/conditions.py, criteria/base.py, engines/base.py): no getattr or
+    (core/needs.py, criteria/conditions.py, criteria/base.py, engines/store.py): no getattr or
     hasattr on them. What remains reads a dataclass's own fields by name, a module by name (the
     lazy loaders), a search's options off the job, or a caller's object (a stream, a table)."""
     allowed = {"config/validate.py", "config/job.py", "__init__.py", "cli/deferred.py", "cli/guard.py",
@@ -226,7 +226,7 @@ def test_no_probing_of_models_rules_and_engines():
 
 
 #: what the job layer may import of the engines: the registry, the profiles and the contract
-CONFIG_SEES = ("sqlanon.engines", "sqlanon.engines.profiles", "sqlanon.engines.base")
+CONFIG_SEES = ("sqlanon.engines", "sqlanon.engines.profiles", "sqlanon.engines.store")
 
 
 def test_the_job_layer_names_no_engine():

@@ -85,7 +85,7 @@ def test_every_optimum_is_the_oracles(shape, engine):
     *_, optima = shape
     with Session(job_of(shape, engine), needs=ALL_NEEDS) as session:
         assert session.placement == "local"
-        kernel = session.engine.kernel
+        kernel = session.runner
         checks = 0
         for metric in SEARCHED:
             for k in KS:

@@ -74,7 +74,7 @@ def test_less_generalized_holds_and_more_generalized_fails(request, engine, mode
         # m1 (all 15 rows) fails and cannot be suppressed: its generalization is not anonymous
         assert (more.anonymous, more.stats.suppressed, more.stats.kept_classes, more.stats.classes) == (False, 15, 0, 1)
         assert not checker.monotonic_models
-        failing = {row[0]: row[-1] for row in session.engine.failing_classes(LESS, checker.keep, checker.params, 10)}
+        failing = {row[0]: row[-1] for row in session.runner.failing_classes(LESS, checker.keep, checker.params, 10)}
         assert failing == {"[60-79]": 10}
 
 

@@ -18,7 +18,7 @@ def test_hand_computed_values_in_sql_and_python(name, tmp_path):
     with Session(tiny_job([spec], k=1, suppression_limit=1.0)) as session:
         checker = session.checker()
         model = checker.models[-1]
-        rows = session.engine.class_figures((0,), checker.keep, checker.params)
+        rows = session.runner.class_figures((0,), checker.keep, checker.params)
         overall = session.overall()["d"]
         by_class = ({"x": 1, "y": 2}, {"x": 2, "z": 2})
         for row, histogram, expected in zip(rows, by_class, HAND[name]):

@@ -117,9 +117,9 @@ def test_dense_histograms_give_the_figures_of_pairs(adult_available, monkeypatch
         job = occupation_job(QIS, models=(MODELS[name],), suppression_limit=0.1)
         job = replace(job, checks="local")
         with Session(job) as session:
-            assert isinstance(session.engine.kernel.base.histograms[0], kernel.Dense) == dense
+            assert isinstance(session.runner.base.histograms[0], kernel.Dense) == dense
             checker = session.checker()
             nodes = list(session.lattice.nodes())[::8]
-            found[dense] = [session.engine.class_figures(node, checker.keep, checker.params) for node in nodes]
+            found[dense] = [session.runner.class_figures(node, checker.keep, checker.params) for node in nodes]
             found[dense].append([checker.check(node).stats for node in nodes])
     assert found[True] == found[False]

@@ -53,7 +53,7 @@ def test_local_checks_above_the_budget_are_refused_and_auto_falls_back(adult_ava
         assert part in message, part
     with Session(adult_job(QIS5, checks="auto", local_budget="1KB")) as session:
         assert session.placement == "sql" and "exceeds the local budget" in session.placement_reason
-        assert session.engine.kernel is None and session.engine.class_table_bytes == 0
+        assert session.runner.where == "sql" and session.engine.class_table_bytes == 0
         outcome, _ = session.search("flash", k=5, suppression_limit=0.02)
     with Session(adult_job(QIS5, checks="local")) as session:
         local, _ = session.search("flash", k=5, suppression_limit=0.02)
@@ -101,7 +101,7 @@ def test_hand_population_figures_agree(level):
     for checks in ("sql", "local"):
         with Session(hand_job(k=1, suppression_limit=0.4, checks=checks)) as session:
             checker = session.checker()
-            rows[checks] = session.engine.class_figures((level,), checker.keep, checker.params)
+            rows[checks] = session.runner.class_figures((level,), checker.keep, checker.params)
             assert session.placement == checks
     assert rows["sql"] == rows["local"]
     assert [(r["n"], r["pop"]) for r in rows["local"]] == CLASSES[level]

@@ -41,12 +41,12 @@ def test_hand_computed_delta_per_class(kind, tmp_path):
         checker = session.checker()
         presence = checker.models[-1]
         for level, expected in CLASSES.items():
-            rows = session.engine.class_figures((level,), checker.keep, checker.params)
+            rows = session.runner.class_figures((level,), checker.keep, checker.params)
             assert [(r["n"], r["pop"]) for r in rows] == expected
             for r in rows:
                 assert r["kept"] == presence.class_holds(presence.presence_value(r["n"], r["pop"]))
         # a 0.5 b 1.0 c 0.25 | ab 0.667 cd 0.167 | 0.417, with [0.2, 0.6]:
-        verdicts = [[r["kept"] for r in session.engine.class_figures((l,), checker.keep, checker.params)] for l in range(3)]
+        verdicts = [[r["kept"] for r in session.runner.class_figures((l,), checker.keep, checker.params)] for l in range(3)]
         assert verdicts == [[True, False, True], [False, False], [True]]
         # suppressed subset rows: 2 (b), 5 (ab and cd), 0; the limit is floor(0.4 * 5) = 2. Level 0
         # is within the limit, but d's class of the population holds no subset row (delta 0 < 0.2):

@@ -82,11 +82,11 @@ def test_class_sizes_equal_in_every_engine_and_an_independent_count(size_oracle,
     expected_kept = {s: c for s, c in expected.items() if k5(s)}
     for engine in ("duckdb", "memory", "postgres"):
         with Session(on_engine(adult_job(QIS, k=5), engine, request)) as session:
-            assert session.engine.class_sizes(node) == expected, engine
+            assert session.runner.class_sizes(node) == expected, engine
             checker = session.checker()
-            assert session.engine.class_sizes(node, checker.keep, checker.params) == expected_kept, engine
+            assert session.runner.class_sizes(node, checker.keep, checker.params) == expected_kept, engine
             # the "sizes" need: the kept classes' table inside a check
-            stats = session.engine.class_stats(node, checker.keep, checker.params, Need.SIZES)
+            stats = session.runner.class_stats(node, checker.keep, checker.params, Need.SIZES)
             assert stats.kept_sizes == expected_kept, engine
 
 
@@ -96,7 +96,7 @@ def test_class_size_query_equals_a_pandas_groupby(adult_available):
     frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str)
     expected = frame.groupby(QIS).size().value_counts().to_dict()
     with Session(adult_job(QIS)) as session:
-        assert session.engine.class_sizes((0, 0, 0, 0)) == {int(k): int(v) for k, v in expected.items()}
+        assert session.runner.class_sizes((0, 0, 0, 0)) == {int(k): int(v) for k, v in expected.items()}
 
 
 # -- the report's risk section -----------------------------------------------------------------
@@ -419,7 +419,7 @@ def test_anonymize_format_markdown_writes_the_page_beside_the_output(risk_job, t
 def test_class_sizes_in_the_join_layout(size_oracle):
     node = (1, 2, 0, 1)
     with Session(adult_job(QIS, lookup="join")) as session:
-        assert session.engine.class_sizes(node) == table_of(size_oracle.class_sizes(node))
+        assert session.runner.class_sizes(node) == table_of(size_oracle.class_sizes(node))
 
 
 def test_after_with_dropped_suppressed_rows(tmp_path):

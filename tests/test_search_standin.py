@@ -261,14 +261,14 @@ import gc, sys
 sys.path.insert(0, {str(ROOT / "tests")!r})
 from helpers.standin import Figures, StandInChecker, run
 from sqlanon.core.genetic import GeneticParams
-from sqlanon.engines.base import Engine
+from sqlanon.engines.store import Store
 from sqlanon.search import ALGORITHMS
 figures = {{(a, b): Figures(a + b >= 2, 0 if a + b >= 2 else 1, a + 2 * b) for a in range(3) for b in range(3)}}
 for name, algorithm in ALGORITHMS.items():
     checker = StandInChecker(figures)
     outcome, _ = run(algorithm, checker, **({{"seed": 1, "genetic": GeneticParams(max_evaluations=200)}} if name in ("genetic", "random") else {{}}))
     assert checker.figures(outcome.optimum.node).anonymous, name
-engines = [o for o in gc.get_objects() if isinstance(o, Engine)]
+engines = [o for o in gc.get_objects() if isinstance(o, Store)]
 assert not engines, engines
 print("ran", len(ALGORITHMS))
 """

@@ -1,6 +1,7 @@
 """check(node) -> CheckResult: the only door from the search to the data.
 
-The checker turns a node into an engine query, decides anonymity (ARX semantics: a class
+The checker asks its runner (``engines/runner.py``: the store's SQL or the kernel in process)
+for a node's figures, decides anonymity (ARX semantics: a class
 failing any per-class model is suppressed whole; the node is anonymous iff the suppressed rows
 are at most floor(s * N) and every whole-table model holds on the kept classes), evaluates the
 metric and counts what it did. It caches results, so a node is never checked twice in one
@@ -10,8 +11,9 @@ It also owns what is decided about the checks rather than computed by them: the 
 (``Placement``, decided once per session in ``sqlanon/checks/placement.py``: where checks run, why,
 and the snapshot defaults that follow) and the Flash framework's snapshot policy
 (``Snapshots``: which stored class table a check starts from, which nodes to keep; its
-counters are ``rollups`` and ``snapshot_hits``). The engine only stores what the policy keeps
-(``keep_snapshot``/``drop_snapshot``, see ``engines/base.py``).
+counters are ``rollups`` and ``snapshot_hits``). The runner only stores what the policy keeps
+(``keep_snapshot``/``drop_snapshot``, see ``engines/runner.py``). The checker holds the runner
+alone: never the store.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Sequence
 from sqlanon.criteria.conditions import Conditions
 from sqlanon.core.needs import Need
 from sqlanon.criteria import PrivacyModel
-from sqlanon.engines.base import Engine
+from sqlanon.engines.runner import CheckRunner
 from sqlanon.lattice import Node
 from sqlanon.metrics import Metric, MetricContext
 from sqlanon.checks.placement import Placement
@@ -43,7 +45,8 @@ class CheckResult:
 
 
 class Checker:
-    """``placement``: where the checks run (default: the engine's first placement, undecided);
+    """``runner``: what computes each node's figures (``Session.runner``); ``placement``: where
+    the checks run and why (default: the runner's place, undecided);
     ``snapshots``: the snapshot switches as the session resolved them for the placement
     (``Session.snapshot_settings``; default: the placement's own); ``population``: the
     input's rows the history's ratio is taken of (default ``ctx.rows``); ``memo``: a dict shared
@@ -52,7 +55,7 @@ class Checker:
 
     def __init__(
         self,
-        engine: Engine,
+        runner: CheckRunner,
         models: Sequence[PrivacyModel],
         metric: Metric,
         ctx: MetricContext,
@@ -65,11 +68,10 @@ class Checker:
         population: int | None = None,
         memo: dict | None = None,
     ):
-        self.engine = engine
-        able = engine.capabilities
-        self.placement = placement or Placement(able.placements[0], "not decided: a checker without a session")
-        self.snapshot_settings = snapshots or self.placement.snapshot_settings(SnapshotSettings(), able.snapshots)
-        self.snapshots = Snapshots(self.snapshot_settings, population or ctx.rows, engine.drop_snapshot)
+        self.runner = runner
+        self.placement = placement or Placement(runner.where, "not decided: a checker without a session")
+        self.snapshot_settings = snapshots or self.placement.snapshot_settings(SnapshotSettings(), runner.snapshots)
+        self.snapshots = Snapshots(self.snapshot_settings, population or ctx.rows, runner.drop_snapshot)
         self.memo = memo
         self.models = list(models)
         self.metric = metric
@@ -85,7 +87,7 @@ class Checker:
         self.keep = Conditions(self.models, metric)
         self.on_check = on_check  # called with every new CheckResult (progress display)
         self.checks = 0
-        self.seconds = 0.0  # inside the engine: its class_stats and keep_snapshot calls
+        self.seconds = 0.0  # inside the runner: its class_stats and keep_snapshot calls
         self._results: dict[Node, CheckResult] = {}
         self.params: dict[str, object] = {}
         for model in self.models:
@@ -101,7 +103,7 @@ class Checker:
         return self._record(node, stats, computed)
 
     def _record(self, node: Node, stats: ClassStats, computed: bool = True) -> CheckResult:
-        """The verdict on a node the engine just computed (``computed``; else found in the
+        """The verdict on a node the runner just computed (``computed``; else found in the
         memo): counted, cached, offered to the snapshot policy and passed to ``on_check``."""
         self.checks += 1
         metric, ctx = self.metric, self.ctx
@@ -111,7 +113,7 @@ class Checker:
         result = CheckResult(node, anonymous, stats, metric.value(stats, node, ctx), metric.bound(stats, node, ctx))
         self._results[node] = result
         # The policy keeps the node's classes as a snapshot or not; storing them is the
-        # engine's part of the check (on a SQL engine a CREATE TEMP TABLE), so ``seconds``
+        # runner's part of the check (on a SQL engine a CREATE TEMP TABLE), so ``seconds``
         # counts it with the query. A node answered from the memo was not computed here.
         if computed:
             started = time.perf_counter()
@@ -122,7 +124,7 @@ class Checker:
         return result
 
     def _stats(self, node: Node) -> tuple[ClassStats, bool]:
-        """The node's figures, and whether the engine computed them now (not the memo)."""
+        """The node's figures, and whether the runner computed them now (not the memo)."""
         needs, key = self.needs, None
         if self.memo is not None:
             key = (node, self.keep.signature, tuple(sorted(self.params.items())))
@@ -131,7 +133,7 @@ class Checker:
                 return known[1], False
             needs = needs | (known[0] if known else Need.NONE)
         start = self.snapshots.start(node)
-        stats = self.engine.class_stats(node, self.keep, self.params, needs, start=start.handle)
+        stats = self.runner.class_stats(node, self.keep, self.params, needs, start=start.handle)
         if key is not None:
             self.memo[key] = (needs, stats)
         return stats, True
@@ -141,7 +143,7 @@ class Checker:
         becomes the roll-up source, maybe a history entry; what nobody holds is dropped)."""
         kept = None
         if self.snapshots.worth_keeping(node, classes, anonymous):
-            kept = Snapshot(node, self.engine.keep_snapshot(node), classes)
+            kept = Snapshot(node, self.runner.keep_snapshot(node), classes)
         self.snapshots.checked(kept, anonymous)
 
     @property
@@ -155,8 +157,8 @@ class Checker:
         return self.snapshots.hits
 
     def release_snapshots(self) -> None:
-        """Let the engine drop every snapshot this checker holds (its counters stay). Dropping
-        them is the engine's part, as keeping them was: ``seconds`` counts it."""
+        """Let the runner drop every snapshot this checker holds (its counters stay). Dropping
+        them is the runner's part, as keeping them was: ``seconds`` counts it."""
         started = time.perf_counter()
         self.snapshots.clear()
         self.seconds += time.perf_counter() - started
@@ -173,11 +175,11 @@ class Checker:
 
     @property
     def batches(self) -> bool:
-        """Whether the engine may compute several nodes in one call: it can (its
+        """Whether the runner may compute several nodes in one call: it can (its
         capabilities), nothing is shared through a memo, and no snapshot policy makes each
         check start from what the one before left."""
         settings = self.snapshot_settings
-        return (self.engine.capabilities.batches and self.memo is None
+        return (self.runner.batches and self.memo is None
                 and not (settings.rollup or settings.history))
 
     def table_models_hold(self, stats: ClassStats) -> bool:
@@ -187,7 +189,7 @@ class Checker:
         """Every delta-presence model holds on the population classes the release leaves
         empty (``ClassStats.empty_classes``, from every engine that prepares a research subset)."""
         if stats.empty_classes is None:
-            raise ValueError("the engine returned no count of empty population classes for delta-presence")
+            raise ValueError("the runner returned no count of empty population classes for delta-presence")
         return all(m.empty_classes_hold(stats.empty_classes) for m in self.population_models)
 
     def checked(self, node: Node) -> CheckResult | None:
@@ -201,7 +203,7 @@ class Checker:
         return self._results.values()
 
 
-#: nodes a batch asks the engine for at first; each later call of the same batch asks for
+#: nodes a batch asks the runner for at first; each later call of the same batch asks for
 #: twice as many, up to ``BATCH_MOST``: a long list (exhaustive search) reaches calls the
 #: engine can keep both cores busy with (pipelined statements), and a search that stops
 #: early (the completion pass, when the optimum changes) wastes at most what it used
@@ -213,7 +215,7 @@ class Batch:
     """Nodes a search knows it is about to check, in order, before any of their verdicts.
 
     The search takes each result with ``check(node)`` exactly where it would call
-    ``Checker.check``; the engine computes the figures of the next unchecked nodes at once
+    ``Checker.check``; the runner computes the figures of the next unchecked nodes at once
     (``class_stats_many``: ``BATCH_NODES`` at first, twice as many each time after, up to
     ``BATCH_MOST``; on a SQL engine a few statements of at most 32 nodes) and each is recorded
     (counted, cached, reported) only when taken, so the checks, the trace and every decision
@@ -224,12 +226,12 @@ class Batch:
 
     def __init__(self, checker: Checker, nodes):
         self.checker = checker
-        self.many = checker.engine.class_stats_many if checker.batches else None
+        self.many = checker.runner.class_stats_many if checker.batches else None
         # an engine without batches (the in-memory one) needs no list of what comes
         self.ahead = list(dict.fromkeys(nodes)) if self.many is not None else []
         self.position = 0  # ahead[:position] were fetched or found checked
         self.fetched: dict[Node, ClassStats] = {}
-        self.size = BATCH_NODES  # nodes the next engine call asks for
+        self.size = BATCH_NODES  # nodes the next runner call asks for
 
     def check(self, node: Node) -> CheckResult:
         checker = self.checker
@@ -244,7 +246,7 @@ class Batch:
         return checker._record(node, stats)
 
     def _fetch(self, node: Node) -> ClassStats | None:
-        """Compute ``node`` and the next unchecked nodes after it in one engine call."""
+        """Compute ``node`` and the next unchecked nodes after it in one runner call."""
         checker = self.checker
         wanted = [node]
         while len(wanted) < self.size and self.position < len(self.ahead):
@@ -259,7 +261,7 @@ class Batch:
         found = self.many(wanted, checker.keep, checker.params, checker.needs)
         checker.seconds += time.perf_counter() - started
         if found is None:
-            self.many = None  # the engine answers this job one node at a time
+            self.many = None  # the runner answers this job one node at a time
             return None
         self.fetched.update(zip(wanted[1:], found[1:]))
         return found[0]

@@ -6,7 +6,7 @@ process over the base class table fetched once as Arrow (``local``, ``kernel/run
 Both give the same figures; they differ in cost:
 
 * a SQL check pays the engine's query latency (parsing, planning, a round trip), measured
-  once after prepare (``Engine.query_latency``: the median of three check-shaped queries over
+  once after prepare (``Store.query_latency``: the median of three check-shaped queries over
   none of the class table's rows; ~1 ms DuckDB, ~0.5 ms PostgreSQL here), plus its scan of the
   class table (the engine's ``row_seconds`` a row);
 * a local check pays ``KERNEL_ROW_SECONDS`` a class-table row, and nothing per query, after
@@ -31,7 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from sqlanon.engines.base import Engine
+from sqlanon.engines.store import Store
 from sqlanon.errors import ConfigError
 from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.engines.memory.io import available_memory
@@ -91,13 +91,13 @@ class Placement:
         return requested.resolved(rollup=local, history=local)
 
 
-def for_intervals(engine: Engine) -> Placement:
+def for_intervals(engine: Store) -> Placement:
     """The ordered-interval algorithms run no per-node check: nothing is fetched for them."""
     where = "sql" if "sql" in engine.capabilities.placements else "local"
     return Placement(where, "the ordered-interval search reads the class table itself")
 
 
-def decide(requested: str, engine: Engine, rows: int, columns: int, local_budget: str | None,
+def decide(requested: str, engine: Store, rows: int, columns: int, local_budget: str | None,
            settle: Callable[[], None] | None = None) -> Placement:
     """The placement for a class table of ``rows`` rows and ``columns`` columns. ``settle`` is
     called before the engine's latency is measured (the session waits there for background

@@ -11,7 +11,7 @@ from sqlanon.engines import create_engine
 from sqlanon.engines.profiles import PROFILES, Settings
 
 if TYPE_CHECKING:  # the contract's module loads sqlglot and the models: an engine's own module loads it
-    from sqlanon.engines.base import Engine
+    from sqlanon.engines.store import Store
 
 
 def settings_of(job: Job) -> Settings:
@@ -19,6 +19,6 @@ def settings_of(job: Job) -> Settings:
     return PROFILES[job.engine].settings.read(job.engine, job.engine_settings, job.input.named_kind)
 
 
-def engine_for(job: Job) -> Engine:
+def engine_for(job: Job) -> Store:
     """The job's engine, opened with the job's common [engine] keys and its own settings."""
     return create_engine(job.engine, lookup=job.lookup, snapshots=job.snapshots, **asdict(settings_of(job)))

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 from sqlanon.engines.profiles import PROFILES, load
 
 if TYPE_CHECKING:
-    from sqlanon.engines.base import Engine
+    from sqlanon.engines.store import Store
 
 
 class _Classes(Mapping):
     """Engine name -> engine class, each imported on first look-up."""
 
-    def __getitem__(self, name: str) -> type[Engine]:
+    def __getitem__(self, name: str) -> type[Store]:
         if name not in PROFILES:
             raise KeyError(name)
         return load(name)
@@ -27,10 +27,10 @@ class _Classes(Mapping):
         return len(PROFILES)
 
 
-ENGINES: Mapping[str, type[Engine]] = _Classes()
+ENGINES: Mapping[str, type[Store]] = _Classes()
 
 
-def create_engine(name: str, **options: Any) -> Engine:
+def create_engine(name: str, **options: Any) -> Store:
     return load(name)(**options)
 
 

@@ -14,7 +14,7 @@ Kind = Literal["csv", "parquet", "duckdb", "postgres", "spark", "arrow"]
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What an engine can do (see ``engines/base.py``). ``inputs`` and ``outputs`` are in the
+    """What an engine can do (see ``engines/store.py``). ``inputs`` and ``outputs`` are in the
     order error messages list them; ``tables``: the catalog a table without a path is read
     from (``Source.catalog``); ``csv_encodings``: the CSV text encodings it reads itself (None:
     any codec Python knows)."""

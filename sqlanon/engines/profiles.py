@@ -21,7 +21,7 @@ from sqlanon.engines.capabilities import Capabilities
 from sqlanon.errors import ConfigError
 
 if TYPE_CHECKING:
-    from sqlanon.engines.base import Engine
+    from sqlanon.engines.store import Store
 
 #: a size as the job gives one ("512MB", "2GiB"): engine settings and engine.local_budget
 SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", re.IGNORECASE)
@@ -193,7 +193,7 @@ def profile(name: str) -> Profile:
     return PROFILES[name]
 
 
-def load(name: str) -> type[Engine]:
+def load(name: str) -> type[Store]:
     """The engine's class, imported on first use: the one place engines are loaded by name, so
     that a job can be read and validated without any database driver."""
     module, _, cls = profile(name).engine.partition(":")

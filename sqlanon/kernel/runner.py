@@ -184,7 +184,14 @@ class Kernel:
     and their frequencies ``q`` in the input; ``tables``: the models' auxiliary tables by name
     (shared with the engine, which adds to it); ``count(rows)`` is called once per pass
     over a table, for the engine's ``queries`` and ``rows_scanned``. Of ``settings`` the kernel
-    reads ``projection``."""
+    reads ``projection``.
+
+    It is a check runner (``engines/runner.py``): the in-process one, which the memory engine
+    always uses and a SQL engine with ``checks = "local"`` builds over its fetched class table."""
+
+    where = "local"
+    batches = False  # a check costs microseconds here: one node at a time
+    snapshots = True  # a snapshot is the arrays themselves
 
     def __init__(self, hierarchies: Sequence[EncodedHierarchy], base: Table,
                  sensitives: Sequence[tuple[str, list[str], np.ndarray]], settings: SnapshotSettings,
@@ -213,6 +220,7 @@ class Kernel:
         self._plans: dict[tuple, tuple] = {}  # per (source node, node, projection): radices, map offsets
         self._leaf_offsets: dict[tuple, np.ndarray] = {}  # per node: its leaf counts' offsets
         self.grouper = Grouper(len(base.n))
+        self.base_rows = len(base.n)  # the class table's rows as given, before any regrouping below
         # codes as int32 when every domain allows (a check reads the code matrix twice and
         # writes it once: half the bytes through the cache); the groupings keep the type
         widest = max([size for sizes in self.sizes for size in sizes] + [len(values) for values in self.values] + [1])
@@ -356,6 +364,12 @@ class Kernel:
         histogram = Histogram(h.bounds, h.v, h.f, h.share, n, self.q[i])
         return figures(model, histogram, self.tables.get(known[1]), self._derived, known[1])
 
+    def value_counts(self) -> tuple[tuple[int, ...], ...]:
+        """Rows per leaf code of every QI, by bincounts over the base table (one pass per QI)."""
+        self.count(self.base_rows * len(self.hierarchies))
+        return tuple(tuple(np.bincount(self.base.matrix[j], weights=self.base.n, minlength=h.size)
+                           .round().astype(np.int64).tolist()) for j, h in enumerate(self.hierarchies))
+
     # -- checks ------------------------------------------------------------------------------
     def class_stats(self, node: Node, keep, params: dict, needs: Need, start: Table | None = None) -> ClassStats:
         """One check, from the base table or the snapshot ``start`` (a ``keep_snapshot`` handle)."""
@@ -388,6 +402,9 @@ class Kernel:
             min_class=min_class if min_class >= 0 else None,
             kept_sizes=size_table(n[kept]) if Need.SIZES in needs else None, empty_classes=cls.empty,
         )
+
+    def class_stats_many(self, nodes: Sequence[Node], keep, params: dict, needs: Need) -> None:
+        return None  # one node at a time (``batches`` is off): nothing is gained by batching arrays
 
     def keep_snapshot(self, node: Node) -> Table:
         """The table of the node just computed, as the handle of its snapshot. Keeping arrays

@@ -1,9 +1,10 @@
-"""A lattice node's release as the engine makes it.
+"""A lattice node's release as the store and the runner make it.
 
-The one place that asks the engine, with the checker's keep condition and parameters, for
-what a released node is: its table written to a target, its kept classes by size, the
-figures of its classes (δ-presence's range) and the per-QI leaf counts of its statistics.
-The anonymizer and the report ask a ``NodeRelease``; neither reaches into the engine.
+The one place that asks, with the checker's keep condition and parameters, for what a
+released node is: its table written to a target by the store, and from the checker's runner
+its kept classes by size, the figures of its classes (δ-presence's range) and the per-QI leaf
+counts of its statistics. The anonymizer and the report ask a ``NodeRelease``; neither
+reaches into the store or the runner.
 """
 
 from __future__ import annotations
@@ -34,17 +35,19 @@ class NodeRelease:
         """Write the released table (the job's output columns) to ``target``: a temporary file
         or table name given by the publication."""
         session, checker = self.session, self.checker
+        # a runner in process holds the node's verdicts: the store's release reads them there
+        classes = checker.runner.node_classes(self.node, checker.keep, checker.params)
         session.engine.write(self.node, checker.keep, checker.params, session.output_columns, session.job.output,
-                             target)
+                             target, classes)
 
     def class_sizes(self) -> dict[int, int]:
         """The kept classes (the models' suppression applied), by size."""
-        return self.session.engine.class_sizes(self.node, self.checker.keep, self.checker.params)
+        return self.checker.runner.class_sizes(self.node, self.checker.keep, self.checker.params)
 
     def presence_range(self, model) -> dict[str, float] | None:
         """δ-presence's ``{"dmin", "dmax"}`` over the kept classes (None if none is kept)."""
         checker = self.checker
-        kept = [r for r in checker.engine.class_figures(self.node, checker.keep, checker.params) if r["kept"]]
+        kept = [r for r in checker.runner.class_figures(self.node, checker.keep, checker.params) if r["kept"]]
         deltas = [model.presence_value(r["n"], r["pop"]) for r in kept]
         return {"dmin": min(deltas), "dmax": max(deltas)} if deltas else None
 
@@ -53,8 +56,8 @@ class NodeRelease:
         search's metric did not ask for them and the engine can count them (the class table
         has them, or local checks compute them); else the search's statistics as they are."""
         session, checker, stats = self.session, self.checker, self.best.stats
-        if stats.kept_leaves is None and (Need.LEAVES in session.needs or session.engine.kernel is not None):
-            stats = session.engine.class_stats(self.node, checker.keep, checker.params, checker.needs | Need.LEAVES)
+        if stats.kept_leaves is None and (Need.LEAVES in session.needs or checker.runner.where == "local"):
+            stats = checker.runner.class_stats(self.node, checker.keep, checker.params, checker.needs | Need.LEAVES)
         return stats
 
     def population(self) -> Population | None:

@@ -1,4 +1,4 @@
-"""The risk section of a report: class sizes from the engine (SQL), figures from sqlanon.reidentification.
+"""The risk section of a report: class sizes from the session's runner, figures from sqlanon.reidentification.
 
 ``before`` is the input (the node of all zeros over the base class table); ``after`` is the
 released output: the kept classes of the chosen node, re-counted on the written file by the
@@ -18,12 +18,12 @@ from sqlanon.session import Session
 
 def input_sizes(session) -> dict[int, int]:
     """The input's class sizes: the base classes, grouped at level 0 of every QI."""
-    return session.engine.class_sizes(tuple(0 for _ in session.qis))
+    return session.runner.class_sizes(tuple(0 for _ in session.qis))
 
 
 def node_sizes(session, checker, node) -> dict[int, int]:
     """A node's kept classes (the models' suppression applied), by size."""
-    return session.engine.class_sizes(tuple(node), checker.keep, checker.params)
+    return checker.runner.class_sizes(tuple(node), checker.keep, checker.params)
 
 
 def population_of_job(job, rows: int) -> tuple[float | None, str]:

@@ -34,26 +34,26 @@ class DuckDBBatches:
     attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set.
     """
 
-    def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
+    def run_batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
         """Rows of lean checks: statements of ``_PIECE`` queries on two connections
         (``_pipeline``)."""
         if not self._splits(lean_rows, len(queries)):
-            return super()._batch(queries, params, lean_rows)
+            return super().run_batch(queries, params, lean_rows)
         cuts = statements(len(queries), _PIECE, least=2)
         texts = (c.batch_query(queries[a:b], DIALECT, tags=range(a, b)) for a, b in cuts)
         with closing(self._pipeline(lean_rows, texts, params, rows=True)) as results:
             return [row for rows in results for row in rows]
 
-    def _sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
+    def run_sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
         """Class sizes: statements of ``_PIECE`` nodes on two connections (``_pipeline``).
         This thread renders the next statement and reads each one's figures while the
         connections run the others: with a batch cut in two halves, one per connection,
         rendering first and reading and recording last left a core idle for a fifth of a
         batch (bench/sql_checks.py)."""
         if not self._splits(lean_rows, len(nodes)):
-            return super()._sizes_batch(nodes, render, read, params, lean_rows)
+            return super().run_sizes_batch(nodes, render, read, params, lean_rows)
         cuts = statements(len(nodes), _PIECE, least=2)
-        texts = (self._sizes_batch_query(nodes[a:b], render) for a, b in cuts)
+        texts = (self.sizes_batch_query(nodes[a:b], render) for a, b in cuts)
         # closing: an error in ``read`` stops the statements still running at once
         with closing(self._pipeline(lean_rows, texts, params)) as results:
             return [stats for (a, b), found in zip(cuts, results) for stats in read(found, b - a)]
@@ -108,8 +108,8 @@ class DuckDBBatches:
         (a temp table is its connection's only), made at the first batch that uses it."""
         if self._second is None:
             second = self.con.cursor()
-            sqlanon_wide_copy = self.con.sql(f"SELECT * FROM {self._wide_token}").to_arrow_table()  # noqa: F841
-            second.execute(f"CREATE TEMP TABLE {self._wide_token} AS SELECT * FROM sqlanon_wide_copy").fetchall()
+            sqlanon_wide_copy = self.con.sql(f"SELECT * FROM {self.quoted(c.WIDE)}").to_arrow_table()  # noqa: F841
+            second.execute(f"CREATE TEMP TABLE {self.quoted(c.WIDE)} AS SELECT * FROM sqlanon_wide_copy").fetchall()
             self._second = second
         return self._second
 

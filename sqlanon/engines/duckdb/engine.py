@@ -192,7 +192,6 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
             query = c.with_pairs(query, sizes, self._pairs)
         self._mode(False, 0)
         self.run(c.create_temp_table(c.WIDE, query), params)
-        self._templates.clear()  # they name the pairs
 
     def _mode(self, lean: bool, rows: int) -> None:
         """DuckDB settings for the next query. A lean check (one GROUP BY, no join) spends

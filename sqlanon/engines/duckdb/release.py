@@ -34,7 +34,7 @@ from math import prod
 from sqlglot import exp
 
 from sqlanon import sql as c
-from sqlanon.engines.base import OutputColumn
+from sqlanon.engines.store import OutputColumn
 from sqlanon.engines.duckdb.codes import row_code
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node

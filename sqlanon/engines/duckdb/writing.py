@@ -18,7 +18,7 @@ from sqlanon.engines.duckdb import codes
 from sqlanon.engines.duckdb import release
 from sqlanon.engines import parquet_types
 from sqlanon.engines import row_order
-from sqlanon.engines.base import KeepCondition, OutputColumn
+from sqlanon.engines.store import KeepCondition, OutputColumn
 from sqlanon.engines.csv_input import reading_failed
 from sqlanon.engines.duckdb.connection import DIALECT, interruptible, literal
 from sqlanon.errors import DataError, OutputError, cut, first_line
@@ -33,10 +33,11 @@ class DuckDBWriting:
     """
 
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
-              output: Output, target: str) -> None:
-        """The released table as one streamed projection of the input (``duckdb_release.py``);
+              output: Output, target: str, classes=None) -> None:
+        """The released table as one streamed projection of the input (``duckdb/release.py``);
         with a research subset, or failing classes too many for a bitstring, through the row
-        tables and the sorted query as before."""
+        tables and the sorted query as before. ``classes``: the node's classes and verdicts
+        from a runner in process (the failing ones are read there instead of by a query)."""
         csv = self._source.kind == "csv"
         leaves = [h.labels[0] if codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv) else None
                   for q, h in zip(self._qi_names, self._hierarchies)]
@@ -45,7 +46,7 @@ class DuckDBWriting:
                 and self._ensure_enums([j for j, found in enumerate(leaves) if found is None])):
             # a QI read through an ENUM of its held leaves is read as their positions there
             chosen = self._release_plan(node, keep, params, [self._held.get(j) if found is None else None
-                                                             for j, found in enumerate(leaves)])
+                                                             for j, found in enumerate(leaves)], classes)
             if chosen is not None:
                 relation, source_params = self._source_relation(self._source)
                 enums = output.kind == "parquet"  # a DuckDB table must not hold a temporary type
@@ -68,20 +69,19 @@ class DuckDBWriting:
                         self.con.execute(f"RESET VARIABLE {release.SUPPRESSED}").fetchall()
                 self.rows_scanned += self._rows
                 return
-        super().write(node, keep, params, columns, output, target)
+        super().write(node, keep, params, columns, output, target, classes)
 
     def _release_plan(self, node: Node, keep: KeepCondition, params: dict,
-                      held: Sequence[Sequence[int] | None] | None = None) -> release.Plan | None:
+                      held: Sequence[Sequence[int] | None] | None = None, classes=None) -> release.Plan | None:
         """The lists and the bitstring of the failing classes for the streamed release; None
         when it cannot stream (see ``duckdb_release.py``); ``held`` as ``release.plan`` reads it."""
         keys = c.class_keys(node)
-        if self.kernel is not None:  # local checks: the kernel has the node's classes and verdicts
-            classes = self.kernel.node_classes(node, keep, params)
+        if classes is not None:  # local checks: the kernel has the node's classes and verdicts
             failing = list(zip(*(codes[~classes.kept].tolist() for codes in classes.codes)))
         else:
-            self._ensure_wide()
+            self.ensure_wide()
             self._mode(False, 0)
-            verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self._figures(node, keep))
+            verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self.node_figures(node, keep))
             failing = self.run(exp.select(*(c.col(k) for k in keys)).from_(verdicts.subquery(c.ident("v"))).where(
                 exp.Not(this=exp.Paren(this=c.col("__kept")))), params)
         chosen = release.plan(self._hierarchies, node, [tuple(int(x) for x in row) for row in failing], held)

@@ -22,7 +22,8 @@ from sqlanon.core.specs import Output, Source
 from sqlanon.core.mask import MASK
 from sqlanon.engines import arrow_csv, row_order
 from sqlanon.engines.memory import io
-from sqlanon.engines.base import Engine, KeepCondition, OutputColumn, PreparedData
+from sqlanon.engines.store import Store, KeepCondition, OutputColumn, PreparedData
+from sqlanon.engines.capabilities import Where
 from sqlanon.kernel.evaluate import keep_mask
 from sqlanon.kernel.grouping import group, total
 from sqlanon.kernel.runner import Kernel, table
@@ -30,12 +31,11 @@ from sqlanon.errors import DataError, OutputError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 from sqlanon.core.snapshots import SnapshotSettings
-from sqlanon.core.stats import ClassStats
 from sqlanon.engines.profiles import PROFILES
 from sqlanon.engines.mask_values import refuse_uncovered
 
 
-class MemoryEngine(Engine):
+class MemoryEngine(Store):
     name = "memory"
     version = np.__version__
     #: checks only in process (there is no SQL to run), one node at a time; snapshots are arrays
@@ -47,7 +47,7 @@ class MemoryEngine(Engine):
         self.settings = snapshots or SnapshotSettings()
         self.rows_scanned = 0
         self.queries = 0
-        self.kernel: Kernel | None = None
+        self._kernel: Kernel | None = None  # built by prepare: the runner of every check
         self.class_table_bytes = 0  # nothing is fetched: the class table is built here
         self._tables: dict[str, pa.Table] = {}
         self._sensitives: list[str] = []
@@ -56,9 +56,6 @@ class MemoryEngine(Engine):
     def class_table_columns(self) -> int:
         """Nothing is fetched for the checks: the class table is built here."""
         return 0
-
-    def place_checks(self, placement: str) -> None:
-        """Checks always run here, in process (``capabilities.placements``)."""
 
     def _count(self, rows: int) -> None:
         """One pass of the kernel over a table of ``rows`` rows."""
@@ -120,7 +117,7 @@ class MemoryEngine(Engine):
         d = len(qis)
         sensitives = [(name, values, np.array(counts, np.int64) / rows)
                       for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
-        self.kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
+        self._kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
                              self.settings, self._tables, self._count)
         counts = tuple(tuple(np.bincount(codes, minlength=h.size).tolist())
                        for codes, h in zip(self._codes, self._hierarchies))
@@ -159,38 +156,16 @@ class MemoryEngine(Engine):
     def store_tables(self, tables: dict) -> None:
         self._tables.update(tables)
 
-    # -- checks (the kernel's) ----------------------------------------------------------------
-    def class_stats(self, node: Node, keep: KeepCondition, params: dict, needs: Need,
-                    start=None) -> ClassStats:
-        return self.kernel.class_stats(node, keep, params, needs, start)
-
-    def keep_snapshot(self, node: Node):
-        return self.kernel.keep_snapshot(node)
-
-    def drop_snapshot(self, handle) -> None:
-        self.kernel.drop_snapshot(handle)
-
-    def reset_snapshots(self) -> None:
-        if self.kernel is not None:
-            self.kernel.reset_snapshots()
-
-    def _node_classes(self, node: Node, keep, params: dict):
-        return self.kernel.node_classes(node, keep, params)
+    # -- checks: always the kernel's ------------------------------------------------------------
+    def runner(self, where: Where) -> Kernel:
+        """The kernel over the class table prepare built (``capabilities``: local only)."""
+        return self._kernel
 
     def check_sql(self, node: Node, keep: KeepCondition, needs: Need) -> str:
         return (f"-- the memory engine runs no SQL. Node {','.join(map(str, node))} is checked by mapping each QI's "
                 "code column of the class table (or of a snapshot of a node it generalizes) to its level through "
                 "the hierarchy's int arrays, combining the codes into one integer key and summing the rows per key "
                 "(numpy bincount); the models' figures come from the per-class sensitive histograms the same way.")
-
-    def failing_classes(self, node: Node, keep: KeepCondition, params: dict, limit: int) -> list[tuple]:
-        return self.kernel.failing_classes(node, keep, params, limit)
-
-    def class_sizes(self, node: Node, keep: KeepCondition | None = None, params: dict | None = None) -> dict[int, int]:
-        return self.kernel.class_sizes(node, keep, params)
-
-    def class_figures(self, node: Node, keep: KeepCondition, params: dict) -> list[dict]:
-        return self.kernel.class_figures(node, keep, params)
 
     def class_table(self, label: str | None = None) -> tuple:
         self.queries += 1
@@ -211,9 +186,9 @@ class MemoryEngine(Engine):
 
     # -- output ------------------------------------------------------------------------------
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
-              output: Output, target: str) -> None:
-        cls = self._node_classes(node, keep, params)
-        kernel = self.kernel
+              output: Output, target: str, classes=None) -> None:
+        kernel = self._kernel
+        cls = classes if classes is not None else kernel.node_classes(node, keep, params)
         rows = [kernel.up[j][level][self._codes[j]] for j, level in enumerate(node)]
         distinct, inverse = group(rows, [kernel.sizes[j][level] for j, level in enumerate(node)])
         if len(distinct[0]) != len(cls.n):  # the same classes, in the same code order
@@ -278,5 +253,5 @@ class MemoryEngine(Engine):
     def close(self) -> None:
         self._data = None
         self._tables.clear()
-        if self.kernel is not None:
-            self.kernel.reset_snapshots()
+        if self._kernel is not None:
+            self._kernel.reset_snapshots()

@@ -93,10 +93,10 @@ class SparkEngine(SqlEngine):
         self.bytes_fetched += sum(fetched_bytes(rows) for _, rows in results)
         return results
 
-    def _batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
+    def run_batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
         return [(i, *row) for i, (_, rows) in enumerate(self._concurrent(queries, params)) for row in rows]
 
-    def _sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
+    def run_sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
         found = []
         for names, rows in self._concurrent([render(node) for node in nodes], params):
             found += read({c.BATCH_NODE: np.zeros(len(rows), dtype=np.int64), **columns_of(names, rows)}, 1)
@@ -143,11 +143,6 @@ class SparkEngine(SqlEngine):
         self.spark.catalog.dropTempView(name)
         if frame is not None:
             frame.unpersist()
-
-    def _release_snapshot(self, handle) -> None:
-        # Its memory back now; the name is reused by the next snapshot.
-        self._drop_table(handle.name)
-        super()._release_snapshot(handle)
 
     # -- source ----------------------------------------------------------------------------
     def open(self, source: Source) -> list[str]:

@@ -34,11 +34,11 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
   (a temporary name chosen by the caller: a file path or a table name).
 * ``_columns(sql, params) -> {name: numpy array}``: optional, a result as arrays (the lean
   size-histogram check reads its rows so); the default builds them from ``_query``.
-* ``_batch(queries, params, lean_rows)``: optional, the rows of several per-node queries
+* ``run_batch(queries, params, lean_rows)``: optional, the rows of several per-node queries
   (one row of figures each), each row tagged with its query's position
   (``compiler.BATCH_NODE``, first column); the default sends a ``compiler.batch_query`` per
   ``STATEMENT_NODES`` queries (``statements``), DuckDB splits each over two connections.
-* ``_sizes_batch(nodes, render, read, params, lean_rows)``: optional, the figures of several
+* ``run_sizes_batch(nodes, render, read, params, lean_rows)``: optional, the figures of several
   nodes' class-size checks (``render`` a node's query, ``read`` a result's figures); the
   default sends a statement per ``STATEMENT_NODES`` nodes, DuckDB pipelines smaller ones
   on two connections.
@@ -49,40 +49,50 @@ A subclass supplies the connection and these hooks (the rest is dialect-neutral)
 * ``_drop_table(name)``: optional, drops a temp table (``DROP TABLE IF EXISTS``).
 * ``close()``.
 
-Counters (``rows_scanned``, ``queries``) and the snapshots' storage (temp tables the checker's
-policy, ``sqlanon/checks/snapshots.py``, asks for) are handled here. Engines may add to the hooks; they should
-not rename them (other engines build on them).
+Counters (``rows_scanned``, ``queries``) are kept here. The checks are not: a prepared store hands
+out its runner (``runner(where)``): the SQL runner (``runner.py``), which sends every check as a
+query through ``run`` and keeps snapshots as temp tables, or the kernel over the class table
+fetched once (``local_checks.py``). Engines may add to the hooks; they should not rename them
+(other engines build on them).
 """
 
 from __future__ import annotations
 
+import statistics
+import time
 from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
 from sqlglot import exp
 
-from sqlanon.core.snapshots import SnapshotSettings
-from sqlanon.criteria.population import ResearchSubset
 from sqlanon import sql as c
-from sqlanon.engines.base import Capabilities, Engine
-from sqlanon.sql.dialects import render
-from sqlanon.engines.sql.fetched import columns_of, fetched_bytes, text_bytes
+from sqlanon.core.needs import Need
+from sqlanon.core.snapshots import SnapshotSettings
+from sqlanon.criteria.conditions import Conditions
+from sqlanon.criteria.population import ResearchSubset
+from sqlanon.engines.store import Capabilities, Store
+from sqlanon.engines.capabilities import Where
 from sqlanon.engines.profiles import SQL_CAPABILITIES
+from sqlanon.engines.runner import CheckRunner
+from sqlanon.engines.sql import local_checks
 from sqlanon.engines.sql.batches import SqlBatches
-from sqlanon.engines.sql.checks import SqlChecks
+from sqlanon.engines.sql.fetched import columns_of, fetched_bytes, text_bytes
+from sqlanon.engines.sql.layout import Layout
 from sqlanon.engines.sql.preparation import SqlPreparation
 from sqlanon.engines.sql.release import SqlRelease
-from sqlanon.engines.sql.snapshots import SqlSnapshots, Stored
+from sqlanon.engines.sql.runner import SqlRunner
 from sqlanon.errors import ConfigError
+from sqlanon.lattice import Node
+from sqlanon.sql.dialects import render
 
 
-class SqlEngine(SqlPreparation, SqlChecks, SqlBatches, SqlSnapshots, SqlRelease, Engine):
-    """The engine contract (``engines/base.py``) over a SQL database; see the module docstring
+class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
+    """The store contract (``engines/store.py``) over a SQL database; see the module docstring
     for the hooks a subclass provides. Its parts live by what they do: the preparation
-    (``preparation.py``), the checks (``checks.py``), several nodes' checks in one
-    statement (``batches.py``), snapshots (``snapshots.py``) and the release
-    (``release.py``); here are the state they share, the hooks' defaults and execution."""
+    (``preparation.py``), the execution of several nodes' checks in one statement
+    (``batches.py``) and the release (``release.py``); here are the state they share, the
+    hooks' defaults, execution, and what the runners read (``layout``, ``node_figures``)."""
 
     name = "sql"
     dialect = "duckdb"
@@ -103,21 +113,15 @@ class SqlEngine(SqlPreparation, SqlChecks, SqlBatches, SqlSnapshots, SqlRelease,
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup
-        self.kernel = None  # set by place_checks("local"): every check then runs in process
         self.class_table_bytes = 0
-        self._aux: dict[str, pa.Table] = {}
+        #: the models' auxiliary tables (``store_tables``), shared with the kernel of local checks
+        self.aux_tables: dict[str, pa.Table] = {}
         # projection is read here; roll-up and history are the checker's policy (sqlanon/checks/snapshots.py)
         self.settings = snapshots or SnapshotSettings()
-        self._stored: dict[str, Stored] = {}  # the snapshot tables the checker holds, by name
-        self._free: list[str] = []  # names of released snapshot tables, for reuse
-        self._pending = None
-        self._snapshot_serial = 0
-        self._wide_token = self.quoted(c.WIDE)
         self.rows_scanned = 0
         self.queries = 0
         self.bytes_fetched = 0  # the text length of every value fetched into Python (see fetched_bytes)
         self._base_classes = 0
-        self._templates: dict[tuple, c.NodeTemplate] = {}
         #: the QIs paired with the next one in the base wide table (``compiler.with_pairs``; DuckDB)
         self._pairs: tuple[int, ...] = ()
         self._sensitives: list[str] = []
@@ -126,6 +130,62 @@ class SqlEngine(SqlPreparation, SqlChecks, SqlBatches, SqlSnapshots, SqlRelease,
         self._hierarchy_tables = False  # sqlanon_hier_<j> and sqlanon_label_<j> exist (_ensure_hierarchies)
         self._wide_pending = False  # sqlanon_wide is due but not built (see prepare)
         self._population = False
+
+    # -- what the runners read -----------------------------------------------------------------
+    def layout(self) -> Layout:
+        """What the prepared tables hold, for a runner (read once the wide form is built)."""
+        return Layout(tuple(self._qi_names), tuple(self._hierarchies), tuple(self._sensitives), self._subset,
+                      self._needs, self._rows, self._base_classes, tuple(self._tops), tuple(self._pairs), self.lookup,
+                      self.settings.projection)
+
+    def runner(self, where: Where) -> CheckRunner:
+        """``sql``: every check a query here (``SqlRunner``); ``local``: the base class table
+        fetched once as Arrow into the kernel, which answers every check in process."""
+        if where == "sql":
+            return SqlRunner(self)
+        return local_checks.fetch_kernel(self)
+
+    def class_table_columns(self) -> int:
+        """Columns of the base class table: QI codes, sensitive codes, n, pop, lnx."""
+        return len(self._qi_names) + len(self._sensitives) + 1 + (self._subset is not None) + (Need.LNX in self._needs)
+
+    def query_latency(self, times: int = 3) -> float:
+        """Seconds a check pays before it reads a row (parsing, planning, scheduling, the round
+        trip), measured here: the median of ``times`` runs of a check-shaped query — every QI
+        code column of the base class table grouped, then summed — over none of its rows."""
+        keys = [c.col(c.qi(j)) for j in range(len(self._qi_names))]
+        empty = exp.select(exp.Star()).from_(c.table(c.CLASSES)).limit(0).subquery(c.ident("b"))
+        grouped = (exp.select(*keys, exp.Sum(this=c.col("n")).as_(c.ident("n"))).from_(empty)
+                   .group_by(*(key.copy() for key in keys)))
+        query = self.sql(exp.select(exp.Count(this=exp.Star()), exp.Sum(this=c.col("n")), exp.Min(this=c.col("n")))
+                         .from_(grouped.subquery(c.ident("g"))))
+        seconds = []
+        for _ in range(times):
+            started = time.perf_counter()
+            self.run(query)
+            seconds.append(time.perf_counter() - started)
+        return statistics.median(seconds)
+
+    def node_figures(self, node: Node, keep: Conditions | None, lookup: str | None = None) -> list[exp.Select]:
+        """The per-class figure queries of the models that read a sensitive histogram, and with a
+        research subset the population counts (then only classes with subset rows count)."""
+        lookup = lookup or self.lookup
+        projection = self.settings.projection
+        figures = [] if keep is None or not keep.has_figures else keep.figures(
+            lambda name: c.histogram_query(node, self._sensitives.index(name), projection, lookup), c.class_keys(node))
+        if self._subset is not None:
+            figures.append(c.population_query(node, projection, lookup))
+        return figures
+
+    def empty_population(self, node: Node, lookup: str) -> exp.Select | None:
+        """With a research subset: the count of the node's population classes without subset rows."""
+        return None if self._subset is None else c.empty_population_query(node, self.settings.projection, lookup)
+
+    def check_sql(self, node: Node, keep: Conditions, needs: Need) -> str:
+        """The SQL of a node's check in this database (pretty-printed), wherever the checks run."""
+        return self.sql(c.stats_query(node, keep(c.col("n")), Need.LEAVES in needs, self.settings.projection,
+                                      self.lookup, self.node_figures(node, keep), uniques=Need.UNIQUES in needs,
+                                      empty=self.empty_population(node, self.lookup)), pretty=True)
 
     # -- hooks with defaults -------------------------------------------------------------------
     def _mode(self, lean: bool, rows: int) -> None:
@@ -172,6 +232,31 @@ class SqlEngine(SqlPreparation, SqlChecks, SqlBatches, SqlSnapshots, SqlRelease,
         columns = self._columns(sql, params)
         self.bytes_fetched += text_bytes(columns)
         return columns
+
+    def run_named(self, sql: str, params: dict) -> tuple[list[str], list[tuple]]:
+        """``run`` of a full query (no lean mode), with the result's column names."""
+        self._mode(False, 0)
+        self.queries += 1
+        names, rows = self._query(sql, params)
+        self.bytes_fetched += fetched_bytes(rows)
+        return names, rows
+
+    def fetch_arrow(self, query: exp.Expression, rows: int) -> pa.Table:
+        """A result as Arrow (the class table local checks fetch): ``rows`` the rows it scans."""
+        self._mode(False, 0)
+        data = self._arrow(self.sql(query), {})
+        self.queries += 1
+        self.rows_scanned += rows
+        self.bytes_fetched += data.nbytes
+        return data
+
+    def create_table(self, name: str, query: exp.Expression, replace: bool = False,
+                     lean_rows: int | None = None) -> int:
+        """A temp table from ``query`` (a runner's snapshot), its rows (``_create_table_as``)."""
+        return self._create_table_as(name, query, replace=replace, lean_rows=lean_rows)
+
+    def drop_table(self, name: str) -> None:
+        self._drop_table(name)
 
     def _count(self, name: str) -> int:
         return int(self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(name)))[0][0])

@@ -20,19 +20,16 @@ from sqlanon.kernel.runner import Kernel, table
 from sqlanon.criteria.population import POP
 
 
-def fetch_kernel(engine) -> Kernel:
-    """The kernel over ``engine``'s base class table (a prepared ``SqlEngine``)."""
-    d, s = len(engine._qi_names), len(engine._sensitives)
-    population = engine._subset is not None
-    lnx = Need.LNX in engine._needs
+def fetch_kernel(store) -> Kernel:
+    """The kernel over ``store``'s base class table (a prepared ``SqlEngine``)."""
+    layout = store.layout()
+    d, s = len(layout.qi_names), len(layout.sensitives)
+    population = layout.subset is not None
+    lnx = Need.LNX in layout.needs
     names = [c.qi(j) for j in range(d)] + [c.sensitive(i) for i in range(s)] + ["n"] + \
         ([POP] if population else []) + (["lnx"] if lnx else [])
-    engine._mode(False, 0)
-    data = engine._arrow(engine.sql(exp.select(*(c.col(name) for name in names)).from_(c.table(c.CLASSES))), {})
-    engine.queries += 1
-    engine.rows_scanned += engine._base_classes
-    engine.class_table_bytes = data.nbytes
-    engine.bytes_fetched += data.nbytes
+    data = store.fetch_arrow(exp.select(*(c.col(name) for name in names)).from_(c.table(c.CLASSES)), layout.base_classes)
+    store.class_table_bytes = data.nbytes
 
     def column(name: str, dtype) -> np.ndarray:
         # population-only rows carry NULL sensitive codes and lnx (n = 0: they weigh nothing)
@@ -43,25 +40,18 @@ def fetch_kernel(engine) -> Kernel:
         (0,) * d, [column(c.qi(j), np.int64) for j in range(d)], [column(c.sensitive(i), np.int64) for i in range(s)], n,
         n * column("lnx", np.float64) if lnx else None, column(POP, np.int64) if population else None)
     sensitives = []
-    for name in engine._sensitives:
-        values, counts = engine.sensitive_values(name)
-        sensitives.append((name, values, np.array(counts, np.int64) / engine._rows))
-    return Kernel(engine._hierarchies, base, sensitives, engine.settings, engine._aux, _scanned(engine))
+    for name in layout.sensitives:
+        values, counts = store.sensitive_values(name)
+        sensitives.append((name, values, np.array(counts, np.int64) / layout.rows))
+    return Kernel(layout.hierarchies, base, sensitives, store.settings, store.aux_tables, _scanned(store))
 
 
-def _scanned(engine):
+def _scanned(store):
     """A kernel pass reads rows in process: counted in ``rows_scanned``, not in ``queries``
     (those are the database's)."""
     def count(rows: int) -> None:
-        engine.rows_scanned += rows
+        store.rows_scanned += rows
     return count
-
-
-def value_counts(base, sizes) -> tuple[tuple[int, ...], ...]:
-    """Rows per leaf code of every QI from the kernel's base table (``base``: one row of leaf
-    codes per QI, then any sensitive codes; ``n`` its rows; ``sizes[j]``: QI j's leaves)."""
-    return tuple(tuple(np.bincount(base.matrix[j], weights=base.n, minlength=size).round().astype(np.int64).tolist())
-                 for j, size in enumerate(sizes))
 
 
 def numeric(values: pa.ChunkedArray, dtype) -> np.ndarray:

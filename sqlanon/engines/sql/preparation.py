@@ -15,8 +15,7 @@ from sqlanon.core.specs import Source
 from sqlanon.criteria.population import ResearchSubset
 from sqlanon.criteria.population import classes_query as population_classes_query
 from sqlanon import sql as c
-from sqlanon.engines.base import PreparedData
-from sqlanon.engines.sql import local_checks
+from sqlanon.engines.store import PreparedData
 from sqlanon.engines.mask_values import refuse_uncovered
 from sqlanon.errors import ConfigError, DataError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
@@ -113,20 +112,16 @@ class SqlPreparation:
         self._wide_pending = self.lookup == "wide"
         self._population = subset is not None
         if not once:
-            self._ensure_wide()
+            self.ensure_wide()
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._rows = rows
         return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=counts,
                             population=population if subset is not None else None)
 
     def value_counts(self) -> tuple[tuple[int, ...], ...]:
-        """Rows per leaf code of every QI (``PreparedData.value_counts``, which a one-scan
-        prepare leaves to this, called once the checks are placed): bincounts over the
-        kernel's base table when checks run in process (no query: 0.2 ms against 2-4 ms for the
-        query on ADULT), else one query."""
-        if self.kernel is not None:
-            self.rows_scanned += self._base_classes * len(self._qi_names)
-            return local_checks.value_counts(self.kernel.base, [h.size for h in self._hierarchies])
+        """Rows per leaf code of every QI by one query (``PreparedData.value_counts``, which a
+        one-scan prepare leaves to the runner: the kernel counts them in process, 0.2 ms against
+        2-4 ms for the query on ADULT)."""
         return self._value_counts()[0]
 
     def _value_counts(self) -> tuple[tuple[tuple[int, ...], ...], int]:
@@ -147,7 +142,7 @@ class SqlPreparation:
         return self._create_table_as(c.CLASSES, c.distinct_classes_query(
             len(self._qi_names), len(self._sensitives), Need.LNX in self._needs))
 
-    def _ensure_wide(self) -> None:
+    def ensure_wide(self) -> None:
         """``sqlanon_wide``, if the layout reads it and it is not built yet; and the hierarchy
         tables, which every SQL path over the class tables may join (checks in the join
         layout, failing classes' labels, the sorted release): each of them passes here."""
@@ -158,7 +153,7 @@ class SqlPreparation:
 
     def _create_wide(self, population: bool) -> None:
         """CREATE ``sqlanon_wide`` from ``sqlanon_classes`` (through the hierarchy tables,
-        which ``_ensure_wide`` has stored)."""
+        which ``ensure_wide`` has stored)."""
         hierarchies = self._hierarchies
         self._create_table_as(c.WIDE, c.wide_query(
             [len(h.labels) - 1 for h in hierarchies], Need.LEAVES in self._needs, len(self._sensitives), Need.LNX in self._needs,
@@ -239,7 +234,7 @@ class SqlPreparation:
         """Auxiliary tables of the privacy models (replaced when a new checker brings its own)."""
         for name, data in tables.items():
             self._materialize(name, data, replace=True)
-        self._aux.update(tables)  # the kernel's copy, for local checks
+        self.aux_tables.update(tables)  # the kernel's copy, for local checks
 
     def _check_coverage(self, j: int, column: str, hierarchy: EncodedHierarchy, name: str, source: str) -> None:
         """Every value of QI ``name`` (``column`` of ``source``: the rows or the distinct
@@ -247,3 +242,28 @@ class SqlPreparation:
         self._ensure_hierarchies()
         refuse_uncovered(name, self._source, self.run(c.missing_values_query(j, column, source)),
                               hierarchy)
+
+    def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
+        """The class table for an in-memory search, read once: leaf codes of each distinct QI
+        combination (m, d), its rows (m,), and with ``label`` the label values and the rows of
+        each combination per label value (m, L)."""
+        self._ensure_row_tables()
+        self._mode(False, 0)
+        dimensions = len(self._qi_names)
+        query = c.labelled_classes_query(dimensions, label)
+        result = self._arrow(self.sql(query), {})
+        self.bytes_fetched += result.nbytes
+        self.queries += 1
+        self.rows_scanned += self._count(c.DATA)
+        codes = np.stack([result.column(j).to_numpy() for j in range(dimensions)], axis=1).astype(np.int64)
+        counts = result.column("n").to_numpy().astype(np.int64)
+        if label is None:
+            return codes, counts, [], None
+        texts = result.column("label").to_pylist()
+        values = sorted(set(texts))
+        combos, inverse = np.unique(codes, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        per_label = np.zeros((len(combos), len(values)), dtype=np.int64)
+        position = {value: i for i, value in enumerate(values)}
+        np.add.at(per_label, (inverse, np.array([position[t] for t in texts], dtype=np.int64)), counts)
+        return combos, per_label.sum(axis=1), values, per_label

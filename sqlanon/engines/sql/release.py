@@ -14,7 +14,7 @@ from sqlanon.core.specs import Output
 from sqlanon.core.mask import MASK
 from sqlanon import sql as c
 from sqlanon.engines import row_order
-from sqlanon.engines.base import KeepCondition, OutputColumn
+from sqlanon.engines.store import KeepCondition, OutputColumn
 from sqlanon.lattice import Node
 
 
@@ -29,11 +29,12 @@ class SqlRelease:
         """Every SQL engine writes every column type it reads: nothing to refuse."""
 
     def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
-              output: Output, target: str) -> None:
-        """Write the released table to ``target`` (a temporary name chosen by the caller)."""
+              output: Output, target: str, classes=None) -> None:
+        """Write the released table to ``target`` (a temporary name chosen by the caller); the
+        verdicts are the database's, so a runner's ``classes`` are not read."""
         self._ensure_row_tables()
-        self._ensure_wide()
-        figures = self._figures(node, keep)
+        self.ensure_wide()
+        figures = self.node_figures(node, keep)
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
         key = row_order.order_key(output)
         query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
