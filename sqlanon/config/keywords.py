@@ -11,10 +11,10 @@ import numpy as np
 from sqlanon import frames
 from sqlanon.config.delimiters import check_delimiter
 from sqlanon.core.specs import Source
-from sqlanon.config.read import _with_population
+from sqlanon.config.models import privacy_models
+from sqlanon.core.names import MODEL_NAMES
 from sqlanon.core.risk import RiskSettings
-from sqlanon.criteria import MODEL_NAMES, build_model
-from sqlanon.errors import ConfigError
+from sqlanon.criteria import build_model
 
 
 def source_of(data: Any, delimiter: str = ",", table: str | None = None,
@@ -46,23 +46,28 @@ def plain(value: Any) -> Any:
     return value
 
 
-def models_of(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, list[dict[str, Any]]]:
-    k, models = plain(k), plain(models)
-    if isinstance(models, dict) or not isinstance(models, (list, tuple)):
-        raise ConfigError("models= is a list of dicts, each with a type, e.g. "
-                          "[{\"type\": \"distinct-l-diversity\", \"attribute\": \"disease\", \"l\": 3}]")
-    specs: list[dict[str, Any]] = []
-    for spec in models:
-        if not isinstance(spec, dict) or "type" not in spec:
-            raise ConfigError(f"each entry of models= is a dict with a type ({', '.join(MODEL_NAMES)}), got {spec!r}")
-        if spec["type"] == "k-anonymity":
-            if set(spec) - {"type", "k"}:
-                raise ConfigError(f"the k-anonymity entry of models= takes k only, got {sorted(spec)}")
-            if k is not None and spec.get("k") != k:
-                raise ConfigError(f"k is given twice with different values ({k} and {spec.get('k')})")
-            k = spec.get("k")
-            continue
-        spec = _with_population(dict(spec), risk) if spec["type"] == "population-uniqueness" else dict(spec)
+class InCode:
+    """Messages about the API's ``k=`` and ``models=``."""
+
+    def not_a_list(self) -> str:
+        return ("models= is a list of dicts, each with a type, e.g. "
+                "[{\"type\": \"distinct-l-diversity\", \"attribute\": \"disease\", \"l\": 3}]")
+
+    def no_type(self, entry: Any) -> str:
+        return f"each entry of models= is a dict with a type ({', '.join(MODEL_NAMES)}), got {entry!r}"
+
+    def k_keys(self, entry: dict) -> str:
+        return f"the k-anonymity entry of models= takes k only, got {sorted(entry)}"
+
+    def k_twice(self, k: Any, other: Any) -> str:
+        return f"k is given twice with different values ({k} and {other})"
+
+    def entry(self, spec: dict) -> dict:
         build_model(spec)  # refuses unknown types and keys now, naming them
-        specs.append(spec)
-    return (k if k is not None else 1 if specs else 2), specs
+        return spec
+
+
+
+def models_of(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, tuple[dict[str, Any], ...]]:
+    """``k=`` and ``models=`` read as a job file's [privacy] is (``config/models.py``)."""
+    return privacy_models(plain(k), plain(models), risk, InCode())

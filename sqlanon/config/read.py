@@ -12,11 +12,11 @@ from typing import Any
 from sqlanon.core import files
 from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import ROLES, Attribute, Job, KOptimizeOptions
+from sqlanon.config.models import InFile, privacy_models
 from sqlanon.core.genetic import GeneticParams
 from sqlanon.core.specs import Output, Source
 from sqlanon.core.risk import RISK_KEYS, RiskSettings
 from sqlanon.core.snapshots import SnapshotSettings
-from sqlanon.core.names import MODEL_NAMES
 from sqlanon.engines.profiles import DEFAULT_ENGINE, PROFILES
 from sqlanon.errors import ConfigError
 
@@ -32,14 +32,6 @@ _SECTIONS = {
     "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter", "order", "seed"},
     "risk": set(RISK_KEYS),
 }
-
-def _with_population(spec: dict, risk: RiskSettings) -> dict:
-    """A population-uniqueness entry without its own population takes [risk]'s (and its model)."""
-    if "population_size" in spec or "sampling_fraction" in spec:
-        return spec
-    taken = {"population_size": risk.population_size, "sampling_fraction": risk.sampling_fraction}
-    return {"model": risk.model, **{k: v for k, v in taken.items() if v is not None}, **spec}
-
 
 _KOPTIMIZE = {"suppression_rows", "upper_bound", "order", "threads"}
 
@@ -129,26 +121,13 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
     extra = set(koptimize) - _KOPTIMIZE
     if extra:
         raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.koptimize]; known: {sorted(_KOPTIMIZE)}")
-    k = privacy.get("k")
-    models = privacy.get("models", [])
-    if not isinstance(models, list):
-        raise ConfigError(f"{where}: privacy.models must be an array of tables ([[privacy.models]])")
     risk = RiskSettings.from_table(doc.get("risk", {}), where)
-    others = []
-    for model in models:
-        if isinstance(model, dict) and model.get("type") == "population-uniqueness":
-            model = _with_population(model, risk)
-        if isinstance(model, dict) and model.get("type") != "k-anonymity":
-            others.append(_model_spec(model, resolve, where))
-        else:
-            k = _model_k(model, k, where)
-    if k is None:
-        k = 1 if others else 2  # without k-anonymity asked for, every class size is allowed
+    k, others = privacy_models(privacy.get("k"), privacy.get("models", []), risk, InFile(where, resolve))
     job = Job(
         input=source,
         attributes=attributes,
         k=k,
-        models=tuple(others),
+        models=others,
         suppression_limit=privacy.get("suppression_limit", 0.0),
         algorithm=search.get("algorithm", "flash"),
         metric=search.get("metric", "discernibility"),
@@ -201,31 +180,6 @@ def _genetic(table: Any, where: str) -> GeneticParams:
     if extra:
         raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.genetic]; known: {sorted(known)}")
     return GeneticParams(**table)
-
-
-def _model_spec(model: dict, resolve, where: str) -> dict:
-    """One [[privacy.models]] entry (other than k-anonymity) with its file paths resolved; the
-    model reads and checks its own options when the job is validated (config/validate.py)."""
-    spec = dict(model)
-    if spec.get("type") not in MODEL_NAMES:
-        raise ConfigError(f"{where}: [[privacy.models]]: unknown privacy model {spec.get('type')!r}; "
-                          f"valid models: {', '.join(MODEL_NAMES)}")
-    for key in ("hierarchy", "subset_file"):
-        if isinstance(spec.get(key), str):
-            spec[key] = resolve(spec[key])
-    return spec
-
-
-def _model_k(model: Any, k: Any, where: str) -> Any:
-    """Read a k-anonymity [[privacy.models]] entry."""
-    if not isinstance(model, dict) or "type" not in model:
-        raise ConfigError(f"{where}: each [[privacy.models]] entry needs a type; valid types: {', '.join(MODEL_NAMES)}")
-    extra = set(model) - {"type", "k"}
-    if extra:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for the k-anonymity model; known: k")
-    if k is not None and model.get("k") != k:
-        raise ConfigError(f"{where}: k is given twice with different values ({k} and {model.get('k')})")
-    return model.get("k")
 
 
 def apply_overrides(job: Job, **overrides: Any) -> Job:
