@@ -7,10 +7,10 @@ Nothing here runs or validates anything beyond a value's own shape; nothing name
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from sqlanon.core.genetic import GeneticParams
 from sqlanon.core.risk import RiskSettings
@@ -96,9 +96,8 @@ class Job:
     local_budget: str | None = None
     #: the TOML file the job was read from (never written over by a run)
     file: str | None = None
-    #: set by config/validate.py on the job it returns, never copied by ``replace``: a changed job
-    #: is validated again
-    validated: bool = field(default=False, init=False, compare=False, repr=False)
+    #: whether this is a ``ValidJob`` (what ``config/validate.py`` returns)
+    validated: ClassVar[bool] = False
 
     @property
     def quasi_identifiers(self) -> list[Attribute]:
@@ -124,3 +123,23 @@ class Job:
         if isinstance(h, dict):
             return build_hierarchy(attribute.name, h, values() if callable(values) else values)
         return read_hierarchy(h, attribute.name, encoding=attribute.encoding)
+
+
+class ValidJob(Job):
+    """A job ``validate`` passed (``config/validate.py``): the type a run holds. Only
+    ``ValidJob.of`` makes one; ``dataclasses.replace`` of a valid job (any change) gives a plain
+    ``Job``, which a run validates again, since a changed setting may break what was checked."""
+
+    validated: ClassVar[bool] = True
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Job:  # type: ignore[misc]
+        # ``replace`` calls the class with every field: what it makes has not been validated
+        return Job(*args, **kwargs)
+
+    @classmethod
+    def of(cls, job: Job) -> "ValidJob":
+        """``job``'s settings as a valid job (``validate`` calls this once every check passed)."""
+        valid = object.__new__(cls)
+        for setting in fields(job):
+            object.__setattr__(valid, setting.name, getattr(job, setting.name))
+        return valid

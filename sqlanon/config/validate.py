@@ -1,5 +1,5 @@
 """A job checked as a whole, once, at the start of a run: ``validated(job)`` returns the job a run
-uses (frozen, marked validated) or raises ``ConfigError`` naming the setting and the fix.
+uses (a ``ValidJob``, frozen) or raises ``ConfigError`` naming the setting and the fix.
 
 The engine's own settings are read by the engine's profile (``sqlanon/engines/profiles.py``);
 nothing here names an engine.
@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from sqlanon.core import encodings
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ROLES, UPPER_BOUNDS, Job
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ROLES, UPPER_BOUNDS, Job, ValidJob
 from sqlanon.core.specs import ORDERS, SUPPRESSED_MODES, Output
 from sqlanon.core.wording import in_code, role_setting
 from sqlanon.criteria import DeltaPresence, build_model
@@ -22,14 +22,14 @@ from sqlanon.metrics import METRICS, get_metric
 from sqlanon.search import ALGORITHMS
 
 
-def validated(job: Job) -> Job:
+def validated(job: Job) -> ValidJob:
     """The job a run uses: ``job`` itself when it was validated already, else the validated copy."""
-    return job if job.validated else validate(job)
+    return job if isinstance(job, ValidJob) else validate(job)
 
 
-def validate(job: Job) -> Job:
+def validate(job: Job) -> ValidJob:
     """Check every setting; the returned job is the one to run (with the engine's catalog set
-    on a path-less input table) and carries ``validated``."""
+    on a path-less input table)."""
     if isinstance(job.k, bool) or not isinstance(job.k, int) or job.k < 1:
         raise ConfigError(f"The 'k' parameter must be an int >= 1, got {job.k!r}.")
     s = job.suppression_limit
@@ -68,9 +68,7 @@ def validate(job: Job) -> Job:
     _order(job.output)
     if job.output.path is not None and job.output.kind == "duckdb" and not job.output.table:
         raise ConfigError("output.table is required when the output is a .duckdb file")
-    job = replace(job)  # a fresh object: a job handed in stays as it was given
-    object.__setattr__(job, "validated", True)
-    return job
+    return ValidJob.of(job)  # a fresh object: a job handed in stays as it was given
 
 
 def _order(output: Output) -> None:
