@@ -19,7 +19,7 @@ test-all:  ## the suite with the slowest Spark cases too
 	$(PYTHON) -m pytest -q -m ''
 
 lint:  ## ruff, the imports' layers, the tests' layout and the public modules' types
-	$(PYTHON) -m pytest -q tests/test_imports.py tests/test_layout.py tests/test_packaging.py
+	$(PYTHON) -m pytest -q tests/project
 
 docs:  ## the documentation site, strictly (every link and page resolves)
 	$(PYTHON) -m mkdocs build --strict

@@ -29,7 +29,6 @@ from pathlib import Path
 
 from bench.common import write_json
 from bench.datasets import ADULT_CSV, CACHE, adult_hierarchy, columns, dataset_job
-from bench.datasets import SHARED  # noqa: F401 (tests/test_appendix_b.py takes it from here)
 from sqlanon import Source
 from sqlanon.session import ALL_NEEDS, Session
 

@@ -1,4 +1,4 @@
-"""The notebook session of the Python API page (docs/api.md), as a script (tests/test_notebook_session.py
+"""The notebook session of the Python API page (docs/api.md), as a script (tests/e2e/test_notebook_session.py
 runs it in CI). Run it from the checkout: python examples/notebook.py [ADULT folder] [work folder]."""
 
 import sys

@@ -53,7 +53,7 @@ def _warm() -> None:
 def _hold_for_test() -> None:
     """Test hook: with ``SQLANON_TEST_HOLD_AT=warm`` this thread prints ``ready: warm`` and
     holds the import lock for up to 60 s, as a warm-up stuck in an import would: the main
-    thread then blocks, where no signal handler runs, at its next import (tests/test_interrupt.py)."""
+    thread then blocks, where no signal handler runs, at its next import (tests/cli/test_interrupt.py)."""
     if os.environ.get("SQLANON_TEST_HOLD_AT") == "warm":
         _imp.acquire_lock()
         try:

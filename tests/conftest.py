@@ -1,5 +1,5 @@
 """The tests' fixtures, and only fixtures (pytest finds them here): shared code lives in
-``helpers/`` and no test imports this file (``test_layout.py``)."""
+``helpers/`` and no test imports this file (``tests/project/test_layout.py``)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ column read a 300-column CSV 300 times). Per column it gathers:
   share of the rows (sqlanon/cli/column_roles.py);
 * every value, exactly, when there are at most ``LISTED`` (``approx_top_k`` asked for one
   more: DuckDB's space-saving sketch monitors three times as many values as it returns and
-  replaces one only once full, so a shorter list is every value; tests/test_init_job.py
+  replaces one only once full, so a shorter list is every value; tests/cli/test_init_job.py
   checks it) — what an order hierarchy lists;
 * for text, which values read as integers, numbers, dates or timestamps (casts and anchored
   regular expressions behind cheap prefix tests) and the numeric range;

@@ -2,7 +2,7 @@
 sqlanon/cli/job_commands.py and sqlanon/cli/data_commands.py, what they do in the *_actions
 modules beside them) and answers an interrupt anywhere in click with the one line and 130.
 
-Light: ``sqlanon --version`` and ``--help`` load no engine (tests/test_entry.py); a command's
+Light: ``sqlanon --version`` and ``--help`` load no engine (tests/cli/test_entry.py); a command's
 work loads when it runs (sqlanon/cli/deferred.py). Run as a script too
 (``python -m sqlanon.cli.commands``, or the file given to ``spark-submit``).
 

@@ -2,7 +2,7 @@
 
 ``sqlanon --version``, ``--help`` and ``sqlanon anonymize --help`` must answer without
 loading DuckDB, SciPy, pyarrow, sqlglot or numpy (fast, and a Ctrl-C while they load is
-caught: tests/test_entry.py, tests/test_interrupt.py). So the modules below are imported here,
+caught: tests/cli/test_entry.py, tests/cli/test_interrupt.py). So the modules below are imported here,
 by name, when first needed, and nowhere with an ``import`` statement inside a function:
 
 * ``commands``: the click group, loaded by the entry point once its signal handlers are in

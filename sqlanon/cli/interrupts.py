@@ -119,7 +119,7 @@ def leave(code: object) -> NoReturn:
 def checkpoint(moment: str) -> None:
     """Test hook: with ``SQLANON_TEST_HOLD_AT=<moment>`` the run prints ``ready: <moment>`` on
     stderr when it reaches that moment and waits there (up to 60 s), so that a test's signal
-    lands exactly then (tests/test_interrupt.py). Moments: ``start`` (signal handling
+    lands exactly then (tests/cli/test_interrupt.py). Moments: ``start`` (signal handling
     installed, nothing else imported yet), ``import`` (sqlanon/cli/commands.py half-loaded) and
     ``load`` (a command's work about to be imported: sqlanon/cli/deferred.py); the warm-up
     thread's ``warm`` is sqlanon/session.py's."""

@@ -3,7 +3,7 @@
 Names only, so that the command line can offer them as choices without importing the metrics
 and the search (and through them sqlglot, the engines and DuckDB): ``sqlanon --help`` stays
 fast. ``sqlanon.metrics.METRICS`` and ``sqlanon.search.ALGORITHMS`` map the same names, in the
-same order, to their classes; tests/test_cli.py checks that the two agree. The k-optimize
+same order, to their classes; tests/cli/test_cli.py checks that the two agree. The k-optimize
 family's names are ``INTERVAL_ALGORITHMS`` and ``INTERVAL_METRICS`` in sqlanon/config/job.py.
 """
 

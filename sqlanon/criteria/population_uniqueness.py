@@ -11,7 +11,7 @@ number, and the table is then treated as failing; Dankar's rule falls back to Za
 
 Not monotonic with generalization: merging two pairs into a class of four leaves the
 uniques as they were but raises Zayatz's estimate ({1: 3, 2: 2} -> {1: 3, 4: 1} with N = 14:
-0.249 -> 0.368, tests/test_risk_report.py), Dankar's rule switches estimator and Pitman and
+0.249 -> 0.368, tests/e2e/test_risk_report.py), Dankar's rule switches estimator and Pitman and
 SNB are fitted afresh as the class-size table changes; and not with suppression, since
 suppression changes the sample and its fraction. The optimal algorithms therefore do not prune
 by it.

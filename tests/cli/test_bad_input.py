@@ -123,11 +123,7 @@ def test_hierarchy_build_and_preview(tmp_path):
 
 
 def test_optimal_search_refuses_a_huge_lattice():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-    from datasets import dataset_job
+    from bench.datasets import dataset_job
     from sqlanon import anonymize
     from sqlanon.errors import ConfigError
 

@@ -1,6 +1,6 @@
 """The entry point (`sqlanon`, `python -m sqlanon`) and a light start: `import sqlanon`, `sqlanon
 --version` and `--help` load no engine, so they are fast and a Ctrl-C while they load is
-caught like any other (tests/test_interrupt.py). Each case runs in a fresh interpreter: this
+caught like any other (tests/cli/test_interrupt.py). Each case runs in a fresh interpreter: this
 one has imported everything already."""
 
 import json

@@ -136,7 +136,7 @@ def test_interrupt_while_starting_is_one_line(tmp_path, moment, signum):
     assert seconds < 3, seconds  # 0.8 s at most on an idle machine (interrupts.DEADLINE)
     if moment == "warm":
         # the main thread is blocked where it cannot clean up: ended at the deadline, the run is
-        # one killed outright, whose locks and private folder the next run removes (test_publication.py)
+        # one killed outright, whose locks and private folder the next run removes (tests/e2e/test_publication.py)
         assert all(".sqlanon" in name for name in os.listdir(out)), os.listdir(out)
     else:
         assert os.listdir(out) == []

@@ -1,6 +1,6 @@
 """The mask '*' is no data value of a QI: a release tells its suppressed rows from real ones, so
 ``sqlanon check`` and the report agree on them (the refusal on every engine is in
-test_engines.py)."""
+tests/engines/test_engines.py)."""
 
 from __future__ import annotations
 

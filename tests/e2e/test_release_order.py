@@ -2,8 +2,8 @@
 random order by default, from a key drawn per write and written nowhere; reproducible from a
 seed, which the report then states; the input's on request; bad values refused with exit 2;
 the sort key as DuckDB, PostgreSQL and Spark compute it. Every engine's shuffle is in
-tests/test_engines.py, DuckDB's across threads in tests/test_release_stream.py, PostgreSQL's
-output table in tests/test_postgres.py."""
+tests/engines/test_engines.py, DuckDB's across threads in tests/engines/test_release_stream.py, PostgreSQL's
+output table in tests/engines/test_postgres.py."""
 
 from __future__ import annotations
 

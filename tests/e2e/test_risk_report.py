@@ -380,7 +380,7 @@ def test_markdown_summary_and_svg(risk_job, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     text = summary.read_text()
-    # the chart of this report (its bars: tests/test_histogram_svg.py), beside the page that shows it
+    # the chart of this report (its bars: tests/e2e/test_histogram_svg.py), beside the page that shows it
     assert (tmp_path / "summary_histogram.svg").read_text() == histogram_svg(report["risk"])
     assert "![Share of records by the size of their group](summary_histogram.svg)" in text
     before, after = report["risk"]["before"], report["risk"]["after"]

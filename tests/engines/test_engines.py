@@ -486,7 +486,7 @@ def test_memory_engine_in_a_job_file(tmp_path):
                                   ("t-closeness", "equal"), ("t-closeness", "ordered"),
                                   ("t-closeness", "hierarchical"), "delta-disclosure"], ids=str)
 def test_hand_computed_figures(engine, name, tmp_path, request):
-    """test_models.py's table small enough to compute by hand, on every engine."""
+    """tests/unit/test_models.py's table small enough to compute by hand, on every engine."""
     spec = spec_of(name, tmp_path)
     with Session(on_engine(tiny_job([spec], k=1, suppression_limit=1.0), engine, request)) as session:
         checker = session.checker()

@@ -96,7 +96,7 @@ def test_postgres_auto_checks_locally(adult_available, request):
 @pytest.mark.parametrize("level", [0, 1, 2])
 def test_hand_population_figures_agree(level):
     """The population count of every released class (and the class without subset rows
-    dropped) in both placements, as computed by hand in test_presence.py."""
+    dropped) in both placements, as computed by hand in tests/search/test_presence.py."""
     rows = {}
     for checks in ("sql", "local"):
         with Session(hand_job(k=1, suppression_limit=0.4, checks=checks)) as session:

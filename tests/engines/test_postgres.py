@@ -1,4 +1,4 @@
-"""The postgres engine's own behaviour on a real server (tests/pg.py): connection and
+"""The postgres engine's own behaviour on a real server (tests/helpers/pg.py): connection and
 configuration errors, the output table (atomic, never clobbered, verified), the refusals of
 the engines that cannot read a PostgreSQL table. Its results against DuckDB's are in
 test_engines.py, which runs on every engine."""

@@ -8,7 +8,6 @@ from dataclasses import replace
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -17,7 +16,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from helpers.jobs import ADULT, adult_job
+from helpers.jobs import ADULT, ROOT, adult_job
 from sqlanon import Source
 from sqlanon.engines.sql.local_checks import numeric
 from sqlanon.session import Session
@@ -113,8 +112,8 @@ def test_a_fresh_process_prepares_and_anonymizes_without_importing_pandas(adult_
         "assert result.success and result.report['checks_placement'] == 'local', result.report\n"
         "print('pandas' in sys.modules)\n"
     )
-    tests = Path(__file__).resolve().parent
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), str(tests.parent)])}
+    tests = ROOT / "tests"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), str(ROOT)])}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tests, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"

@@ -156,7 +156,7 @@ def test_golden_sql_runs_on_spark_as_on_duckdb(spark):
         con.unregister("staging")
 
     def sql(dialect: str, name: str) -> str:
-        if name == "shuffled output":  # output.sql sorted by the keyed hash (test_compiler.py)
+        if name == "shuffled output":  # output.sql sorted by the keyed hash (tests/unit/test_compiler.py)
             return render(c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size), [
                 ("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
                 drop_suppressed=False, shuffled=True), dialect)

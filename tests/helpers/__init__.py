@@ -1,4 +1,4 @@
-"""What the tests share, and only that: no test module imports another (``test_layout.py``
+"""What the tests share, and only that: no test module imports another (``tests/project/test_layout.py``
 holds every file to it), and ``conftest.py`` keeps only fixtures.
 
 - ``jobs``: the ADULT data and its hierarchies, jobs over it and over small in-memory tables,
@@ -12,7 +12,9 @@ holds every file to it), and ``conftest.py`` keeps only fixtures.
   ``models_adult``, ``sensitive``, ``tiny_models``, ``metric_table``, ``presence``, ``targets``,
   ``outputs``).
 
-pytest puts ``tests/`` on ``sys.path`` (rootdir-relative ``prepend`` import mode: ``tests/`` has
-a ``conftest.py`` and no ``__init__.py``), so ``from helpers.jobs import adult_job`` works from
-any test; the benchmarks in ``bench/`` add ``tests/`` to the path themselves.
+pytest puts ``tests/`` on ``sys.path`` (pyproject's ``pythonpath = ["tests", "."]``, before
+the plugins load, ``helpers.markers`` among them), so ``from helpers.jobs import adult_job``
+works from a test in any folder of ``tests/``; the same setting puts the repository's root
+there, so a test imports the benchmarks as the package they are (``from bench.datasets import
+dataset_job``). Nothing in ``bench/`` imports these helpers.
 """

@@ -1,4 +1,4 @@
-"""The six-row table every metric is computed on by hand (test_metrics.py, test_metrics_more.py)."""
+"""The six-row table every metric is computed on by hand (tests/unit/test_metrics.py, tests/unit/test_metrics_more.py)."""
 
 # A: x, y -> "xy" -> *, z -> "z" -> *   (|H_A| = 3, height 2)
 # B: p, q -> *                           (|H_B| = 2, height 1)

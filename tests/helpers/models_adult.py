@@ -1,5 +1,5 @@
-"""Every privacy model on ADULT with occupation sensitive: the settings test_models_adult.py
-and test_models_adult8.py check against exhaustive search and the oracle (and the engine
+"""Every privacy model on ADULT with occupation sensitive: the settings tests/search/test_models_adult.py
+and tests/search/test_models_adult8.py check against exhaustive search and the oracle (and the engine
 suite runs on every engine)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """ADULT with occupation and salary-class sensitive, and the models over them the engine suite
-runs on every engine (those of test_models_adult.py and two on salary-class)."""
+runs on every engine (those of tests/search/test_models_adult.py and two on salary-class)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 ``sqlanon.checks.checker.Checker`` answers them, so any search algorithm runs on a hand-made
 lattice without an engine, data, models or a metric.
 
-It is the part of the checker the algorithms see (``test_search_standin.py`` reads the search
+It is the part of the checker the algorithms see (``tests/unit/test_search_standin.py`` reads the search
 package's source and holds this class to every attribute they use): ``check`` (cached: a node
 is counted once), ``batch`` (the real ``Batch``, asked one node at a time as the in-memory
 engine is), ``checked``, ``results``, ``static_bound``, the counters and the flags

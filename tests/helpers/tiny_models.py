@@ -1,5 +1,5 @@
 """A seven-row table whose privacy-model figures are computed by hand (values in the
-comments): test_models.py checks them in SQL and in Python, the engine suite on every engine."""
+comments): tests/unit/test_models.py checks them in SQL and in Python, the engine suite on every engine."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "sqlanon"
+PACKAGE = Path(__file__).resolve().parents[2] / "sqlanon"  # tests/project/test_imports.py
 #: third-party packages an extra installs (pyproject's optional dependencies): imported where used
 OPTIONAL = {"pyspark", "psycopg", "polars", "pandas", "tqdm", "matplotlib", "PIL"}
 ENGINE_NAMES = {"duckdb", "memory", "postgres", "spark"}

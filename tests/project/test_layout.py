@@ -1,6 +1,7 @@
-"""The tests' own layout: shared code lives in ``helpers/``; no test module imports another
-test module or ``conftest``, and ``conftest.py`` holds fixtures only (pytest finds them there,
-nobody imports them). Read from the source (ast), so an import inside a function counts too."""
+"""The tests' own layout: every test file sits in one of the folders of ``FOLDERS``, each
+basename once; shared code lives in ``helpers/``; no test module imports another test module or
+``conftest``, and ``conftest.py`` holds fixtures only (pytest finds them there, nobody imports
+them). Read from the source (ast), so an import inside a function counts too."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
-#: the modules pytest can import by their bare name (``tests/`` is on ``sys.path``)
-LOCAL = {path.stem for path in TESTS.glob("*.py")}
-SOURCES = sorted(TESTS.glob("*.py")) + sorted((TESTS / "helpers").glob("*.py"))
+TESTS = Path(__file__).resolve().parents[1]  # tests/project/test_layout.py
+#: where a test file goes, by what it tests (CONTRIBUTING.md, "Where a test goes")
+FOLDERS = ("unit", "search", "engines", "cli", "e2e", "project")
+TEST_FILES = sorted(TESTS.glob("*/test_*.py"))
+#: what a test could import by its bare name: the test modules and conftest (pytest puts each
+#: one's folder on ``sys.path``) and the folders themselves (namespace packages under tests/)
+LOCAL = {path.stem for path in TESTS.rglob("*.py") if "helpers" not in path.relative_to(TESTS).parts} | set(FOLDERS)
+SOURCES = sorted(TESTS.rglob("*.py"))
 
 
 def imported(tree: ast.AST) -> list[tuple[int, str]]:
@@ -29,6 +34,23 @@ def imported(tree: ast.AST) -> list[tuple[int, str]]:
 def forbidden(module: str) -> bool:
     """A test module, conftest or any other file of tests/ by its bare name, or a relative import."""
     return module.startswith(".") or module.split(".")[0] in LOCAL
+
+
+def test_every_test_file_sits_in_one_of_the_folders():
+    loose = sorted(p.name for p in TESTS.glob("test_*.py"))
+    assert not loose, f"a test file goes into one of tests/{{{','.join(FOLDERS)}}}/: {loose}"
+    deeper = sorted(str(p.relative_to(TESTS)) for p in TESTS.rglob("test_*.py") if p not in TEST_FILES)
+    assert not deeper, f"one folder deep only: {deeper}"
+    assert sorted({p.parent.name for p in TEST_FILES}) == sorted(FOLDERS)
+
+
+def test_no_two_test_files_share_a_name():
+    """pytest imports a test module by its bare name (prepend mode, no ``__init__.py``): two
+    files of one name in two folders would clash ("import file mismatch")."""
+    seen: dict[str, list[str]] = {}
+    for path in TEST_FILES:
+        seen.setdefault(path.name, []).append(str(path.relative_to(TESTS)))
+    assert not {name: paths for name, paths in seen.items() if len(paths) > 1}
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(TESTS)))
@@ -61,7 +83,10 @@ def test_conftest_holds_only_fixtures():
 
 
 def test_helpers_is_a_package_and_tests_is_not():
-    """pytest's default (prepend) import mode puts the first folder up from a test without an
-    ``__init__.py`` on sys.path: tests/, which is what makes ``helpers`` importable by name."""
+    """pytest's default (prepend) import mode puts the folder of a test file without an
+    ``__init__.py`` on sys.path (tests/unit/, ...) and imports the file by its bare name;
+    ``helpers`` is importable by name because pyproject's ``pythonpath`` puts tests/ on sys.path
+    (and conftest.py, in tests/, is imported the same way)."""
     assert (TESTS / "helpers" / "__init__.py").exists()
     assert not (TESTS / "__init__.py").exists()
+    assert not [str(p.relative_to(TESTS)) for p in TESTS.glob("*/__init__.py") if p.parent.name != "helpers"]

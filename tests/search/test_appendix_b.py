@@ -3,18 +3,13 @@ rows against a direct run of sqlanon."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 import sqlanon
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-from appendix_b import SHARED, adult_job, measure, relative_loss  # noqa: E402
-from sqlanon.session import ALL_NEEDS, Session  # noqa: E402
+from bench.appendix_b import adult_job, measure, relative_loss
+from bench.datasets import SHARED
+from sqlanon.session import ALL_NEEDS, Session
 
 ADULT = SHARED / "adult"
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
+from bench.datasets import dataset_job
 from helpers.jobs import ADULT, ADULT_SUBSET, adult_hierarchy, table_job
 from helpers.oracle import Oracle
 from sqlanon import anonymize
@@ -23,8 +22,6 @@ from sqlanon.lattice import Lattice
 from sqlanon.search import HEURISTICS
 from sqlanon.config.validate import validate
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from datasets import dataset_job  # noqa: E402
 
 CONFIGS = [(2, 0.0, "discernibility"), (5, 0.0, "loss"), (5, 0.02, "discernibility"), (5, 0.02, "loss"),
            (10, 0.04, "aecs")]
@@ -98,7 +95,7 @@ def test_a_missing_seed_is_drawn_and_reported(adult_subset_session):
 def test_step_limit_stops_the_search(adult_subset_session, name):
     outcome, checker = adult_subset_session.search(name, k=5, suppression_limit=0.02, metric="loss", step_limit=3, seed=1)
     # beyond the budget only the fallback's checks, when the search found no anonymous node
-    # within it (tests/test_heuristic_fallback.py)
+    # within it (tests/search/test_heuristic_fallback.py)
     assert checker.checks - outcome.counters.get("fallback_checks", 0) <= 3
     if checker.checks == 3:
         assert outcome.counters["stopped"] in ("step_limit", "done")

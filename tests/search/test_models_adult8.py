@@ -3,7 +3,7 @@ attribute): exhaustive search over all 4,320 nodes against every optimal algorit
 s in {0, 0.1}, with the in-memory engine (a check with a histogram model costs ~2 ms there
 against 20-120 ms in DuckDB, which makes the full lattice affordable). The optimum is
 confirmed by the independent numpy oracle, and DuckDB gives the same figures for it and for
-each of its direct specializations (tests/test_engines.py compares the engines everywhere
+each of its direct specializations (tests/engines/test_engines.py compares the engines everywhere
 else)."""
 
 import pytest

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import os
 import random
 import subprocess
 import sys
@@ -256,23 +257,23 @@ def test_a_node_is_counted_once():
 def test_the_search_runs_without_an_engine():
     """In a fresh interpreter every algorithm runs on the stand-in and no engine object is ever
     made (the search reaches data only through its checker)."""
-    script = f"""
-import gc, sys
-sys.path.insert(0, {str(ROOT / "tests")!r})
+    script = """
+import gc
 from helpers.standin import Figures, StandInChecker, run
 from sqlanon.core.genetic import GeneticParams
 from sqlanon.engines.store import Store
 from sqlanon.search import ALGORITHMS
-figures = {{(a, b): Figures(a + b >= 2, 0 if a + b >= 2 else 1, a + 2 * b) for a in range(3) for b in range(3)}}
+figures = {(a, b): Figures(a + b >= 2, 0 if a + b >= 2 else 1, a + 2 * b) for a in range(3) for b in range(3)}
 for name, algorithm in ALGORITHMS.items():
     checker = StandInChecker(figures)
-    outcome, _ = run(algorithm, checker, **({{"seed": 1, "genetic": GeneticParams(max_evaluations=200)}} if name in ("genetic", "random") else {{}}))
+    outcome, _ = run(algorithm, checker, **({"seed": 1, "genetic": GeneticParams(max_evaluations=200)} if name in ("genetic", "random") else {}))
     assert checker.figures(outcome.optimum.node).anonymous, name
 engines = [o for o in gc.get_objects() if isinstance(o, Store)]
 assert not engines, engines
 print("ran", len(ALGORITHMS))
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT)])}  # helpers, sqlanon
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"ran {len(ALGORITHMS)}"
 
