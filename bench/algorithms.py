@@ -30,10 +30,15 @@ QIS = {"adult": None, "creditcard": 8, "mach2019": 8}
 def run_grid(name: str, ks, limits) -> list[dict]:
     rows = []
     with Session(dataset_job(name, QIS[name])) as session:
-        print(f"\n{name}: {session.rows} rows, {len(session.qis)} QIs, lattice {session.lattice.size} nodes, "
-              f"prepare {session.prepare_seconds:.2f} s")
-        print(f"{'s':>5} {'k':>3} " + " ".join(f"{a + ' s':>12} {a + ' checks':>16}" for a in ALGORITHMS)
-              + f" {'inc. evaluations':>16}  optimum")
+        print(
+            f"\n{name}: {session.rows} rows, {len(session.qis)} QIs, lattice {session.lattice.size} nodes, "
+            f"prepare {session.prepare_seconds:.2f} s"
+        )
+        print(
+            f"{'s':>5} {'k':>3} "
+            + " ".join(f"{a + ' s':>12} {a + ' checks':>16}" for a in ALGORITHMS)
+            + f" {'inc. evaluations':>16}  optimum"
+        )
         for limit in limits:
             for k in ks:
                 row = {"dataset": name, "k": k, "s": limit}
@@ -47,15 +52,19 @@ def run_grid(name: str, ks, limits) -> list[dict]:
                 assert len(nodes) == 1, f"algorithms disagree on {name} k={k} s={limit}: {nodes}"
                 row["optimum"] = list(next(iter(nodes)) or [])
                 rows.append(row)
-                print(f"{limit:>5} {k:>3} " + " ".join(
-                    f"{row[a]['seconds']:>12.3f} {row[a]['checks']:>16}" for a in ALGORITHMS)
-                    + f" {row['incognito']['evaluations']:>16}  {''.join(map(str, row['optimum']))}")
+                print(
+                    f"{limit:>5} {k:>3} "
+                    + " ".join(f"{row[a]['seconds']:>12.3f} {row[a]['checks']:>16}" for a in ALGORITHMS)
+                    + f" {row['incognito']['evaluations']:>16}  {''.join(map(str, row['optimum']))}"
+                )
     return rows
 
 
 def factors(rows) -> None:
     print("\nFactor of time against Flash, min-max over k (the layout of the paper's Figure 16)")
-    print(f"{'dataset':<11} {'s':>5}  {'OLA/Flash':>13}  {'Incognito/Flash':>15}  {'checks OLA/Flash':>16}  {'checks Inc/Flash':>16}")
+    print(
+        f"{'dataset':<11} {'s':>5}  {'OLA/Flash':>13}  {'Incognito/Flash':>15}  {'checks OLA/Flash':>16}  {'checks Inc/Flash':>16}"
+    )
     for dataset in dict.fromkeys(r["dataset"] for r in rows):
         for limit in dict.fromkeys(r["s"] for r in rows):
             sel = [r for r in rows if r["dataset"] == dataset and r["s"] == limit]
@@ -66,8 +75,10 @@ def factors(rows) -> None:
                 values = [r[alg][key] / r["flash"][key] for r in sel]
                 return f"{min(values):.2f}-{max(values):.2f}"
 
-            print(f"{dataset:<11} {limit:>5}  {span('ola', 'seconds'):>13}  {span('incognito', 'seconds'):>15}  "
-                  f"{span('ola', 'checks'):>16}  {span('incognito', 'checks'):>16}")
+            print(
+                f"{dataset:<11} {limit:>5}  {span('ola', 'seconds'):>13}  {span('incognito', 'seconds'):>15}  "
+                f"{span('ola', 'checks'):>16}  {span('incognito', 'checks'):>16}"
+            )
 
 
 def stability(permutations: int, k: int = 5, limit: float = 0.0) -> dict:

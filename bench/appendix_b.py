@@ -40,11 +40,23 @@ LIMITS = (0.0, 0.1)
 METRICS = ("aecs", "loss")
 MODELS = {
     "(5)-anonymity": (5, ()),
-    "(0.01)-uniqueness": (1, ({"type": "population-uniqueness", "threshold": 0.01, "model": "dankar",
-                               "population_size": USA},)),
+    "(0.01)-uniqueness": (
+        1,
+        ({"type": "population-uniqueness", "threshold": 0.01, "model": "dankar", "population_size": USA},),
+    ),
     "recursive-(4,3)-diversity": (1, ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},)),
-    "(0.2)-closeness": (1, ({"type": "t-closeness", "attribute": "occupation", "t": 0.2, "distance": "hierarchical",
-                             "hierarchy": OCCUPATION},)),
+    "(0.2)-closeness": (
+        1,
+        (
+            {
+                "type": "t-closeness",
+                "attribute": "occupation",
+                "t": 0.2,
+                "distance": "hierarchical",
+                "hierarchy": OCCUPATION,
+            },
+        ),
+    ),
     "(0.05,0.15)-presence": (1, ({"type": "delta-presence", "dmin": 0.05, "dmax": 0.15, "subset": SUBSET},)),
 }
 # The paper's ADULT rows, Lightning / DataFly / IGreedy in %, per metric, model and limit.
@@ -76,7 +88,10 @@ PAPER_RANGE = {
     "loss": {
         "(5)-anonymity": ((0.542210825407941, 1.0000000000000004), (0.16273358184004305, 1.0000000000000004)),
         "(0.01)-uniqueness": ((0.0049634194198648895, 1.0000000000000004), (0.0049634194198648895, 1.0000000000000004)),
-        "recursive-(4,3)-diversity": ((0.542210825407941, 1.0000000000000004), (0.16873621678753303, 1.0000000000000004)),
+        "recursive-(4,3)-diversity": (
+            (0.542210825407941, 1.0000000000000004),
+            (0.16873621678753303, 1.0000000000000004),
+        ),
         "(0.2)-closeness": ((0.749497378559133, 1.0000000000000004), (0.5603677705988503, 1.0000000000000004)),
         "(0.05,0.15)-presence": ((0.6041403987002945, 1.0000000000000004), (0.5450826720309907, 1.0000000000000004)),
     },
@@ -120,8 +135,12 @@ def adult_job(model: str, seed: int = SUBSET_SEED):
     (DuckDB for delta-presence)."""
     job = dataset_job("adult", [c for c in columns("adult") if c != "occupation"], engine="memory")
     k, models = MODELS[model]  # the session prepares what the job's models read
-    job = replace(job, attributes=[replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes],
-                  k=k, models=models)
+    job = replace(
+        job,
+        attributes=[replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes],
+        k=k,
+        models=models,
+    )
     if model == "(0.05,0.15)-presence":  # the in-memory engine has no research subset: DuckDB
         job = replace(job, input=Source(path=str(presence_input(seed))), engine="duckdb")
     return job
@@ -153,7 +172,7 @@ def arx_minimal(session: Session, checker, rule: str, order: list[str]):
         for j in position:
             if node[j] == session.lattice.heights[j]:
                 continue
-            up = node[:j] + (node[j] + 1,) + node[j + 1:]
+            up = node[:j] + (node[j] + 1,) + node[j + 1 :]
             result = checker.check(up)
             if result.anonymous:
                 return up
@@ -235,7 +254,7 @@ def arx_lightning_first(session: Session, checker, order: list[str]):
         for j in position:
             if node[j] == session.lattice.heights[j]:
                 continue
-            up = node[:j] + (node[j] + 1,) + node[j + 1:]
+            up = node[:j] + (node[j] + 1,) + node[j + 1 :]
             if up not in expanded:
                 if up not in loss and check(up):
                     found.append(up)
@@ -291,10 +310,17 @@ def measure(session: Session, model: str, metric: str, s: float, exhaustive: boo
     top = checker.check(session.lattice.top)
     assert top.anonymous, (model, metric, s)
     low, high = flash.optimum.loss, top.loss
-    row = {"model": model, "metric": metric, "s": s, "optimum": low, "lowest": high,
-           "optimum_node": list(flash.optimum.node), "exhaustive": exhaustive,
-           "paper": dict(zip(COLUMNS[:3], PAPER[metric][model][LIMITS.index(s)])),
-           "paper_range": PAPER_RANGE[metric][model][LIMITS.index(s)]}
+    row = {
+        "model": model,
+        "metric": metric,
+        "s": s,
+        "optimum": low,
+        "lowest": high,
+        "optimum_node": list(flash.optimum.node),
+        "exhaustive": exhaustive,
+        "paper": dict(zip(COLUMNS[:3], PAPER[metric][model][LIMITS.index(s)])),
+        "paper_range": PAPER_RANGE[metric][model][LIMITS.index(s)],
+    }
     if exhaustive:
         _, every = session.search("exhaustive", **settings)
         losses = [r.loss for r in map(every.checked, session.lattice.nodes()) if r.anonymous]
@@ -304,22 +330,34 @@ def measure(session: Session, model: str, metric: str, s: float, exhaustive: boo
         options = {"stop": "first"} if name == "lightning" else {}
         outcome, checker = session.search(name, **settings, **options)
         found = outcome.optimum
-        row[name] = {"node": list(found.node), "loss": found.loss, "checks": checker.checks,
-                     "relative": relative_loss(found.loss, low, high)}
+        row[name] = {
+            "node": list(found.node),
+            "loss": found.loss,
+            "checks": checker.checks,
+            "relative": relative_loss(found.loss, low, high),
+        }
     for rule in ("lightning", "datafly", "igreedy"):
         checker = session.checker(**settings)
-        node = (arx_lightning_first(session, checker, ARX_ORDER) if rule == "lightning"
-                else arx_minimal(session, checker, rule, ARX_ORDER))
+        node = (
+            arx_lightning_first(session, checker, ARX_ORDER)
+            if rule == "lightning"
+            else arx_minimal(session, checker, rule, ARX_ORDER)
+        )
         loss = checker.checked(node).loss
-        row[f"arx-{rule}"] = {"node": list(node), "loss": loss, "checks": checker.checks,
-                              "relative": relative_loss(loss, low, high)}
+        row[f"arx-{rule}"] = {
+            "node": list(node),
+            "loss": loss,
+            "checks": checker.checks,
+            "relative": relative_loss(loss, low, high),
+        }
     # Our node's loss on the paper's scale (its optimum and lowest utility): tells a different
     # node from a different optimum.
     paper_low, paper_high = row["paper_range"]
     for column in COLUMNS:
         loss = row[column]["loss"]
-        row[column]["on_paper_range"] = (relative_loss(loss, paper_low, paper_high)
-                                         if paper_low <= loss <= paper_high else None)
+        row[column]["on_paper_range"] = (
+            relative_loss(loss, paper_low, paper_high) if paper_low <= loss <= paper_high else None
+        )
     row["seconds"] = time.perf_counter() - started
     return row
 
@@ -342,19 +380,30 @@ def line(row) -> str:
     paper = row["paper"]
     cells = [f"{paper[c]:g} / {row[c]['relative']:.3f}" for c in COLUMNS[:3]]
     cells += [f"{row[c]['relative']:.3f}" for c in COLUMNS[3:]]
-    return (f"{row['metric']:<5} {row['model']:<26} s={row['s']:<4} opt {row['optimum']:.6g} (paper "
-            f"{row['paper_range'][0]:.6g}) lowest {row['lowest']:.6g} (paper {row['paper_range'][1]:.6g}) | "
-            + " | ".join(cells) + f" | {row['seconds']:.0f} s")
+    return (
+        f"{row['metric']:<5} {row['model']:<26} s={row['s']:<4} opt {row['optimum']:.6g} (paper "
+        f"{row['paper_range'][0]:.6g}) lowest {row['lowest']:.6g} (paper {row['paper_range'][1]:.6g}) | "
+        + " | ".join(cells)
+        + f" | {row['seconds']:.0f} s"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.appendix_b", description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
-    parser.add_argument("--presence-seeds", nargs="+", type=int, default=[SUBSET_SEED],
-                        help="seeds of the random research subset for delta-presence (default 2016)")
+    parser.add_argument(
+        "--presence-seeds",
+        nargs="+",
+        type=int,
+        default=[SUBSET_SEED],
+        help="seeds of the random research subset for delta-presence (default 2016)",
+    )
     parser.add_argument("--json", default=None)
-    parser.add_argument("--rows", default=None, help="write the research subset's row numbers (first seed) "
-                        "for bench/ArxAppendixB.java, run nothing")
+    parser.add_argument(
+        "--rows",
+        default=None,
+        help="write the research subset's row numbers (first seed) for bench/ArxAppendixB.java, run nothing",
+    )
     args = parser.parse_args()
     if args.rows:
         import pyarrow.parquet as pq
@@ -363,8 +412,10 @@ def main() -> None:
         Path(args.rows).write_text("".join(f"{i}\n" for i, m in enumerate(member) if m))
         return
     print(f"load: {os.getloadavg()}")
-    print("metric model s | optimum, lowest utility | paper / ours in %: Lightning(first) DataFly IGreedy | "
-          "ours: ARX-benchmark DataFly, IGreedy")
+    print(
+        "metric model s | optimum, lowest utility | paper / ours in %: Lightning(first) DataFly IGreedy | "
+        "ours: ARX-benchmark DataFly, IGreedy"
+    )
     rows = run(args.models, args.presence_seeds)
     print(f"load: {os.getloadavg()}")
     if args.json:

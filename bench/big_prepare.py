@@ -57,17 +57,28 @@ def peak_rss_mib() -> float:
 def run_prepare(spec: dict) -> dict:
     from sqlanon.session import Session
 
-    job = dataset_job("adult", metric="discernibility", engine="duckdb", engine_settings={
-        "memory_limit": spec["memory_limit"] or None, "temp_directory": spec["temp_directory"],
-        "threads": spec.get("threads")})
+    job = dataset_job(
+        "adult",
+        metric="discernibility",
+        engine="duckdb",
+        engine_settings={
+            "memory_limit": spec["memory_limit"] or None,
+            "temp_directory": spec["temp_directory"],
+            "threads": spec.get("threads"),
+        },
+    )
     with Session(dataset_job("adult", metric="discernibility", engine="duckdb")):
         pass  # untimed: the process's one-time costs (imports: pyarrow's first array imports pandas, ~1 s)
     job = replace(job, input=replace(job.input, path=spec["path"]))
     started = time.perf_counter()
     with Session(job) as session:
         seconds = time.perf_counter() - started
-        return {"seconds": seconds, "rows": session.rows, "base_classes": session.prepared.base_classes,
-                "peak_rss_mib": peak_rss_mib()}
+        return {
+            "seconds": seconds,
+            "rows": session.rows,
+            "base_classes": session.prepared.base_classes,
+            "peak_rss_mib": peak_rss_mib(),
+        }
 
 
 def run_floor(spec: dict) -> dict:
@@ -82,16 +93,18 @@ def run_floor(spec: dict) -> dict:
     keys = ", ".join('"' + q.replace('"', '""') + '"' for q in QIS)
     con.sql("SELECT 1 AS x").to_arrow_table()  # untimed: the first Arrow result imports pyarrow (~1 s)
     started = time.perf_counter()
-    groups = con.sql(f"SELECT {keys}, COUNT(*) AS n FROM read_parquet($path) GROUP BY {keys}",
-                     params={"path": spec["path"]}).to_arrow_table()
+    groups = con.sql(
+        f"SELECT {keys}, COUNT(*) AS n FROM read_parquet($path) GROUP BY {keys}", params={"path": spec["path"]}
+    ).to_arrow_table()
     seconds = time.perf_counter() - started
     con.close()
     return {"seconds": seconds, "groups": groups.num_rows, "peak_rss_mib": peak_rss_mib()}
 
 
 def in_subprocess(spec: dict) -> dict:
-    out = subprocess.run([sys.executable, "-m", "bench.big_prepare", "--run", json.dumps(spec)], capture_output=True,
-                         text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.big_prepare", "--run", json.dumps(spec)], capture_output=True, text=True, cwd=ROOT
+    )
     if out.returncode != 0:
         raise SystemExit(f"{spec['what']} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -127,11 +140,15 @@ def main() -> None:
     finally:
         shutil.rmtree(spill, ignore_errors=True)
     print("load after:", uptime())
-    med = {what: {key: statistics.median(r[key] for r in rs) for key in ("seconds", "peak_rss_mib")}
-           for what, rs in runs.items()}
+    med = {
+        what: {key: statistics.median(r[key] for r in rs) for key in ("seconds", "peak_rss_mib")}
+        for what, rs in runs.items()
+    }
     first = runs["prepare"][0]
-    print(f"\n{path.name}: {first['rows']:,} rows, {first['base_classes']:,} base classes, memory_limit "
-          f"{args.memory_limit}, threads {args.threads or 'default'}; medians of {args.repeat}")
+    print(
+        f"\n{path.name}: {first['rows']:,} rows, {first['base_classes']:,} base classes, memory_limit "
+        f"{args.memory_limit}, threads {args.threads or 'default'}; medians of {args.repeat}"
+    )
     print("| run | seconds | peak RSS MiB |\n|---|---|---|")
     for what, name in (("prepare", "prepare (Session)"), ("group_by", "bare GROUP BY of the 9 QIs")):
         print(f"| {name} | {med[what]['seconds']:.2f} | {med[what]['peak_rss_mib']:.0f} |")

@@ -42,7 +42,7 @@ from sqlanon.session import Session
 CONFIGS = [(5, 0.0), (2, 0.02)]
 BATCHES = [2, 4, 8, 16]
 FIGURES = ("classes", "kept_classes", "suppressed", "min_kept", "dm_kept", "dm_all", "min_class")
-INT63 = 2 ** 63 - 1
+INT63 = 2**63 - 1
 
 
 def q(name: str) -> str:
@@ -64,8 +64,12 @@ def adult40(directory: Path, copies: int = 40) -> Path:
     source = ADULT_CSV
     target = directory / "adult40.csv"
     con = duckdb.connect()
-    names = [r[0] for r in con.execute("DESCRIBE SELECT * FROM read_csv($p, delim = ';', header = true, all_varchar = true)",
-                                       {"p": str(source)}).fetchall()]
+    names = [
+        r[0]
+        for r in con.execute(
+            "DESCRIBE SELECT * FROM read_csv($p, delim = ';', header = true, all_varchar = true)", {"p": str(source)}
+        ).fetchall()
+    ]
     age = "CAST(LEAST(100, GREATEST(1, CAST(s.age AS INTEGER) + CASE WHEN t.i = 0 THEN 0 ELSE (7 * s.r + t.i) % 5 - 2 END)) AS VARCHAR)"
     select = ", ".join(f"{age} AS age" if n == "age" else f"s.{q(n)}" for n in names)
     con.execute(
@@ -89,8 +93,13 @@ def record(session: Session, k: int, limit: float) -> tuple[list, list]:
 
     Flash._check_path = check_path
     try:
-        session.search("flash", k=k, suppression_limit=limit, metric="discernibility",
-                       on_check=lambda result: checked.append(result.node))
+        session.search(
+            "flash",
+            k=k,
+            suppression_limit=limit,
+            metric="discernibility",
+            on_check=lambda result: checked.append(result.node),
+        )
     finally:
         Flash._check_path = original
     return checked, [p for p in paths if p[1]]
@@ -106,8 +115,11 @@ class Shapes:
         self.template = template
         self.d = len(tops)
         # radix of QI j at level l: largest code + 1 (codes are 0-based and dense per level)
-        maxima = con.execute("SELECT " + ", ".join(f"MAX({q(c.wide_column(j, l))})" for j, t in enumerate(tops)
-                                                   for l in range(t + 1)) + f" FROM {WIDE}").fetchall()[0]
+        maxima = con.execute(
+            "SELECT "
+            + ", ".join(f"MAX({q(c.wide_column(j, l))})" for j, t in enumerate(tops) for l in range(t + 1))
+            + f" FROM {WIDE}"
+        ).fetchall()[0]
         it = iter(maxima)
         self.radix = [[int(next(it)) + 1 for _ in range(t + 1)] for t in tops]
         # level-independent strides for the pre-multiplied table and the prepared packed key
@@ -123,9 +135,11 @@ class Shapes:
     @staticmethod
     def reduce(inner: str, k: str = "$k", key: str = "") -> str:
         """The seven figures from a class table ``inner`` with column n, one level of FILTERs."""
-        return (f"SELECT {key}COUNT(*), COUNT(*) FILTER (WHERE n >= {k}), COALESCE(SUM(n) FILTER (WHERE n < {k}), 0), "
-                f"MIN(n) FILTER (WHERE n >= {k}), COALESCE(SUM(n * n) FILTER (WHERE n >= {k}), 0), SUM(n * n), MIN(n) "
-                f"FROM ({inner}) AS cls")
+        return (
+            f"SELECT {key}COUNT(*), COUNT(*) FILTER (WHERE n >= {k}), COALESCE(SUM(n) FILTER (WHERE n < {k}), 0), "
+            f"MIN(n) FILTER (WHERE n >= {k}), COALESCE(SUM(n * n) FILTER (WHERE n >= {k}), 0), SUM(n * n), MIN(n) "
+            f"FROM ({inner}) AS cls"
+        )
 
     def current(self, node) -> str:
         return self.template.render(node)
@@ -143,8 +157,10 @@ class Shapes:
 
     def needed(self, node) -> str:
         cols = ", ".join(self.cols(node))
-        return (f"SELECT COALESCE(SUM(n) FILTER (WHERE n < $k), 0), COALESCE(SUM(n * n) FILTER (WHERE n >= $k), 0) "
-                f"FROM (SELECT SUM(n) AS n FROM {WIDE} GROUP BY {cols})")
+        return (
+            f"SELECT COALESCE(SUM(n) FILTER (WHERE n < $k), 0), COALESCE(SUM(n * n) FILTER (WHERE n >= $k), 0) "
+            f"FROM (SELECT SUM(n) AS n FROM {WIDE} GROUP BY {cols})"
+        )
 
     def packed(self, node) -> str | None:
         """GROUP BY one BIGINT: the level codes in mixed radix (tight per node); None on overflow."""
@@ -156,13 +172,18 @@ class Shapes:
         if total > INT63:
             return None
         strides.reverse()
-        key = " + ".join(f"CAST({col} AS BIGINT) * {s}" if s != 1 else f"CAST({col} AS BIGINT)"
-                         for col, s in zip(self.cols(node), strides))
+        key = " + ".join(
+            f"CAST({col} AS BIGINT) * {s}" if s != 1 else f"CAST({col} AS BIGINT)"
+            for col, s in zip(self.cols(node), strides)
+        )
         return self.reduce(f"SELECT SUM(n) AS n FROM {WIDE} GROUP BY {key}")
 
     def premultiplied_table(self) -> None:
-        cols = ", ".join(f"CAST({q(c.wide_column(j, l))} AS BIGINT) * {self.fixed[j]} AS {q(f'p{j}_{l}')}"
-                         for j, t in enumerate(self.tops) for l in range(t + 1))
+        cols = ", ".join(
+            f"CAST({q(c.wide_column(j, l))} AS BIGINT) * {self.fixed[j]} AS {q(f'p{j}_{l}')}"
+            for j, t in enumerate(self.tops)
+            for l in range(t + 1)
+        )
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE ov_packed AS SELECT {cols}, n FROM {WIDE}").fetchall()
 
     def premultiplied(self, node) -> str:
@@ -175,17 +196,23 @@ class Shapes:
 
     def prepare_case(self) -> None:
         keys = ", ".join(self._case(j, f"${j + 2}") for j in range(self.d))
-        self.con.execute(f"PREPARE ov_case AS {self.reduce(f'SELECT SUM(n) AS n FROM {WIDE} GROUP BY {keys}', k='$1')}").fetchall()
+        self.con.execute(
+            f"PREPARE ov_case AS {self.reduce(f'SELECT SUM(n) AS n FROM {WIDE} GROUP BY {keys}', k='$1')}"
+        ).fetchall()
         packed = " + ".join(f"CAST({self._case(j, f'${j + 2}')} AS BIGINT) * {self.fixed[j]}" for j in range(self.d))
-        self.con.execute(f"PREPARE ov_case_packed AS {self.reduce(f'SELECT SUM(n) AS n FROM {WIDE} GROUP BY {packed}', k='$1')}").fetchall()
+        self.con.execute(
+            f"PREPARE ov_case_packed AS {self.reduce(f'SELECT SUM(n) AS n FROM {WIDE} GROUP BY {packed}', k='$1')}"
+        ).fetchall()
 
     @staticmethod
     def execute(name: str, node, k: int) -> str:
         return f"EXECUTE {name}({int(k)}, {', '.join(str(int(l)) for l in node)})"
 
     def union_all(self, nodes) -> str:
-        parts = [self.reduce(f"SELECT SUM(n) AS n FROM {WIDE} GROUP BY {', '.join(self.cols(n))}", key=f"{i} AS i, ")
-                 for i, n in enumerate(nodes)]
+        parts = [
+            self.reduce(f"SELECT SUM(n) AS n FROM {WIDE} GROUP BY {', '.join(self.cols(n))}", key=f"{i} AS i, ")
+            for i, n in enumerate(nodes)
+        ]
         return " UNION ALL ".join(parts)
 
     def grouping_sets(self, nodes) -> tuple[str, dict[int, int]]:
@@ -206,7 +233,7 @@ class Shapes:
         values = ", ".join(f"({i}, {', '.join(map(str, n))})" for i, n in enumerate(nodes))
         names = ", ".join(f"l{j}" for j in range(self.d))
         keys = ", ".join(self._case(j, f"v.l{j}") for j in range(self.d))
-        inner = (f"SELECT v.i, SUM(n) AS n FROM {WIDE}, (VALUES {values}) AS v(i, {names}) GROUP BY v.i, {keys}")
+        inner = f"SELECT v.i, SUM(n) AS n FROM {WIDE}, (VALUES {values}) AS v(i, {names}) GROUP BY v.i, {keys}"
         return self.reduce(inner, key="i, ") + " GROUP BY i"
 
     def snapshot(self, node, name: str = "ov_snap") -> str:
@@ -221,8 +248,9 @@ class Shapes:
             for l in range(t + 1):
                 kind = "UTINYINT" if self.radix[j][l] <= 256 else "USMALLINT"
                 cols.append(f"CAST({q(c.wide_column(j, l))} AS {kind}) AS {q(c.wide_column(j, l))}")
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE ov_small AS SELECT {', '.join(cols)}, CAST(n AS INTEGER) AS n "
-                         f"FROM {WIDE}").fetchall()
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE ov_small AS SELECT {', '.join(cols)}, CAST(n AS INTEGER) AS n FROM {WIDE}"
+        ).fetchall()
 
 
 def numpy_check(con, shapes: Shapes, k: int):
@@ -230,8 +258,11 @@ def numpy_check(con, shapes: Shapes, k: int):
     the cost of the SQL round trip, not a proposal for the DuckDB engine)."""
     names = [c.wide_column(j, l) for j, t in enumerate(shapes.tops) for l in range(t + 1)]
     table = con.execute(f"SELECT {', '.join(q(n) for n in names)}, n FROM {WIDE}").fetchnumpy()
-    columns = {(j, l): np.asarray(table[c.wide_column(j, l)], dtype=np.int64) * shapes.fixed[j]
-               for j, t in enumerate(shapes.tops) for l in range(t + 1)}
+    columns = {
+        (j, l): np.asarray(table[c.wide_column(j, l)], dtype=np.int64) * shapes.fixed[j]
+        for j, t in enumerate(shapes.tops)
+        for l in range(t + 1)
+    }
     n = np.asarray(table["n"], dtype=np.int64)
 
     def run(node):
@@ -242,8 +273,15 @@ def numpy_check(con, shapes: Shapes, k: int):
         sizes = np.bincount(inverse.ravel(), weights=n).astype(np.int64)
         kept = sizes >= k
         squares = sizes * sizes
-        return (len(sizes), int(kept.sum()), int(sizes[~kept].sum()), int(sizes[kept].min()) if kept.any() else None,
-                int(squares[kept].sum()), int(squares.sum()), int(sizes.min()))
+        return (
+            len(sizes),
+            int(kept.sum()),
+            int(sizes[~kept].sum()),
+            int(sizes[kept].min()) if kept.any() else None,
+            int(squares[kept].sum()),
+            int(squares.sum()),
+            int(sizes.min()),
+        )
 
     return run
 
@@ -287,8 +325,17 @@ def sample(nodes: list, size: int) -> list:
     return [nodes[int(i * step)] for i in range(size)]
 
 
-def measure(session: Session, name: str, k: int, limit: float, checked: list, paths: list, rounds: int, size: int,
-            only: list[str] = ()) -> list[dict]:
+def measure(
+    session: Session,
+    name: str,
+    k: int,
+    limit: float,
+    checked: list,
+    paths: list,
+    rounds: int,
+    size: int,
+    only: list[str] = (),
+) -> list[dict]:
     con = session.engine.con
     template = next(t for shape, t in session.runner.shapes._templates.items() if shape[0] == "stats")
     tops = [len(h.labels) - 1 for h in session.hierarchies]
@@ -296,8 +343,10 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
     nodes = sample(checked, size)
     params = {"k": k}
     threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
-    lean = (["SET enable_optimizer = false", "SET enable_progress_bar = false"],
-            ["RESET enable_optimizer", "RESET enable_progress_bar"])
+    lean = (
+        ["SET enable_optimizer = false", "SET enable_progress_bar = false"],
+        ["RESET enable_optimizer", "RESET enable_progress_bar"],
+    )
     single = (["SET threads = 1"], [f"SET threads = {threads}"])
     lean1 = (lean[0] + single[0], lean[1] + single[1])
     variants: list[Variant] = []
@@ -305,13 +354,19 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
     def one(sqls: dict, with_params: bool = True, fetch=lambda cursor: cursor.fetchall()[0]):
         def run(n):
             return {n: figures(fetch(con.execute(sqls[n], params) if with_params else con.execute(sqls[n])))}
+
         return run
 
     def many(sqls: dict):
         """Batch queries returning (index or GROUPING mask, figures...) rows."""
+
         def run(batch):
             sql, masks = sqls[batch]
-            return {batch[masks[int(r[0])] if masks else int(r[0])]: figures(r[1:]) for r in con.execute(sql, params).fetchall()}
+            return {
+                batch[masks[int(r[0])] if masks else int(r[0])]: figures(r[1:])
+                for r in con.execute(sql, params).fetchall()
+            }
+
         return run
 
     def add(variant: str, run, items=None, **kw) -> None:
@@ -327,15 +382,21 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
     every = list(dict.fromkeys(nodes + [n for p in whole for n in p]))
     current = {n: shapes.current(n) for n in every}
     truth = {n: figures(con.execute(current[n], params).fetchall()[0]) for n in every}
-    print(f"{name} k={k} s={limit}: {len(checked)} checks, {len(nodes)} timed, {len(paths)} paths "
-          f"({len(whole)} timed, mean {length / len(whole):.1f} nodes, {made / len(whole):.2f} checked each)", flush=True)
+    print(
+        f"{name} k={k} s={limit}: {len(checked)} checks, {len(nodes)} timed, {len(paths)} paths "
+        f"({len(whole)} timed, mean {length / len(whole):.1f} nodes, {made / len(whole):.2f} checked each)",
+        flush=True,
+    )
 
     add("1 current stats query (engine template)", one(current))
     # Python side and floors
     add("  python: NodeTemplate.render alone", lambda n: template.render(n) and {}, verify=False)
     checker = session.checker(k=k, suppression_limit=limit, metric="discernibility")
-    add("  engine.class_stats (render + execute + ClassStats)",
-        lambda n: session.runner.class_stats(n, checker.keep, checker.params, checker.needs) and {}, verify=False)
+    add(
+        "  engine.class_stats (render + execute + ClassStats)",
+        lambda n: session.runner.class_stats(n, checker.keep, checker.params, checker.needs) and {},
+        verify=False,
+    )
     add("  floor: SELECT 1", lambda n: con.execute("SELECT 1").fetchall() and {}, verify=False)
     bare = {n: f"SELECT COUNT(*) FROM (SELECT 1 FROM {WIDE} GROUP BY {', '.join(shapes.cols(n))})" for n in nodes}
     add("  floor: bare GROUP BY, COUNT(*)", lambda n: con.execute(bare[n]).fetchall() and {}, verify=False)
@@ -373,23 +434,53 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
     # 4: PREPARE once, levels as parameters
     shapes.prepare_case()
     add("4 PREPARE + EXECUTE, CASE $level per QI", one({n: shapes.execute("ov_case", n, k) for n in nodes}, False))
-    add("4b PREPARE + EXECUTE, CASE + packed key", one({n: shapes.execute("ov_case_packed", n, k) for n in nodes}, False))
+    add(
+        "4b PREPARE + EXECUTE, CASE + packed key",
+        one({n: shapes.execute("ov_case_packed", n, k) for n in nodes}, False),
+    )
 
     # 5: batches of N nodes in one query (per-node cost); a whole Flash path in one query
     def batches(tag: str, others: bool, settings=((), ())) -> None:
         for n_ in BATCHES:
-            chunks = [tuple(nodes[i:i + n_]) for i in range(0, len(nodes) - n_ + 1, n_)]
+            chunks = [tuple(nodes[i : i + n_]) for i in range(0, len(nodes) - n_ + 1, n_)]
             if others:
-                add(f"{tag} N={n_}: UNION ALL", many({ch: (shapes.union_all(ch), None) for ch in chunks}), chunks, per=n_,
-                    note="per node", setup=settings[0], teardown=settings[1])
-            add(f"{tag} N={n_}: GROUPING SETS", many({ch: shapes.grouping_sets(ch) for ch in chunks}), chunks, per=n_,
-                note="per node", setup=settings[0], teardown=settings[1])
+                add(
+                    f"{tag} N={n_}: UNION ALL",
+                    many({ch: (shapes.union_all(ch), None) for ch in chunks}),
+                    chunks,
+                    per=n_,
+                    note="per node",
+                    setup=settings[0],
+                    teardown=settings[1],
+                )
+            add(
+                f"{tag} N={n_}: GROUPING SETS",
+                many({ch: shapes.grouping_sets(ch) for ch in chunks}),
+                chunks,
+                per=n_,
+                note="per node",
+                setup=settings[0],
+                teardown=settings[1],
+            )
             if others and n_ <= 4:
-                add(f"{tag} N={n_}: node-id cross join + CASE", many({ch: (shapes.cross_join(ch), None) for ch in chunks}),
-                    chunks, per=n_, note="per node", setup=settings[0], teardown=settings[1])
-        add(f"{tag} Flash path, GROUPING SETS: per Flash check", many({p: shapes.grouping_sets(p) for p in whole}), whole,
-            per=made / len(whole), note=f"whole path ({length / len(whole):.1f} nodes) vs its {made / len(whole):.2f} checks",
-            setup=settings[0], teardown=settings[1])
+                add(
+                    f"{tag} N={n_}: node-id cross join + CASE",
+                    many({ch: (shapes.cross_join(ch), None) for ch in chunks}),
+                    chunks,
+                    per=n_,
+                    note="per node",
+                    setup=settings[0],
+                    teardown=settings[1],
+                )
+        add(
+            f"{tag} Flash path, GROUPING SETS: per Flash check",
+            many({p: shapes.grouping_sets(p) for p in whole}),
+            whole,
+            per=made / len(whole),
+            note=f"whole path ({length / len(whole):.1f} nodes) vs its {made / len(whole):.2f} checks",
+            setup=settings[0],
+            teardown=settings[1],
+        )
 
     batches("5 batch", True)
 
@@ -411,24 +502,54 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
         truth[b] = truth.get(b) or figures(con.execute(shapes.current(b), params).fetchall()[0])
     if pairs:
         ctas = {p: shapes.snapshot(p[0]) for p in pairs}
-        add("7 snapshot: CTAS of the finer node's classes", lambda p: con.execute(ctas[p]).fetchall() and {}, pairs,
-            verify=False)
+        add(
+            "7 snapshot: CTAS of the finer node's classes",
+            lambda p: con.execute(ctas[p]).fetchall() and {},
+            pairs,
+            verify=False,
+        )
         from_snap = {b: shapes.current(b).replace(WIDE, q(f"ov_snap_{i}")) for i, (_, b) in enumerate(pairs)}
-        add("7 snapshot: check from it (current query)", one(from_snap), [b for _, b in pairs],
-            note=f"snapshot {statistics.median(snap_rows):.0f} of {session.prepared.base_classes} rows (median)")
+        add(
+            "7 snapshot: check from it (current query)",
+            one(from_snap),
+            [b for _, b in pairs],
+            note=f"snapshot {statistics.median(snap_rows):.0f} of {session.prepared.base_classes} rows (median)",
+        )
 
     # 8: settings, fetch styles, table types, references
-    add("8 current, enable_progress_bar = false", one(current), setup=["SET enable_progress_bar = false"],
-        teardown=["RESET enable_progress_bar"])
-    add("8 current, statistics_propagation disabled", one(current), setup=["SET disabled_optimizers = 'statistics_propagation'"],
-        teardown=["RESET disabled_optimizers"])
-    add("8 current, optimizer off", one(current), setup=["SET enable_optimizer = false"], teardown=["RESET enable_optimizer"])
+    add(
+        "8 current, enable_progress_bar = false",
+        one(current),
+        setup=["SET enable_progress_bar = false"],
+        teardown=["RESET enable_progress_bar"],
+    )
+    add(
+        "8 current, statistics_propagation disabled",
+        one(current),
+        setup=["SET disabled_optimizers = 'statistics_propagation'"],
+        teardown=["RESET disabled_optimizers"],
+    )
+    add(
+        "8 current, optimizer off",
+        one(current),
+        setup=["SET enable_optimizer = false"],
+        teardown=["RESET enable_optimizer"],
+    )
     add("8 FILTER + optimizer off + progress bar off", one(flat), setup=lean[0], teardown=lean[1])
     add("8 FILTER + optimizer, progress bar off + threads = 1", one(flat), setup=lean1[0], teardown=lean1[1])
-    add("8 FILTER + pre-multiplied key + optimizer, progress bar off", one({n: shapes.premultiplied(n) for n in nodes}),
-        setup=lean[0], teardown=lean[1])
-    add("8 2d (discernibility's figures) + optimizer, progress bar off", run_needed, verify=False, setup=lean[0],
-        teardown=lean[1])
+    add(
+        "8 FILTER + pre-multiplied key + optimizer, progress bar off",
+        one({n: shapes.premultiplied(n) for n in nodes}),
+        setup=lean[0],
+        teardown=lean[1],
+    )
+    add(
+        "8 2d (discernibility's figures) + optimizer, progress bar off",
+        run_needed,
+        verify=False,
+        setup=lean[0],
+        teardown=lean[1],
+    )
     add("8 2d + optimizer, progress bar off + threads = 1", run_needed, verify=False, setup=lean1[0], teardown=lean1[1])
     shapes.small_table()
     needed_small = {n: needed[n].replace(WIDE, q("ov_small")) for n in nodes}
@@ -438,17 +559,26 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
         assert (suppressed, dm_kept) == (truth[n][2], truth[n][4]), ("needed, narrow", n)
         return {}
 
-    add("8 2d + optimizer, progress bar off + threads = 1 + narrow types", run_needed_small, verify=False,
-        setup=lean1[0], teardown=lean1[1])
+    add(
+        "8 2d + optimizer, progress bar off + threads = 1 + narrow types",
+        run_needed_small,
+        verify=False,
+        setup=lean1[0],
+        teardown=lean1[1],
+    )
     batches("8 lean batch", False, lean)
     batches("8 lean batch, threads = 1", False, lean1)
     add("8 current, fetchone", one(current, fetch=lambda cursor: cursor.fetchone()))
     add("8 current, Arrow result", lambda n: con.execute(current[n], params).to_arrow_table() and {}, verify=False)
     warnings.filterwarnings("ignore", "Arrow output on a DB-API result")
     add("8 current via con.sql (relation API, k inlined)", lambda n: {n: figures(con.sql(inlined[n]).fetchall()[0])})
-    add("8 current over narrow types (UTINYINT codes)", one({n: current[n].replace(WIDE, q("ov_small")) for n in nodes}))
-    joined = {n: c.stats_query(n, exp.GTE(this=c.col("n"), expression=c.param("k")), False, lookup="join").sql("duckdb")
-              for n in nodes}
+    add(
+        "8 current over narrow types (UTINYINT codes)", one({n: current[n].replace(WIDE, q("ov_small")) for n in nodes})
+    )
+    joined = {
+        n: c.stats_query(n, exp.GTE(this=c.col("n"), expression=c.param("k")), False, lookup="join").sql("duckdb")
+        for n in nodes
+    }
     add("  reference: join layout (lookup = join)", one(joined))
     in_memory = numpy_check(con, shapes, k)
     add("  reference: numpy over the class table (no SQL)", lambda n: {n: in_memory(n)})
@@ -464,16 +594,31 @@ def measure(session: Session, name: str, k: int, limit: float, checked: list, pa
         cursor.close()
     except duckdb.Error as error:
         notes.append("con.cursor() reuse: n/a, " + str(error).splitlines()[0][:60])
-    for statement in ["DEALLOCATE ov_case", "DEALLOCATE ov_case_packed", "DROP TABLE ov_packed", "DROP TABLE ov_small",
-                      "DROP TABLE IF EXISTS ov_snap"] + [f"DROP TABLE ov_snap_{i}" for i in range(len(pairs))]:
+    for statement in [
+        "DEALLOCATE ov_case",
+        "DEALLOCATE ov_case_packed",
+        "DROP TABLE ov_packed",
+        "DROP TABLE ov_small",
+        "DROP TABLE IF EXISTS ov_snap",
+    ] + [f"DROP TABLE ov_snap_{i}" for i in range(len(pairs))]:
         con.execute(statement).fetchall()
 
     base = statistics.median(variants[0].passes)
     rows = []
     for v in variants:
         ms = 1000 * statistics.median(v.passes)
-        rows.append({"dataset": name, "k": k, "s": limit, "variant": v.name, "ms": ms, "ratio": ms / (1000 * base),
-                     "note": v.note, "passes_ms": [1000 * x for x in v.passes]})
+        rows.append(
+            {
+                "dataset": name,
+                "k": k,
+                "s": limit,
+                "variant": v.name,
+                "ms": ms,
+                "ratio": ms / (1000 * base),
+                "note": v.note,
+                "passes_ms": [1000 * x for x in v.passes],
+            }
+        )
         print(f"  {v.name:<62} {ms:8.3f} ms {ms / (1000 * base):6.2f}  {v.note}", flush=True)
     for note in notes:
         print("  " + note)
@@ -484,7 +629,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.check_overhead", description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["adult", "adult40"], choices=["adult", "adult40"])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--sample", type=int, default=100, help="at most this many checked nodes timed per configuration")
+    parser.add_argument(
+        "--sample", type=int, default=100, help="at most this many checked nodes timed per configuration"
+    )
     parser.add_argument("--sample40", type=int, default=40, help="the same for ADULT x40")
     parser.add_argument("--rounds40", type=int, default=3, help="timed passes for ADULT x40")
     parser.add_argument("--json", help="write the rows as JSON to this file")
@@ -506,14 +653,23 @@ def main() -> None:
             if name == "adult40":
                 job = replace(job, input=Source(path=str(adult40(Path(tmp))), delimiter=";"))
             with Session(job) as session:
-                meta[name] = {"rows": session.rows, "base_classes": session.prepared.base_classes,
-                              "prepare_s": session.prepare_seconds}
-                print(f"{name}: {session.rows} rows, {session.prepared.base_classes} base classes, "
-                      f"prepare {session.prepare_seconds:.2f} s", flush=True)
+                meta[name] = {
+                    "rows": session.rows,
+                    "base_classes": session.prepared.base_classes,
+                    "prepare_s": session.prepare_seconds,
+                }
+                print(
+                    f"{name}: {session.rows} rows, {session.prepared.base_classes} base classes, "
+                    f"prepare {session.prepare_seconds:.2f} s",
+                    flush=True,
+                )
                 for k, limit in CONFIGS:
                     started = time.perf_counter()
                     checked, paths = record(session, k, limit)
-                    meta[name][f"k{k}_s{limit}"] = {"flash_checks": len(checked), "search_s": time.perf_counter() - started}
+                    meta[name][f"k{k}_s{limit}"] = {
+                        "flash_checks": len(checked),
+                        "search_s": time.perf_counter() - started,
+                    }
                     if name == "adult":
                         recorded[k, limit] = checked, paths
                     else:
@@ -524,8 +680,17 @@ def main() -> None:
                     if name not in args.datasets:
                         continue
                     big = name == "adult40"
-                    rows += measure(session, name, k, limit, checked, paths, args.rounds40 if big else args.rounds,
-                                    args.sample40 if big else args.sample, args.only)
+                    rows += measure(
+                        session,
+                        name,
+                        k,
+                        limit,
+                        checked,
+                        paths,
+                        args.rounds40 if big else args.rounds,
+                        args.sample40 if big else args.sample,
+                        args.only,
+                    )
     print_tables(rows)
     if args.json:
         write_json(args.json, {"duckdb": duckdb.__version__, "datasets": meta, "rows": rows})
@@ -546,7 +711,9 @@ def print_tables(rows: list[dict]) -> None:
             line = f"{v:<62}"
             for _, k, s in configs:
                 r = by.get((name, k, s, v))
-                line += f" {r['ms']:>15.3f} {r['ratio']:>6.2f}" if r and r["ratio"] is not None else f" {'-':>15} {'-':>6}"
+                line += (
+                    f" {r['ms']:>15.3f} {r['ratio']:>6.2f}" if r and r["ratio"] is not None else f" {'-':>15} {'-':>6}"
+                )
             print(line)
 
 
@@ -562,9 +729,13 @@ def plot(rows: list[dict], path: str) -> None:
     fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels) + 4, 0.22 * len(variants) + 1.5), sharey=True)
     axes = list(axes) if len(panels) > 1 else [axes]
     for ax, (name, k, s) in zip(axes, panels):
-        by = {r["variant"]: r for r in rows if (r["dataset"], r["k"], r["s"]) == (name, k, s) and r["ratio"] is not None}
+        by = {
+            r["variant"]: r for r in rows if (r["dataset"], r["k"], r["s"]) == (name, k, s) and r["ratio"] is not None
+        }
         values = [by[v]["ratio"] if v in by else 0 for v in variants]
-        colors = ["tab:red" if v.startswith("1 ") else "tab:gray" if v.startswith(" ") else "tab:blue" for v in variants]
+        colors = [
+            "tab:red" if v.startswith("1 ") else "tab:gray" if v.startswith(" ") else "tab:blue" for v in variants
+        ]
         ax.barh(range(len(variants)), values, color=colors)
         ax.axvline(1.0, color="black", linewidth=0.8)
         current = by[variants[0]]["ms"]

@@ -50,7 +50,17 @@ FILES = {
 ADULT = SHARED / "adult"
 ADULT_CSV = ADULT / "adult.csv"
 ADULT_ROWS = 30162
-ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
+ADULT_QIS = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+]
 ADULT_SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
 CACHE = Path(os.environ.get("SQLANON_BENCH_CACHE", Path(__file__).resolve().parent / ".cache"))
 
@@ -93,14 +103,23 @@ def replicated(times: int, plain: bool = False, kind: str = "parquet") -> Path:
     con = duckdb.connect()
     try:
         con.execute("SET preserve_insertion_order = false").fetchall()
-        names = [d[0] for d in con.execute("SELECT * FROM read_csv($p, delim = ';', header = true, all_varchar = true) LIMIT 0",
-                                           {"p": str(ADULT_CSV)}).description]
+        names = [
+            d[0]
+            for d in con.execute(
+                "SELECT * FROM read_csv($p, delim = ';', header = true, all_varchar = true) LIMIT 0",
+                {"p": str(ADULT_CSV)},
+            ).description
+        ]
         quoted = {c: '"' + c.replace('"', '""') + '"' for c in names}
-        age = ("CASE WHEN r.r = 0 THEN a.age ELSE CAST(1 + (CAST(a.age AS INTEGER) - 1 + 7 * r.r + a.row) % 100 "
-               "AS VARCHAR) END AS age")
+        age = (
+            "CASE WHEN r.r = 0 THEN a.age ELSE CAST(1 + (CAST(a.age AS INTEGER) - 1 + 7 * r.r + a.row) % 100 "
+            "AS VARCHAR) END AS age"
+        )
         select = ", ".join(age if c == "age" and not plain else f"a.{quoted[c]}" for c in names)
         order = " ORDER BY r.r, a.row" if plain else ""
-        options = "FORMAT csv, DELIMITER ';', HEADER true" if kind == "csv" else "FORMAT parquet, ROW_GROUP_SIZE 1000000"
+        options = (
+            "FORMAT csv, DELIMITER ';', HEADER true" if kind == "csv" else "FORMAT parquet, ROW_GROUP_SIZE 1000000"
+        )
         if plain:  # in order: replica by replica, rows as in ADULT
             con.execute("SET preserve_insertion_order = true").fetchall()
         con.execute(
@@ -143,8 +162,10 @@ class PgServer:
     def __init__(self, binaries: Path | None = None):
         self.binaries = binaries or pg_bindir()
         if self.binaries is None:
-            raise SystemExit("no PostgreSQL binaries (pg_config --bindir or /usr/lib/postgresql/*/bin); "
-                             "give a server with --url or the PG* variables")
+            raise SystemExit(
+                "no PostgreSQL binaries (pg_config --bindir or /usr/lib/postgresql/*/bin); "
+                "give a server with --url or the PG* variables"
+            )
         self.folder = Path(tempfile.mkdtemp(prefix="sqlanon-bench-pg-"))
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
@@ -163,9 +184,18 @@ class PgServer:
     def start(self) -> PgServer:
         data = str(self.folder / "data")
         self._run("initdb", "-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync")
-        self._run("pg_ctl", "-D", data, "-l", str(self.folder / "log"), "-w", "start", "-o",
-                  f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-                  "-c synchronous_commit=off -c full_page_writes=off")
+        self._run(
+            "pg_ctl",
+            "-D",
+            data,
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "start",
+            "-o",
+            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off",
+        )
         return self
 
     def stop(self) -> None:
@@ -188,10 +218,14 @@ def load_csv(url: str, table: str, path: str | Path, delimiter: str = ",") -> st
     names = sql.SQL(", ").join(map(sql.Identifier, header))
     with psycopg.connect(url, autocommit=True) as con:
         con.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(name))
-        con.execute(sql.SQL("CREATE TEMP TABLE staging (__line bigserial, {})").format(
-            sql.SQL(", ").join(sql.SQL("{} text").format(sql.Identifier(h)) for h in header)))
+        con.execute(
+            sql.SQL("CREATE TEMP TABLE staging (__line bigserial, {})").format(
+                sql.SQL(", ").join(sql.SQL("{} text").format(sql.Identifier(h)) for h in header)
+            )
+        )
         copy = sql.SQL("COPY staging ({}) FROM STDIN WITH (FORMAT csv, HEADER true, DELIMITER {})").format(
-            names, sql.Literal(delimiter))
+            names, sql.Literal(delimiter)
+        )
         with con.cursor() as cursor, cursor.copy(copy) as writer, open(path, "rb") as data:
             while chunk := data.read(1 << 20):
                 writer.write(chunk)
@@ -200,8 +234,10 @@ def load_csv(url: str, table: str, path: str | Path, delimiter: str = ",") -> st
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.datasets",
-                                     description="Write ADULT replicated N times (bench/.cache) and print the paths.")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.datasets",
+        description="Write ADULT replicated N times (bench/.cache) and print the paths.",
+    )
     parser.add_argument("times", nargs="?", type=int, default=40)
     parser.add_argument("--rows", type=int, help="at least this many rows instead of a factor")
     parser.add_argument("--plain", action="store_true", help="the plain concatenation (ages unchanged)")

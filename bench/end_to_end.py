@@ -55,9 +55,17 @@ def write_job(folder: Path, data: Path, kind: str, output: str, k: int, s: float
     lines = ["[input]", f'path = "{data}"', 'delimiter = ";"' if kind == "csv" else ""]
     for q in QIS:
         lines += [f'[attributes."{q}"]', 'role = "quasi"', f'hierarchy = "{adult_hierarchy(q)}"']
-    lines += ["[privacy]", f"k = {k}", f"suppression_limit = {s}", "[search]", 'algorithm = "flash"',
-              'metric = "discernibility"', "[output]", f'path = "{folder / ("out." + output)}"',
-              f'report = "{folder / "report.json"}"']
+    lines += [
+        "[privacy]",
+        f"k = {k}",
+        f"suppression_limit = {s}",
+        "[search]",
+        'algorithm = "flash"',
+        'metric = "discernibility"',
+        "[output]",
+        f'path = "{folder / ("out." + output)}"',
+        f'report = "{folder / "report.json"}"',
+    ]
     path = folder / f"job_{kind}_{output}.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -93,8 +101,14 @@ def run(job_path: Path) -> dict:
     seconds["write"] = marks["verify"] - marks["write"] - sum(opened)
     seconds["verify"] = seconds["output"] - seconds["write"]
     seconds["total"] = total
-    return {"seconds": seconds, "node": report["transformation"], "suppressed": report["suppressed"],
-            "checks": report["checks"], "placement": report["checks_placement"], "base_classes": report["base_classes"]}
+    return {
+        "seconds": seconds,
+        "node": report["transformation"],
+        "suppressed": report["suppressed"],
+        "checks": report["checks"],
+        "placement": report["checks_placement"],
+        "base_classes": report["base_classes"],
+    }
 
 
 def relation(kind: str, path: str, delimiter: str) -> tuple[str, dict]:
@@ -119,8 +133,11 @@ def floors(data: Path, kind: str, output: str, written: Path, scratch: Path) -> 
         con = duckdb.connect()
         opened = time.perf_counter() - started
         try:
-            return timed(lambda: con.sql(f"SELECT {keys}, COUNT(*) AS n FROM {relation_sql} GROUP BY {keys}",
-                                         params=params).to_arrow_table()) + (opened if connect else 0.0)
+            return timed(
+                lambda: con.sql(
+                    f"SELECT {keys}, COUNT(*) AS n FROM {relation_sql} GROUP BY {keys}", params=params
+                ).to_arrow_table()
+            ) + (opened if connect else 0.0)
         finally:
             con.close()
 
@@ -130,15 +147,20 @@ def floors(data: Path, kind: str, output: str, written: Path, scratch: Path) -> 
         target = str(scratch / f"floor.{output}").replace("'", "''")
         options = "FORMAT parquet" if output == "parquet" else "FORMAT csv, HEADER true, DELIMITER ','"
         try:
-            return timed(lambda: con.execute(f"COPY (SELECT * FROM {source}) TO '{target}' ({options})", params).fetchall())
+            return timed(
+                lambda: con.execute(f"COPY (SELECT * FROM {source}) TO '{target}' ({options})", params).fetchall()
+            )
         finally:
             con.close()
 
-    return {"group_by": group_by(*relation(kind, str(data), ";")), "copy": copy(),
-            # the same with its fresh database's creation (~10-15 ms of DuckDB's catalog), which
-            # prepare pays too: the engine's connection is opened inside the phase
-            "connect_group_by": group_by(*relation(kind, str(data), ";"), connect=True),
-            "group_by_output": group_by(*relation(output, str(written), ","))}
+    return {
+        "group_by": group_by(*relation(kind, str(data), ";")),
+        "copy": copy(),
+        # the same with its fresh database's creation (~10-15 ms of DuckDB's catalog), which
+        # prepare pays too: the engine's connection is opened inside the phase
+        "connect_group_by": group_by(*relation(kind, str(data), ";"), connect=True),
+        "group_by_output": group_by(*relation(output, str(written), ",")),
+    }
 
 
 def median(rows: list[dict], key: str) -> float:
@@ -158,8 +180,9 @@ def main() -> None:
     folder = CACHE / "end_to_end"
     folder.mkdir(parents=True, exist_ok=True)
     print("load before:", uptime(), flush=True)
-    warm = write_job(folder, replicated(args.times, plain=True, kind=args.inputs[0]), args.inputs[0], args.outputs[0],
-                     args.k, args.s)
+    warm = write_job(
+        folder, replicated(args.times, plain=True, kind=args.inputs[0]), args.inputs[0], args.outputs[0], args.k, args.s
+    )
     run(warm)  # untimed
     results = []
     for kind in args.inputs:
@@ -173,20 +196,34 @@ def main() -> None:
                 floor_runs.append(floors(data, kind, output, folder / f"out.{output}", folder))
             phases = {key: median(runs, key) for key in runs[0]}
             floor = {key: median(floor_runs, key) for key in floor_runs[0]}
-            row = {"input": kind, "output": output, "rows": 30162 * args.times, **{k: v for k, v in outcome.items() if k != "seconds"},
-                   "phases": phases, "floors": floor}
+            row = {
+                "input": kind,
+                "output": output,
+                "rows": 30162 * args.times,
+                **{k: v for k, v in outcome.items() if k != "seconds"},
+                "phases": phases,
+                "floors": floor,
+            }
             results.append(row)
             print(json.dumps(row), flush=True)
     print("load after:", uptime())
     for row in results:
         p, f = row["phases"], row["floors"]
-        print(f"\n{row['input']} -> {row['output']}: node {row['node']}, {row['suppressed']} suppressed, "
-              f"{row['checks']} checks ({row['placement']}), {row['base_classes']} base classes")
+        print(
+            f"\n{row['input']} -> {row['output']}: node {row['node']}, {row['suppressed']} suppressed, "
+            f"{row['checks']} checks ({row['placement']}), {row['base_classes']} base classes"
+        )
         print("| phase | seconds | floor | floor seconds | ratio |\n|---|---|---|---|---|")
-        lines = [("prepare", "group by", f["group_by"]), ("prepare", "connect + group by", f["connect_group_by"]),
-                 ("search", "", None), ("write", "copy", f["copy"]),
-                 ("verify", "group by output", f["group_by_output"]), ("verify", "group by (input)", f["group_by"]),
-                 ("risk", "", None), ("total", "", None)]
+        lines = [
+            ("prepare", "group by", f["group_by"]),
+            ("prepare", "connect + group by", f["connect_group_by"]),
+            ("search", "", None),
+            ("write", "copy", f["copy"]),
+            ("verify", "group by output", f["group_by_output"]),
+            ("verify", "group by (input)", f["group_by"]),
+            ("risk", "", None),
+            ("total", "", None),
+        ]
         for phase, name, value in lines:
             ratio = f"{p[phase] / value:.2f}" if value else ""
             print(f"| {phase} | {p[phase]:.3f} | {name} | {'' if value is None else f'{value:.3f}'} | {ratio} |")

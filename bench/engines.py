@@ -48,8 +48,12 @@ def run_group(spec: dict) -> dict:
     from sqlanon.core.snapshots import SnapshotSettings
     from sqlanon.session import Session
 
-    settings = dict(metric="discernibility", engine=spec["engine"], lookup=spec.get("lookup", "wide"),
-                    snapshots=SnapshotSettings(**spec.get("snapshots", {})))
+    settings = dict(
+        metric="discernibility",
+        engine=spec["engine"],
+        lookup=spec.get("lookup", "wide"),
+        snapshots=SnapshotSettings(**spec.get("snapshots", {})),
+    )
     for key in ("memory_limit", "temp_directory", "threads"):
         if spec.get(key) is not None:
             settings[key] = spec[key]
@@ -67,22 +71,37 @@ def run_group(spec: dict) -> dict:
                 outcome, checker = session.search("flash", k=k, suppression_limit=limit)
                 times.append(time.perf_counter() - t)
             best = outcome.optimum
-            rows.append({
-                "k": k, "s": limit, "seconds": statistics.median(times), "times": times,
-                "checks": checker.checks, "rollups": checker.rollups, "snapshot_hits": checker.snapshot_hits,
-                "rows_scanned": engine.rows_scanned - scanned,
-                "node": list(best.node) if best else None, "loss": best.loss if best else None,
-                "suppressed": best.stats.suppressed if best else None,
-            })
+            rows.append(
+                {
+                    "k": k,
+                    "s": limit,
+                    "seconds": statistics.median(times),
+                    "times": times,
+                    "checks": checker.checks,
+                    "rollups": checker.rollups,
+                    "snapshot_hits": checker.snapshot_hits,
+                    "rows_scanned": engine.rows_scanned - scanned,
+                    "node": list(best.node) if best else None,
+                    "loss": best.loss if best else None,
+                    "suppressed": best.stats.suppressed if best else None,
+                }
+            )
         base = session.prepared.base_classes
         n = session.rows
-    return {**spec, "rows": n, "base_classes": base, "prepare": prepare, "results": rows,
-            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        **spec,
+        "rows": n,
+        "base_classes": base,
+        "prepare": prepare,
+        "results": rows,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def in_subprocess(spec: dict) -> dict:
-    out = subprocess.run([sys.executable, "-m", "bench.engines", "--group", json.dumps(spec)], capture_output=True,
-                         text=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.engines", "--group", json.dumps(spec)], capture_output=True, text=True, cwd=ROOT
+    )
     if out.returncode != 0:
         return {**spec, "error": (out.stderr.strip().splitlines() or ["failed"])[-1]}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -93,8 +112,11 @@ def grid(args) -> list[dict]:
     groups = []
     for size in args.sizes:
         for engine in args.engines:
-            groups.append(in_subprocess({"part": "grid", "engine": engine, "size": size, "configs": configs,
-                                         "repeat": args.repeat}))
+            groups.append(
+                in_subprocess(
+                    {"part": "grid", "engine": engine, "size": size, "configs": configs, "repeat": args.repeat}
+                )
+            )
             print_group(groups[-1])
     print_ratios(groups)
     return groups
@@ -106,9 +128,20 @@ def figure9(args) -> list[dict]:
         if engine not in args.engines:
             continue
         for step, switches in STEPS:
-            groups.append(in_subprocess({"part": "figure9", "engine": engine, "lookup": lookup, "step": step,
-                                         "snapshots": switches, "size": args.size,
-                                         "configs": [(args.k[0], args.limits[-1])], "repeat": args.repeat}))
+            groups.append(
+                in_subprocess(
+                    {
+                        "part": "figure9",
+                        "engine": engine,
+                        "lookup": lookup,
+                        "step": step,
+                        "snapshots": switches,
+                        "size": args.size,
+                        "configs": [(args.k[0], args.limits[-1])],
+                        "repeat": args.repeat,
+                    }
+                )
+            )
             print_group(groups[-1])
     return groups
 
@@ -119,8 +152,17 @@ def large(args) -> list[dict]:
     folder = tempfile.mkdtemp(prefix="sqlanon-spill-")
     # k = 5 as the issue asks; replicas make most classes large, so k = 100 adds a real search
     configs = [(5, 0.0), (5, 0.02), (100, 0.02)]
-    group = in_subprocess({"part": "large", "engine": "duckdb", "size": times_for(args.rows), "configs": configs,
-                           "repeat": 1, "memory_limit": args.memory_limit, "temp_directory": folder})
+    group = in_subprocess(
+        {
+            "part": "large",
+            "engine": "duckdb",
+            "size": times_for(args.rows),
+            "configs": configs,
+            "repeat": 1,
+            "memory_limit": args.memory_limit,
+            "temp_directory": folder,
+        }
+    )
     print_group(group)
     return [group]
 
@@ -132,14 +174,18 @@ def print_group(group: dict) -> None:
     if "error" in group:
         print(f"{label}: FAILED: {group['error']}")
         return
-    print(f"{label}: {group['rows']:,} rows, {group['base_classes']:,} base classes, prepare {group['prepare']:.2f} s, "
-          f"peak RSS {group['peak_rss_mib']:.0f} MiB")
+    print(
+        f"{label}: {group['rows']:,} rows, {group['base_classes']:,} base classes, prepare {group['prepare']:.2f} s, "
+        f"peak RSS {group['peak_rss_mib']:.0f} MiB"
+    )
     for r in group["results"]:
         arx = ARX.get((r["k"], r["s"])) if group["size"] == 1 else None
-        print(f"   k={r['k']:<3} s={r['s']:<5} {r['seconds']:>9.3f} s  checks {r['checks']:>6}  roll-ups {r['rollups']:>5}  "
-              f"hits {r['snapshot_hits']:>5}  rows scanned {r['rows_scanned']:>13,}  "
-              f"{1000 * r['seconds'] / max(1, r['checks']):>7.2f} ms/check  optimum {''.join(map(str, r['node'] or []))}"
-              + (f"  ARX {arx[0]} s ({arx[1]})" if arx else ""))
+        print(
+            f"   k={r['k']:<3} s={r['s']:<5} {r['seconds']:>9.3f} s  checks {r['checks']:>6}  roll-ups {r['rollups']:>5}  "
+            f"hits {r['snapshot_hits']:>5}  rows scanned {r['rows_scanned']:>13,}  "
+            f"{1000 * r['seconds'] / max(1, r['checks']):>7.2f} ms/check  optimum {''.join(map(str, r['node'] or []))}"
+            + (f"  ARX {arx[0]} s ({arx[1]})" if arx else "")
+        )
 
 
 def print_ratios(groups: list[dict]) -> None:
@@ -151,8 +197,10 @@ def print_ratios(groups: list[dict]) -> None:
             continue
         for a, b in zip(d["results"], m["results"]):
             same = a["node"] == b["node"] and a["checks"] == b["checks"] and a["suppressed"] == b["suppressed"]
-            print(f"   x{size:<3} k={a['k']:<3} s={a['s']:<5} duckdb {a['seconds']:.3f} s  memory {b['seconds']:.3f} s  "
-                  f"ratio {a['seconds'] / max(b['seconds'], 1e-9):.2f}{'' if same else '  RESULTS DIFFER'}")
+            print(
+                f"   x{size:<3} k={a['k']:<3} s={a['s']:<5} duckdb {a['seconds']:.3f} s  memory {b['seconds']:.3f} s  "
+                f"ratio {a['seconds'] / max(b['seconds'], 1e-9):.2f}{'' if same else '  RESULTS DIFFER'}"
+            )
 
 
 def plot(groups: list[dict], path: Path) -> None:

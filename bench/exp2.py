@@ -31,8 +31,12 @@ MODELS = {
     "entropy:3": {"type": "entropy-l-diversity", "l": 3},
     "recursive:4:3": {"type": "recursive-cl-diversity", "c": 4, "l": 3},
     "tequal:0.2": {"type": "t-closeness", "t": 0.2},
-    "thier:0.2": {"type": "t-closeness", "t": 0.2, "distance": "hierarchical",
-                  "hierarchy": str(adult_hierarchy("occupation"))},
+    "thier:0.2": {
+        "type": "t-closeness",
+        "t": 0.2,
+        "distance": "hierarchical",
+        "hierarchy": str(adult_hierarchy("occupation")),
+    },
 }
 
 
@@ -47,12 +51,18 @@ def job_file(folder: Path, name: str, model: dict, k: int | None, s: float, engi
     lines += ['[attributes."occupation"]', 'role = "sensitive"', "[privacy]", f"suppression_limit = {s}"]
     if k:
         lines.append(f"k = {k}")
-    lines += ["[[privacy.models]]", *(f"{key} = {toml_value(v)}" for key, v in {**model, "attribute": "occupation"}.items())]
+    lines += [
+        "[[privacy.models]]",
+        *(f"{key} = {toml_value(v)}" for key, v in {**model, "attribute": "occupation"}.items()),
+    ]
     lines += ["[search]", 'algorithm = "flash"', 'metric = "loss"', "[engine]", f'name = "{engine}"']
     if engine != "memory":
         lines.append(f'checks = "{checks}"')
-    lines += ["[output]", f"path = {toml_value(str(folder / (name + '.csv')))}",
-              f"report = {toml_value(str(folder / (name + '.json')))}"]
+    lines += [
+        "[output]",
+        f"path = {toml_value(str(folder / (name + '.csv')))}",
+        f"report = {toml_value(str(folder / (name + '.json')))}",
+    ]
     path = folder / f"{name}.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -88,19 +98,34 @@ def main() -> None:
                     runs = [run(path) for _ in range(args.repeat)]
                     wall = statistics.median(r[0] for r in runs)
                     report = runs[0][1]
-                    phases = {p: round(statistics.median(r[1]["seconds"][p] for r in runs), 3) for p in report["seconds"]}
+                    phases = {
+                        p: round(statistics.median(r[1]["seconds"][p] for r in runs), 3) for p in report["seconds"]
+                    }
                     checks = report["checks"]
-                    row = {"model": key, "k": k, "s": s, "end_to_end_s": round(wall, 3), **phases, "checks": checks,
-                           "ms_per_check": round(1e3 * phases["search"] / checks, 3) if checks else None,
-                           "placement": report.get("checks_placement"), "optimum": report.get("transformation"),
-                           "loss": report.get("loss"), "suppressed": report.get("suppressed")}
+                    row = {
+                        "model": key,
+                        "k": k,
+                        "s": s,
+                        "end_to_end_s": round(wall, 3),
+                        **phases,
+                        "checks": checks,
+                        "ms_per_check": round(1e3 * phases["search"] / checks, 3) if checks else None,
+                        "placement": report.get("checks_placement"),
+                        "optimum": report.get("transformation"),
+                        "loss": report.get("loss"),
+                        "suppressed": report.get("suppressed"),
+                    }
                     rows.append(row)
                     print(row, flush=True)
     print("load after:", uptime())
-    print("| model | k | s | checks | prepare s | search s | output s | end to end s | ms/check |\n|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| model | k | s | checks | prepare s | search s | output s | end to end s | ms/check |\n|---|---|---|---|---|---|---|---|---|"
+    )
     for r in rows:
-        print(f"| {r['model']} | {r['k'] or '–'} | {r['s']} | {r['checks']:,} | {r['prepare']} | {r['search']} | "
-              f"{r['output']} | {r['end_to_end_s']} | {r['ms_per_check']} |")
+        print(
+            f"| {r['model']} | {r['k'] or '–'} | {r['s']} | {r['checks']:,} | {r['prepare']} | {r['search']} | "
+            f"{r['output']} | {r['end_to_end_s']} | {r['ms_per_check']} |"
+        )
     write_json(RESULTS / "exp2.json", {"engine": args.engine, "checks": args.checks, "rows": rows})
 
 

@@ -23,7 +23,13 @@ from bench.common import write_json
 from bench.datasets import dataset_job
 from sqlanon.session import Session
 
-ARX = {(5, 0.0): (0.043, 181), (5, 0.02): (1.0, 1895), (2, 0.0): (0.164, 217), (2, 0.02): (2.1, 3136), (2, 0.1): (5.1, 7262)}
+ARX = {
+    (5, 0.0): (0.043, 181),
+    (5, 0.02): (1.0, 1895),
+    (2, 0.0): (0.164, 217),
+    (2, 0.02): (2.1, 3136),
+    (2, 0.1): (5.1, 7262),
+}
 
 
 def main() -> None:
@@ -40,8 +46,10 @@ def main() -> None:
     rows = []
     with Session(job) as session:
         prepare = session.prepare_seconds
-        print(f"ADULT: {session.rows} rows, {session.prepared.base_classes} base classes, "
-              f"lattice {session.lattice.size} nodes; prepare {prepare:.3f} s; metric {args.metric}; lookup {args.lookup}")
+        print(
+            f"ADULT: {session.rows} rows, {session.prepared.base_classes} base classes, "
+            f"lattice {session.lattice.size} nodes; prepare {prepare:.3f} s; metric {args.metric}; lookup {args.lookup}"
+        )
         header = f"{'k':>3} {'s':>5} {'checks':>7} {'tagged':>7} {'pruned':>7} {'search s':>9} {'w/ prep s':>9} {'ms/check':>8}  {'loss':>14} {'supp':>5}  optimum          ARX s (checks)"
         print(header)
         print("-" * len(header))
@@ -53,16 +61,24 @@ def main() -> None:
                 c, best = outcome.counters, outcome.optimum
                 arx = ARX.get((k, limit))
                 row = {
-                    "k": k, "s": limit, "checks": c["checks"], "tagged": c["tagged"], "pruned": c["pruned"],
-                    "seconds": seconds, "with_prepare": seconds + prepare,
-                    "loss": best.loss if best else None, "suppressed": best.stats.suppressed if best else None,
+                    "k": k,
+                    "s": limit,
+                    "checks": c["checks"],
+                    "tagged": c["tagged"],
+                    "pruned": c["pruned"],
+                    "seconds": seconds,
+                    "with_prepare": seconds + prepare,
+                    "loss": best.loss if best else None,
+                    "suppressed": best.stats.suppressed if best else None,
                     "node": list(best.node) if best else None,
                 }
                 rows.append(row)
-                print(f"{k:>3} {limit:>5} {c['checks']:>7} {c['tagged']:>7} {c['pruned']:>7} {seconds:>9.3f} "
-                      f"{seconds + prepare:>9.3f} {1000 * seconds / max(1, c['checks']):>8.2f}  {row['loss']!s:>14} "
-                      f"{row['suppressed']!s:>5}  {''.join(map(str, best.node)) if best else '-':<15}  "
-                      + (f"{arx[0]} ({arx[1]})" if arx else ""))
+                print(
+                    f"{k:>3} {limit:>5} {c['checks']:>7} {c['tagged']:>7} {c['pruned']:>7} {seconds:>9.3f} "
+                    f"{seconds + prepare:>9.3f} {1000 * seconds / max(1, c['checks']):>8.2f}  {row['loss']!s:>14} "
+                    f"{row['suppressed']!s:>5}  {''.join(map(str, best.node)) if best else '-':<15}  "
+                    + (f"{arx[0]} ({arx[1]})" if arx else "")
+                )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (RSS) {peak:.0f} MiB")
     if args.json:

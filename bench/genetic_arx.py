@@ -46,8 +46,14 @@ HERE = Path(__file__).resolve().parent
 KS = (2, 3, 5, 10, 20, 50)
 LIMITS = (0.0, 0.02, 0.04, 0.1, 1.0)
 #: sqlanon's metric names -> ARX's (ArxHeuristicGrid.metric)
-METRICS = {"discernibility": "discernability", "aecs": "aecs", "loss": "loss", "height": "height",
-           "precision": "precision", "entropy": "entropy"}
+METRICS = {
+    "discernibility": "discernability",
+    "aecs": "aecs",
+    "loss": "loss",
+    "height": "height",
+    "precision": "precision",
+    "entropy": "entropy",
+}
 ARX_TOOLS = ("arx-flash", "arx-genetic", "arx-lightning")
 REL_TOL = 1e-9
 BUILD = Path(os.environ.get("ARX_BUILD_DIR", Path(tempfile.gettempdir()) / "arx-build"))
@@ -66,8 +72,11 @@ def arx_driver() -> list[str] | None:
     """The java command line of the compiled driver, or None (with a message) without ARX's build."""
     classpath = BUILD / "classpath.txt"
     if not classpath.exists() or shutil.which("javac") is None:
-        print(f"ARX columns skipped: no ARX build at {BUILD} (classpath.txt) or no javac. "
-              "Build it with `bash ../shared/arx/build.sh` (see ../shared/arx/README.md).", flush=True)
+        print(
+            f"ARX columns skipped: no ARX build at {BUILD} (classpath.txt) or no javac. "
+            "Build it with `bash ../shared/arx/build.sh` (see ../shared/arx/README.md).",
+            flush=True,
+        )
         return None
     cp = classpath.read_text().strip()
     out = HERE / ".cache" / "arx-heuristic-grid"
@@ -98,10 +107,16 @@ def run_arx(configs, budget: int, results: dict, save) -> None:
             answer = json.loads(java.stdout.readline())
             if "error" in answer:
                 raise SystemExit(f"ARX failed on {key(k, s, metric)} {tool}: {answer['error']}")
-            entry = {"loss": float(answer["loss"]) if answer.get("found") else None, "node": answer.get("node"),
-                     "checks": answer["checks"], "seconds": answer["ms"] / 1000}
+            entry = {
+                "loss": float(answer["loss"]) if answer.get("found") else None,
+                "node": answer.get("node"),
+                "checks": answer["checks"],
+                "seconds": answer["ms"] / 1000,
+            }
             results.setdefault(key(k, s, metric), {})[tool] = entry
-            print(f"  {key(k, s, metric):<28} {tool:<14} loss {entry['loss']!s:<22} checks {entry['checks']}", flush=True)
+            print(
+                f"  {key(k, s, metric):<28} {tool:<14} loss {entry['loss']!s:<22} checks {entry['checks']}", flush=True
+            )
             save()
         java.stdin.write("quit\n")
 
@@ -131,11 +146,17 @@ def run_sqlanon(configs, budget: int, seeds, results: dict, save, only=None) -> 
             started = time.perf_counter()
             outcome, checker = session.search(algorithm, k=k, suppression_limit=s, metric=metric, **options)
             best = outcome.optimum
-            entry = {"loss": None if best is None else best.loss, "node": None if best is None else list(best.node),
-                     "checks": checker.checks, "fallback_checks": outcome.counters.get("fallback_checks", 0),
-                     "seconds": time.perf_counter() - started}
+            entry = {
+                "loss": None if best is None else best.loss,
+                "node": None if best is None else list(best.node),
+                "checks": checker.checks,
+                "fallback_checks": outcome.counters.get("fallback_checks", 0),
+                "seconds": time.perf_counter() - started,
+            }
             results.setdefault(key(k, s, metric), {})[tool] = entry
-            print(f"  {key(k, s, metric):<28} {tool:<20} loss {entry['loss']!s:<22} checks {entry['checks']}", flush=True)
+            print(
+                f"  {key(k, s, metric):<28} {tool:<20} loss {entry['loss']!s:<22} checks {entry['checks']}", flush=True
+            )
             save()
 
 
@@ -143,16 +164,24 @@ def run_sqlanon(configs, budget: int, seeds, results: dict, save, only=None) -> 
 def table(configs, results: dict, seeds) -> str:
     """Per suppression band: configurations whose optimum each tool reaches."""
     problems = []
-    columns_ = ["arx-genetic", *[f"genetic-kgen-{s}" for s in seeds], *[f"genetic-hybrid-{s}" for s in seeds],
-                "lightning", "arx-lightning"]
+    columns_ = [
+        "arx-genetic",
+        *[f"genetic-kgen-{s}" for s in seeds],
+        *[f"genetic-hybrid-{s}" for s in seeds],
+        "lightning",
+        "arx-lightning",
+    ]
     counts = {s: {c: 0 for c in columns_} for s in LIMITS}
     present = {s: {c: 0 for c in columns_} for s in LIMITS}
     bands = {s: 0 for s in LIMITS}
     for k, s, metric in configs:
         row = results.get(key(k, s, metric), {})
         optimum = row.get("flash", {}).get("loss")
-        if "arx-flash" in row and not same(row["arx-flash"]["loss"], optimum) and not (row["arx-flash"]["loss"] is None
-                                                                                       and optimum is None):
+        if (
+            "arx-flash" in row
+            and not same(row["arx-flash"]["loss"], optimum)
+            and not (row["arx-flash"]["loss"] is None and optimum is None)
+        ):
             problems.append(f"{key(k, s, metric)}: ARX Flash {row['arx-flash']['loss']!r} != sqlanon Flash {optimum!r}")
         if "flash" not in row:
             continue
@@ -162,7 +191,10 @@ def table(configs, results: dict, seeds) -> str:
                 present[s][c] += 1
                 counts[s][c] += same(row[c]["loss"], optimum) or (optimum is None and row[c]["loss"] is None)
     names = {"arx-genetic": "ARX genetic", "lightning": "Lightning", "arx-lightning": "ARX Lightning"}
-    head = [names.get(c, c.replace("genetic-kgen-", "KGen seed ").replace("genetic-hybrid-", "hybrid seed ")) for c in columns_]
+    head = [
+        names.get(c, c.replace("genetic-kgen-", "KGen seed ").replace("genetic-hybrid-", "hybrid seed "))
+        for c in columns_
+    ]
     lines = ["| s | configs | " + " | ".join(head) + " |", "|---|---:|" + "---:|" * len(columns_)]
     total = {c: 0 for c in columns_}
     for s in LIMITS:
@@ -171,19 +203,25 @@ def table(configs, results: dict, seeds) -> str:
         cells = []
         for c in columns_:
             total[c] += counts[s][c]
-            cells.append(str(counts[s][c]) if present[s][c] == bands[s] else "–" if not present[s][c] else f"{counts[s][c]}?")
+            cells.append(
+                str(counts[s][c]) if present[s][c] == bands[s] else "–" if not present[s][c] else f"{counts[s][c]}?"
+            )
         lines.append(f"| {s:g} | {bands[s]} | " + " | ".join(cells) + " |")
     lines.append(f"| all | {sum(bands.values())} | " + " | ".join(str(total[c]) for c in columns_) + " |")
     text = "\n".join(lines)
     if any("arx-flash" in results.get(key(*c), {}) for c in configs):
-        text += "\n\n" + ("ARX's Flash optimum equals sqlanon's in every configuration run by both." if not problems else
-                          "OPTIMA DISAGREE:\n  " + "\n  ".join(problems))
+        text += "\n\n" + (
+            "ARX's Flash optimum equals sqlanon's in every configuration run by both."
+            if not problems
+            else "OPTIMA DISAGREE:\n  " + "\n  ".join(problems)
+        )
     return text
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.genetic_arx",
-                                     description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.genetic_arx", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--budget", type=int, default=1000, help="checks per heuristic run (default 1000)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[2016], help="seeds of sqlanon's genetic searches")
     parser.add_argument("--ks", type=int, nargs="+", default=list(KS))
@@ -192,7 +230,9 @@ def main(argv=None) -> int:
     parser.add_argument("--json", default=str(RESULTS / "genetic_arx.json"))
     parser.add_argument("--skip-arx", action="store_true", help="sqlanon's columns only")
     parser.add_argument("--skip-sqlanon", action="store_true", help="ARX's columns only")
-    parser.add_argument("--only", nargs="+", help="sqlanon tools to run (name prefixes: flash lightning genetic-kgen genetic-hybrid)")
+    parser.add_argument(
+        "--only", nargs="+", help="sqlanon tools to run (name prefixes: flash lightning genetic-kgen genetic-hybrid)"
+    )
     parser.add_argument("--fresh", action="store_true", help="recompute the tools run now instead of re-using the JSON")
     parser.add_argument("--table", action="store_true", help="only print the table of what the JSON holds")
     args = parser.parse_args(argv)
@@ -207,8 +247,9 @@ def main(argv=None) -> int:
             row = results.get(key(*c), {})
             for tool in list(row):
                 arx = tool.startswith("arx-")
-                if (arx and not args.skip_arx) or (not arx and not args.skip_sqlanon and (
-                        not args.only or any(tool.startswith(o) for o in args.only))):
+                if (arx and not args.skip_arx) or (
+                    not arx and not args.skip_sqlanon and (not args.only or any(tool.startswith(o) for o in args.only))
+                ):
                     del row[tool]
 
     def save():

@@ -28,8 +28,10 @@ def main() -> None:
             started = time.perf_counter()
             outcome, checker = session.search(algorithm, suppression_limit=0.0, **options)
             loss = "none" if outcome.optimum is None else f"{outcome.optimum.loss:.4f}"
-            print(f"{algorithm:<10} loss {loss}, {checker.checks} checks ({outcome.counters.get('fallback_checks', 0)} "
-                  f"by the fallback), stopped: {outcome.counters['stopped']}, {time.perf_counter() - started:.1f} s")
+            print(
+                f"{algorithm:<10} loss {loss}, {checker.checks} checks ({outcome.counters.get('fallback_checks', 0)} "
+                f"by the fallback), stopped: {outcome.counters['stopped']}, {time.perf_counter() - started:.1f} s"
+            )
 
 
 if __name__ == "__main__":

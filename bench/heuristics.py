@@ -35,8 +35,18 @@ OCCUPATION = str(adult_hierarchy("occupation"))
 PRIVACY = {
     "5-anonymity": (5, ()),
     "recursive-(4,3)-diversity": (1, ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},)),
-    "0.2-closeness": (1, ({"type": "t-closeness", "attribute": "occupation", "t": 0.2, "distance": "hierarchical",
-                           "hierarchy": OCCUPATION},)),
+    "0.2-closeness": (
+        1,
+        (
+            {
+                "type": "t-closeness",
+                "attribute": "occupation",
+                "t": 0.2,
+                "distance": "hierarchical",
+                "hierarchy": OCCUPATION,
+            },
+        ),
+    ),
 }
 
 
@@ -45,7 +55,9 @@ def adult_session(privacy: str) -> Session:
     if privacy == "5-anonymity":
         return Session(dataset_job("adult", None), needs=ALL_NEEDS)
     job = dataset_job("adult", [c for c in columns("adult") if c != "occupation"])
-    job = replace(job, attributes=[replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes])
+    job = replace(
+        job, attributes=[replace(a, role="sensitive") if a.name == "occupation" else a for a in job.attributes]
+    )
     k, models = PRIVACY[privacy]
     job = replace(job, models=models)
     return Session(job, needs=ALL_NEEDS)
@@ -66,8 +78,15 @@ def adult_tables(budget: float, privacy_models) -> list[dict]:
                         print(f"{privacy:<26} {metric:<8} {limit:>4} no anonymous node")
                         continue
                     best = flash.optimum.loss
-                    row = {"model": privacy, "metric": metric, "s": limit, "optimum": best, "node": list(flash.optimum.node),
-                           "flash_checks": flash.counters["checks"], "flash_seconds": flash.counters["seconds"]}
+                    row = {
+                        "model": privacy,
+                        "metric": metric,
+                        "s": limit,
+                        "optimum": best,
+                        "node": list(flash.optimum.node),
+                        "flash_checks": flash.counters["checks"],
+                        "flash_seconds": flash.counters["seconds"],
+                    }
                     for column in columns:
                         name, options = column.rstrip("*").replace("(first)", ""), {}
                         if column == "lightning(first)":
@@ -79,18 +98,22 @@ def adult_tables(budget: float, privacy_models) -> list[dict]:
                         if name == "genetic":  # the figures in bench/README.md are KGen's, as published
                             options["genetic"] = GeneticParams(variant="kgen")
                         started = time.perf_counter()
-                        outcome, checker = session.search(name, k=k, models=models, suppression_limit=limit, metric=metric,
-                                                          **options)
+                        outcome, checker = session.search(
+                            name, k=k, models=models, suppression_limit=limit, metric=metric, **options
+                        )
                         found = outcome.optimum
                         row[column] = {
                             "loss": None if found is None else found.loss,
                             "relative": None if found is None else (found.loss - best) / best * 100 if best else 0.0,
-                            "checks": checker.checks, "seconds": time.perf_counter() - started,
+                            "checks": checker.checks,
+                            "seconds": time.perf_counter() - started,
                             "optimal": outcome.proven,
                         }
                     rows.append(row)
-                    print(f"{privacy:<26} {metric:<8} {limit:>4} {best:>14.6g} " + " ".join(
-                        f"{_pct(row[c]['relative']):>16}" for c in columns))
+                    print(
+                        f"{privacy:<26} {metric:<8} {limit:>4} {best:>14.6g} "
+                        + " ".join(f"{_pct(row[c]['relative']):>16}" for c in columns)
+                    )
     return rows
 
 
@@ -115,7 +138,9 @@ def wide_curves(budget: float, limits=(0.0, 1.0)) -> list[dict]:
                     outcome, checker = session.search(heuristic, suppression_limit=limit, **options)
                     row[heuristic] = {
                         "loss": None if outcome.optimum is None else outcome.optimum.loss,
-                        "checks": checker.checks, "trace": outcome.trace, "stopped": outcome.counters["stopped"],
+                        "checks": checker.checks,
+                        "trace": outcome.trace,
+                        "stopped": outcome.counters["stopped"],
                     }
                 runs.append(row)
                 found = [row[h]["loss"] for h in HEURISTICS if row[h]["loss"] is not None]
@@ -123,7 +148,13 @@ def wide_curves(budget: float, limits=(0.0, 1.0)) -> list[dict]:
 
                 def cell(h):
                     loss = row[h]["loss"]
-                    rel = "none" if loss is None else f"{loss:.4f} (+{(loss - least) / least * 100:.0f}%)" if least else f"{loss:.4f}"
+                    rel = (
+                        "none"
+                        if loss is None
+                        else f"{loss:.4f} (+{(loss - least) / least * 100:.0f}%)"
+                        if least
+                        else f"{loss:.4f}"
+                    )
                     return f"{rel} {row[h]['checks']}"
 
                 print(f"{name:<11} {row['qis']:>3} {limit:>4} " + " ".join(f"{cell(h):>24}" for h in HEURISTICS))
@@ -152,8 +183,13 @@ def plot(runs, budget: float, path: str) -> None:
             ax.set_xlabel("seconds")
             ax.set_ylabel("loss (best so far)")
             ax.set_xlim(0, budget)
-    fig.legend([plt.Line2D([], [], color=colors[h]) for h in HEURISTICS], HEURISTICS, loc="upper center",
-               ncol=len(HEURISTICS), fontsize=9)
+    fig.legend(
+        [plt.Line2D([], [], color=colors[h]) for h in HEURISTICS],
+        HEURISTICS,
+        loc="upper center",
+        ncol=len(HEURISTICS),
+        fontsize=9,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=110)
     print(f"\nwrote {path}")
@@ -164,8 +200,9 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=60.0, help="seconds per heuristic run (default 60)")
     parser.add_argument("--adult-budget", type=float, default=60.0, help="seconds per run on ADULT")
     parser.add_argument("--part", nargs="+", default=["adult", "wide"], choices=["adult", "wide"])
-    parser.add_argument("--models", nargs="+", default=list(PRIVACY), choices=list(PRIVACY),
-                        help="privacy models of the ADULT part")
+    parser.add_argument(
+        "--models", nargs="+", default=list(PRIVACY), choices=list(PRIVACY), help="privacy models of the ADULT part"
+    )
     parser.add_argument("--plot", default=None, help="PNG path for the anytime curves")
     parser.add_argument("--json", default=None)
     parser.add_argument("--replot", default=None, help="draw --plot from a JSON file of an earlier run, run nothing")

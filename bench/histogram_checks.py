@@ -36,10 +36,15 @@ def measure(key: str, k: int | None, repeat: int) -> dict:
                 outcome, checker = session.search()
                 runs.append((time.perf_counter() - wall, time.process_time() - cpu, checker.checks))
             checks = runs[0][2]
-            return {"model": key, "k": k, "checks": checks, "placement": session.placement,
-                    "wall_ms": round(1e3 * statistics.median(r[0] for r in runs) / checks, 3),
-                    "cpu_ms": round(1e3 * statistics.median(r[1] for r in runs) / checks, 3),
-                    "optimum": outcome.optimum.node if outcome.optimum else None}
+            return {
+                "model": key,
+                "k": k,
+                "checks": checks,
+                "placement": session.placement,
+                "wall_ms": round(1e3 * statistics.median(r[0] for r in runs) / checks, 3),
+                "cpu_ms": round(1e3 * statistics.median(r[1] for r in runs) / checks, 3),
+                "optimum": outcome.optimum.node if outcome.optimum else None,
+            }
 
 
 def main() -> None:

@@ -60,8 +60,13 @@ def adult_job(coarse: bool, metric: str) -> Job:
     attributes = [Attribute(n, "quasi", Hierarchy.from_rows(n, hierarchies[n])) for n in qis]
     attributes += [Attribute(n, "sensitive") for n in names if n not in qis]
     table = pa.table({n: [r[n] for r in rows] for n in names})
-    return Job(input=Source(arrow=table), attributes=attributes, algorithm="k-optimize", metric=metric,
-               label=LABEL if metric == "classification" else None)
+    return Job(
+        input=Source(arrow=table),
+        attributes=attributes,
+        algorithm="k-optimize",
+        metric=metric,
+        label=LABEL if metric == "classification" else None,
+    )
 
 
 def limit_value(text: str):
@@ -86,8 +91,10 @@ class FlashNodes:
             outcome, _ = self.session.search("flash", k=k, suppression_limit=fraction, metric="discernibility")
             node = outcome.optimum.node if outcome.optimum else None
             cuts = cuts_of_levels(self.model, self.session.hierarchies, node) if node else None
-            self.memo[(k, fraction)] = (cuts, {"node": node, "seconds": round(time.perf_counter() - started, 3),
-                                               "flash_s": fraction})
+            self.memo[(k, fraction)] = (
+                cuts,
+                {"node": node, "seconds": round(time.perf_counter() - started, 3), "flash_s": fraction},
+            )
         return self.memo[(k, fraction)]
 
 
@@ -95,8 +102,10 @@ def run_grid(args, rows_out: list) -> None:
     from sqlanon.koptimize.costs import INFEASIBLE, evaluate, make_cost
     from sqlanon.koptimize.search import KOptimize
 
-    header = (f"{'data':<12} {'metric':<14} {'k':>5} {'supp':>9} {'alphabet':>8} {'proven':>6} {'time s':>8} "
-              f"{'nodes':>8} {'cost':>12} {'best at s':>9} {'Flash cost':>12} {'Flash s':>8} {'cpu s':>8} {'load':>5}")
+    header = (
+        f"{'data':<12} {'metric':<14} {'k':>5} {'supp':>9} {'alphabet':>8} {'proven':>6} {'time s':>8} "
+        f"{'nodes':>8} {'cost':>12} {'best at s':>9} {'Flash cost':>12} {'Flash s':>8} {'cpu s':>8} {'load':>5}"
+    )
     print(header)
     print("-" * len(header))
     for dataset in args.datasets:
@@ -108,8 +117,10 @@ def run_grid(args, rows_out: list) -> None:
                 # (setting, cuts) of earlier runs, for --pool; also those of --pool-from's files
                 pool: list[tuple[str, list[int]]] = [
                     (f"k={r['k']} s={r['suppression']} ({Path(name).name})", r["cuts"])
-                    for name in args.pool_from for r in json.loads(Path(name).read_text())["grid"]
-                    if r["dataset"] == dataset and r["metric"] == metric and r.get("cuts") is not None]
+                    for name in args.pool_from
+                    for r in json.loads(Path(name).read_text())["grid"]
+                    if r["dataset"] == dataset and r["metric"] == metric and r.get("cuts") is not None
+                ]
                 for limit in map(limit_value, args.limits):
                     for k in args.k:
                         cost = make_cost(metric, model, k, session.rows if limit == "unlimited" else limit)
@@ -123,28 +134,43 @@ def run_grid(args, rows_out: list) -> None:
                                     seed, seed_cost, seed_from = earlier, value, origin
                         load = os.getloadavg()[0]
                         cpu = time.process_time()
-                        s = KOptimize(cost, time_limit=args.cap, upper_bound=seed,
-                                      threads=args.threads).run()
+                        s = KOptimize(cost, time_limit=args.cap, upper_bound=seed, threads=args.threads).run()
                         cpu = time.process_time() - cpu
                         if s.cuts is not None:
                             pool.append((f"k={k} s={limit}", s.cuts))
                         found_at = next((h["seconds"] for h in s.history if h["cost"] == s.cost), None)
-                        row = {"dataset": dataset, "metric": metric, "k": k, "suppression": limit,
-                               "alphabet": len(model.alphabet), "proven": s.proven, "seconds": round(s.seconds, 3),
-                               "nodes": s.counters["nodes"], "cost": s.cost, "found_at": found_at,
-                               "cuts": None if s.cuts is None else [int(c) for c in s.cuts],
-                               "flash_cost": flash_cost, "flash_seconds": info["seconds"],
-                               "flash_node": info["node"], "seed_cost": seed_cost,
-                               "seed_from": seed_from, "cap": args.cap, "cpu_seconds": round(cpu, 3),
-                               "threads": args.threads,
-                               "load_before": load, "load_after": os.getloadavg()[0]}
+                        row = {
+                            "dataset": dataset,
+                            "metric": metric,
+                            "k": k,
+                            "suppression": limit,
+                            "alphabet": len(model.alphabet),
+                            "proven": s.proven,
+                            "seconds": round(s.seconds, 3),
+                            "nodes": s.counters["nodes"],
+                            "cost": s.cost,
+                            "found_at": found_at,
+                            "cuts": None if s.cuts is None else [int(c) for c in s.cuts],
+                            "flash_cost": flash_cost,
+                            "flash_seconds": info["seconds"],
+                            "flash_node": info["node"],
+                            "seed_cost": seed_cost,
+                            "seed_from": seed_from,
+                            "cap": args.cap,
+                            "cpu_seconds": round(cpu, 3),
+                            "threads": args.threads,
+                            "load_before": load,
+                            "load_after": os.getloadavg()[0],
+                        }
                         rows_out.append(row)
                         if args.json:  # after every run: a long grid that is stopped keeps what finished
                             write_json(args.json, {"grid": rows_out}, indent=2)
-                        print(f"{dataset:<12} {metric:<14} {k:>5} {limit:>9} {len(model.alphabet):>8} "
-                              f"{'yes' if s.proven else 'cap':>6} {s.seconds:>8.2f} {row['nodes']:>8} {s.cost!s:>12} "
-                              f"{found_at!s:>9} {flash_cost!s:>12} {info['seconds']!s:>8} {cpu:>8.1f} {load:>5.1f}",
-                              flush=True)
+                        print(
+                            f"{dataset:<12} {metric:<14} {k:>5} {limit:>9} {len(model.alphabet):>8} "
+                            f"{'yes' if s.proven else 'cap':>6} {s.seconds:>8.2f} {row['nodes']:>8} {s.cost!s:>12} "
+                            f"{found_at!s:>9} {flash_cost!s:>12} {info['seconds']!s:>8} {cpu:>8.1f} {load:>5.1f}",
+                            flush=True,
+                        )
 
 
 def run_seeding(args, rows_out: list) -> None:
@@ -157,16 +183,28 @@ def run_seeding(args, rows_out: list) -> None:
             for k in args.k:
                 line = {"dataset": dataset, "k": k}
                 for bound in ("flash", "none"):
-                    out = search_intervals(session, model=model, k=k, time_limit=args.cap,
-                                           koptimize=KOptimizeOptions(suppression_rows=0, upper_bound=bound))
+                    out = search_intervals(
+                        session,
+                        model=model,
+                        k=k,
+                        time_limit=args.cap,
+                        koptimize=KOptimizeOptions(suppression_rows=0, upper_bound=bound),
+                    )
                     s = out.solution
-                    line[bound] = {"proven": s.proven, "seconds": round(s.seconds, 3), "nodes": s.counters["nodes"],
-                                   "cost": s.cost}
+                    line[bound] = {
+                        "proven": s.proven,
+                        "seconds": round(s.seconds, 3),
+                        "nodes": s.counters["nodes"],
+                        "cost": s.cost,
+                    }
                 rows_out.append(line)
                 f, n = line["flash"], line["none"]
-                print(f"{dataset:<12} k={k:>5}  seeded: {f['seconds']:>7.2f} s {f['nodes']:>7} nodes "
-                      f"{'proven' if f['proven'] else 'cap'} {f['cost']}   unseeded: {n['seconds']:>7.2f} s "
-                      f"{n['nodes']:>7} nodes {'proven' if n['proven'] else 'cap'} {n['cost']}", flush=True)
+                print(
+                    f"{dataset:<12} k={k:>5}  seeded: {f['seconds']:>7.2f} s {f['nodes']:>7} nodes "
+                    f"{'proven' if f['proven'] else 'cap'} {f['cost']}   unseeded: {n['seconds']:>7.2f} s "
+                    f"{n['nodes']:>7} nodes {'proven' if n['proven'] else 'cap'} {n['cost']}",
+                    flush=True,
+                )
 
 
 def run_climb(args) -> dict:
@@ -177,11 +215,19 @@ def run_climb(args) -> dict:
     with Session(job) as session:
         model = interval_model(session)
         for name, extra in (("k-optimize", {}), ("hill-climb", {"algorithm": "hill-climb", "seed": 2005})):
-            out = search_intervals(session, model=model, k=k, time_limit=args.climb, **extra,
-                                   koptimize=KOptimizeOptions(suppression_rows=limit))
+            out = search_intervals(
+                session,
+                model=model,
+                k=k,
+                time_limit=args.climb,
+                **extra,
+                koptimize=KOptimizeOptions(suppression_rows=limit),
+            )
             curves[name] = [(h["seconds"], h["cost"]) for h in out.solution.history]
-            print(f"{name:<11} k={k} suppression={limit}: best {out.solution.cost} after "
-                  f"{curves[name][-1][0] if curves[name] else '-'} s (run {args.climb} s, proven {out.solution.proven})")
+            print(
+                f"{name:<11} k={k} suppression={limit}: best {out.solution.cost} after "
+                f"{curves[name][-1][0] if curves[name] else '-'} s (run {args.climb} s, proven {out.solution.proven})"
+            )
     if args.plot:
         import matplotlib
 
@@ -215,10 +261,18 @@ def main() -> None:
     parser.add_argument("--metrics", nargs="+", default=["discernibility", "classification"])
     parser.add_argument("--datasets", nargs="+", default=["adult_coarse", "adult_fine"])
     parser.add_argument("--no-flash", dest="flash", action="store_false", help="grid without the Flash seed")
-    parser.add_argument("--pool", action="store_true",
-                        help="seed each run with the cheapest of Flash's and earlier runs' cuts, re-costed")
-    parser.add_argument("--pool-from", nargs="*", default=[], metavar="JSON",
-                        help="with --pool: also the cuts of the runs in these --json files")
+    parser.add_argument(
+        "--pool",
+        action="store_true",
+        help="seed each run with the cheapest of Flash's and earlier runs' cuts, re-costed",
+    )
+    parser.add_argument(
+        "--pool-from",
+        nargs="*",
+        default=[],
+        metavar="JSON",
+        help="with --pool: also the cuts of the runs in these --json files",
+    )
     parser.add_argument("--skip-grid", action="store_true")
     parser.add_argument("--seeding", action="store_true", help="also compare seeded and unseeded runs")
     parser.add_argument("--climb", type=float, default=0, help="seconds for the hill-climb comparison (0: skip)")

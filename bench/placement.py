@@ -47,10 +47,17 @@ def measure(session: Session, k: int, s: float, repeat: int) -> dict:
     checks = runs[0][2]
     # the share of each search outside its checks, then the median: a run's two figures belong together
     share = statistics.median((r[0] - r[1]) / r[0] for r in runs)
-    return {"k": k, "s": s, "checks_count": checks, "search_s": round(search, 3), "ms_per_check": round(1e3 * search / checks, 3),
-            "check_ms": round(1e3 * inside / checks, 3), "overhead_ms": round(1e3 * (search - inside) / checks, 3),
-            "overhead_share": round(share, 3),
-            "optimum": runs[0][3]}
+    return {
+        "k": k,
+        "s": s,
+        "checks_count": checks,
+        "search_s": round(search, 3),
+        "ms_per_check": round(1e3 * search / checks, 3),
+        "check_ms": round(1e3 * inside / checks, 3),
+        "overhead_ms": round(1e3 * (search - inside) / checks, 3),
+        "overhead_share": round(share, 3),
+        "optimum": runs[0][3],
+    }
 
 
 def main() -> None:
@@ -59,8 +66,12 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--url", help="a PostgreSQL server (default: a throwaway cluster)")
     parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--modes", help="engine:checks pairs to run, comma-separated (default: "
-                        + ",".join(f"{e}:{c}" for e, c in MODES) + "), e.g. duckdb:auto for the overhead target alone")
+    parser.add_argument(
+        "--modes",
+        help="engine:checks pairs to run, comma-separated (default: "
+        + ",".join(f"{e}:{c}" for e, c in MODES)
+        + "), e.g. duckdb:auto for the overhead target alone",
+    )
     args = parser.parse_args()
     modes = [tuple(m.split(":", 1)) for m in args.modes.split(",")] if args.modes else MODES
     print("load before:", uptime())
@@ -72,7 +83,13 @@ def main() -> None:
             # 12,960 nodes), once per lattice: measured apart, beside the others
             started = time.perf_counter()
             session.search("flash", k=5, suppression_limit=0.02)
-            print({"engine": engine, "checks": session.placement, "first_search_s": round(time.perf_counter() - started, 3)})
+            print(
+                {
+                    "engine": engine,
+                    "checks": session.placement,
+                    "first_search_s": round(time.perf_counter() - started, 3),
+                }
+            )
             for k, s in GRID:
                 row = {"engine": engine, "checks": session.placement, **measure(session, k, s, args.repeat)}
                 rows.append(row)
@@ -89,11 +106,24 @@ def main() -> None:
     if not args.no_postgres:
         rows += postgres(args.url)
     print("load after:", uptime())
-    header = ["engine", "checks", "k", "s", "checks#", "search s", "ms/check", "check ms", "overhead ms/check", "overhead"]
+    header = [
+        "engine",
+        "checks",
+        "k",
+        "s",
+        "checks#",
+        "search s",
+        "ms/check",
+        "check ms",
+        "overhead ms/check",
+        "overhead",
+    ]
     print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
     for r in rows:
-        print(f"| {r['engine']} | {r['checks']} | {r['k']} | {r['s']} | {r['checks_count']} | "
-              f"{r['search_s']} | {r['ms_per_check']} | {r['check_ms']} | {r['overhead_ms']} | {r['overhead_share']:.0%} |")
+        print(
+            f"| {r['engine']} | {r['checks']} | {r['k']} | {r['s']} | {r['checks_count']} | "
+            f"{r['search_s']} | {r['ms_per_check']} | {r['check_ms']} | {r['overhead_ms']} | {r['overhead_share']:.0%} |"
+        )
     # a run of some modes only does not replace the whole table's results
     write_json(RESULTS / ("placement.json" if modes == MODES else "placement_modes.json"), rows, default=str)
 
@@ -114,8 +144,13 @@ def postgres(url: str | None) -> list[dict]:
             started = time.perf_counter()
             with Session(job) as session:
                 prepared = time.perf_counter() - started
-                row = {"engine": "postgres", "checks": session.placement, "prepare_s": round(prepared, 2),
-                       "class_table_bytes": session.engine.class_table_bytes, **measure(session, 5, 0.02, 1)}
+                row = {
+                    "engine": "postgres",
+                    "checks": session.placement,
+                    "prepare_s": round(prepared, 2),
+                    "class_table_bytes": session.engine.class_table_bytes,
+                    **measure(session, 5, 0.02, 1),
+                }
             rows.append(row)
             print(row, flush=True)
         return rows

@@ -31,8 +31,14 @@ from sqlanon.session import Session
 
 
 def job_for(times: int, checks: str):
-    job = dataset_job("adult", ADULT_QIS, k=5, suppression_limit=0.02, checks=checks,
-                    snapshots=SnapshotSettings(rollup=False, history=False))
+    job = dataset_job(
+        "adult",
+        ADULT_QIS,
+        k=5,
+        suppression_limit=0.02,
+        checks=checks,
+        snapshots=SnapshotSettings(rollup=False, history=False),
+    )
     if times > 1:
         job = replace(job, input=Source(path=str(replicated(times))))
     return job
@@ -57,8 +63,15 @@ def measure(times: int, checks: str, nodes: int, repeat: int, seed: int = 16) ->
         rows = session.prepared.base_classes
         latency = session.engine.query_latency() if checks == "sql" else None
     check = statistics.mean(per_node)
-    return {"times": times, "checks": checks, "rows": rows, "nodes": len(sample), "check_ms": round(check * 1e3, 4),
-            "ns_per_row": round(check / rows * 1e9, 2), **({"latency_ms": round(latency * 1e3, 4)} if latency else {})}
+    return {
+        "times": times,
+        "checks": checks,
+        "rows": rows,
+        "nodes": len(sample),
+        "check_ms": round(check * 1e3, 4),
+        "ns_per_row": round(check / rows * 1e9, 2),
+        **({"latency_ms": round(latency * 1e3, 4)} if latency else {}),
+    }
 
 
 def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
@@ -90,13 +103,17 @@ def main() -> None:
         lines[checks] = fit(points) if len(points) > 1 else (0.0, points[0][1] / points[0][0])
         fixed, slope = lines[checks]
         print(f"{checks}: check = {fixed * 1e3:.3f} ms + rows x {slope * 1e9:.1f} ns")
-    print(f"model: local rows x {KERNEL_ROW_SECONDS * 1e9:.0f} ns; sql latency + rows x {SqlEngine.row_seconds * 1e9:.0f} ns")
+    print(
+        f"model: local rows x {KERNEL_ROW_SECONDS * 1e9:.0f} ns; sql latency + rows x {SqlEngine.row_seconds * 1e9:.0f} ns"
+    )
     print("\n| rows | sql ms/check | local ms/check | sql ns/row | local ns/row | faster |\n|---|---|---|---|---|---|")
     for times in args.times:
         sql, local = (next(r for r in rows if r["times"] == times and r["checks"] == k) for k in ("sql", "local"))
         faster = "local" if local["check_ms"] <= sql["check_ms"] else "sql"
-        print(f"| {sql['rows']:,} | {sql['check_ms']:.3f} | {local['check_ms']:.3f} | {sql['ns_per_row']:.1f} | "
-              f"{local['ns_per_row']:.1f} | {faster} |")
+        print(
+            f"| {sql['rows']:,} | {sql['check_ms']:.3f} | {local['check_ms']:.3f} | {sql['ns_per_row']:.1f} | "
+            f"{local['ns_per_row']:.1f} | {faster} |"
+        )
     if args.json:
         write_json(args.json, {"rows": rows, "lines": lines})
 

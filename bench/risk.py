@@ -51,8 +51,11 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
         from sqlanon import Source
 
         job = replicated_job(size, engine=engine, k=5)
-        job = replace(job, input=Source(table=TABLE),
-                      engine_settings={**job.engine_settings, "url": os.environ.get("SQLANON_BENCH_URL") or None})
+        job = replace(
+            job,
+            input=Source(table=TABLE),
+            engine_settings={**job.engine_settings, "url": os.environ.get("SQLANON_BENCH_URL") or None},
+        )
     elif engine == "spark":  # Spark reads Parquet itself
         job = replicated_job(size, engine=engine, k=5)
     else:
@@ -67,12 +70,22 @@ def run(engine: str, size: int, repeat: int, fraction: float) -> dict:
         population = session.rows / fraction
         figures, section = timed(repeat, lambda: risk_section(before, 0.2, population))
         after_figures, _ = timed(repeat, lambda: risk_section(after, 0.2, population))
-        return {"engine": engine, "size": size, "rows": session.rows, "base_classes": session.prepared.base_classes,
-                "prepare": prepare, "input_sizes": input_query, "node_sizes": node_query, "input_figures": figures,
-                "node_figures": after_figures, "input_classes": sum(before.values()),
-                "node_classes": sum(after.values()), "dankar": section["population"]["dankar"]["model"],
-                "pitman_evaluations": section["population"]["estimators"]["pitman"]["iterations"],
-                "distinct_sizes": len(before)}
+        return {
+            "engine": engine,
+            "size": size,
+            "rows": session.rows,
+            "base_classes": session.prepared.base_classes,
+            "prepare": prepare,
+            "input_sizes": input_query,
+            "node_sizes": node_query,
+            "input_figures": figures,
+            "node_figures": after_figures,
+            "input_classes": sum(before.values()),
+            "node_classes": sum(after.values()),
+            "dankar": section["population"]["dankar"]["model"],
+            "pitman_evaluations": section["population"]["estimators"]["pitman"]["iterations"],
+            "distinct_sizes": len(before),
+        }
 
 
 def main() -> None:
@@ -80,8 +93,12 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", type=int, default=[1, 40])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--fraction", type=float, default=0.1)
-    parser.add_argument("--engines", nargs="+", default=["duckdb", "memory", "postgres", "spark"],
-                        choices=["duckdb", "memory", "postgres", "spark"])
+    parser.add_argument(
+        "--engines",
+        nargs="+",
+        default=["duckdb", "memory", "postgres", "spark"],
+        choices=["duckdb", "memory", "postgres", "spark"],
+    )
     parser.add_argument("--url", help="PostgreSQL server (default: PG* variables, else a throwaway cluster)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -100,9 +117,24 @@ def main() -> None:
                     from bench.warehouses import load_postgres
 
                     load_postgres(url or "", size)
-                out = subprocess.run([sys.executable, "-m", "bench.risk", "--child", f"{engine}:{size}",
-                                      "--repeat", str(args.repeat), "--fraction", str(args.fraction)], capture_output=True,
-                                     text=True, check=True, cwd=ROOT, env={**os.environ, "SQLANON_BENCH_URL": url or ""})
+                out = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "bench.risk",
+                        "--child",
+                        f"{engine}:{size}",
+                        "--repeat",
+                        str(args.repeat),
+                        "--fraction",
+                        str(args.fraction),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    cwd=ROOT,
+                    env={**os.environ, "SQLANON_BENCH_URL": url or ""},
+                )
                 rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
     finally:
         if server is not None:
@@ -111,19 +143,25 @@ def main() -> None:
         same = [o for o in rows if o["size"] == r["size"]]
         assert all((o["input_classes"], o["node_classes"]) == (r["input_classes"], r["node_classes"]) for o in same), r
     ms = lambda s: f"{1000 * s:,.1f}"
-    print("| data | rows | engine | prepare s | input sizes ms | node sizes ms | figures (input) ms | "
-          "figures (node) ms | total risk ms |")
+    print(
+        "| data | rows | engine | prepare s | input sizes ms | node sizes ms | figures (input) ms | "
+        "figures (node) ms | total risk ms |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         total = r["input_sizes"] + r["node_sizes"] + r["input_figures"] + r["node_figures"]
         label = "ADULT" if r["size"] == 1 else f"ADULT ×{r['size']}"
-        print(f"| {label} | {r['rows']:,} | {r['engine']} | {r['prepare']:.2f} | {ms(r['input_sizes'])} | "
-              f"{ms(r['node_sizes'])} | {ms(r['input_figures'])} | {ms(r['node_figures'])} | {ms(total)} |")
+        print(
+            f"| {label} | {r['rows']:,} | {r['engine']} | {r['prepare']:.2f} | {ms(r['input_sizes'])} | "
+            f"{ms(r['node_sizes'])} | {ms(r['input_figures'])} | {ms(r['node_figures'])} | {ms(total)} |"
+        )
     print()
     for r in rows:
-        print(f"{r['engine']} x{r['size']}: {r['base_classes']:,} base classes, input {r['input_classes']:,} classes "
-              f"({r['distinct_sizes']} distinct sizes), node {r['node_classes']:,} kept classes; Dankar chose "
-              f"{r['dankar']} ({r['pitman_evaluations']} Pitman evaluations)")
+        print(
+            f"{r['engine']} x{r['size']}: {r['base_classes']:,} base classes, input {r['input_classes']:,} classes "
+            f"({r['distinct_sizes']} distinct sizes), node {r['node_classes']:,} kept classes; Dankar chose "
+            f"{r['dankar']} ({r['pitman_evaluations']} Pitman evaluations)"
+        )
 
 
 if __name__ == "__main__":

@@ -36,11 +36,15 @@ def record(session: Session, algorithm: str, **overrides) -> dict:
     outcome, checker = session.search(algorithm, **overrides)
     best = outcome.optimum
     return {
-        "algorithm": algorithm, **overrides,
-        "node": list(best.node) if best else None, "loss": best.loss if best else None,
+        "algorithm": algorithm,
+        **overrides,
+        "node": list(best.node) if best else None,
+        "loss": best.loss if best else None,
         "counters": {k: v for k, v in outcome.counters.items() if k != "seconds"},
         "trace": [[t["checks"], t["loss"]] for t in outcome.trace],
-        "proven": outcome.proven, "rollups": checker.rollups, "snapshot_hits": checker.snapshot_hits,
+        "proven": outcome.proven,
+        "rollups": checker.rollups,
+        "snapshot_hits": checker.snapshot_hits,
     }
 
 
@@ -54,12 +58,20 @@ def runs(quick: bool) -> list[dict]:
                     for s in LIMITS:
                         started = time.perf_counter()
                         out.append(record(session, algorithm, metric=metric, k=k, suppression_limit=s))
-                        print(algorithm, metric, k, s, out[-1]["counters"], f"{time.perf_counter() - started:.1f} s",
-                              flush=True)
+                        print(
+                            algorithm,
+                            metric,
+                            k,
+                            s,
+                            out[-1]["counters"],
+                            f"{time.perf_counter() - started:.1f} s",
+                            flush=True,
+                        )
         for algorithm in HEURISTICS:
             for metric in ("discernibility", "loss"):
-                out.append(record(session, algorithm, metric=metric, k=5, suppression_limit=0.02,
-                                  step_limit=400, seed=7))
+                out.append(
+                    record(session, algorithm, metric=metric, k=5, suppression_limit=0.02, step_limit=400, seed=7)
+                )
                 print(algorithm, metric, out[-1]["counters"], flush=True)
     return out
 

@@ -78,8 +78,12 @@ def summary(rows: list[dict]) -> dict:
         for label, runs in (("first", [first]), ("warm", warm)):
             search = statistics.median(r[0] for r in runs)
             overhead = statistics.median(r[0] - r[1] for r in runs)
-            figures[label] = {"search_s": search, "check_ms": 1e3 * statistics.median(r[1] for r in runs) / checks,
-                              "overhead_ms": 1e3 * overhead / checks, "share": overhead / search}
+            figures[label] = {
+                "search_s": search,
+                "check_ms": 1e3 * statistics.median(r[1] for r in runs) / checks,
+                "overhead_ms": 1e3 * overhead / checks,
+                "share": overhead / search,
+            }
         out[(row["k"], row["s"])] = {"checks": checks, **figures}
     return out
 
@@ -87,8 +91,14 @@ def summary(rows: list[dict]) -> dict:
 def run(root: Path, repeat: int) -> list[dict]:
     """The worker in a fresh process started in ``root``: the current folder is first on its path."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    done = subprocess.run([sys.executable, "-m", "bench.search_overhead", "--worker", str(root), "--repeat", str(repeat)],
-                          capture_output=True, text=True, check=True, cwd=root, env={**os.environ, "PYTHONPATH": path})
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.search_overhead", "--worker", str(root), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": path},
+    )
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
 
 
@@ -101,8 +111,10 @@ def merge(rounds: list[list[dict]]) -> list[dict]:
             entry["firsts"].append(row["runs"][0])
             entry["warm"] += row["runs"][1:]
     # the median first search of the rounds stands for "first"
-    return [{"k": e["k"], "s": e["s"], "runs": [sorted(e["firsts"])[len(e["firsts"]) // 2], *e["warm"]]}
-            for e in merged.values()]
+    return [
+        {"k": e["k"], "s": e["s"], "runs": [sorted(e["firsts"])[len(e["firsts"]) // 2], *e["warm"]]}
+        for e in merged.values()
+    ]
 
 
 def main() -> None:
@@ -123,17 +135,25 @@ def main() -> None:
     print("load after:", uptime())
     results = {name: summary(merge(r)) for name, r in rounds.items()}
     header = "| k | s | checks | " + " | ".join(
-        f"{name} {what}" for name in trees for what in ("search s (warm)", "overhead ms/check first / warm", "share warm"))
+        f"{name} {what}"
+        for name in trees
+        for what in ("search s (warm)", "overhead ms/check first / warm", "share warm")
+    )
     print(header + " |\n|" + "---|" * (3 + 3 * len(trees)))
     for k, s in GRID:
         cells = []
         for name in trees:
             r = results[name][(k, s)]
-            cells += [f"{r['warm']['search_s']:.3f}", f"{r['first']['overhead_ms']:.3f} / {r['warm']['overhead_ms']:.3f}",
-                      f"{r['warm']['share']:.0%}"]
+            cells += [
+                f"{r['warm']['search_s']:.3f}",
+                f"{r['first']['overhead_ms']:.3f} / {r['warm']['overhead_ms']:.3f}",
+                f"{r['warm']['share']:.0%}",
+            ]
         print(f"| {k} | {s} | {results['this'][(k, s)]['checks']} | " + " | ".join(cells) + " |")
-    write_json(RESULTS / "search_overhead.json",
-               {name: {f"{k},{s}": v for (k, s), v in result.items()} for name, result in results.items()})
+    write_json(
+        RESULTS / "search_overhead.json",
+        {name: {f"{k},{s}": v for (k, s), v in result.items()} for name, result in results.items()},
+    )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,10 @@ def floor_sql(kind: str, fmt: str) -> str:
     source = "read_parquet($path)"
     if kind == "COPY ORDER BY key":
         position = c.ident("__r").sql("duckdb")
-        query = (f"SELECT * EXCLUDE ({position}) FROM (SELECT *, row_number() OVER () - 1 AS {position} FROM {source}) "
-                 f"ORDER BY {', '.join(e.sql('duckdb') for e in c.shuffle_order(c.col('__r')))}")
+        query = (
+            f"SELECT * EXCLUDE ({position}) FROM (SELECT *, row_number() OVER () - 1 AS {position} FROM {source}) "
+            f"ORDER BY {', '.join(e.sql('duckdb') for e in c.shuffle_order(c.col('__r')))}"
+        )
     elif kind == "COPY ORDER BY random()":
         query = f"SELECT * FROM {source} ORDER BY random()"
     else:
@@ -78,8 +80,14 @@ def floor_sql(kind: str, fmt: str) -> str:
 def measure(path: Path, node: tuple[int, ...] | None, args, scratch: Path) -> dict:
     """Every run of ``RUNS`` on ``path``, ``args.repeat`` times, alternating."""
     own = {k: v for k, v in settings(args).items() if v is not None}
-    job = dataset_job("adult", k=5, suppression_limit=0.02, engine="duckdb", engine_settings=own,
-                      output=Output(path=str(scratch / f"out.{args.format}")))
+    job = dataset_job(
+        "adult",
+        k=5,
+        suppression_limit=0.02,
+        engine="duckdb",
+        engine_settings=own,
+        output=Output(path=str(scratch / f"out.{args.format}")),
+    )
     job = replace(job, input=replace(job.input, path=str(path)))
     floor = duckdb.connect()
     for key, value in own.items():
@@ -100,39 +108,58 @@ def measure(path: Path, node: tuple[int, ...] | None, args, scratch: Path) -> di
                     output = replace(job.output, path=str(target), order=run.split()[1])
                     engine.write(node, checker.keep, checker.params, session.output_columns, output, str(target))
                 else:
-                    floor.execute(floor_sql(run, args.format), {"path": str(path), "target": str(target),
-                                                                **({c.ORDER_KEY: secrets.token_hex(32)}
-                                                                   if run.endswith("key") else {})}).fetchall()
+                    floor.execute(
+                        floor_sql(run, args.format),
+                        {
+                            "path": str(path),
+                            "target": str(target),
+                            **({c.ORDER_KEY: secrets.token_hex(32)} if run.endswith("key") else {}),
+                        },
+                    ).fetchall()
                 times[run].append(time.perf_counter() - started)
-                sizes[run] = target.stat().st_size / 2 ** 20
+                sizes[run] = target.stat().st_size / 2**20
                 print(f"  {run}: {times[run][-1]:.3f} s, {sizes[run]:.1f} MiB", flush=True)
         rows, suppressed = session.rows, best.stats.suppressed
     floor.close()
     for written in scratch.glob(f"*.{args.format}"):  # the next size needs the room
         written.unlink()
     medians = {run: statistics.median(t) for run, t in times.items()}
-    return {"file": str(path), "rows": rows, "node": list(node), "suppressed": suppressed, "times": times,
-            "medians": medians, "mib": sizes}
+    return {
+        "file": str(path),
+        "rows": rows,
+        "node": list(node),
+        "suppressed": suppressed,
+        "times": times,
+        "medians": medians,
+        "mib": sizes,
+    }
 
 
 def table(result: dict, args) -> str:
     m = result["medians"]
-    lines = [f"\n{Path(result['file']).name}: {result['rows']:,} rows, node {tuple(result['node'])} "
-             f"({result['suppressed']:,} rows suppressed), {args.format} out, threads {args.threads or 'default'}, "
-             f"memory_limit {args.memory_limit or 'default'}; medians of {args.repeat}",
-             "| run | seconds | output MiB |", "|---|---|---|"]
+    lines = [
+        f"\n{Path(result['file']).name}: {result['rows']:,} rows, node {tuple(result['node'])} "
+        f"({result['suppressed']:,} rows suppressed), {args.format} out, threads {args.threads or 'default'}, "
+        f"memory_limit {args.memory_limit or 'default'}; medians of {args.repeat}",
+        "| run | seconds | output MiB |",
+        "|---|---|---|",
+    ]
     lines += [f"| {run} | {m[run]:.3f} | {result['mib'][run]:.1f} |" for run in RUNS]
-    lines += [f"| sqlanon shuffle / sqlanon input | {m['sqlanon shuffle'] / m['sqlanon input']:.2f} | |",
-              f"| COPY ORDER BY key / COPY | {m['COPY ORDER BY key'] / m['COPY']:.2f} | |",
-              f"| sqlanon shuffle / COPY ORDER BY key | {m['sqlanon shuffle'] / m['COPY ORDER BY key']:.2f} | |",
-              f"| COPY ORDER BY key / COPY ORDER BY random() | {m['COPY ORDER BY key'] / m['COPY ORDER BY random()']:.2f} | |"]
+    lines += [
+        f"| sqlanon shuffle / sqlanon input | {m['sqlanon shuffle'] / m['sqlanon input']:.2f} | |",
+        f"| COPY ORDER BY key / COPY | {m['COPY ORDER BY key'] / m['COPY']:.2f} | |",
+        f"| sqlanon shuffle / COPY ORDER BY key | {m['sqlanon shuffle'] / m['COPY ORDER BY key']:.2f} | |",
+        f"| COPY ORDER BY key / COPY ORDER BY random() | {m['COPY ORDER BY key'] / m['COPY ORDER BY random()']:.2f} | |",
+    ]
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.shuffle", description=__doc__.splitlines()[0])
     parser.add_argument("--times", type=int, default=40, help="ADULT x this (0: none)")
-    parser.add_argument("--rows", type=int, default=100_000_000, help="and ADULT replicated to this many rows (0: none)")
+    parser.add_argument(
+        "--rows", type=int, default=100_000_000, help="and ADULT replicated to this many rows (0: none)"
+    )
     parser.add_argument("--format", choices=("parquet", "csv"), default="parquet")
     parser.add_argument("--node", help="the levels to release, e.g. 1,2,1,1,2,1,1,1,1 (default: Flash's on ADULT)")
     parser.add_argument("--threads", type=int)
@@ -156,8 +183,10 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     print("load after:", uptime())
     if args.json:
-        write_json(args.json, {"format": args.format, "threads": args.threads, "memory_limit": args.memory_limit,
-                               "results": results})
+        write_json(
+            args.json,
+            {"format": args.format, "threads": args.threads, "memory_limit": args.memory_limit, "results": results},
+        )
 
 
 if __name__ == "__main__":

@@ -70,9 +70,16 @@ class Patched:
             if shape != "sizes":
                 return shape, query, sums
             uniques = Need.UNIQUES in needs
-            return "lean", queries.node_query(
-                ("seven", uniques, getattr(keep, "signature", "")), node,
-                lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), False, uniques), source), sums
+            return (
+                "lean",
+                queries.node_query(
+                    ("seven", uniques, getattr(keep, "signature", "")),
+                    node,
+                    lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), False, uniques),
+                    source,
+                ),
+                sums,
+            )
 
         if self.seven:
             NodeQueries.check = seven
@@ -105,9 +112,11 @@ def flash(repeat: int, grid) -> list[dict]:
             row = {"k": k, "s": s, "checks": runs["class sizes"][0][3]}
             for name, found in runs.items():
                 n = found[0][3]
-                row[name] = {"ms_per_check": round(1e3 * statistics.median(r[0] for r in found) / n, 3),
-                             "cpu_ms_per_check": round(1e3 * statistics.median(r[1] for r in found) / n, 3),
-                             "engine_ms_per_check": round(1e3 * statistics.median(r[2] for r in found) / n, 3)}
+                row[name] = {
+                    "ms_per_check": round(1e3 * statistics.median(r[0] for r in found) / n, 3),
+                    "cpu_ms_per_check": round(1e3 * statistics.median(r[1] for r in found) / n, 3),
+                    "engine_ms_per_check": round(1e3 * statistics.median(r[2] for r in found) / n, 3),
+                }
             rows.append(row)
             print(row, flush=True)
     return rows
@@ -117,8 +126,11 @@ def batches(repeat: int, full: bool, engine: str = "duckdb", url: str | None = N
     qis = ADULT_QIS if full else ADULT_SUBSET
     job = dataset_job("adult", qis, engine=engine, checks="sql")
     if engine == "postgres":  # ADULT as a table of the server
-        job = replace(job, input=Source(table=load_csv(url, "public.adult", ADULT_CSV, delimiter=";")),
-                      engine_settings={**job.engine_settings, "url": url})
+        job = replace(
+            job,
+            input=Source(table=load_csv(url, "public.adult", ADULT_CSV, delimiter=";")),
+            engine_settings={**job.engine_settings, "url": url},
+        )
     with Session(job) as session:
         runs = {"batched": [], "single": []}
         for _ in range(repeat):
@@ -126,15 +138,24 @@ def batches(repeat: int, full: bool, engine: str = "duckdb", url: str | None = N
                 queries = session.engine.queries
                 with Patched(single=name == "single"):
                     outcome, checker, wall, cpu = timed(session, "exhaustive", k=5, suppression_limit=0.02)
-                runs[name].append((wall, cpu, checker.checks, session.engine.queries - queries,
-                                   (outcome.optimum.node, [(t["checks"], t["loss"]) for t in outcome.trace])))
+                runs[name].append(
+                    (
+                        wall,
+                        cpu,
+                        checker.checks,
+                        session.engine.queries - queries,
+                        (outcome.optimum.node, [(t["checks"], t["loss"]) for t in outcome.trace]),
+                    )
+                )
         assert len({repr(r[4]) for rs in runs.values() for r in rs}) == 1  # same optimum and trace
         nodes = runs["batched"][0][2]
         result = {"engine": engine, "qis": len(qis), "nodes": nodes, "batch_nodes": BATCH_NODES}
         for name, found in runs.items():
-            result[name] = {"ms_per_node": round(1e3 * statistics.median(r[0] for r in found) / nodes, 3),
-                            "cpu_ms_per_node": round(1e3 * statistics.median(r[1] for r in found) / nodes, 3),
-                            "queries": found[0][3]}
+            result[name] = {
+                "ms_per_node": round(1e3 * statistics.median(r[0] for r in found) / nodes, 3),
+                "cpu_ms_per_node": round(1e3 * statistics.median(r[1] for r in found) / nodes, 3),
+                "queries": found[0][3],
+            }
         result["ratio"] = round(result["batched"]["ms_per_node"] / result["single"]["ms_per_node"], 2)
         result["cpu_ratio"] = round(result["batched"]["cpu_ms_per_node"] / result["single"]["cpu_ms_per_node"], 2)
         print(result, flush=True)
@@ -163,15 +184,20 @@ def floor(repeat: int, full: bool) -> dict:
 
         def part(tag: int, node, table: str = "sqlanon_wide") -> str:
             keys = [f'"c"."q{j}_{level}"' for j, level in enumerate(node) if not alike[j][level]]
-            return (f'SELECT {tag} AS "t", SUM("c"."n") AS "n" FROM "{table}" AS "c"'
-                    + (f' GROUP BY {", ".join(keys)}' if keys else ""))
+            return f'SELECT {tag} AS "t", SUM("c"."n") AS "n" FROM "{table}" AS "c"' + (
+                f" GROUP BY {', '.join(keys)}" if keys else ""
+            )
 
         nodes = list(session.lattice.nodes())
         random.seed(0)
-        batches = [nodes[i:i + BATCH_NODES] for i in random.sample(range(len(nodes) - BATCH_NODES), 20)]
+        batches = [nodes[i : i + BATCH_NODES] for i in random.sample(range(len(nodes) - BATCH_NODES), 20)]
         pool = ThreadPoolExecutor(1)
-        times: dict[str, list[float]] = {"one statement per node": [], "one UNION ALL": [],
-                                         "one UNION ALL over 10 rows": [], "two connections": []}
+        times: dict[str, list[float]] = {
+            "one statement per node": [],
+            "one UNION ALL": [],
+            "one UNION ALL over 10 rows": [],
+            "two connections": [],
+        }
         for _ in range(repeat):
             for batch in batches:
                 half = len(batch) // 2
@@ -204,8 +230,12 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="the batch ratio on ADULT's 9 QIs (12,960 nodes)")
     parser.add_argument("--skip-flash", action="store_true")
     parser.add_argument("--floor", action="store_true", help="also where a batch's time per node goes (see floor())")
-    parser.add_argument("--engine", default="duckdb", choices=["duckdb", "postgres", "spark"],
-                        help="the batch ratio on this engine (PostgreSQL: a throwaway cluster)")
+    parser.add_argument(
+        "--engine",
+        default="duckdb",
+        choices=["duckdb", "postgres", "spark"],
+        help="the batch ratio on this engine (PostgreSQL: a throwaway cluster)",
+    )
     parser.add_argument("--grid", help="k:s pairs, comma-separated (default: k in {2, 5} x s in {0, 0.02, 0.1})")
     args = parser.parse_args()
     before = uptime()
@@ -224,18 +254,27 @@ def main() -> None:
     after = uptime()
     print("load after:", after)
     if rows:
-        print("| k | s | checks | class sizes: ms/check | CPU | in engine | histogram in SQL: ms/check | CPU | in engine "
-              "| seven aggregates: ms/check | CPU | in engine |\n|" + "---|" * 12)
+        print(
+            "| k | s | checks | class sizes: ms/check | CPU | in engine | histogram in SQL: ms/check | CPU | in engine "
+            "| seven aggregates: ms/check | CPU | in engine |\n|" + "---|" * 12
+        )
         for r in rows:
-            cells = [f"{r[name]['ms_per_check']} | {r[name]['cpu_ms_per_check']} | {r[name]['engine_ms_per_check']}"
-                     for name in ("class sizes", "histogram", "seven aggregates")]
+            cells = [
+                f"{r[name]['ms_per_check']} | {r[name]['cpu_ms_per_check']} | {r[name]['engine_ms_per_check']}"
+                for name in ("class sizes", "histogram", "seven aggregates")
+            ]
             print(f"| {r['k']} | {r['s']} | {r['checks']} | " + " | ".join(cells) + " |")
     b, one = batch["batched"], batch["single"]
-    print(f"\n{batch['engine']}: exhaustive, ADULT {batch['qis']} QIs, {batch['nodes']} nodes, k = 5, s = 0.02: "
-          f"batched {b['ms_per_node']} ms/node ({b['queries']} queries), single {one['ms_per_node']} ms/node "
-          f"({one['queries']} queries): ratio {batch['ratio']} (CPU {batch['cpu_ratio']})")
-    write_json(RESULTS / "sql_checks.json", {"load_before": before, "load_after": after, "flash": rows, "batch": batch,
-                                             "floor": parts}, default=str)
+    print(
+        f"\n{batch['engine']}: exhaustive, ADULT {batch['qis']} QIs, {batch['nodes']} nodes, k = 5, s = 0.02: "
+        f"batched {b['ms_per_node']} ms/node ({b['queries']} queries), single {one['ms_per_node']} ms/node "
+        f"({one['queries']} queries): ratio {batch['ratio']} (CPU {batch['cpu_ratio']})"
+    )
+    write_json(
+        RESULTS / "sql_checks.json",
+        {"load_before": before, "load_after": after, "flash": rows, "batch": batch, "floor": parts},
+        default=str,
+    )
 
 
 if __name__ == "__main__":

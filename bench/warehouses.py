@@ -92,15 +92,24 @@ def search_all(job, configs, options) -> tuple[float, list[dict]]:
                         outcome = None
                     times.append(time.perf_counter() - t)
                 best = outcome.optimum if outcome is not None else None
-                rows.append({
-                    "k": k, "s": limit, "seconds": statistics.median(times), "times": times, "checks": len(done),
-                    "capped": outcome is None,
-                    "bytes": None if fetched is None else engine.bytes_fetched - fetched,
-                    "node": list(best.node) if best else None, "loss": best.loss if best else None,
-                    "suppressed": best.stats.suppressed if best else None,
-                    "base_classes": session.prepared.base_classes, "rows": session.prepared.rows,
-                    "placement": session.placement, "class_table_bytes": engine.class_table_bytes,
-                })
+                rows.append(
+                    {
+                        "k": k,
+                        "s": limit,
+                        "seconds": statistics.median(times),
+                        "times": times,
+                        "checks": len(done),
+                        "capped": outcome is None,
+                        "bytes": None if fetched is None else engine.bytes_fetched - fetched,
+                        "node": list(best.node) if best else None,
+                        "loss": best.loss if best else None,
+                        "suppressed": best.stats.suppressed if best else None,
+                        "base_classes": session.prepared.base_classes,
+                        "rows": session.prepared.rows,
+                        "placement": session.placement,
+                        "class_table_bytes": engine.class_table_bytes,
+                    }
+                )
     finally:
         local_checks.fetch_kernel = fetch_kernel
     for row in rows:
@@ -110,8 +119,9 @@ def search_all(job, configs, options) -> tuple[float, list[dict]]:
 
 
 def _job(times: int, engine: str, options, **kwargs):
-    return replicated_job(times, options["plain"], metric="discernibility", engine=engine, checks=options["checks"],
-                          **kwargs)
+    return replicated_job(
+        times, options["plain"], metric="discernibility", engine=engine, checks=options["checks"], **kwargs
+    )
 
 
 def run_duckdb(times: int, configs, options) -> list[dict]:
@@ -133,7 +143,9 @@ def run_postgres(times: int, configs, options) -> list[dict]:
 
 def run_spark(times: int, configs, options) -> list[dict]:
     """Spark reading the same Parquet file itself (``options["master"]``, default local[2])."""
-    return search_all(_job(times, "spark", options, engine_settings={"master": options.get("master")}), configs, options)[1]
+    return search_all(
+        _job(times, "spark", options, engine_settings={"master": options.get("master")}), configs, options
+    )[1]
 
 
 #: engine name -> runner(times, [(k, s)], options) -> rows; options["url"] is the PostgreSQL server,
@@ -155,16 +167,20 @@ def load_postgres(url: str, times: int, plain: bool = False) -> float:
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| engine | checks in | k | s | checks | search s | ms/check | prepare s | fetch s | class table bytes "
-             "| bytes to Python (search) | optimum |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| engine | checks in | k | s | checks | search s | ms/check | prepare s | fetch s | class table bytes "
+        "| bytes to Python (search) | optimum |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         moved = "all (in-process)" if r["bytes"] is None else f"{r['bytes']:,}"
         per = 1000 * r["seconds"] / max(r["checks"], 1)
         search = f"{r['seconds']:.2f}" if not r.get("capped") else f"{per * r['full_checks'] / 1000:.0f} (extrapolated)"
-        lines.append(f"| {r['engine']} | {r['placement']} | {r['k']} | {r['s']} | {r.get('full_checks', r['checks']):,} | "
-                     f"{search} | {per:.2f} | {r['prepare']:.1f} | {r['fetch']:.2f} | {r['class_table_bytes']:,} | {moved} | "
-                     f"{' '.join(map(str, r['node'] or []))} |")
+        lines.append(
+            f"| {r['engine']} | {r['placement']} | {r['k']} | {r['s']} | {r.get('full_checks', r['checks']):,} | "
+            f"{search} | {per:.2f} | {r['prepare']:.1f} | {r['fetch']:.2f} | {r['class_table_bytes']:,} | {moved} | "
+            f"{' '.join(map(str, r['node'] or []))} |"
+        )
     return "\n".join(lines)
 
 
@@ -184,8 +200,17 @@ def main() -> None:
     parser.add_argument("--results", default=str(RESULTS / "warehouses.json"), help="where to write the JSON results")
     args = parser.parse_args()
     configs = [(k, s) for k in args.k for s in args.limits]
-    options, server = {"url": args.url, "master": args.master, "plain": args.plain, "repeat": args.repeat,
-                       "sql_repeat": args.sql_repeat, "max_sql_checks": args.max_sql_checks}, None
+    options, server = (
+        {
+            "url": args.url,
+            "master": args.master,
+            "plain": args.plain,
+            "repeat": args.repeat,
+            "sql_repeat": args.sql_repeat,
+            "max_sql_checks": args.max_sql_checks,
+        },
+        None,
+    )
     before = uptime()
     print("load before:", before, file=sys.stderr)
     if "postgres" in args.engines:
@@ -200,9 +225,13 @@ def main() -> None:
             for placement in args.checks if name != "memory" else ["local"]:
                 for row in RUNNERS[name](args.times, configs, {**options, "checks": placement}):
                     results.append({"engine": name, "times": args.times, "plain": args.plain, **row})
-                    print(f"{name} ({row['placement']}) k={row['k']} s={row['s']}: {row['seconds']:.2f} s, "
-                          f"{row['checks']} checks, prepare {row['prepare']:.1f} s, fetch {row['fetch']:.2f} s, "
-                          f"{row['class_table_bytes']:,} class table bytes", file=sys.stderr, flush=True)
+                    print(
+                        f"{name} ({row['placement']}) k={row['k']} s={row['s']}: {row['seconds']:.2f} s, "
+                        f"{row['checks']} checks, prepare {row['prepare']:.1f} s, fetch {row['fetch']:.2f} s, "
+                        f"{row['class_table_bytes']:,} class table bytes",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     finally:
         if server is not None:
             server.stop()
@@ -214,8 +243,11 @@ def main() -> None:
             continue
         reference = complete[r["k"], r["s"]]
         assert (reference["node"], reference["suppressed"]) == (r["node"], r["suppressed"]), r
-    write_json(args.results, {"results": results, "load_seconds": options.get("load_seconds"), "uptime": [before, after]},
-               indent=2)
+    write_json(
+        args.results,
+        {"results": results, "load_seconds": options.get("load_seconds"), "uptime": [before, after]},
+        indent=2,
+    )
     print("load before:", before)
     print("load after:", after)
     print(table(results))

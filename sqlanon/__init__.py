@@ -38,9 +38,29 @@ _EXPORTS = {
     "NotAnonymousError": "sqlanon.errors",
 }
 
-__all__ = ["Anonymizer", "Assessment", "Attribute", "ConfigError", "DataError", "Hierarchy", "HierarchyError", "Job",
-           "NotAnonymousError", "Output", "OutputError", "Result", "Source", "SqlanonError", "VerificationError",
-           "anonymize", "check", "explain", "load_job", "read_hierarchy", "risk"]
+__all__ = [
+    "Anonymizer",
+    "Assessment",
+    "Attribute",
+    "ConfigError",
+    "DataError",
+    "Hierarchy",
+    "HierarchyError",
+    "Job",
+    "NotAnonymousError",
+    "Output",
+    "OutputError",
+    "Result",
+    "Source",
+    "SqlanonError",
+    "VerificationError",
+    "anonymize",
+    "check",
+    "explain",
+    "load_job",
+    "read_hierarchy",
+    "risk",
+]
 
 
 def __getattr__(name: str) -> Any:

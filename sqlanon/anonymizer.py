@@ -48,9 +48,17 @@ class Result:
 
     @classmethod
     def of(cls, report: Report, transformation: tuple[int, ...] | None) -> "Result":
-        return cls(success=report.success, transformation=transformation, levels=report.levels, loss=report.loss,
-                   suppressed=report.suppressed, classes=report.classes, checks=report.checks,
-                   report=report.to_dict(), details=report)
+        return cls(
+            success=report.success,
+            transformation=transformation,
+            levels=report.levels,
+            loss=report.loss,
+            suppressed=report.suppressed,
+            classes=report.classes,
+            checks=report.checks,
+            report=report.to_dict(),
+            details=report,
+        )
 
     def __repr__(self) -> str:
         return one_line(self.details)
@@ -100,8 +108,16 @@ def apply(job: Job, manifest: object, manifest_path: str | None = None, on_publi
     return _execute(job, manifest=saved, node=saved.levels, protect=protect, on_published=on_published)
 
 
-def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = None, node=None,
-             protect: dict | None = None, on_progress=None, on_published=None) -> Result:
+def _execute(
+    job: Job,
+    on_check=None,
+    on_phase=None,
+    manifest: dict | None = None,
+    node=None,
+    protect: dict | None = None,
+    on_progress=None,
+    on_published=None,
+) -> Result:
     job = validated(job)
     with _publication(job, protect, on_published) as publication:
         if job.algorithm in INTERVAL_ALGORITHMS and node is None:
@@ -117,9 +133,20 @@ def _execute(job: Job, on_check=None, on_phase=None, manifest: dict | None = Non
             if job.output.html_path:
                 publication.put_text(job.output.html_path, html_report(report))
             publication.commit()
-            log.info("published: %s", ", ".join(p for p in (job.output.describe() if job.output.writes else None,
-                                                             job.output.report, job.output.summary,
-                                                             job.output.html_path) if p) or "nothing (no targets)")
+            log.info(
+                "published: %s",
+                ", ".join(
+                    p
+                    for p in (
+                        job.output.describe() if job.output.writes else None,
+                        job.output.report,
+                        job.output.summary,
+                        job.output.html_path,
+                    )
+                    if p
+                )
+                or "nothing (no targets)",
+            )
     log.info("done: %s", one_line(report))
     return Result.of(report, transformation)
 
@@ -130,8 +157,13 @@ def _publication(job: Job, protect: dict | None, on_published=None) -> Publicati
     the run (a failed write or verification among them) leaves its ``with`` block, whose
     ``Publication.abort`` is the one place anything staged is removed."""
     # Spark's executors write the output from processes of their own: a path, not a descriptor
-    publication = Publication(protected_files(job, protect), job.output.overwrite, settings_of(job).url,
-                              in_process=job.engine != "spark", on_commit=on_published)
+    publication = Publication(
+        protected_files(job, protect),
+        job.output.overwrite,
+        settings_of(job).url,
+        in_process=job.engine != "spark",
+        on_commit=on_published,
+    )
     publication.reserve_output(job.output, job.input)
     publication.reserve(job.output.report, "report")
     if job.output.summary:
@@ -141,8 +173,9 @@ def _publication(job: Job, protect: dict | None, on_published=None) -> Publicati
     return publication
 
 
-def _execute_lattice(job: Job, on_check, on_phase, manifest: SavedTransformation | None, node,
-                     publication: Publication, on_progress=None) -> tuple[Report, tuple[int, ...] | None]:
+def _execute_lattice(
+    job: Job, on_check, on_phase, manifest: SavedTransformation | None, node, publication: Publication, on_progress=None
+) -> tuple[Report, tuple[int, ...] | None]:
     with _opened(job, on_phase) as (session, phase, seconds):
         started = time.perf_counter()
         reason = None
@@ -153,23 +186,43 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: SavedTransformation
             node = session.validate_node(node)
             checker = session.checker()
             result = checker.check(node)
-            outcome = SearchOutcome(result if result.anonymous else None, {"checks": checker.checks, "tagged": 0}, proven=False)
+            outcome = SearchOutcome(
+                result if result.anonymous else None, {"checks": checker.checks, "tagged": 0}, proven=False
+            )
             if not result.anonymous:
-                reason = (f"the saved transformation no longer satisfies "
-                          f"{', '.join(_model_text(m.describe()) for m in checker.models)} on this data: "
-                          f"{result.stats.suppressed} rows would be suppressed, the limit is {checker.limit_rows}")
+                reason = (
+                    f"the saved transformation no longer satisfies "
+                    f"{', '.join(_model_text(m.describe()) for m in checker.models)} on this data: "
+                    f"{result.stats.suppressed} rows would be suppressed, the limit is {checker.limit_rows}"
+                )
         seconds["search"] = time.perf_counter() - started
         best = outcome.optimum
         release = None if best is None else NodeRelease(session, checker, best)
         started = time.perf_counter()
         verification = None
         if release is not None and job.output.writes:
-            promise = Promise(best.stats.suppressed, checker.limit_rows, checker.models, session.overall(),
-                              release.population(), release.class_sizes)
+            promise = Promise(
+                best.stats.suppressed,
+                checker.limit_rows,
+                checker.models,
+                session.overall(),
+                release.population(),
+                release.class_sizes,
+            )
             verification = write_verified(session, publication, release.write, promise, phase)
         seconds["output"] = time.perf_counter() - started
-        report = run_report(LatticeRun(session, checker, outcome, Seconds(**seconds), verification, release,
-                                       applied=node is not None, reason=reason))
+        report = run_report(
+            LatticeRun(
+                session,
+                checker,
+                outcome,
+                Seconds(**seconds),
+                verification,
+                release,
+                applied=node is not None,
+                reason=reason,
+            )
+        )
     return report, (best.node if best else None)
 
 
@@ -177,9 +230,17 @@ def _execute_lattice(job: Job, on_check, on_phase, manifest: SavedTransformation
 def _opened(job: Job, on_phase):
     """The job's session, opened with the prepare and search phases announced; yields it, the
     phase callback and the seconds per phase (prepare filled in)."""
+
     def phase(name: str) -> None:
-        log.info("%s: %s", name, job.input.describe() if name == "prepare" else job.output.describe()
-                 if name in ("write", "verify") else f"{job.algorithm}, metric {job.metric}")
+        log.info(
+            "%s: %s",
+            name,
+            job.input.describe()
+            if name == "prepare"
+            else job.output.describe()
+            if name in ("write", "verify")
+            else f"{job.algorithm}, metric {job.metric}",
+        )
         if on_phase is not None:
             on_phase(name)
 
@@ -200,8 +261,13 @@ def _execute_intervals(job: Job, on_phase, publication: Publication) -> Report:
         verification = None
         solution = outcome.solution
         if outcome.found and job.output.writes:
-            verification = write_verified(session, publication, lambda target: write_intervals(session, outcome, target),
-                                          Promise(solution.suppressed, outcome.cost.limit), phase)
+            verification = write_verified(
+                session,
+                publication,
+                lambda target: write_intervals(session, outcome, target),
+                Promise(solution.suppressed, outcome.cost.limit),
+                phase,
+            )
         seconds["output"] = time.perf_counter() - started
         return run_report(IntervalRun(session, outcome, Seconds(**seconds), verification))
 
@@ -209,7 +275,6 @@ def _execute_intervals(job: Job, on_phase, publication: Publication) -> Report:
 def _model_text(model: dict) -> str:
     parameters = ", ".join(f"{k}={v}" for k, v in model.items() if k not in ("model", "achieved", "hierarchy", "order"))
     return "k=" + str(model["k"]) if model["model"] == "k-anonymity" else f"{model['model']}({parameters})"
-
 
 
 def summary(report: dict) -> str:
@@ -222,41 +287,70 @@ def summary(report: dict) -> str:
         k = next((m["k"] for m in models if m["model"] == "k-anonymity"), 1)
         reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
         named = ", ".join(_model_text(m) for m in models)
-        searched = (f"{report['checks']} nodes searched" if intervals
-                    else f"{report['checks']} checks of {report['lattice_size']} nodes")
+        searched = (
+            f"{report['checks']} nodes searched"
+            if intervals
+            else f"{report['checks']} checks of {report['lattice_size']} nodes"
+        )
         if report["algorithm"] in HEURISTICS and not report["optimal"]:
-            return (f"No transformation satisfying {named} found ({report['algorithm']} stopped by "
-                    f"{report['stopped']} after {searched}).")
-        return (f"No transformation satisfies {named} with at most "
-                f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} ({searched}).")
+            return (
+                f"No transformation satisfying {named} found ({report['algorithm']} stopped by "
+                f"{report['stopped']} after {searched})."
+            )
+        return (
+            f"No transformation satisfies {named} with at most "
+            f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} ({searched})."
+        )
     if intervals:
         proof = "proven optimal" if report["proven_optimal"] else "best found, not proven optimal"
         cuts = "; ".join(f"{q}: {len(v)} interval(s)" for q, v in report["cuts"].items())
         lines = [f"Cut set ({report['algorithm']}, {report['metric']}, {proof}): {cuts}"]
     else:
         levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
-        kind = ("Saved transformation" if report["algorithm"] == "apply"
-                else "Optimal transformation" if report["optimal"] else "Best transformation found")
+        kind = (
+            "Saved transformation"
+            if report["algorithm"] == "apply"
+            else "Optimal transformation"
+            if report["optimal"]
+            else "Best transformation found"
+        )
         lines = [f"{kind} ({report['algorithm']}, {report['metric']}): {levels}"]
     lines += [
         f"  loss {report['loss']}, {report['suppressed']} of {report['rows']} rows suppressed, "
         f"{report['classes']} classes (smallest {report['min_class_size']})",
-        (f"  {report['checks']} nodes" if intervals else f"  {report['checks']} checks of {report['lattice_size']} nodes")
-        + ", " + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
+        (
+            f"  {report['checks']} nodes"
+            if intervals
+            else f"  {report['checks']} checks of {report['lattice_size']} nodes"
+        )
+        + ", "
+        + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
     ]
     risk = report.get("risk") or {}
     if risk.get("after"):
         b, a = risk["before"], risk["after"]
-        lines.append(f"  risk before -> after: highest {b['highest_risk']:.4g} -> {a['highest_risk']:.4g}, "
-                     f"average {b['average_risk']:.4g} -> {a['average_risk']:.4g}, "
-                     f"sample uniqueness {b['sample_uniqueness']:.4g} -> {a['sample_uniqueness']:.4g}"
-                     + (f", population uniqueness {b['population']['share']:.4g} -> {a['population']['share']:.4g}"
-                        if b.get("population") and a.get("population") and b["population"].get("share") is not None
-                        and a["population"].get("share") is not None else ""))
+        lines.append(
+            f"  risk before -> after: highest {b['highest_risk']:.4g} -> {a['highest_risk']:.4g}, "
+            f"average {b['average_risk']:.4g} -> {a['average_risk']:.4g}, "
+            f"sample uniqueness {b['sample_uniqueness']:.4g} -> {a['sample_uniqueness']:.4g}"
+            + (
+                f", population uniqueness {b['population']['share']:.4g} -> {a['population']['share']:.4g}"
+                if b.get("population")
+                and a.get("population")
+                and b["population"].get("share") is not None
+                and a["population"].get("share") is not None
+                else ""
+            )
+        )
     if report["algorithm"] in HEURISTICS:
-        lines.append(f"  heuristic search stopped by {report['stopped']}; "
-                     + ("the search covered the lattice, so this is the optimum" if report["optimal"]
-                        else "the optimum may be better"))
+        lines.append(
+            f"  heuristic search stopped by {report['stopped']}; "
+            + (
+                "the search covered the lattice, so this is the optimum"
+                if report["optimal"]
+                else "the optimum may be better"
+            )
+        )
     if report["output"]:
         lines.append(f"  wrote {report['output']} ({'verified' if report['verified'] else 'NOT verified'})")
     lines += [f"  warning: {warning}" for warning in report.get("warnings", [])]

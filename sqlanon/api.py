@@ -41,20 +41,50 @@ from sqlanon.session import Session
 
 #: keywords of ``anonymize`` that set the Job's search and engine (the job file's names); the
 #: engines' own settings (``memory_limit=``, ``url=``, ``master=`` ...) go to ``Job.engine_settings``
-_JOB_KEYWORDS = ("metric", "algorithm", "weights", "label", "time_limit", "step_limit", "seed", "stop", "stable",
-                 "max_lattice_size", "lookup", "checks", "local_budget")
+_JOB_KEYWORDS = (
+    "metric",
+    "algorithm",
+    "weights",
+    "label",
+    "time_limit",
+    "step_limit",
+    "seed",
+    "stop",
+    "stable",
+    "max_lattice_size",
+    "lookup",
+    "checks",
+    "local_budget",
+)
 _ENGINE_KEYWORDS = tuple(dict.fromkeys(f.name for p in PROFILES.values() for f in fields(p.settings)))
 RELEASED = "Result.table (in memory)"
 
 
-def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppression_limit: float = 0.0,
-                      models: Any = (), sensitive: Any = (), insensitive: Any = (), identifying: Any = (),
-                      others: str | None = None, engine: str | None = None, risk: dict[str, Any] | None = None,
-                      output: str | os.PathLike[str] | None = None, report: str | os.PathLike[str] | None = None,
-                      summary: str | os.PathLike[str] | None = None, suppressed: str = "mask", overwrite: bool = False,
-                      delimiter: str = ",", table: str | None = None, encoding: str | None = None,
-                      order: str = "shuffle", order_seed: int | None = None,
-                      **settings: Any) -> tuple[Job, frames.Frame | None]:
+def job_from_keywords(
+    data: Any,
+    quasi: Any,
+    *,
+    k: int | None = None,
+    suppression_limit: float = 0.0,
+    models: Any = (),
+    sensitive: Any = (),
+    insensitive: Any = (),
+    identifying: Any = (),
+    others: str | None = None,
+    engine: str | None = None,
+    risk: dict[str, Any] | None = None,
+    output: str | os.PathLike[str] | None = None,
+    report: str | os.PathLike[str] | None = None,
+    summary: str | os.PathLike[str] | None = None,
+    suppressed: str = "mask",
+    overwrite: bool = False,
+    delimiter: str = ",",
+    table: str | None = None,
+    encoding: str | None = None,
+    order: str = "shuffle",
+    order_seed: int | None = None,
+    **settings: Any,
+) -> tuple[Job, frames.Frame | None]:
     """The Job the keywords describe, and the in-memory table it reads (None for a file).
 
     ``quasi``: column -> hierarchy (a file path, a builder dict with a ``type``, a
@@ -67,13 +97,17 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
     """
     unknown = set(settings) - set(_JOB_KEYWORDS) - set(_ENGINE_KEYWORDS)
     if unknown:
-        raise ConfigError(f"unknown keyword(s) {sorted(unknown)}; the settings are k, suppression_limit, models, "
-                          f"sensitive, insensitive, identifying, others, engine, risk, output, report, summary, "
-                          f"suppressed, overwrite, delimiter, table, encoding, order, order_seed, "
-                          f"{', '.join(_JOB_KEYWORDS + _ENGINE_KEYWORDS)}")
+        raise ConfigError(
+            f"unknown keyword(s) {sorted(unknown)}; the settings are k, suppression_limit, models, "
+            f"sensitive, insensitive, identifying, others, engine, risk, output, report, summary, "
+            f"suppressed, overwrite, delimiter, table, encoding, order, order_seed, "
+            f"{', '.join(_JOB_KEYWORDS + _ENGINE_KEYWORDS)}"
+        )
     if not isinstance(quasi, dict) or not quasi:
-        raise ConfigError("quasi= must name the quasi-identifiers with their hierarchies, e.g. "
-                          "quasi={\"age\": \"age.csv\", \"zip\": {\"type\": \"mask\"}}")
+        raise ConfigError(
+            "quasi= must name the quasi-identifiers with their hierarchies, e.g. "
+            'quasi={"age": "age.csv", "zip": {"type": "mask"}}'
+        )
     source, frame = source_of(data, delimiter, table, encoding)
     suppression_limit, risk, settings = plain(suppression_limit), plain(risk), plain(settings)
     risk_settings = RiskSettings.from_table(risk or {}, "risk=")
@@ -86,31 +120,58 @@ def job_from_keywords(data: Any, quasi: Any, *, k: int | None = None, suppressio
         roles.setdefault(settings["label"], "insensitive")
     if others is not None:
         if others not in ("insensitive", "identifying", "sensitive"):
-            raise ConfigError(f"others= must be \"insensitive\" (released unchanged), \"sensitive\" or "
-                              f"\"identifying\" (left out), got {others!r}")
+            raise ConfigError(
+                f'others= must be "insensitive" (released unchanged), "sensitive" or '
+                f'"identifying" (left out), got {others!r}'
+            )
         subset = {spec.get("subset") for spec in specs if spec.get("type") == "delta-presence"}
         for name in _columns(source, frame, engine):
             if name not in subset:
                 roles.setdefault(name, others)
-    attributes = [Attribute(name, role, _hierarchy(name, quasi[name]) if role == "quasi" else None)
-                  for name, role in roles.items()]
+    attributes = [
+        Attribute(name, role, _hierarchy(name, quasi[name]) if role == "quasi" else None)
+        for name, role in roles.items()
+    ]
     if engine is None:
         engine = "spark" if frame is not None and frame.kind == "spark" else "duckdb"
     elif frame is not None and frame.kind == "spark" and engine != "spark":
-        raise ConfigError(f"a Spark DataFrame is anonymized by the spark engine in its own SparkContext: "
-                          f"leave out engine= (or give engine=\"spark\"), not {engine!r}")
-    out = Output(path=_path(output), report=_path(report), summary=_path(summary), suppressed=suppressed,
-                 overwrite=overwrite, order=order, seed=order_seed)
+        raise ConfigError(
+            f"a Spark DataFrame is anonymized by the spark engine in its own SparkContext: "
+            f'leave out engine= (or give engine="spark"), not {engine!r}'
+        )
+    out = Output(
+        path=_path(output),
+        report=_path(report),
+        summary=_path(summary),
+        suppressed=suppressed,
+        overwrite=overwrite,
+        order=order,
+        seed=order_seed,
+    )
     own = {key: settings.pop(key) for key in list(settings) if key in _ENGINE_KEYWORDS}
-    job = Job(input=source, attributes=attributes, k=k, suppression_limit=suppression_limit, models=tuple(specs),
-              engine=engine, engine_settings=own, risk=risk_settings, output=out, **settings)
+    job = Job(
+        input=source,
+        attributes=attributes,
+        k=k,
+        suppression_limit=suppression_limit,
+        models=tuple(specs),
+        engine=engine,
+        engine_settings=own,
+        risk=risk_settings,
+        output=out,
+        **settings,
+    )
     return job, frame
 
 
 def _roles(quasi: dict[str, Any], sensitive: Any, insensitive: Any, identifying: Any) -> dict[str, str]:
     roles: dict[str, str] = {}
-    for role, names in (("quasi", list(quasi)), ("sensitive", sensitive), ("insensitive", insensitive),
-                        ("identifying", identifying)):
+    for role, names in (
+        ("quasi", list(quasi)),
+        ("sensitive", sensitive),
+        ("insensitive", insensitive),
+        ("identifying", identifying),
+    ):
         names = [names] if isinstance(names, str) else list(names)
         for name in names:
             if name in roles:
@@ -135,8 +196,10 @@ def _hierarchy(name: str, given: Any) -> Hierarchy | str | dict[str, Any]:
         return Hierarchy.from_rows(name, [["" if v is None else str(v) for v in row.values()] for row in rows])
     if isinstance(given, (list, tuple)) and all(isinstance(row, (list, tuple)) for row in given):
         return Hierarchy.from_rows(name, [[str(v) for v in row] for row in given])
-    raise ConfigError(f"the hierarchy of {name!r} must be a file path, a builder dict with a type (intervals, mask, "
-                      f"date, order), a Hierarchy, or its rows (a list of lists, or a table); got {type(given).__name__}")
+    raise ConfigError(
+        f"the hierarchy of {name!r} must be a file path, a builder dict with a type (intervals, mask, "
+        f"date, order), a Hierarchy, or its rows (a list of lists, or a table); got {type(given).__name__}"
+    )
 
 
 def _path(path: str | os.PathLike[str] | None) -> str | None:
@@ -174,11 +237,17 @@ def bound(job: Job, frame: frames.Frame | None) -> Iterator[tuple[Job, frames.Fr
         frames.drop_spark_view(frame, view)
 
 
-def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | None = None,
-        on_check: Callable[[CheckResult], None] | None = None, on_phase: Callable[[str], None] | None = None,
-        on_progress: ProgressCallback | None = None) -> Result:
+def run(
+    job: Job,
+    frame: frames.Frame | None = None,
+    manifest: dict[str, Any] | None = None,
+    on_check: Callable[[CheckResult], None] | None = None,
+    on_phase: Callable[[str], None] | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> Result:
     """Anonymize (or with ``manifest`` apply a saved transformation to) the job's data; with a
     table given in code and no output, the released table is ``Result.table``."""
+
     def execute(job: Job) -> Result:
         if manifest is not None:
             return anonymizer.apply(job, manifest)
@@ -206,9 +275,16 @@ def run(job: Job, frame: frames.Frame | None = None, manifest: dict[str, Any] | 
                 shutil.rmtree(folder, ignore_errors=True)
 
 
-def anonymize(data: Any, quasi: dict[str, Any] | None = None, *, on_check: Callable[[CheckResult], None] | None = None,
-              on_phase: Callable[[str], None] | None = None, progress: ProgressArgument = None,
-              on_progress: ProgressCallback | None = None, **settings: Any) -> Result:
+def anonymize(
+    data: Any,
+    quasi: dict[str, Any] | None = None,
+    *,
+    on_check: Callable[[CheckResult], None] | None = None,
+    on_phase: Callable[[str], None] | None = None,
+    progress: ProgressArgument = None,
+    on_progress: ProgressCallback | None = None,
+    **settings: Any,
+) -> Result:
     """Anonymize ``data`` and return a ``Result`` (``.table``: the released data in the type of
     ``data`` when no ``output=`` file is given).
 
@@ -229,8 +305,10 @@ def anonymize(data: Any, quasi: dict[str, Any] | None = None, *, on_check: Calla
     """
     if isinstance(data, Job):
         if quasi is not None or settings:
-            raise ConfigError("a Job carries its own settings: call anonymize(job) alone, or give the data and "
-                              "its settings as keywords (anonymize(data, quasi={...}, k=...))")
+            raise ConfigError(
+                "a Job carries its own settings: call anonymize(job) alone, or give the data and "
+                "its settings as keywords (anonymize(data, quasi={...}, k=...))"
+            )
         job, frame = data, None
     else:
         with from_code():
@@ -255,8 +333,10 @@ class Anonymizer:
     def __init__(self, quasi: dict[str, Any], **settings: Any) -> None:
         refused = [key for key in ("output", "report", "summary", "overwrite") if key in settings]
         if refused:
-            raise ConfigError(f"Anonymizer returns the released tables; it takes no {refused[0]}= (use "
-                              "sqlanon.anonymize(data, ..., output=...) to write a file)")
+            raise ConfigError(
+                f"Anonymizer returns the released tables; it takes no {refused[0]}= (use "
+                "sqlanon.anonymize(data, ..., output=...) to write a file)"
+            )
         self.quasi = quasi
         self.settings = settings
         self.result_: Result | None = None
@@ -275,8 +355,10 @@ class Anonymizer:
         if not result.success:
             raise NotAnonymousError(summary(result.report), result)
         if "manifest" not in result.report:
-            raise ConfigError(f"the algorithm {result.report['algorithm']!r} finds cuts, not levels of the "
-                              "hierarchies: fit/transform needs a lattice algorithm (flash, ola, lightning, ...)")
+            raise ConfigError(
+                f"the algorithm {result.report['algorithm']!r} finds cuts, not levels of the "
+                "hierarchies: fit/transform needs a lattice algorithm (flash, ola, lightning, ...)"
+            )
         self.result_ = self.last_result_ = result
         return self
 
@@ -288,8 +370,11 @@ class Anonymizer:
         result = run(job, frame, manifest=self.manifest_)
         self.last_result_ = result
         if not result.success:
-            raise NotAnonymousError(f"{result.report.get('reason', 'the models do not hold')}; nothing was "
-                                    "released (fit on data like this, or relax the models)", result)
+            raise NotAnonymousError(
+                f"{result.report.get('reason', 'the models do not hold')}; nothing was "
+                "released (fit on data like this, or relax the models)",
+                result,
+            )
         return result.table
 
     def fit_transform(self, data: Any) -> Any:
@@ -298,8 +383,9 @@ class Anonymizer:
         return fitted.table
 
 
-def explain(data: Any, node: Iterable[int], quasi: dict[str, Any] | None = None, show: int = 10,
-            **settings: Any) -> dict[str, Any]:
+def explain(
+    data: Any, node: Iterable[int], quasi: dict[str, Any] | None = None, show: int = 10, **settings: Any
+) -> dict[str, Any]:
     """A node's check: its SQL (with parameters), its figures (``result``), the suppression
     limit in rows and the smallest classes failing the models (``failing``: (labels, size))."""
     with from_code(not isinstance(data, Job) or data.file is None):
@@ -318,8 +404,14 @@ def risk(data: Any, quasi: Any = None, node: Iterable[int] | None = None, **sett
         if node is not None:
             raise ConfigError("node= needs hierarchies: give quasi= as a dict of column -> hierarchy, or a Job")
         assessed = check(data, quasi=quasi, **settings)
-        return {"input": assessed.input, "rows": assessed.rows, "quasi_identifiers": assessed.quasi_identifiers,
-                "node": None, "engine": "duckdb", "risk": assessed.risk}
+        return {
+            "input": assessed.input,
+            "rows": assessed.rows,
+            "quasi_identifiers": assessed.quasi_identifiers,
+            "node": None,
+            "engine": "duckdb",
+            "risk": assessed.risk,
+        }
     with from_code(not isinstance(data, Job) or data.file is None):
         job, frame = (data, None) if isinstance(data, Job) else job_from_keywords(data, quasi, **settings)
         with bound(job, frame) as (job, _):

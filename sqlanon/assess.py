@@ -52,33 +52,55 @@ class Assessment:
     offending: list[tuple[dict[str, str], int, list[str]]] = field(default_factory=list)
 
     def to_dict(self, redact: bool = False) -> dict[str, Any]:
-        shown = [{"values": None if redact else values, "size": size, "fails": fails}
-                 for values, size, fails in self.offending]
-        return {"holds": self.holds, "input": self.input, "rows": self.rows, "classes": self.classes,
-                "suppressed": self.suppressed, "quasi_identifiers": self.quasi_identifiers, "models": self.models,
-                "offending_classes": self.offending_classes, "offending_rows": self.offending_rows,
-                "offending": shown, "risk": self.risk}
+        shown = [
+            {"values": None if redact else values, "size": size, "fails": fails}
+            for values, size, fails in self.offending
+        ]
+        return {
+            "holds": self.holds,
+            "input": self.input,
+            "rows": self.rows,
+            "classes": self.classes,
+            "suppressed": self.suppressed,
+            "quasi_identifiers": self.quasi_identifiers,
+            "models": self.models,
+            "offending_classes": self.offending_classes,
+            "offending_rows": self.offending_rows,
+            "offending": shown,
+            "risk": self.risk,
+        }
 
     def text(self, redact: bool = False) -> str:
         """The ``check`` command's report: values cut to 80 characters, or hidden with ``redact``."""
         r = self.risk
-        lines = [f"{self.input}: {self.rows} rows in {self.classes} classes of {', '.join(self.quasi_identifiers)}"
-                 + (f" ({self.suppressed} suppressed rows, every QI '*', not counted as a class)" if self.suppressed else "")]
+        lines = [
+            f"{self.input}: {self.rows} rows in {self.classes} classes of {', '.join(self.quasi_identifiers)}"
+            + (f" ({self.suppressed} suppressed rows, every QI '*', not counted as a class)" if self.suppressed else "")
+        ]
         for model in self.models:
-            lines.append(f"  {_model_name(model):<48} achieved {_figure(model['achieved'])}"
-                         + ("" if model["holds"] else "  FAILS"))
-        lines.append(f"  risk: highest {r['highest_risk']:.4g}, average {r['average_risk']:.4g}, "
-                     f"records at risk {r['records_at_risk']} ({r['share_at_risk']:.2%}), "
-                     f"sample uniqueness {r['sample_uniqueness']:.2%}")
+            lines.append(
+                f"  {_model_name(model):<48} achieved {_figure(model['achieved'])}"
+                + ("" if model["holds"] else "  FAILS")
+            )
+        lines.append(
+            f"  risk: highest {r['highest_risk']:.4g}, average {r['average_risk']:.4g}, "
+            f"records at risk {r['records_at_risk']} ({r['share_at_risk']:.2%}), "
+            f"sample uniqueness {r['sample_uniqueness']:.2%}"
+        )
         population = r.get("population") or {}
         if population.get("share") is not None:
             lines.append(f"  population uniqueness ({population.get('model')}): {population['share']:.4%}")
         if self.holds:
             lines.append("The models hold.")
             return "\n".join(lines)
-        lines.append("The models do NOT hold" + (
-            f": {self.offending_classes} classes ({self.offending_rows} rows) fail" if self.offending_classes else
-            " on the table as a whole"))
+        lines.append(
+            "The models do NOT hold"
+            + (
+                f": {self.offending_classes} classes ({self.offending_rows} rows) fail"
+                if self.offending_classes
+                else " on the table as a whole"
+            )
+        )
         if self.offending:
             lines.append("smallest offending classes" + (" (values hidden)" if redact else "") + ":")
         for values, size, fails in self.offending:
@@ -87,8 +109,18 @@ class Assessment:
         return "\n".join(lines)
 
 
-def check(data: Any, quasi: Any, k: int | None = None, models: Any = (), *, show: int = 10, delimiter: str = ",",
-          table: str | None = None, encoding: str | None = None, risk: dict[str, Any] | None = None) -> Assessment:
+def check(
+    data: Any,
+    quasi: Any,
+    k: int | None = None,
+    models: Any = (),
+    *,
+    show: int = 10,
+    delimiter: str = ",",
+    table: str | None = None,
+    encoding: str | None = None,
+    risk: dict[str, Any] | None = None,
+) -> Assessment:
     """Assess ``data`` as it is (a table in memory, a Spark DataFrame, or a CSV, Parquet or
     DuckDB file — ``table`` names the table of a DuckDB file): ``quasi`` lists its QIs;
     ``k`` and ``models`` (``[[privacy.models]]`` entries as dicts) are the models to check.
@@ -101,13 +133,16 @@ def check(data: Any, quasi: Any, k: int | None = None, models: Any = (), *, show
     with from_code():
         qis = [quasi] if isinstance(quasi, str) else list(quasi or [])
         if not qis or not all(isinstance(q, str) for q in qis) or len(set(qis)) != len(qis):
-            raise ConfigError(f"quasi= must list the quasi-identifier columns (each once), e.g. quasi=[\"age\", "
-                              f"\"zip\"]; got {quasi!r}")
+            raise ConfigError(
+                f'quasi= must list the quasi-identifier columns (each once), e.g. quasi=["age", "zip"]; got {quasi!r}'
+            )
         settings = RiskSettings.from_table(plain(risk or {}), "risk=")
         k, specs = models_of(k, models, settings)
         if any(spec["type"] == "delta-presence" for spec in specs):
-            raise ConfigError("check assesses a table as it is; delta-presence compares a release with its "
-                              "population: anonymize with the model instead")
+            raise ConfigError(
+                "check assesses a table as it is; delta-presence compares a release with its "
+                "population: anonymize with the model instead"
+            )
         chosen = build_models(k, specs)
         attributes = list(dict.fromkeys(m.attribute for m in chosen if m.attribute))
         source, frame = source_of(data, delimiter, table, encoding)
@@ -135,17 +170,32 @@ def _groups(source: Source, frame: Frame | None, qis: list[str], attributes: lis
         if missing:
             hint = ""
             if source.kind == "csv" and len(columns) == 1:
-                hint = next((f"; the header reads as one column: set the delimiter to {s!r}"
-                             for s in (";", ",", "\t", "|") if s != source.delimiter and s in columns[0]), "")
-            raise ConfigError(f"column(s) {missing} are not in {source.describe()}; its columns: "
-                              f"{', '.join(map(cut, columns[:20]))}{hint}")
+                hint = next(
+                    (
+                        f"; the header reads as one column: set the delimiter to {s!r}"
+                        for s in (";", ",", "\t", "|")
+                        if s != source.delimiter and s in columns[0]
+                    ),
+                    "",
+                )
+            raise ConfigError(
+                f"column(s) {missing} are not in {source.describe()}; its columns: "
+                f"{', '.join(map(cut, columns[:20]))}{hint}"
+            )
         relation, params = engine._source_relation(source)
-        selected = [exp.Coalesce(this=exp.Cast(this=exp.column(n, quoted=True), to=exp.DataType.build("VARCHAR")),
-                              expressions=[exp.Literal.string("")]).as_(exp.to_identifier(f"c{i}", quoted=True))
-                 for i, n in enumerate(names)]
-        query = exp.select(*selected, exp.Count(this=exp.Star()).as_("n")).from_(
-            exp.to_identifier("r")).group_by(*(exp.Literal.number(i + 1) for i in range(len(names))))
-        sql = query.sql("duckdb").replace('FROM r', f"FROM {relation} AS r", 1)
+        selected = [
+            exp.Coalesce(
+                this=exp.Cast(this=exp.column(n, quoted=True), to=exp.DataType.build("VARCHAR")),
+                expressions=[exp.Literal.string("")],
+            ).as_(exp.to_identifier(f"c{i}", quoted=True))
+            for i, n in enumerate(names)
+        ]
+        query = (
+            exp.select(*selected, exp.Count(this=exp.Star()).as_("n"))
+            .from_(exp.to_identifier("r"))
+            .group_by(*(exp.Literal.number(i + 1) for i in range(len(names))))
+        )
+        sql = query.sql("duckdb").replace("FROM r", f"FROM {relation} AS r", 1)
         try:
             return engine.con.execute(sql, params).fetchall()
         except duckdb.Error as error:
@@ -154,8 +204,15 @@ def _groups(source: Source, frame: Frame | None, qis: list[str], attributes: lis
         engine.close()
 
 
-def _assess(rows: list[tuple[Any, ...]], qis: list[str], attributes: list[str], models: list[PrivacyModel],
-            described: str, show: int, settings: RiskSettings) -> Assessment:
+def _assess(
+    rows: list[tuple[Any, ...]],
+    qis: list[str],
+    attributes: list[str],
+    models: list[PrivacyModel],
+    described: str,
+    show: int,
+    settings: RiskSettings,
+) -> Assessment:
     d = len(qis)
     masked = tuple(MASK for _ in qis)
     sizes: Counter[tuple[str, ...]] = Counter()
@@ -223,15 +280,24 @@ def _assess(rows: list[tuple[Any, ...]], qis: list[str], attributes: list[str], 
         reported.append(entry)
     table = Counter(sizes.values())
     return Assessment(
-        holds=holds, input=described, rows=total, classes=len(sizes), suppressed=suppressed,
-        quasi_identifiers=list(qis), models=reported,
+        holds=holds,
+        input=described,
+        rows=total,
+        classes=len(sizes),
+        suppressed=suppressed,
+        quasi_identifiers=list(qis),
+        models=reported,
         risk=risk_section(dict(table), settings.threshold, settings.population(total), settings.model, suppressed),
-        offending_classes=len(failing), offending_rows=offending_rows, offending=failing[:max(show, 0)])
+        offending_classes=len(failing),
+        offending_rows=offending_rows,
+        offending=failing[: max(show, 0)],
+    )
 
 
 def _model_name(model: dict[str, Any]) -> str:
-    settings = ", ".join(f"{k}={v}" for k, v in model.items() if k not in ("model", "achieved", "holds", "hierarchy",
-                                                                          "order"))
+    settings = ", ".join(
+        f"{k}={v}" for k, v in model.items() if k not in ("model", "achieved", "holds", "hierarchy", "order")
+    )
     return f"{model['model']}({settings})"
 
 

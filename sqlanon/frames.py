@@ -77,13 +77,15 @@ def frame(data: Any) -> Frame:
     ``_from_pandas``), each with the fix."""
     kind = kind_of(data)
     if {("pandas", "Series"), ("polars", "Series")} & _classes(data):
-        raise ConfigError(f"got a {type(data).__module__.split('.')[0]} Series, not a table: give a DataFrame, "
-                          "e.g. series.to_frame()")
+        raise ConfigError(
+            f"got a {type(data).__module__.split('.')[0]} Series, not a table: give a DataFrame, e.g. series.to_frame()"
+        )
     if kind is None:
         raise ConfigError(
             f"cannot read a {type(data).__module__}.{type(data).__qualname__} as a table: give a pandas, polars or "
             "pyarrow table, a DuckDB relation, a Spark DataFrame, any object with __arrow_c_stream__ (the Arrow "
-            "PyCapsule interface), or a path to a .csv, .parquet or .duckdb file")
+            "PyCapsule interface), or a path to a .csv, .parquet or .duckdb file"
+        )
     if kind == "spark":
         _refuse_names(list(data.columns), "Spark DataFrame", "df = df.toDF(*new_names)")
         return Frame(kind, data, None)
@@ -99,8 +101,11 @@ def frame(data: Any) -> Frame:
         table = data.to_arrow_table()
     else:
         table = _from_stream(data)
-    _refuse_names(table.column_names, f"{kind} table", "table.rename_columns([...])" if kind != "duckdb" else
-                  "SELECT ... AS new_name")
+    _refuse_names(
+        table.column_names,
+        f"{kind} table",
+        "table.rename_columns([...])" if kind != "duckdb" else "SELECT ... AS new_name",
+    )
     return Frame(kind, data, table.replace_schema_metadata(None))
 
 
@@ -112,8 +117,10 @@ def _refuse_names(names: list[str], what: str, rename: str) -> None:
     twice = [(name, at) for name, at in places.items() if len(at) > 1]
     if twice:
         shown = "; ".join(f"{cut(name)} at positions {', '.join(map(str, at))}" for name, at in twice[:5])
-        raise DataError(f"the {what} names {len(twice)} column(s) more than once: {shown} (counted from 0). "
-                        f"Every column needs its own name: rename the duplicates ({rename})")
+        raise DataError(
+            f"the {what} names {len(twice)} column(s) more than once: {shown} (counted from 0). "
+            f"Every column needs its own name: rename the duplicates ({rename})"
+        )
 
 
 def _from_pandas(data: Any) -> pa.Table:
@@ -121,13 +128,17 @@ def _from_pandas(data: Any) -> pa.Table:
     filtered frame's row labels): reset_index() keeps it as a column."""
     columns = data.columns
     if columns.nlevels > 1:
-        raise DataError(f"the pandas DataFrame's columns are a MultiIndex ({_shown(columns[0])}, ...): sqlanon names "
-                        "columns by text; flatten them, e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]")
+        raise DataError(
+            f"the pandas DataFrame's columns are a MultiIndex ({_shown(columns[0])}, ...): sqlanon names "
+            "columns by text; flatten them, e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]"
+        )
     named = [name for name in columns if not isinstance(name, str)]
     if named:
-        raise DataError(f"the pandas DataFrame has columns named by {type(named[0]).__name__} ({_shown(named[0])}"
-                        f"{', ...' if len(named) > 1 else ''}): sqlanon names columns by text; name them, e.g. "
-                        "df.columns = df.columns.map(str)")
+        raise DataError(
+            f"the pandas DataFrame has columns named by {type(named[0]).__name__} ({_shown(named[0])}"
+            f"{', ...' if len(named) > 1 else ''}): sqlanon names columns by text; name them, e.g. "
+            "df.columns = df.columns.map(str)"
+        )
     _refuse_names(list(columns), "pandas DataFrame", "df.columns = [...]")
     try:
         return pa.Table.from_pandas(data, preserve_index=False)
@@ -157,10 +168,14 @@ def _unconvertible(data: Any, error: Exception) -> DataError:
                 seen.setdefault(type(value), (row, value))
                 if len(seen) == 2:
                     break
-        mixed = " and ".join(f"{kind.__name__} {_shown(value)} (at position {row})" for kind, (row, value) in seen.items())
-        return DataError(f"column {cut(name)} of the pandas DataFrame ({column.dtype}) "
-                         f"{f'mixes {mixed}' if len(seen) == 2 else 'holds values no Arrow type holds'}: "
-                         f"give it one type, e.g. df[{name!r}] = df[{name!r}].astype(str)")
+        mixed = " and ".join(
+            f"{kind.__name__} {_shown(value)} (at position {row})" for kind, (row, value) in seen.items()
+        )
+        return DataError(
+            f"column {cut(name)} of the pandas DataFrame ({column.dtype}) "
+            f"{f'mixes {mixed}' if len(seen) == 2 else 'holds values no Arrow type holds'}: "
+            f"give it one type, e.g. df[{name!r}] = df[{name!r}].astype(str)"
+        )
     return DataError(f"cannot read the pandas DataFrame as Arrow: {first_line(error)}")
 
 
@@ -176,8 +191,9 @@ def _from_stream(data: Any) -> pa.Table:
         return pa.RecordBatchReader._import_from_c_capsule(data.__arrow_c_stream__()).read_all()
 
 
-def restore(original: Frame, table: pa.Table | None, parquet: str | None = None,
-            generalized: Collection[str] = ()) -> Any:
+def restore(
+    original: Frame, table: pa.Table | None, parquet: str | None = None, generalized: Collection[str] = ()
+) -> Any:
     """The released ``table`` in the type of ``original``. A Spark DataFrame is read from the
     verified Parquet file ``parquet`` (which must then outlive it, see ``keep_folder``).
     Every column but the ``generalized`` ones (the QIs) was released unchanged: it gets back

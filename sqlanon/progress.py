@@ -28,8 +28,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, TextIO, Union
 
-PHASES = {"prepare": "reading and encoding the input", "search": "searching", "write": "writing the output",
-          "verify": "verifying the output"}
+PHASES = {
+    "prepare": "reading and encoding the input",
+    "search": "searching",
+    "write": "writing the output",
+    "verify": "verifying the output",
+}
 
 
 @dataclass(frozen=True)
@@ -85,11 +89,11 @@ class SearchTracker:
         checks = self.algorithm.checker.checks
         progress = self._progress(checks)
         if self.algorithm.optimal:
-            progress = Progress("search", checks, self.best, self.size, self.size, 100.0,
-                                progress.seconds, done=True)
+            progress = Progress("search", checks, self.best, self.size, self.size, 100.0, progress.seconds, done=True)
         else:
-            progress = Progress("search", checks, self.best, self.size, None, progress.percent, progress.seconds,
-                                done=True)
+            progress = Progress(
+                "search", checks, self.best, self.size, None, progress.percent, progress.seconds, done=True
+            )
         self.callback(progress)
 
     def _progress(self, checks: int) -> Progress:
@@ -165,14 +169,21 @@ class Display:
         if self._bar is None and progress.checks == 0 and not progress.done:
             return  # the phase's start: the bar appears with the first check, when its kind is known
         if self._bar is None:
-            self._bar = self._tqdm(total=100.0 if progress.percent is not None else None, desc="searching",
-                                   unit="%", file=self.stream, leave=False, mininterval=0.1,
-                                   # tqdm draws nothing on a terminal that reports no size (0 x 0,
-                                   # e.g. a fresh pty): shutil's fallback is 80 x 24
-                                   ncols=min(100, shutil.get_terminal_size().columns),
-                                   nrows=shutil.get_terminal_size().lines,
-                                   bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}"
-                                   if progress.percent is not None else "{desc}: {elapsed}{postfix}")
+            self._bar = self._tqdm(
+                total=100.0 if progress.percent is not None else None,
+                desc="searching",
+                unit="%",
+                file=self.stream,
+                leave=False,
+                mininterval=0.1,
+                # tqdm draws nothing on a terminal that reports no size (0 x 0,
+                # e.g. a fresh pty): shutil's fallback is 80 x 24
+                ncols=min(100, shutil.get_terminal_size().columns),
+                nrows=shutil.get_terminal_size().lines,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}{postfix}"
+                if progress.percent is not None
+                else "{desc}: {elapsed}{postfix}",
+            )
         if progress.percent is not None:
             self._bar.n = round(progress.percent, 1)
         self._bar.set_postfix_str(_search_text(progress), refresh=False)
@@ -183,8 +194,13 @@ class Display:
 
     def _draw_line(self, progress: Progress) -> None:
         if progress.phase == "search":
-            percent = "" if progress.percent is None else f"{progress.percent:.0f}% of the lattice, " \
-                if progress.decided is not None else f"{progress.percent:.0f}% of the budget, "
+            percent = (
+                ""
+                if progress.percent is None
+                else f"{progress.percent:.0f}% of the lattice, "
+                if progress.decided is not None
+                else f"{progress.percent:.0f}% of the budget, "
+            )
             text, force = f"searching: {progress.seconds:.0f}s, {percent}{_search_text(progress)}", progress.done
         else:
             text, force = f"{PHASES.get(progress.phase, progress.phase)}...", True
@@ -228,4 +244,6 @@ def progress_callback(progress: ProgressArgument) -> tuple[ProgressCallback | No
         return (display if display.active else None), display.close
     if callable(progress):
         return progress, lambda: None
-    raise TypeError(f"progress must be True, False, 'auto' or a callable taking sqlanon.progress.Progress, got {progress!r}")
+    raise TypeError(
+        f"progress must be True, False, 'auto' or a callable taking sqlanon.progress.Progress, got {progress!r}"
+    )

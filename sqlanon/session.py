@@ -99,16 +99,21 @@ class Session:
             # only a job with a research subset (delta-presence) passes one: engines without it still serve the rest
             subset = {"subset": self.subset} if self.subset is not None else {}
             if subset and not self.engine.capabilities.research_subset:
-                raise ConfigError(f"the {job.engine} engine does not support delta-presence (a research subset); "
-                                  "use engine.name = \"duckdb\"")
-            self.prepared = self.engine.prepare(list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs,
-                                                self.sensitives, **subset)
+                raise ConfigError(
+                    f"the {job.engine} engine does not support delta-presence (a research subset); "
+                    'use engine.name = "duckdb"'
+                )
+            self.prepared = self.engine.prepare(
+                list(zip(self.qis, self.hierarchies)), self.passthrough, self.needs, self.sensitives, **subset
+            )
             # An output the engine cannot write is refused now, not after the search.
             if job.output.writes:
                 self.engine.check_output(job.output)
             #: where checks run and why (every checker holds it), and the snapshot switches that follow
             self.check_placement: Placement = self._place_checks(job, lattice_metric)
-            self.snapshot_settings = self.check_placement.snapshot_settings(job.snapshots, self.engine.capabilities.snapshots)
+            self.snapshot_settings = self.check_placement.snapshot_settings(
+                job.snapshots, self.engine.capabilities.snapshots
+            )
             if self.prepared.value_counts is None:
                 # a one-scan SQL prepare counts once checks are placed: the kernel has them in numpy
                 counts = self._runner.value_counts() if self._runner is not None else self.engine.value_counts()
@@ -137,8 +142,14 @@ class Session:
         engine = self.engine
         if not lattice_metric:
             return for_intervals(engine)
-        placement = decide(job.checks, engine, self.prepared.base_classes, engine.class_table_columns(), job.local_budget,
-                           settle=self._settle)
+        placement = decide(
+            job.checks,
+            engine,
+            self.prepared.base_classes,
+            engine.class_table_columns(),
+            job.local_budget,
+            settle=self._settle,
+        )
         if placement.where == "local":
             self._settle()  # the kernel's compiled functions, loaded: prepare pays for them, not the first check
         self._runner = engine.runner(placement.where)
@@ -188,9 +199,19 @@ class Session:
             self._checker.release_snapshots()
         runner = self.runner
         runner.reset_snapshots()
-        self._checker = Checker(runner, models, metric, self.ctx, job.limit_rows(self.rows), job.suppression_limit,
-                                on_check=on_check, placement=self.check_placement, snapshots=self.snapshot_settings,
-                                population=self.prepared.population or self.prepared.rows, memo=self._shared)
+        self._checker = Checker(
+            runner,
+            models,
+            metric,
+            self.ctx,
+            job.limit_rows(self.rows),
+            job.suppression_limit,
+            on_check=on_check,
+            placement=self.check_placement,
+            snapshots=self.snapshot_settings,
+            population=self.prepared.population or self.prepared.rows,
+            memo=self._shared,
+        )
         return self._checker
 
     def _weights(self, job: Job) -> tuple[float, ...] | None:
@@ -206,13 +227,17 @@ class Session:
         models = build_models(job.k, job.models)
         for model in models:
             if model.population and model.subset != self.subset:
-                raise ConfigError(f"the delta-presence model reads the research subset {model.subset.describe()}, "
-                                  "which this session did not prepare")
+                raise ConfigError(
+                    f"the delta-presence model reads the research subset {model.subset.describe()}, "
+                    "which this session did not prepare"
+                )
             model.resolve_population(self.rows)  # population uniqueness: N from the input's rows
             if model.attribute is None:
                 continue
             if model.attribute not in self.sensitives:
-                raise ConfigError(f"the {model.name} model reads '{model.attribute}', which this session did not prepare")
+                raise ConfigError(
+                    f"the {model.name} model reads '{model.attribute}', which this session did not prepare"
+                )
             self.engine.store_tables(model.prepare(*self.engine.sensitive_values(model.attribute)))
         return models
 
@@ -224,8 +249,9 @@ class Session:
             result[name] = {v: c / self.rows for v, c in zip(values, counts)}
         return result
 
-    def search(self, algorithm: str | None = None, on_check=None, on_progress=None,
-               **overrides) -> tuple[SearchOutcome, Checker]:
+    def search(
+        self, algorithm: str | None = None, on_check=None, on_progress=None, **overrides
+    ) -> tuple[SearchOutcome, Checker]:
         """``on_progress``: called with a ``sqlanon.progress.Progress`` after every check and
         when the search ends."""
         checker = self.checker(on_check=on_check, **overrides)
@@ -287,9 +313,12 @@ class Session:
     def _population_reasons(checker, stats) -> list[str]:
         """Why delta-presence fails a node beyond its failing classes: the population classes
         without subset rows, which are in no class list (they release nothing)."""
-        return [f"{stats.empty_classes} classes of the population hold no row of the research subset: delta = 0 "
-                f"< dmin = {m.dmin}, and suppression cannot remove them (delta-presence fails the node)"
-                for m in checker.population_models if stats.empty_classes and not m.empty_classes_hold(stats.empty_classes)]
+        return [
+            f"{stats.empty_classes} classes of the population hold no row of the research subset: delta = 0 "
+            f"< dmin = {m.dmin}, and suppression cannot remove them (delta-presence fails the node)"
+            for m in checker.population_models
+            if stats.empty_classes and not m.empty_classes_hold(stats.empty_classes)
+        ]
 
     def close(self) -> None:
         self.engine.close()
@@ -345,9 +374,7 @@ def plan_columns(job: Job, columns: list[str]) -> tuple[list[str], list[OutputCo
         raise ConfigError(f"column(s) {both} have a role and are also listed in input.drop: pick one")
     unassigned = [name for name in columns if name not in roles and name not in job.input.drop]
     if unassigned:
-        raise ConfigError(
-            f"column(s) {unassigned} of {job.input.describe()} have no role: {roles_hint()}"
-        )
+        raise ConfigError(f"column(s) {unassigned} of {job.input.describe()} have no role: {roles_hint()}")
     passthrough = [name for name in columns if roles.get(name) in ("sensitive", "insensitive")]
     qis = [a.name for a in job.quasi_identifiers]
     output = []
@@ -365,6 +392,8 @@ def _delimiter_hint(job: Job, columns: list[str]) -> str:
         return ""
     for separator in (";", ",", "\t", "|"):
         if separator != job.input.delimiter and separator in columns[0]:
-            return (f". The header reads as one column: the file looks separated by {separator!r}; "
-                    f"set [input] delimiter = {json.dumps(separator)}")
+            return (
+                f". The header reads as one column: the file looks separated by {separator!r}; "
+                f"set [input] delimiter = {json.dumps(separator)}"
+            )
     return ""

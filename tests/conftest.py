@@ -34,7 +34,9 @@ def demo_job(tmp_path):
     write_patients(tmp_path / "demo" / "patients.csv")
     (tmp_path / "hierarchies").mkdir()
     for name in HIERARCHIES:
-        (tmp_path / "hierarchies" / f"demo_{name}.csv").write_bytes((ROOT / "sqlanon" / "demo" / "hierarchies" / f"demo_{name}.csv").read_bytes())
+        (tmp_path / "hierarchies" / f"demo_{name}.csv").write_bytes(
+            (ROOT / "sqlanon" / "demo" / "hierarchies" / f"demo_{name}.csv").read_bytes()
+        )
     path = tmp_path / "demo.toml"
     path.write_text((ROOT / "sqlanon" / "demo" / "job.toml").read_text())
     return path
@@ -47,10 +49,15 @@ def spark(tmp_path_factory):
     pyspark = pytest.importorskip("pyspark", reason="the spark engine's tests need pyspark: pip install '.[spark]'")
     from pyspark.sql import SparkSession
 
-    session = (SparkSession.builder.master("local[2]").appName("sqlanon-tests")
-               .config("spark.sql.shuffle.partitions", "2").config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse"))).getOrCreate())
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("sqlanon-tests")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse")))
+        .getOrCreate()
+    )
     session.sparkContext.setLogLevel("FATAL")
     assert pyspark.__version__
     yield session
@@ -68,6 +75,7 @@ def adult_available():
 def read_only():
     """``with read_only(folder):`` no one can create a file in ``folder`` — root included (the
     immutable attribute), since the tests run as root here; skips where neither works."""
+
     @contextlib.contextmanager
     def frozen(path):
         if os.geteuid() == 0:

@@ -107,8 +107,11 @@ class Checker:
         memo): counted, cached, offered to the snapshot policy and passed to ``on_check``."""
         self.checks += 1
         metric, ctx = self.metric, self.ctx
-        anonymous = (stats.suppressed <= self.limit_rows and (not self.table_models or self.table_models_hold(stats))
-                     and (not self.population_models or self.population_holds(stats)))
+        anonymous = (
+            stats.suppressed <= self.limit_rows
+            and (not self.table_models or self.table_models_hold(stats))
+            and (not self.population_models or self.population_holds(stats))
+        )
         # positional: node, anonymous, stats, loss, bound
         result = CheckResult(node, anonymous, stats, metric.value(stats, node, ctx), metric.bound(stats, node, ctx))
         self._results[node] = result
@@ -179,8 +182,7 @@ class Checker:
         capabilities), nothing is shared through a memo, and no snapshot policy makes each
         check start from what the one before left."""
         settings = self.snapshot_settings
-        return (self.runner.batches and self.memo is None
-                and not (settings.rollup or settings.history))
+        return self.runner.batches and self.memo is None and not (settings.rollup or settings.history)
 
     def table_models_hold(self, stats: ClassStats) -> bool:
         return all(m.table_holds(m.stats_value(stats, self.ctx.rows)) for m in self.table_models)

@@ -45,8 +45,17 @@ KERNEL_ROW_SECONDS = 25e-9
 CELL_BYTES = 8
 #: the share of the available memory that local checks may take by default
 MEMORY_SHARE = 0.25
-_UNITS = {"b": 1, "kb": 1000, "kib": 1024, "mb": 1000 ** 2, "mib": 1024 ** 2, "gb": 1000 ** 3, "gib": 1024 ** 3,
-          "tb": 1000 ** 4, "tib": 1024 ** 4}
+_UNITS = {
+    "b": 1,
+    "kb": 1000,
+    "kib": 1024,
+    "mb": 1000**2,
+    "mib": 1024**2,
+    "gb": 1000**3,
+    "gib": 1024**3,
+    "tb": 1000**4,
+    "tib": 1024**4,
+}
 
 
 def parse_size(text: str) -> int:
@@ -60,7 +69,7 @@ def budget(local_budget: str | None) -> int:
     if local_budget is not None:
         return parse_size(local_budget)
     available = available_memory()
-    return int(MEMORY_SHARE * available) if available is not None else 1024 ** 3
+    return int(MEMORY_SHARE * available) if available is not None else 1024**3
 
 
 def _size(n: float) -> str:
@@ -97,43 +106,61 @@ def for_intervals(engine: Store) -> Placement:
     return Placement(where, "the ordered-interval search reads the class table itself")
 
 
-def decide(requested: str, engine: Store, rows: int, columns: int, local_budget: str | None,
-           settle: Callable[[], None] | None = None) -> Placement:
+def decide(
+    requested: str,
+    engine: Store,
+    rows: int,
+    columns: int,
+    local_budget: str | None,
+    settle: Callable[[], None] | None = None,
+) -> Placement:
     """The placement for a class table of ``rows`` rows and ``columns`` columns. ``settle`` is
     called before the engine's latency is measured (the session waits there for background
     work that would skew the timing)."""
     able = engine.capabilities.placements
     if requested == "sql" and "sql" not in able:
-        raise ConfigError(f"engine.checks = \"sql\": the {engine.name} engine runs no SQL, its checks run in process; "
-                          "remove engine.checks or set it to \"auto\"")
+        raise ConfigError(
+            f'engine.checks = "sql": the {engine.name} engine runs no SQL, its checks run in process; '
+            'remove engine.checks or set it to "auto"'
+        )
     if "local" not in able:
         return Placement("sql", f"the {engine.name} engine has no local checks")
     if "sql" not in able:
         return Placement("local", f"the {engine.name} engine checks in process only")
     if requested == "sql":
-        return Placement("sql", "engine.checks = \"sql\"")
+        return Placement("sql", 'engine.checks = "sql"')
     needed, allowed = rows * columns * CELL_BYTES, budget(local_budget)
     if needed > allowed:
         if requested == "local":
             raise ConfigError(
-                f"engine.checks = \"local\": the base class table ({rows:,} rows x {columns} columns, about "
+                f'engine.checks = "local": the base class table ({rows:,} rows x {columns} columns, about '
                 f"{_size(needed)}) does not fit the local budget of {_size(allowed)}; raise engine.local_budget "
-                "(e.g. \"4GB\"), or set engine.checks = \"auto\" or \"sql\" to check in the database")
+                '(e.g. "4GB"), or set engine.checks = "auto" or "sql" to check in the database'
+            )
         return Placement("sql", f"the class table ({_size(needed)}) exceeds the local budget ({_size(allowed)})")
     if requested == "local":
-        return Placement("local", "engine.checks = \"local\"")
+        return Placement("local", 'engine.checks = "local"')
     local, scan = rows * KERNEL_ROW_SECONDS, rows * engine.row_seconds
     if local <= scan:  # a query costs its latency on top: measuring it cannot change the choice
-        return Placement("local", f"a local check (~{local * 1e3:.2f} ms: {rows:,} rows x {KERNEL_ROW_SECONDS * 1e9:.0f} ns) "
-                                  f"costs less than a query's scan alone (~{scan * 1e3:.2f} ms: {rows:,} rows x "
-                                  f"{engine.row_seconds * 1e9:.0f} ns), whatever its latency")
+        return Placement(
+            "local",
+            f"a local check (~{local * 1e3:.2f} ms: {rows:,} rows x {KERNEL_ROW_SECONDS * 1e9:.0f} ns) "
+            f"costs less than a query's scan alone (~{scan * 1e3:.2f} ms: {rows:,} rows x "
+            f"{engine.row_seconds * 1e9:.0f} ns), whatever its latency",
+        )
     if settle is not None:
         settle()
     latency = engine.query_latency()
     sql = latency + rows * engine.row_seconds
     measured = f"{latency * 1e3:.2f} ms measured latency + {rows:,} rows x {engine.row_seconds * 1e9:.0f} ns"
     if local <= sql:
-        return Placement("local", f"a local check (~{local * 1e3:.2f} ms) costs less than a query "
-                                  f"(~{sql * 1e3:.2f} ms: {measured})", latency)
-    return Placement("sql", f"a query (~{sql * 1e3:.2f} ms: {measured}) costs less than a local check "
-                            f"(~{local * 1e3:.2f} ms)", latency)
+        return Placement(
+            "local",
+            f"a local check (~{local * 1e3:.2f} ms) costs less than a query (~{sql * 1e3:.2f} ms: {measured})",
+            latency,
+        )
+    return Placement(
+        "sql",
+        f"a query (~{sql * 1e3:.2f} ms: {measured}) costs less than a local check (~{local * 1e3:.2f} ms)",
+        latency,
+    )

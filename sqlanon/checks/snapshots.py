@@ -146,8 +146,12 @@ class Snapshots:
 
     def wants(self, node: Node, classes: int, anonymous: bool) -> bool:
         """Would the history keep this node's snapshot?"""
-        return (self.settings.history and self.settings.history_size > 0 and node not in self.history
-                and self._small_and_open(classes, anonymous))
+        return (
+            self.settings.history
+            and self.settings.history_size > 0
+            and node not in self.history
+            and self._small_and_open(classes, anonymous)
+        )
 
     def _small_and_open(self, classes: int, anonymous: bool) -> bool:
         """Non-anonymous (its generalizations are still to be checked) and at most

@@ -19,8 +19,9 @@ def absolute(path: str | None) -> str | None:
 
 def data_source(data: str, delimiter: str, table: str | None, encoding: str | None) -> Source:
     """The data file of ``check`` and ``init``, with its ``--delimiter``, ``--table`` and ``--encoding``."""
-    source = Source(path=absolute(data), delimiter=check_delimiter(delimiter, "--delimiter"), table=table,
-                    encoding=encoding)
+    source = Source(
+        path=absolute(data), delimiter=check_delimiter(delimiter, "--delimiter"), table=table, encoding=encoding
+    )
     if source.kind == "duckdb" and not table:
         raise ConfigError(f"{data} is a DuckDB file: name its table with --table")
     return source

@@ -45,13 +45,35 @@ OFFSET = "[+-][0-9]{2}(:?[0-9]{2})?$"
 _LAYOUT = re.compile(r"9999-99-99([ T])99:99(:99(\.9{1,6})?)?(Z|[+-]99(:?99)?)?")
 
 #: DuckDB types by the kind ``init`` names them (VARCHAR: from its values)
-_INTEGERS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-             "UBIGINT", "UHUGEINT"}
+_INTEGERS = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+}
 _NUMBERS = {"FLOAT", "DOUBLE", "REAL"}
-_NAMED = {"DATE": "date", "TIMESTAMP": "timestamp", "TIMESTAMP_S": "timestamp", "TIMESTAMP_MS": "timestamp",
-          "TIMESTAMP_NS": "timestamp", "TIMESTAMP WITH TIME ZONE": "timestamp with time zone",
-          "TIME": "time", "TIME WITH TIME ZONE": "time with time zone", "BOOLEAN": "boolean", "UUID": "uuid",
-          "INTERVAL": "interval", "BLOB": "blob", "BIT": "bit string", "JSON": "json"}
+_NAMED = {
+    "DATE": "date",
+    "TIMESTAMP": "timestamp",
+    "TIMESTAMP_S": "timestamp",
+    "TIMESTAMP_MS": "timestamp",
+    "TIMESTAMP_NS": "timestamp",
+    "TIMESTAMP WITH TIME ZONE": "timestamp with time zone",
+    "TIME": "time",
+    "TIME WITH TIME ZONE": "time with time zone",
+    "BOOLEAN": "boolean",
+    "UUID": "uuid",
+    "INTERVAL": "interval",
+    "BLOB": "blob",
+    "BIT": "bit string",
+    "JSON": "json",
+}
 #: kinds a hierarchy cannot generalize: no QI
 NESTED = {"blob", "list", "array", "struct", "map", "union", "json"}
 DATED = {"date", "timestamp", "timestamp with time zone"}
@@ -135,7 +157,7 @@ def profile(source: Source) -> Profile:
         columns, at = [], 1
         for name, template in zip(names, plans):
             width = len(template.plan.aggregates)
-            columns.append(template.plan.column(name, rows, row[at: at + width]))
+            columns.append(template.plan.column(name, rows, row[at : at + width]))
             at += width
         return Profile(rows, columns, engine.queries, sql)
     finally:
@@ -161,8 +183,11 @@ def profile_sql(names: list[str], templates: list[_Template], relation: str) -> 
     first = exp.select(_col(_SLOT["first"]), copy=False).from_(exp.Table(this=_ident(_SLOT["source"])), copy=False)
     second = exp.select(_col(_SLOT["second"]), copy=False).from_(first.subquery(_ident("read"), copy=False), copy=False)
     outer = exp.select(exp.Count(this=exp.Star()), _col(_SLOT["aggregates"]), copy=False).from_(
-        second.subquery(_ident("tested"), copy=False), copy=False)
-    return _SLOTS.sub(lambda m: fill[m.group(0)], outer.sql("duckdb", copy=False))  # one pass: nothing filled in is read again
+        second.subquery(_ident("tested"), copy=False), copy=False
+    )
+    return _SLOTS.sub(
+        lambda m: fill[m.group(0)], outer.sql("duckdb", copy=False)
+    )  # one pass: nothing filled in is read again
 
 
 #: the skeleton's placeholders: a column per level, the input as a table
@@ -187,8 +212,10 @@ class _Template:
         one pass (a column named like one of them is not replaced again)."""
         own = {f'"{p}0"': f'"{p}{i}"' for p in _OWN}
         own[f'"{_SOURCE}"'] = _ident(name).sql("duckdb")
-        return {level: [_OWN_NAMES.sub(lambda m: own[m.group(0)], sql) for sql in texts]
-                for level, texts in self._sql.items()}
+        return {
+            level: [_OWN_NAMES.sub(lambda m: own[m.group(0)], sql) for sql in texts]
+            for level, texts in self._sql.items()
+        }
 
 
 def _ident(name: str) -> exp.Identifier:
@@ -240,7 +267,9 @@ def _and(*conditions: exp.Expression) -> exp.Expression:
 def _starts_within(value: Callable[[], exp.Expression], low: str, high: str) -> exp.Expression:
     """The first character of the value is in [low, high]: two comparisons of a prefix, far
     cheaper than a regular expression, which then only sees the values that pass."""
-    return _and(exp.GTE(this=value(), expression=_text(low)), exp.LT(this=value(), expression=_text(chr(ord(high) + 1))))
+    return _and(
+        exp.GTE(this=value(), expression=_text(low)), exp.LT(this=value(), expression=_text(chr(ord(high) + 1)))
+    )
 
 
 #: the date test's answer for a date, a dotted date and a value no parser reads
@@ -264,6 +293,7 @@ class _Plan:
         self.duck_type = duck_type
         self.kind = kind_of_type(duck_type)
         T = exp.DataType.Type
+
         def own(prefix: str) -> Callable[[], exp.Column]:
             return lambda: _col(f"{prefix}{i}")
 
@@ -288,34 +318,54 @@ class _Plan:
         if self.kind not in DATED:  # text of a few values: every value
             self._add(top=_fn("APPROX_TOP_K", t(), _int(LISTED + 1)), longest=exp.Max(this=exp.Length(this=t())))
         if self.kind is None:
-            self.first.append(_named(_when(_starts_within(text, "+", "9"), _cast(text(), T.DOUBLE, safe=True)), f"x{i}"))
+            self.first.append(
+                _named(_when(_starts_within(text, "+", "9"), _cast(text(), T.DOUBLE, safe=True)), f"x{i}")
+            )
             zero = _when(exp.Like(this=t(), expression=_text("0_%")), _int(_ZERO), _int(0))
             digits = _when(_matches(t(), DIGITS), exp.Add(this=_int(_DIGITS), expression=zero), _int(0))
             integral = exp.EQ(this=x(), expression=exp.Round(this=x()))
-            bits = _when(exp.Not(this=exp.Is(this=x(), expression=exp.Null())),
-                         _when(integral, exp.Add(this=_int(_INTEGRAL), expression=digits), _int(0)))
+            bits = _when(
+                exp.Not(this=exp.Is(this=x(), expression=exp.Null())),
+                _when(integral, exp.Add(this=_int(_INTEGRAL), expression=digits), _int(0)),
+            )
             self.second += [x(), _named(bits, f"b{i}")]
-            self._add(numbers=exp.Count(this=x()), low=exp.Min(this=x()), high=exp.Max(this=x()),
-                      every=exp.BitwiseAndAgg(this=_col(f"b{i}")), some=exp.BitwiseOrAgg(this=_col(f"b{i}")),
-                      shortest=exp.Min(this=_fn("STRLEN", t())))
+            self._add(
+                numbers=exp.Count(this=x()),
+                low=exp.Min(this=x()),
+                high=exp.Max(this=x()),
+                every=exp.BitwiseAndAgg(this=_col(f"b{i}")),
+                some=exp.BitwiseOrAgg(this=_col(f"b{i}")),
+                shortest=exp.Min(this=_fn("STRLEN", t())),
+            )
         if self.kind is None or self.kind in DATED:
-            gate = _and(_starts_within(text, "0", "9"), exp.Between(this=_fn("STRLEN", text()), low=_int(8), high=_int(40)))
+            gate = _and(
+                _starts_within(text, "0", "9"), exp.Between(this=_fn("STRLEN", text()), low=_int(8), high=_int(40))
+            )
             self.first.append(_named(_when(gate, _matches(text(), DATE_LIKE)), f"d{i}"))
             iso = exp.Like(this=t(), expression=_text("____-%"))
 
             def read(parsed: exp.Expression, answer: exp.Expression) -> exp.Case:
                 return _when(exp.Not(this=exp.Is(this=parsed, expression=exp.Null())), answer, _text(_BAD))
 
-            layout = exp.DPipe(this=exp.DPipe(this=_fn("TRANSLATE", t(), _text("0123456789"), _text("9" * 10)),
-                                              expression=_text("|")),
-                               expression=exp.Coalesce(this=exp.RegexpExtract(this=t(), expression=_text(OFFSET)),
-                                                       expressions=[_text("")]))
-            answer = exp.Case(ifs=[
-                exp.If(this=_and(iso, exp.LTE(this=_fn("STRLEN", t()), expression=_int(10))),
-                       true=read(_cast(t(), T.DATE, safe=True), _text(_DATE))),
-                exp.If(this=exp.Not(this=exp.Like(this=t(), expression=_text("____-%"))),
-                       true=read(_fn("TRY_STRPTIME", t(), _text("%d.%m.%Y")), _text(_DOTTED))),
-            ], default=read(_cast(t(), T.TIMESTAMPTZ, safe=True), layout))
+            layout = exp.DPipe(
+                this=exp.DPipe(this=_fn("TRANSLATE", t(), _text("0123456789"), _text("9" * 10)), expression=_text("|")),
+                expression=exp.Coalesce(
+                    this=exp.RegexpExtract(this=t(), expression=_text(OFFSET)), expressions=[_text("")]
+                ),
+            )
+            answer = exp.Case(
+                ifs=[
+                    exp.If(
+                        this=_and(iso, exp.LTE(this=_fn("STRLEN", t()), expression=_int(10))),
+                        true=read(_cast(t(), T.DATE, safe=True), _text(_DATE)),
+                    ),
+                    exp.If(
+                        this=exp.Not(this=exp.Like(this=t(), expression=_text("____-%"))),
+                        true=read(_fn("TRY_STRPTIME", t(), _text("%d.%m.%Y")), _text(_DOTTED)),
+                    ),
+                ],
+                default=read(_cast(t(), T.TIMESTAMPTZ, safe=True), layout),
+            )
             self.second.append(_named(_when(d(), answer), f"g{i}"))
             self._add(dates=exp.Count(this=g()), date_low=exp.Min(this=g()), date_high=exp.Max(this=g()))
 
@@ -342,11 +392,26 @@ class _Plan:
         shortest, longest = got.get("shortest"), got.get("longest")
         if self.kind == "integer" and low is not None and low >= 0:  # a typed integer's widths
             shortest, longest = len(str(int(low))), len(str(int(high or 0)))
-        digit_strings = (bool((got.get("every") or 0) & _DIGITS) and got.get("numbers") == present
-                         if self.kind is None else self.kind == "integer" and low is not None and low >= 0)
-        return Column(name, kind, rows, present, distinct, listed, low, high,
-                      None if shortest is None else int(shortest), None if longest is None else int(longest),
-                      date_format, self.duck_type, bool(present and digit_strings))
+        digit_strings = (
+            bool((got.get("every") or 0) & _DIGITS) and got.get("numbers") == present
+            if self.kind is None
+            else self.kind == "integer" and low is not None and low >= 0
+        )
+        return Column(
+            name,
+            kind,
+            rows,
+            present,
+            distinct,
+            listed,
+            low,
+            high,
+            None if shortest is None else int(shortest),
+            None if longest is None else int(longest),
+            date_format,
+            self.duck_type,
+            bool(present and digit_strings),
+        )
 
 
 def _text_kind(got: dict[str, Any], present: int) -> str:

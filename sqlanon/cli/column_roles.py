@@ -43,10 +43,40 @@ TEXT_IDENTIFYING_SHARE = 0.5
 DATE_LEVELS = ["month", "year", "decade"]
 
 #: words of a column name that say it holds a direct identifier
-IDENTIFIER_WORDS = {"name", "names", "firstname", "lastname", "surname", "forename", "givenname", "fullname",
-                    "middlename", "maidenname", "username", "vorname", "nachname", "nom", "prenom",
-                    "email", "mail", "phone", "telephone", "telefon", "tel", "mobile", "fax",
-                    "address", "street", "strasse", "ssn", "passport", "iban", "id", "uuid", "guid"}
+IDENTIFIER_WORDS = {
+    "name",
+    "names",
+    "firstname",
+    "lastname",
+    "surname",
+    "forename",
+    "givenname",
+    "fullname",
+    "middlename",
+    "maidenname",
+    "username",
+    "vorname",
+    "nachname",
+    "nom",
+    "prenom",
+    "email",
+    "mail",
+    "phone",
+    "telephone",
+    "telefon",
+    "tel",
+    "mobile",
+    "fax",
+    "address",
+    "street",
+    "strasse",
+    "ssn",
+    "passport",
+    "iban",
+    "id",
+    "uuid",
+    "guid",
+}
 #: words of a column name that say it holds a zip code
 ZIP_WORDS = {"zip", "zipcode", "postcode", "postalcode", "postal", "plz", "postleitzahl", "cap", "cep"}
 
@@ -76,33 +106,57 @@ def suggest(column: Column) -> Suggestion:
         what = "no value" if column.present == 0 else "one value"
         return Suggestion(kind, "insensitive", f"{what}: it tells nothing about anyone")
     if kind in NESTED:
-        return Suggestion(kind, "identifying", f"a {kind} cannot be a quasi-identifier (no hierarchy generalizes it)",
-                          note=f"not released: set role = \"insensitive\" only if this {kind} says nothing about a person")
+        return Suggestion(
+            kind,
+            "identifying",
+            f"a {kind} cannot be a quasi-identifier (no hierarchy generalizes it)",
+            note=f'not released: set role = "insensitive" only if this {kind} says nothing about a person',
+        )
     if kind in DATED:
         if column.date_format is None:
-            return Suggestion(kind, "identifying", "a date, but no one date format reads every value as text",
-                              note="the date builder takes one strptime format, and these values differ in layout "
-                                   "(fractions of a second on some, nanoseconds, or varying time zone offsets); "
-                                   "written in one layout, it can be a quasi-identifier with the date builder")
+            return Suggestion(
+                kind,
+                "identifying",
+                "a date, but no one date format reads every value as text",
+                note="the date builder takes one strptime format, and these values differ in layout "
+                "(fractions of a second on some, nanoseconds, or varying time zone offsets); "
+                "written in one layout, it can be a quasi-identifier with the date builder",
+            )
         why = "a date: a classic quasi-identifier, generalized to month, year, decade"
         return Suggestion(kind, "quasi", why, _dates(column.date_format), note=_empty_note(column, "date"))
     if said & IDENTIFIER_WORDS:
-        return Suggestion(kind, "identifying", "its name says it identifies a person: not released",
-                          alternative=_builder(column, kind))
+        return Suggestion(
+            kind,
+            "identifying",
+            "its name says it identifies a person: not released",
+            alternative=_builder(column, kind),
+        )
     if kind == "integer" and column.digit_strings and said & ZIP_WORDS and column.shortest == column.longest:
         kind = "digits"  # a zip code of integers: masked, not counted
     share = column.unique_share
     if kind in ("integer", "digits") and share >= IDENTIFYING_SHARE and not (kind == "digits" and said & ZIP_WORDS):
-        return Suggestion(kind, "identifying", f"{unique_share(column)} of the values are unique: a record number or "
-                          "other identifier, not released", alternative=_builder(column, kind))
+        return Suggestion(
+            kind,
+            "identifying",
+            f"{unique_share(column)} of the values are unique: a record number or other identifier, not released",
+            alternative=_builder(column, kind),
+        )
     if kind not in ("integer", "number", "digits") and share >= TEXT_IDENTIFYING_SHARE:
-        return Suggestion(kind, "identifying", f"{unique_share(column)} of the values are unique: a name, address or "
-                          "free text, not released", alternative=_builder(column, kind))
+        return Suggestion(
+            kind,
+            "identifying",
+            f"{unique_share(column)} of the values are unique: a name, address or free text, not released",
+            alternative=_builder(column, kind),
+        )
     builder = _builder(column, kind)
-    why = {"digits": "a code: masked from the right", "integer": "generalized into intervals",
-           "number": "generalized into intervals"}.get(kind, "generalized by the hierarchy below")
-    return Suggestion(kind, "quasi", why, builder, note=_empty_note(column, "intervals") if kind in (
-        "integer", "number") else None)
+    why = {
+        "digits": "a code: masked from the right",
+        "integer": "generalized into intervals",
+        "number": "generalized into intervals",
+    }.get(kind, "generalized by the hierarchy below")
+    return Suggestion(
+        kind, "quasi", why, builder, note=_empty_note(column, "intervals") if kind in ("integer", "number") else None
+    )
 
 
 def _builder(column: Column, kind: str) -> str:
@@ -112,27 +166,30 @@ def _builder(column: Column, kind: str) -> str:
         width = _nice((column.high - column.low) / 20 or 1, integral)
         start = math.floor(column.low / width) * width
         widths = [width, width * 2, width * 4]
-        return (f"{{ type = \"intervals\", widths = [{', '.join(_number(w) for w in widths)}], "
-                f"start = {_number(start)} }}")
+        return f'{{ type = "intervals", widths = [{", ".join(_number(w) for w in widths)}], start = {_number(start)} }}'
     if kind == "digits":
-        return f"{{ type = \"mask\", mask = \"*\", levels = {max(1, (column.longest or 2) - 1)} }}"
+        return f'{{ type = "mask", mask = "*", levels = {max(1, (column.longest or 2) - 1)} }}'
     if column.values is not None and len(column.values) <= LISTED:
         shown = ", ".join(json.dumps(v, ensure_ascii=False) for v in column.values)
-        return f"{{ type = \"order\", values = [{shown}], fanout = [2] }}"
+        return f'{{ type = "order", values = [{shown}], fanout = [2] }}'
     # too many values to list: generalized by their leading characters
-    return f"{{ type = \"mask\", mask = \"*\", levels = {max(1, min(column.longest or 2, 6) - 1)} }}"
+    return f'{{ type = "mask", mask = "*", levels = {max(1, min(column.longest or 2, 6) - 1)} }}'
 
 
 def _dates(fmt: str) -> str:
-    return (f"{{ type = \"date\", format = {json.dumps(fmt)}, levels = "
-            f"[{', '.join(json.dumps(level) for level in DATE_LEVELS)}] }}")
+    return (
+        f'{{ type = "date", format = {json.dumps(fmt)}, levels = '
+        f"[{', '.join(json.dumps(level) for level in DATE_LEVELS)}] }}"
+    )
 
 
 def _empty_note(column: Column, builder: str) -> str | None:
     if not column.nulls:
         return None
-    return (f"{column.nulls:,} empty: the {builder} builder refuses the empty value (NULL reads as ''); fill or drop "
-            "those rows, or write the hierarchy as a file with a row for '' (e.g. ';*')")
+    return (
+        f"{column.nulls:,} empty: the {builder} builder refuses the empty value (NULL reads as ''); fill or drop "
+        "those rows, or write the hierarchy as a file with a row for '' (e.g. ';*')"
+    )
 
 
 def _nice(raw: float, integral: bool) -> float:

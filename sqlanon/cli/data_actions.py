@@ -18,8 +18,12 @@ from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK
 
 def check(data, quasi, k, models, delimiter, table, encoding, show, redact, as_json) -> int:
     specs = [parse_model(m) for m in models]
-    found = assess(data_source(data, delimiter, table, encoding), [q.strip() for q in quasi.split(",") if q.strip()],
-                   k=k, models=specs, show=show)
+    found = assess(
+        data_source(data, delimiter, table, encoding),
+        [q.strip() for q in quasi.split(",") if q.strip()],
+        k=k,
+        models=specs,
+        show=show,
+    )
     click.echo(json.dumps(found.to_dict(redact), indent=2) if as_json else found.text(redact))
     return EXIT_OK if found.holds else EXIT_NO_SOLUTION
-

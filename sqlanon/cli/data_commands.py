@@ -15,9 +15,13 @@ from sqlanon.cli.guard import run
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("--quasi", required=True, help="The quasi-identifier columns, comma-separated (e.g. age,zip).")
 @click.option("--k", "k", type=click.IntRange(min=1), help="k-anonymity: every class holds at least k rows.")
-@click.option("--model", "models", multiple=True,
-              help="A further privacy model, TYPE:KEY=VALUE,... (e.g. distinct-l-diversity:attribute=disease,l=3) "
-                   "or a TOML inline table; repeatable.")
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    help="A further privacy model, TYPE:KEY=VALUE,... (e.g. distinct-l-diversity:attribute=disease,l=3) "
+    "or a TOML inline table; repeatable.",
+)
 @click.option("--delimiter", default=",", show_default=True, help="The CSV's field separator.")
 @click.option("--table", help="The table, when DATA is a .duckdb file.")
 @click.option("--encoding", help="The CSV's text encoding (default utf-8).")
@@ -33,8 +37,14 @@ def check(**options) -> None:
 
 @click.command("init")
 @click.argument("data", type=click.Path(dir_okay=False))
-@click.option("--output", "-o", default="job.toml", show_default=True, type=click.Path(dir_okay=False),
-              help="The job file to write.")
+@click.option(
+    "--output",
+    "-o",
+    default="job.toml",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="The job file to write.",
+)
 @click.option("--delimiter", default=",", show_default=True, help="The CSV's field separator.")
 @click.option("--table", help="The table, when DATA is a .duckdb file.")
 @click.option("--encoding", help="The CSV's text encoding (default utf-8).")

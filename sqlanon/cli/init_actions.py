@@ -16,6 +16,8 @@ from sqlanon.errors import EXIT_OK
 
 def init(data, output, delimiter, table, encoding, overwrite) -> int:
     write_job(data_source(data, delimiter, table, encoding), absolute(output), overwrite)
-    click.echo(f"wrote {output}: remove the '#' in front of the settings to keep, then run "
-               f"sqlanon anonymize {output}", err=True)
+    click.echo(
+        f"wrote {output}: remove the '#' in front of the settings to keep, then run sqlanon anonymize {output}",
+        err=True,
+    )
     return EXIT_OK

@@ -59,8 +59,12 @@ def _key(name: str) -> str:
 def column_lines(column: Column) -> list[str]:
     """A column's block: what it holds, then its suggested entry, commented out."""
     suggestion = suggest(column)
-    lines = ["", facts(column, suggestion), f"#[attributes.{_key(column.name)}]",
-             f"#role = \"{suggestion.role}\"  # suggested: {suggestion.why}"]
+    lines = [
+        "",
+        facts(column, suggestion),
+        f"#[attributes.{_key(column.name)}]",
+        f'#role = "{suggestion.role}"  # suggested: {suggestion.why}',
+    ]
     if suggestion.hierarchy:
         lines.append(f"#hierarchy = {suggestion.hierarchy}")
     if suggestion.alternative:
@@ -95,9 +99,16 @@ def job_text(source: Source, columns: list[Column], job_path: str) -> str:
         lines.append(f"table = {json.dumps(source.table, ensure_ascii=False)}")
     for column in columns:
         lines += column_lines(column)
-    lines += ["", "#[privacy]", "#k = 5", "#suppression_limit = 0.02", "",
-              "#[output]", f"#path = {json.dumps(stem + '_anonymized.csv', ensure_ascii=False)}",
-              f"#report = {json.dumps(stem + '_report.json', ensure_ascii=False)}"]
+    lines += [
+        "",
+        "#[privacy]",
+        "#k = 5",
+        "#suppression_limit = 0.02",
+        "",
+        "#[output]",
+        f"#path = {json.dumps(stem + '_anonymized.csv', ensure_ascii=False)}",
+        f"#report = {json.dumps(stem + '_report.json', ensure_ascii=False)}",
+    ]
     return "\n".join(lines) + "\n"
 
 

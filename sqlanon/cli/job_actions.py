@@ -33,12 +33,42 @@ from sqlanon.report.risk import analyse, text
 from sqlanon.session import Session, hierarchy_for
 
 
-def anonymize(config, k, suppression_limit, metric, algorithm, time_limit, step_limit, seed, output, report, order,
-              overwrite, as_json, quiet, markdown, html, no_html, fmt) -> int:
-    job = load_job(config, k=k, suppression_limit=suppression_limit, metric=metric, algorithm=algorithm,
-                   time_limit=time_limit, step_limit=step_limit, seed=seed,
-                   output=absolute(output), report=absolute(report), summary=absolute(markdown),
-                   html=False if no_html else absolute(html), overwrite=overwrite, order=order)
+def anonymize(
+    config,
+    k,
+    suppression_limit,
+    metric,
+    algorithm,
+    time_limit,
+    step_limit,
+    seed,
+    output,
+    report,
+    order,
+    overwrite,
+    as_json,
+    quiet,
+    markdown,
+    html,
+    no_html,
+    fmt,
+) -> int:
+    job = load_job(
+        config,
+        k=k,
+        suppression_limit=suppression_limit,
+        metric=metric,
+        algorithm=algorithm,
+        time_limit=time_limit,
+        step_limit=step_limit,
+        seed=seed,
+        output=absolute(output),
+        report=absolute(report),
+        summary=absolute(markdown),
+        html=False if no_html else absolute(html),
+        overwrite=overwrite,
+        order=order,
+    )
     if fmt == "markdown" and job.output.summary is None:
         job = replace(job, output=replace(job.output, summary=summary_path(job.output)))
     return _run(job, as_json or fmt == "json", quiet)
@@ -74,8 +104,9 @@ def _run(job, as_json: bool, quiet: bool = False) -> int:
     # a bar (tqdm, if installed) or one line on stderr, only when it is a terminal
     progress = Display()
     try:
-        result = anonymize_job(job, on_progress=progress if progress.active and not quiet else None,
-                               on_published=published)
+        result = anonymize_job(
+            job, on_progress=progress if progress.active and not quiet else None, on_published=published
+        )
     finally:
         progress.close()
     return _finish(job, result, as_json, quiet)
@@ -110,12 +141,16 @@ def explain(config, node, show) -> int:
     with Session(load_job(config)) as session:
         e = session.explain(levels, show)
     r = e["result"]
-    click.echo(f"-- check of node {','.join(map(str, levels))} ({', '.join(f'{q}={l}' for q, l in zip(session.qis, levels))})")
+    click.echo(
+        f"-- check of node {','.join(map(str, levels))} ({', '.join(f'{q}={l}' for q, l in zip(session.qis, levels))})"
+    )
     click.echo(f"-- parameters: {e['parameters']}")
     click.echo(e["sql"] + ";")
     verdict = "anonymous" if r.anonymous else "NOT anonymous"
-    click.echo(f"\n{verdict}: {r.stats.suppressed} rows in failing classes, limit {e['limit_rows']}; "
-               f"{r.stats.classes} classes, {r.stats.kept_classes} kept; {session.job.metric} {r.loss}")
+    click.echo(
+        f"\n{verdict}: {r.stats.suppressed} rows in failing classes, limit {e['limit_rows']}; "
+        f"{r.stats.classes} classes, {r.stats.kept_classes} kept; {session.job.metric} {r.loss}"
+    )
     for reason in e.get("reasons", ()):
         click.echo(f"fails: {reason}")
     if e["failing"]:
@@ -132,10 +167,15 @@ def risk(config, node, fmt, output, overwrite) -> int:
     with _publication(job, overwrite, targets) as publication:
         result = analyse(job, levels)
         if path is None:
-            click.echo({"text": text, "json": lambda r: json.dumps(r, indent=2), "markdown": markdown_text}[fmt](result))
+            click.echo(
+                {"text": text, "json": lambda r: json.dumps(r, indent=2), "markdown": markdown_text}[fmt](result)
+            )
             return EXIT_OK
-        files = (markdown_files(result, path) if fmt == "markdown"
-                 else {path: (text(result) if fmt == "text" else json.dumps(result, indent=2)) + "\n"})
+        files = (
+            markdown_files(result, path)
+            if fmt == "markdown"
+            else {path: (text(result) if fmt == "text" else json.dumps(result, indent=2)) + "\n"}
+        )
         for file, body in files.items():
             publication.put_text(file, body)
         publication.commit()

@@ -20,25 +20,46 @@ from sqlanon.core.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as ME
 @click.option("--suppression-limit", type=float, help="Override privacy.suppression_limit (fraction of rows, 0..1).")
 @click.option("--metric", type=click.Choice(sorted({*METRICS, *INTERVAL_METRICS})), help="Override search.metric.")
 @click.option("--algorithm", type=click.Choice([*ALGORITHMS, *INTERVAL_ALGORITHMS]), help="Override search.algorithm.")
-@click.option("--time-limit", type=float, help="Override search.time_limit (seconds; heuristics, k-optimize, hill-climb).")
+@click.option(
+    "--time-limit", type=float, help="Override search.time_limit (seconds; heuristics, k-optimize, hill-climb)."
+)
 @click.option("--step-limit", type=int, help="Override search.step_limit (checks; heuristics, k-optimize, hill-climb).")
 @click.option("--seed", type=int, help="Override search.seed (genetic, random, hill-climb).")
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path (.parquet, .csv, .duckdb).")
 @click.option("--report", type=click.Path(dir_okay=False), help="Override output.report (JSON file).")
-@click.option("--order", type=click.Choice(ORDERS),
-              help="Override output.order: shuffle (default) releases the rows in a random order, input in the input's.")
-@click.option("--overwrite", is_flag=True, default=None,
-              help="Replace existing targets (output, report, summary); never an input, the job or a hierarchy.")
+@click.option(
+    "--order",
+    type=click.Choice(ORDERS),
+    help="Override output.order: shuffle (default) releases the rows in a random order, input in the input's.",
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    default=None,
+    help="Replace existing targets (output, report, summary); never an input, the job or a hierarchy.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line and no summary on stderr (errors still).")
-@click.option("--markdown", type=click.Path(dir_okay=False),
-              help="Also write the one-page risk and utility summary (Markdown) here, its histogram SVG beside it.")
-@click.option("--html", type=click.Path(dir_okay=False),
-              help="Override output.html: write the HTML report here (default: beside the JSON report).")
+@click.option(
+    "--markdown",
+    type=click.Path(dir_okay=False),
+    help="Also write the one-page risk and utility summary (Markdown) here, its histogram SVG beside it.",
+)
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False),
+    help="Override output.html: write the HTML report here (default: beside the JSON report).",
+)
 @click.option("--no-html", is_flag=True, help="Write no HTML report (output.html = false).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
-              help="text: summary on stderr; json: as --json; markdown: also write the one-page summary beside "
-                   "the output (<output stem>_summary.md and its SVG) unless --markdown names the file.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: summary on stderr; json: as --json; markdown: also write the one-page summary beside "
+    "the output (<output stem>_summary.md and its SVG) unless --markdown names the file.",
+)
 def anonymize(**options) -> None:
     """Anonymize the table described by the TOML job CONFIG."""
     run("job_actions", "anonymize", **options)
@@ -46,8 +67,14 @@ def anonymize(**options) -> None:
 
 @click.command("demo")
 @click.argument("config", type=click.Path(dir_okay=False), required=False)
-@click.option("--rows", type=click.IntRange(min=1), default=4000, show_default=True, help="Rows of demo data to generate (>= 1).")
-@click.option("--overwrite", is_flag=True, help="Replace an input file that is not the demo's data (and, with CONFIG, existing outputs).")
+@click.option(
+    "--rows", type=click.IntRange(min=1), default=4000, show_default=True, help="Rows of demo data to generate (>= 1)."
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace an input file that is not the demo's data (and, with CONFIG, existing outputs).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Also print the report as JSON on stdout.")
 def demo(**options) -> None:
     """Generate the demo patient data and anonymize it: with the packaged demo job into ./demo/
@@ -57,13 +84,30 @@ def demo(**options) -> None:
 
 @click.command("apply")
 @click.argument("config", type=click.Path(dir_okay=False))
-@click.option("--manifest", "-m", required=True, type=click.Path(dir_okay=False), help="A report.json of an earlier anonymize run.")
+@click.option(
+    "--manifest",
+    "-m",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="A report.json of an earlier anonymize run.",
+)
 @click.option("--output", type=click.Path(dir_okay=False), help="Override output.path.")
-@click.option("--report", type=click.Path(dir_okay=False), help="Write this run's report here (output.report of the job is not used).")
-@click.option("--order", type=click.Choice(ORDERS),
-              help="Override output.order: shuffle (default) releases the rows in a random order, input in the input's.")
-@click.option("--overwrite", is_flag=True, default=None,
-              help="Replace existing targets (output, report); never an input, the job, a hierarchy or the manifest.")
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False),
+    help="Write this run's report here (output.report of the job is not used).",
+)
+@click.option(
+    "--order",
+    type=click.Choice(ORDERS),
+    help="Override output.order: shuffle (default) releases the rows in a random order, input in the input's.",
+)
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    default=None,
+    help="Replace existing targets (output, report); never an input, the job, a hierarchy or the manifest.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout (nothing else goes there).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr (errors still).")
 def apply(**options) -> None:
@@ -83,8 +127,14 @@ def explain(**options) -> None:
 @click.command("risk")
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("--node", help="Levels in QI order, e.g. 1,2,0: the risk of that node's release (default: the input).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
-              help="text and json go to stdout; markdown to --output (its histogram PNG beside it) or stdout.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text and json go to stdout; markdown to --output (its histogram PNG beside it) or stdout.",
+)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --output file (and its histogram).")
 def risk(**options) -> None:

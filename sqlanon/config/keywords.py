@@ -17,8 +17,9 @@ from sqlanon.core.risk import RiskSettings
 from sqlanon.criteria import build_model
 
 
-def source_of(data: Any, delimiter: str = ",", table: str | None = None,
-              encoding: str | None = None) -> tuple[Source, frames.Frame | None]:
+def source_of(
+    data: Any, delimiter: str = ",", table: str | None = None, encoding: str | None = None
+) -> tuple[Source, frames.Frame | None]:
     """Where ``data`` is: a file path (CSV, Parquet or a DuckDB file with ``table``), a
     ``Source``, or a table in memory."""
     if isinstance(data, Source):
@@ -50,8 +51,10 @@ class InCode:
     """Messages about the API's ``k=`` and ``models=``."""
 
     def not_a_list(self) -> str:
-        return ("models= is a list of dicts, each with a type, e.g. "
-                "[{\"type\": \"distinct-l-diversity\", \"attribute\": \"disease\", \"l\": 3}]")
+        return (
+            "models= is a list of dicts, each with a type, e.g. "
+            '[{"type": "distinct-l-diversity", "attribute": "disease", "l": 3}]'
+        )
 
     def no_type(self, entry: Any) -> str:
         return f"each entry of models= is a dict with a type ({', '.join(MODEL_NAMES)}), got {entry!r}"
@@ -65,7 +68,6 @@ class InCode:
     def entry(self, spec: dict) -> dict:
         build_model(spec)  # refuses unknown types and keys now, naming them
         return spec
-
 
 
 def models_of(k: int | None, models: Any, risk: RiskSettings) -> tuple[int, tuple[dict[str, Any], ...]]:

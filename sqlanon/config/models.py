@@ -54,8 +54,10 @@ class InFile:
     def entry(self, spec: dict) -> dict:
         """The model reads its options when the job is validated; here its type and paths."""
         if spec.get("type") not in MODEL_NAMES:
-            raise ConfigError(f"{self.where}: [[privacy.models]]: unknown privacy model {spec.get('type')!r}; "
-                              f"valid models: {', '.join(MODEL_NAMES)}")
+            raise ConfigError(
+                f"{self.where}: [[privacy.models]]: unknown privacy model {spec.get('type')!r}; "
+                f"valid models: {', '.join(MODEL_NAMES)}"
+            )
         for key in ("hierarchy", "subset_file"):
             if isinstance(spec.get(key), str):
                 spec[key] = self.resolve(spec[key])

@@ -26,8 +26,20 @@ _ENGINE_COMMON = {"name", "lookup", "checks", "local_budget", *SnapshotSettings.
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop", "encoding"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "stable", "max_lattice_size", "weights", "label", "time_limit", "step_limit",
-               "seed", "stop", "genetic", "koptimize"},
+    "search": {
+        "algorithm",
+        "metric",
+        "stable",
+        "max_lattice_size",
+        "weights",
+        "label",
+        "time_limit",
+        "step_limit",
+        "seed",
+        "stop",
+        "genetic",
+        "koptimize",
+    },
     "engine": None,  # the common keys and the engine's own: checked by the engine's settings
     "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter", "order", "seed"},
     "risk": set(RISK_KEYS),
@@ -43,9 +55,14 @@ def load_job(path: str | Path, **overrides: Any) -> Job:
     html, overwrite, order (output.order).
     """
     path = Path(path)
-    data = files.read_limited(str(path), "job file", files.JOB_LIMIT, ConfigError,
-                              "a job is a short TOML file: check that the path names the job",
-                              missing=f"cannot read job file {path}: no such file")
+    data = files.read_limited(
+        str(path),
+        "job file",
+        files.JOB_LIMIT,
+        ConfigError,
+        "a job is a short TOML file: check that the path names the job",
+        missing=f"cannot read job file {path}: no such file",
+    )
     text = files.utf8_text(data, "job file", str(path), ConfigError)
     try:
         doc = tomllib.loads(text)
@@ -76,8 +93,10 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
 
     raw_input = doc.get("input", {})
     if "path" not in raw_input and "table" not in raw_input:
-        raise ConfigError(f"{where}: [input] needs a path (or a table: a PostgreSQL table, see [engine] url, "
-                          "or with the spark engine a Spark table)")
+        raise ConfigError(
+            f"{where}: [input] needs a path (or a table: a PostgreSQL table, see [engine] url, "
+            "or with the spark engine a Spark table)"
+        )
     drop = raw_input.get("drop", [])
     if not isinstance(drop, list) or not all(isinstance(d, str) for d in drop):
         raise ConfigError(f"{where}: input.drop must be a list of column names")
@@ -98,10 +117,12 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         raise ConfigError(f"{where}: [attributes] must be a table of [attributes.<column>] tables")
     for name, spec in raw_attributes.items():
         if not isinstance(spec, dict):
-            raise ConfigError(f"{where}: [attributes.\"{name}\"] must be a table with a role")
+            raise ConfigError(f'{where}: [attributes."{name}"] must be a table with a role')
         extra = set(spec) - {"role", "hierarchy", "encoding"}
         if extra:
-            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} for attribute '{name}'; known: encoding, hierarchy, role")
+            raise ConfigError(
+                f"{where}: unknown key(s) {sorted(extra)} for attribute '{name}'; known: encoding, hierarchy, role"
+            )
         if "role" not in spec:
             raise ConfigError(f"{where}: attribute '{name}' has no role; give one of {', '.join(ROLES)}")
         hierarchy = spec.get("hierarchy")
@@ -169,7 +190,7 @@ def _html_option(value: Any, resolve, where: str) -> str | bool:
         return value
     if isinstance(value, str) and value:
         return resolve(value)
-    raise ConfigError(f"{where}: output.html must be true, false or a file path (e.g. \"report.html\"), got {value!r}")
+    raise ConfigError(f'{where}: output.html must be true, false or a file path (e.g. "report.html"), got {value!r}')
 
 
 def _genetic(table: Any, where: str) -> GeneticParams:

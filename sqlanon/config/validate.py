@@ -11,7 +11,15 @@ from dataclasses import replace
 
 from sqlanon.core import encodings
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, INTERVAL_OPTIONS, ROLES, UPPER_BOUNDS, Job, ValidJob
+from sqlanon.config.job import (
+    INTERVAL_ALGORITHMS,
+    INTERVAL_METRICS,
+    INTERVAL_OPTIONS,
+    ROLES,
+    UPPER_BOUNDS,
+    Job,
+    ValidJob,
+)
 from sqlanon.core.specs import ORDERS, SUPPRESSED_MODES, Output
 from sqlanon.core.wording import in_code, role_setting
 from sqlanon.criteria import DeltaPresence, build_model
@@ -62,9 +70,11 @@ def validate(job: Job) -> ValidJob:
     # refuses classification without a label, and weights for a metric that takes none
     get_metric(job.metric, (1.0,) if job.weights else None, job.label)
     if not job.quasi_identifiers:
-        raise ConfigError("the job has no quasi-identifier: give at least one attribute role = \"quasi\"")
+        raise ConfigError('the job has no quasi-identifier: give at least one attribute role = "quasi"')
     if job.output.suppressed not in SUPPRESSED_MODES:
-        raise ConfigError(f"output.suppressed must be one of {', '.join(SUPPRESSED_MODES)}, got '{job.output.suppressed}'")
+        raise ConfigError(
+            f"output.suppressed must be one of {', '.join(SUPPRESSED_MODES)}, got '{job.output.suppressed}'"
+        )
     _order(job.output)
     if job.output.path is not None and job.output.kind == "duckdb" and not job.output.table:
         raise ConfigError("output.table is required when the output is a .duckdb file")
@@ -73,18 +83,27 @@ def validate(job: Job) -> ValidJob:
 
 def _order(output: Output) -> None:
     """output.order and output.seed (``order=`` and ``order_seed=`` in code)."""
-    order, seed, shuffle = (("order=", "order_seed=", 'order="shuffle"') if in_code()
-                            else ("output.order", "output.seed", 'output.order = "shuffle"'))
+    order, seed, shuffle = (
+        ("order=", "order_seed=", 'order="shuffle"')
+        if in_code()
+        else ("output.order", "output.seed", 'output.order = "shuffle"')
+    )
     if output.order not in ORDERS:
-        raise ConfigError(f"{order} must be \"shuffle\" (the rows in a random order, the default) or \"input\" "
-                          f"(the input's order), got {_shown(output.order)}")
+        raise ConfigError(
+            f'{order} must be "shuffle" (the rows in a random order, the default) or "input" '
+            f"(the input's order), got {_shown(output.order)}"
+        )
     if output.seed is None:
         return
     if isinstance(output.seed, bool) or not isinstance(output.seed, int) or output.seed < 0:
-        raise ConfigError(f"{seed} must be an int >= 0 (it makes the random order reproducible), got {_shown(output.seed)}")
+        raise ConfigError(
+            f"{seed} must be an int >= 0 (it makes the random order reproducible), got {_shown(output.seed)}"
+        )
     if output.order != "shuffle":
-        raise ConfigError(f"{seed} applies to the shuffle only (it makes the random order reproducible), not to "
-                          f"order \"{output.order}\": remove it, or set {shuffle}")
+        raise ConfigError(
+            f"{seed} applies to the shuffle only (it makes the random order reproducible), not to "
+            f'order "{output.order}": remove it, or set {shuffle}'
+        )
 
 
 def _shown(value: object) -> str:
@@ -108,7 +127,8 @@ def _attributes(job: Job) -> None:
         if a.role != "quasi" and a.hierarchy is not None:
             raise ConfigError(
                 f"attribute '{a.name}' has role \"{a.role}\" and a hierarchy, which only a quasi-identifier "
-                "uses (it would be ignored): set role = \"quasi\" to generalize it, or remove the hierarchy")
+                'uses (it would be ignored): set role = "quasi" to generalize it, or remove the hierarchy'
+            )
 
 
 def _engine(job: Job) -> Job:
@@ -136,17 +156,21 @@ def _engine(job: Job) -> Job:
             continue
         if where.kind not in able:
             noun = "tables" if where.kind in ("postgres", "spark") else "files"
-            able_ones = [name for name, p in PROFILES.items()
-                         if where.kind in (p.capabilities.inputs if what == "input" else p.capabilities.outputs)]
+            able_ones = [
+                name
+                for name, p in PROFILES.items()
+                if where.kind in (p.capabilities.inputs if what == "input" else p.capabilities.outputs)
+            ]
             # a database's table is best read by that database's own engine, if there is one
             handles = where.kind if where.kind in able_ones else next(iter(able_ones), None)
             raise ConfigError(
                 f"the {job.engine} engine does not handle {where.kind} {noun} ({what} {where.path or where.describe()}); "
-                f"it handles {', '.join(able)}" + (f": use [engine] name = \"{handles}\"" if handles else ""))
+                f"it handles {', '.join(able)}" + (f': use [engine] name = "{handles}"' if handles else "")
+            )
     if job.checks not in ("auto", "sql", "local"):
-        raise ConfigError(f"engine.checks must be \"auto\", \"sql\" or \"local\", got {job.checks!r}")
+        raise ConfigError(f'engine.checks must be "auto", "sql" or "local", got {job.checks!r}')
     if job.local_budget is not None and not (isinstance(job.local_budget, str) and SIZE.fullmatch(job.local_budget)):
-        raise ConfigError(f"engine.local_budget must be a size such as \"512MB\" or \"2GiB\", got {job.local_budget!r}")
+        raise ConfigError(f'engine.local_budget must be a size such as "512MB" or "2GiB", got {job.local_budget!r}')
     return job
 
 
@@ -166,8 +190,11 @@ def _heuristic_settings(job: Job, options: tuple[str, ...], optimal: bool) -> No
     if job.stop not in ("best", "first"):
         raise ConfigError(f"search.stop must be 'best' or 'first', got {job.stop!r}")
     job.genetic.validate()
-    given = [key for key, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
-             if getattr(job, key) != default and key not in options]
+    given = [
+        key
+        for key, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
+        if getattr(job, key) != default and key not in options
+    ]
     if given:
         users = [a for a, cls in ALGORITHMS.items() if given[0] in cls.options]
         users += [a for a in INTERVAL_ALGORITHMS if given[0] in INTERVAL_OPTIONS]
@@ -185,22 +212,29 @@ def _encodings(job: Job) -> None:
         if job.input.kind != "csv":
             raise ConfigError(
                 f"input.encoding applies to a CSV input only, not to {job.input.describe()} ({job.input.kind}): "
-                "Parquet and DuckDB store text as UTF-8; remove input.encoding")
+                "Parquet and DuckDB store text as UTF-8; remove input.encoding"
+            )
         name = encodings.codec(job.input.encoding, "input.encoding")
         readable = profile(job.engine).capabilities.csv_encodings
         if readable is not None and name not in readable:
-            others = [n for n, p in PROFILES.items() if p.capabilities.csv_encodings is None and "csv" in p.capabilities.inputs]
+            others = [
+                n
+                for n, p in PROFILES.items()
+                if p.capabilities.csv_encodings is None and "csv" in p.capabilities.inputs
+            ]
             raise ConfigError(
                 f"input.encoding = {job.input.encoding!r}: the {job.engine} engine reads CSV in "
                 f"{_listed([encodings.DUCKDB.get(n, n) for n in readable])} only; convert the file (e.g. iconv -t utf-8)"
-                + (f", or use [engine] name = \"{others[0]}\"" if others else ""))
+                + (f', or use [engine] name = "{others[0]}"' if others else "")
+            )
     for a in job.attributes:
         if a.encoding is None:
             continue
         if a.hierarchy is None or isinstance(a.hierarchy, (dict, Hierarchy)):
             raise ConfigError(
                 f"attribute '{a.name}': encoding applies to a hierarchy file (hierarchy = \"file.csv\"), "
-                "which this attribute does not have; remove encoding")
+                "which this attribute does not have; remove encoding"
+            )
         encodings.codec(a.encoding, f"the encoding of attribute '{a.name}'")
 
 
@@ -231,23 +265,31 @@ def check_models(job: Job) -> None:
             raise ConfigError(
                 f"the {model.name} model names attribute '{model.attribute}', which is "
                 + (f"'{roles[model.attribute]}'" if model.attribute in roles else "not in the job")
-                + f": give it role = \"sensitive\" ({role_setting(model.attribute, 'sensitive')})"
+                + f': give it role = "sensitive" ({role_setting(model.attribute, "sensitive")})'
             )
 
 
 def _subset(job: Job, column: str | None, roles: dict, count: int) -> None:
     """A job has one research subset; its boolean column is the model's, never released."""
     if count > 1:
-        raise ConfigError("a job takes one delta-presence model (one research subset): merge the entries "
-                          "into one with the narrowest dmin and dmax")
+        raise ConfigError(
+            "a job takes one delta-presence model (one research subset): merge the entries "
+            "into one with the narrowest dmin and dmax"
+        )
     if job.algorithm in INTERVAL_ALGORITHMS:
-        raise ConfigError(f"delta-presence is not available for {job.algorithm}: use an algorithm over the "
-                          "generalization lattice (flash, ola, incognito, exhaustive or a heuristic)")
+        raise ConfigError(
+            f"delta-presence is not available for {job.algorithm}: use an algorithm over the "
+            "generalization lattice (flash, ola, incognito, exhaustive or a heuristic)"
+        )
     if column is not None and roles.get(column) not in (None, "identifying"):
         raise ConfigError(
             f"the delta-presence subset column '{column}' has role \"{roles[column]}\": it marks the research "
-            "subset and is not released; " + ("do not name it in the roles (or name it in identifying=)" if in_code()
-                                                 else "remove its [attributes] entry (or make it \"identifying\")")
+            "subset and is not released; "
+            + (
+                "do not name it in the roles (or name it in identifying=)"
+                if in_code()
+                else 'remove its [attributes] entry (or make it "identifying")'
+            )
         )
 
 
@@ -258,15 +300,19 @@ def _metric_options(job: Job) -> None:
             raise ConfigError("search.weights must be a table of QI name = weight, e.g. weights = { age = 2 }")
         for name, w in job.weights.items():
             if roles.get(name) != "quasi":
-                raise ConfigError(f"search.weights names '{name}', which is not a quasi-identifier; QIs: "
-                                  f"{[a.name for a in job.quasi_identifiers]}")
+                raise ConfigError(
+                    f"search.weights names '{name}', which is not a quasi-identifier; QIs: "
+                    f"{[a.name for a in job.quasi_identifiers]}"
+                )
             if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
                 raise ConfigError(f"search.weights: the weight of '{name}' must be a number >= 0, got {w!r}")
         if job.weights and max(float(job.weights.get(a.name, 1.0)) for a in job.quasi_identifiers) <= 0:
             raise ConfigError("search.weights: at least one weight must be above 0")
     if job.label is not None and roles.get(job.label) not in ("sensitive", "insensitive"):
-        raise ConfigError(f"search.label names '{job.label}', which must be a released column with role "
-                          "\"sensitive\" or \"insensitive\"")
+        raise ConfigError(
+            f"search.label names '{job.label}', which must be a released column with role "
+            '"sensitive" or "insensitive"'
+        )
 
 
 def _intervals(job: Job) -> None:
@@ -276,27 +322,34 @@ def _intervals(job: Job) -> None:
     if others:
         # the ordered-interval searches cost and check class sizes only: a further model would
         # be released unchecked (the verification then refuses it, but only after the search)
-        raise ConfigError(f"{job.algorithm} checks k-anonymity only, and the job also asks for {', '.join(others)}: "
-                          "use an algorithm over the generalization lattice (flash, ola, incognito, exhaustive or "
-                          "a heuristic) for further models")
+        raise ConfigError(
+            f"{job.algorithm} checks k-anonymity only, and the job also asks for {', '.join(others)}: "
+            "use an algorithm over the generalization lattice (flash, ola, incognito, exhaustive or "
+            "a heuristic) for further models"
+        )
     if job.metric not in INTERVAL_METRICS:
         raise ConfigError(
-            f"metric '{job.metric}' is not available for {job.algorithm}; valid metrics: {', '.join(INTERVAL_METRICS)}")
+            f"metric '{job.metric}' is not available for {job.algorithm}; valid metrics: {', '.join(INTERVAL_METRICS)}"
+        )
     if job.metric == "classification" and not job.label:
-        raise ConfigError("the classification metric needs the label column: set search.label "
-                          "(e.g. label = \"salary-class\")")
+        raise ConfigError(
+            'the classification metric needs the label column: set search.label (e.g. label = "salary-class")'
+        )
     if job.label is not None and not isinstance(job.label, str):
         raise ConfigError(f"search.label must be a column name, got {job.label!r}")
     rows = options.suppression_rows
     if rows is not None:
         if rows != "unlimited" and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
-            raise ConfigError(f"search.koptimize.suppression_rows must be an int >= 0 or \"unlimited\", got {rows!r}")
+            raise ConfigError(f'search.koptimize.suppression_rows must be an int >= 0 or "unlimited", got {rows!r}')
         if job.suppression_limit:
-            raise ConfigError("give the suppression limit once: privacy.suppression_limit (a fraction) or "
-                              "search.koptimize.suppression_rows (rows), not both")
+            raise ConfigError(
+                "give the suppression limit once: privacy.suppression_limit (a fraction) or "
+                "search.koptimize.suppression_rows (rows), not both"
+            )
     if options.upper_bound not in UPPER_BOUNDS:
         raise ConfigError(
-            f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}")
+            f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}"
+        )
     if not isinstance(options.order, dict):
         raise ConfigError("search.koptimize.order must be a table: attribute = [values in order]")
     threads = options.threads

@@ -23,12 +23,14 @@ def codec(name: str | None, key: str) -> str:
     if name is None:
         return DEFAULT
     if not isinstance(name, str):
-        raise ConfigError(f"{key} must be the name of a text encoding such as \"latin-1\", got {cut(name)}")
+        raise ConfigError(f'{key} must be the name of a text encoding such as "latin-1", got {cut(name)}')
     try:
         return codecs.lookup(name).name
     except LookupError:
-        raise ConfigError(f"{key} = {cut(name)} is not a text encoding Python knows; use e.g. \"utf-8\", "
-                          "\"latin-1\" (ISO-8859-1), \"cp1252\" (Windows) or \"utf-16\"") from None
+        raise ConfigError(
+            f'{key} = {cut(name)} is not a text encoding Python knows; use e.g. "utf-8", '
+            '"latin-1" (ISO-8859-1), "cp1252" (Windows) or "utf-16"'
+        ) from None
 
 
 def duckdb_name(name: str | None) -> str | None:
@@ -56,7 +58,7 @@ def first_undecodable(path: str, encoding: str | None) -> tuple[int | None, int,
                         raw.decode(name)
                     except UnicodeDecodeError as error:
                         shown = raw.rstrip(b"\r\n").decode(name, "replace")  # the bad bytes as U+FFFD
-                        return number, error.start + 1, raw[error.start:error.end], shown
+                        return number, error.start + 1, raw[error.start : error.end], shown
                 return None
             data = handle.read()
     except OSError:
@@ -64,7 +66,7 @@ def first_undecodable(path: str, encoding: str | None) -> tuple[int | None, int,
     try:
         data.decode(name)
     except UnicodeDecodeError as error:
-        return None, error.start + 1, data[error.start:error.end], ""
+        return None, error.start + 1, data[error.start : error.end], ""
     return None
 
 
@@ -87,8 +89,13 @@ def undecodable_message(what: str, path: str, encoding: str | None, found, setti
     where = f"line {line}, byte {byte} of the line" if line is not None else f"byte {byte} of the file"
     text = f" in {cut(shown)}" if shown else ""
     guess = likely_encoding(path)
-    fix = (f"set {setting} = \"{guess}\" (or the encoding it was saved in)" if encoding is None
-           else f"{setting} = {encoding!r} is not its encoding; set the one it was saved in")
-    return (f"{what} is not valid {codec(encoding, 'encoding')} text: an encoding problem at {where} "
-            f"(0x{bad.hex()}){text}. The file was saved in another encoding: {fix}, "
-            f"or convert the file to UTF-8 (e.g. iconv -f {guess} -t utf-8)")
+    fix = (
+        f'set {setting} = "{guess}" (or the encoding it was saved in)'
+        if encoding is None
+        else f"{setting} = {encoding!r} is not its encoding; set the one it was saved in"
+    )
+    return (
+        f"{what} is not valid {codec(encoding, 'encoding')} text: an encoding problem at {where} "
+        f"(0x{bad.hex()}){text}. The file was saved in another encoding: {fix}, "
+        f"or convert the file to UTF-8 (e.g. iconv -f {guess} -t utf-8)"
+    )

@@ -30,23 +30,35 @@ HIERARCHY_LIMIT = 512 * MIB
 #: how paths in a job are read, said beside a file that is not found
 RELATIVE = " (paths in a job file are relative to the job file)"
 #: what to do with a pipe, a device or a socket
-_NOT_REGULAR_FIX = ("sqlanon reads regular files only (a pipe or a device can block or never end): "
-                    "save the content to a file and give that file's path")
+_NOT_REGULAR_FIX = (
+    "sqlanon reads regular files only (a pipe or a device can block or never end): "
+    "save the content to a file and give that file's path"
+)
 
 #: a file swapped for a pipe after the check must not block the open (POSIX has O_NONBLOCK)
 _READ_FLAGS = os.O_RDONLY | (os.O_NONBLOCK if os.name == "posix" else 0)
 
 #: the first bytes of compressed files, and the command that writes one's content to stdout
-MAGIC = ((b"\x1f\x8b", "gzip", "gunzip -c"), (b"PK\x03\x04", "zip", "unzip -p"), (b"PK\x05\x06", "zip", "unzip -p"),
-         (b"BZh", "bzip2", "bunzip2 -c"), (b"\xfd7zXZ\x00", "xz", "unxz -c"), (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"))
+MAGIC = (
+    (b"\x1f\x8b", "gzip", "gunzip -c"),
+    (b"PK\x03\x04", "zip", "unzip -p"),
+    (b"PK\x05\x06", "zip", "unzip -p"),
+    (b"BZh", "bzip2", "bunzip2 -c"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -c"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"),
+)
 
 
 def not_regular(path: str, mode: int) -> str:
     """What the file ``path`` of ``mode`` is when it is not a regular file, and what to do."""
     if stat.S_ISDIR(mode):
         return f"{path} is a folder; give the path of a file in it"
-    for test, named in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+    for test, named in (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return f"{path} is {named}; {_NOT_REGULAR_FIX}"
     return f"{path} is not a regular file; {_NOT_REGULAR_FIX}"
@@ -67,8 +79,9 @@ def regular_file(path: str, what: str, error: type[SqlanonError], missing: str |
     return found.st_size
 
 
-def read_limited(path: str, what: str, limit: int, error: type[SqlanonError], fix: str,
-                 missing: str | None = None) -> bytes:
+def read_limited(
+    path: str, what: str, limit: int, error: type[SqlanonError], fix: str, missing: str | None = None
+) -> bytes:
     """The bytes of the regular file ``path``, refused beyond ``limit`` bytes (``fix``: what to do
     then). Opened without blocking and checked again once open, so a file swapped for a pipe
     after the check is refused too; never more than ``limit`` + 1 bytes are read."""
@@ -99,7 +112,7 @@ def utf8_text(data: bytes, what: str, path: str, error: type[SqlanonError]) -> s
     another encoding or a binary file is refused with what it looks like: UTF-16 (with or
     without a byte-order mark), compressed, or the first byte that is not UTF-8."""
     if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     looks = _not_utf8(data)
     if looks is None:
         try:

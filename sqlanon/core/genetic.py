@@ -27,8 +27,9 @@ class GeneticParams:
 
     def validate(self) -> None:
         if self.variant not in GENETIC_VARIANTS:
-            raise ConfigError(f"search.genetic.variant must be one of {', '.join(map(repr, GENETIC_VARIANTS))}, "
-                              f"got {self.variant!r}")
+            raise ConfigError(
+                f"search.genetic.variant must be one of {', '.join(map(repr, GENETIC_VARIANTS))}, got {self.variant!r}"
+            )
         for name in ("max_evaluations", "population", "tournament"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

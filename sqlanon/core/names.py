@@ -7,9 +7,31 @@ same order, to their classes; tests/cli/test_cli.py checks that the two agree. T
 family's names are ``INTERVAL_ALGORITHMS`` and ``INTERVAL_METRICS`` in sqlanon/config/job.py.
 """
 
-METRIC_NAMES = ("discernibility", "discernibility-star", "aecs", "height", "precision", "precision-monotonic", "loss",
-                "entropy", "entropy-monotonic", "ambiguity", "classification", "kl-divergence")
+METRIC_NAMES = (
+    "discernibility",
+    "discernibility-star",
+    "aecs",
+    "height",
+    "precision",
+    "precision-monotonic",
+    "loss",
+    "entropy",
+    "entropy-monotonic",
+    "ambiguity",
+    "classification",
+    "kl-divergence",
+)
 #: the [[privacy.models]] types (sqlanon.criteria.MODEL_NAMES maps the same names)
-MODEL_NAMES = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity", "t-closeness",
-               "delta-disclosure", "average-risk", "sample-uniqueness", "delta-presence", "population-uniqueness")
+MODEL_NAMES = (
+    "k-anonymity",
+    "distinct-l-diversity",
+    "entropy-l-diversity",
+    "recursive-cl-diversity",
+    "t-closeness",
+    "delta-disclosure",
+    "average-risk",
+    "sample-uniqueness",
+    "delta-presence",
+    "population-uniqueness",
+)
 ALGORITHM_NAMES = ("flash", "exhaustive", "ola", "incognito", "lightning", "datafly", "igreedy", "genetic", "random")

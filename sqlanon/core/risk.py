@@ -57,16 +57,24 @@ class RiskSettings:
 def check_population(owner: str, population_size, sampling_fraction) -> None:
     """At most one of the two, each a finite number in its range."""
     if population_size is not None and sampling_fraction is not None:
-        raise ConfigError(f"{owner}: give population_size or sampling_fraction, not both "
-                          f"(got {population_size!r} and {sampling_fraction!r})")
+        raise ConfigError(
+            f"{owner}: give population_size or sampling_fraction, not both "
+            f"(got {population_size!r} and {sampling_fraction!r})"
+        )
     if sampling_fraction is not None and (
-            isinstance(sampling_fraction, bool) or not isinstance(sampling_fraction, (int, float))
-            or not 0 < sampling_fraction <= 1):
-        raise ConfigError(f"{owner}: the 'sampling_fraction' parameter must be a number in (0, 1], "
-                          f"got {sampling_fraction!r}.")
+        isinstance(sampling_fraction, bool)
+        or not isinstance(sampling_fraction, (int, float))
+        or not 0 < sampling_fraction <= 1
+    ):
+        raise ConfigError(
+            f"{owner}: the 'sampling_fraction' parameter must be a number in (0, 1], got {sampling_fraction!r}."
+        )
     if population_size is not None and (
-            isinstance(population_size, bool) or not isinstance(population_size, (int, float))
-            or not math.isfinite(population_size) or population_size < 1):
+        isinstance(population_size, bool)
+        or not isinstance(population_size, (int, float))
+        or not math.isfinite(population_size)
+        or population_size < 1
+    ):
         raise ConfigError(f"{owner}: the 'population_size' parameter must be a number >= 1, got {population_size!r}.")
 
 
@@ -79,8 +87,10 @@ def population_of(population_size, sampling_fraction, input_rows: int, owner: st
     """N from a population size (>= the input's rows) or a sampling fraction of the input."""
     if population_size is not None:
         if population_size < input_rows:
-            raise ConfigError(f"{owner}: population_size = {population_size!r} is smaller than the input's "
-                              f"{input_rows} rows; the population must hold the sample (or give sampling_fraction)")
+            raise ConfigError(
+                f"{owner}: population_size = {population_size!r} is smaller than the input's "
+                f"{input_rows} rows; the population must hold the sample (or give sampling_fraction)"
+            )
         return float(population_size)
     if sampling_fraction is not None:
         return input_rows / float(sampling_fraction)

@@ -22,5 +22,8 @@ class SnapshotSettings:
 
     def resolved(self, rollup: bool, history: bool) -> SnapshotSettings:
         """These settings with the given defaults for what the job left unset."""
-        return replace(self, rollup=rollup if self.rollup is None else self.rollup,
-                       history=history if self.history is None else self.history)
+        return replace(
+            self,
+            rollup=rollup if self.rollup is None else self.rollup,
+            history=history if self.history is None else self.history,
+        )

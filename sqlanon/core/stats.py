@@ -43,4 +43,3 @@ class ClassStats:
     min_class: int | None = None
     kept_sizes: dict | None = None
     empty_classes: int | None = None
-

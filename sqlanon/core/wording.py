@@ -44,15 +44,19 @@ def role_setting(name: str, role: str) -> str:
 def roles_hint() -> str:
     """How to give columns without a role one."""
     if in_code():
-        return ("name each in quasi=, sensitive=, insensitive= or identifying= (or pass "
-                "others=\"insensitive\" to release the rest unchanged, others=\"identifying\" to leave it out)")
-    return ('give each an [attributes."<name>"] role (quasi, sensitive, insensitive, identifying) or list '
-            "it in input.drop")
+        return (
+            "name each in quasi=, sensitive=, insensitive= or identifying= (or pass "
+            'others="insensitive" to release the rest unchanged, others="identifying" to leave it out)'
+        )
+    return (
+        'give each an [attributes."<name>"] role (quasi, sensitive, insensitive, identifying) or list it in input.drop'
+    )
 
 
 def hierarchy_encoding_setting(attribute: str) -> str:
     """Where a hierarchy file's text encoding is given (``set <this> = "latin-1"``)."""
     if in_code():
-        return f"encoding in Attribute({attribute!r}, \"quasi\", hierarchy, encoding=...)"
-    return (f'its [attributes."{attribute}"]' if not attribute.isidentifier() else f"its [attributes.{attribute}]") \
-        + " encoding"
+        return f'encoding in Attribute({attribute!r}, "quasi", hierarchy, encoding=...)'
+    return (
+        f'its [attributes."{attribute}"]' if not attribute.isidentifier() else f"its [attributes.{attribute}]"
+    ) + " encoding"

@@ -19,8 +19,17 @@ from sqlanon.errors import ConfigError
 
 MODELS: dict[str, type[PrivacyModel]] = {
     m.name: m
-    for m in (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity, TCloseness, DeltaDisclosure,
-              AverageRisk, SampleUniqueness, DeltaPresence, PopulationUniqueness)
+    for m in (
+        DistinctLDiversity,
+        EntropyLDiversity,
+        RecursiveCLDiversity,
+        TCloseness,
+        DeltaDisclosure,
+        AverageRisk,
+        SampleUniqueness,
+        DeltaPresence,
+        PopulationUniqueness,
+    )
 }
 MODEL_NAMES = ("k-anonymity", *MODELS)
 
@@ -35,9 +44,11 @@ def build_model(spec: dict) -> PrivacyModel:
     extra = set(options) - set(cls.options)
     if extra:
         raise ConfigError(f"unknown key(s) {sorted(extra)} for the {kind} model; known: {', '.join(cls.options)}")
-    required = [o for o in cls.__init__.__code__.co_varnames[1:cls.__init__.__code__.co_argcount]
-                if o not in options and o not in (cls.__init__.__kwdefaults__ or {})
-                and o not in _defaults(cls)]
+    required = [
+        o
+        for o in cls.__init__.__code__.co_varnames[1 : cls.__init__.__code__.co_argcount]
+        if o not in options and o not in (cls.__init__.__kwdefaults__ or {}) and o not in _defaults(cls)
+    ]
     if required:
         raise ConfigError(f"the {kind} model needs {', '.join(required)} (e.g. {required[0]} = ...)")
     return cls(**options)
@@ -45,8 +56,8 @@ def build_model(spec: dict) -> PrivacyModel:
 
 def _defaults(cls) -> set[str]:
     code = cls.__init__.__code__
-    names = code.co_varnames[1:code.co_argcount]
-    return set(names[len(names) - len(cls.__init__.__defaults__ or ()):])
+    names = code.co_varnames[1 : code.co_argcount]
+    return set(names[len(names) - len(cls.__init__.__defaults__ or ()) :])
 
 
 def build_models(k: int, specs: Sequence[dict]) -> list[PrivacyModel]:

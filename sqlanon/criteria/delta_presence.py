@@ -52,21 +52,31 @@ class DeltaPresence(PrivacyModel):
     #: reads each class's population count ``pop`` (carried by the class table)
     population = True
 
-    def __init__(self, dmax: float, dmin: float = 0.0, subset: str | None = None, subset_file: str | None = None,
-                 key: str | None = None):
+    def __init__(
+        self,
+        dmax: float,
+        dmin: float = 0.0,
+        subset: str | None = None,
+        subset_file: str | None = None,
+        key: str | None = None,
+    ):
         self.dmin = fraction("dmin", dmin, self.name)
         self.dmax = fraction("dmax", dmax, self.name)
         if self.dmin > self.dmax:
             raise ConfigError(f"{self.name}: dmin ({dmin}) is above dmax ({dmax}); give 0 <= dmin <= dmax <= 1.")
         if (subset is None) == (subset_file is None):
             raise ConfigError(
-                f"{self.name}: give the research subset once: subset = \"<boolean column>\", or "
-                "subset_file = \"ids.csv\" with key = \"<identifier column of the input>\""
+                f'{self.name}: give the research subset once: subset = "<boolean column>", or '
+                'subset_file = "ids.csv" with key = "<identifier column of the input>"'
             )
         if subset_file is not None and key is None:
-            raise ConfigError(f"{self.name}: subset_file needs key = \"<column>\": the input column its identifiers match")
+            raise ConfigError(
+                f'{self.name}: subset_file needs key = "<column>": the input column its identifiers match'
+            )
         if subset is not None and key is not None:
-            raise ConfigError(f"{self.name}: key goes with subset_file, not with subset (a boolean column needs no key)")
+            raise ConfigError(
+                f"{self.name}: key goes with subset_file, not with subset (a boolean column needs no key)"
+            )
         for option, value in (("subset", subset), ("subset_file", subset_file), ("key", key)):
             if value is not None and (not isinstance(value, str) or not value):
                 raise ConfigError(f"{self.name}: '{option}' must be a column name or a path, got {value!r}")

@@ -32,8 +32,15 @@ class EntropyLDiversity(PrivacyModel):
     def class_columns(self, histogram, keys):
         f, n = as_double(col("f")), as_double(exp.Max(this=col("cn")))
         # H = ln n - (sum f ln f) / n
-        h = exp.Sub(this=exp.Ln(this=n), expression=exp.Div(this=exp.Sum(this=exp.Mul(this=f, expression=exp.Ln(this=f.copy()))), expression=n.copy()))
-        return aggregate(histogram, keys, {self.name_of("entropy"): h, self.name_of("distinct"): exp.Count(this=exp.Star())})
+        h = exp.Sub(
+            this=exp.Ln(this=n),
+            expression=exp.Div(
+                this=exp.Sum(this=exp.Mul(this=f, expression=exp.Ln(this=f.copy()))), expression=n.copy()
+            ),
+        )
+        return aggregate(
+            histogram, keys, {self.name_of("entropy"): h, self.name_of("distinct"): exp.Count(this=exp.Star())}
+        )
 
     def class_condition(self, size):
         return exp.and_(

@@ -63,20 +63,40 @@ def classes_query(qis: list[str], sensitives: int, lnx: bool) -> exp.Select:
     keys = [c.col(c.qi(j)) for j in range(len(qis))]
     svals = [c.col(c.sensitive(i)) for i in range(sensitives)]
     zero = exp.Literal.number(0)
-    subset = (exp.select(*keys, *svals, exp.Count(this=exp.Star()).as_(c.ident("n")), zero.as_(c.ident(POP)))
-              .from_(c.table(c.DATA)).group_by(*(k.copy() for k in keys), *(s.copy() for s in svals)))
+    subset = (
+        exp.select(*keys, *svals, exp.Count(this=exp.Star()).as_(c.ident("n")), zero.as_(c.ident(POP)))
+        .from_(c.table(c.DATA))
+        .group_by(*(k.copy() for k in keys), *(s.copy() for s in svals))
+    )
     encoded = c.encode_query(qis, [])
-    population = (exp.select(*(k.copy() for k in keys),
-                             *(exp.Cast(this=exp.Null(), to=exp.DataType.build("INT")).as_(c.ident(c.sensitive(i)))
-                               for i in range(sensitives)),
-                             zero.copy().as_(c.ident("n")), exp.Count(this=exp.Star()).as_(c.ident(POP)))
-                  .from_(encoded.subquery(c.ident("e"))).group_by(*(k.copy() for k in keys)))
+    population = (
+        exp.select(
+            *(k.copy() for k in keys),
+            *(
+                exp.Cast(this=exp.Null(), to=exp.DataType.build("INT")).as_(c.ident(c.sensitive(i)))
+                for i in range(sensitives)
+            ),
+            zero.copy().as_(c.ident("n")),
+            exp.Count(this=exp.Star()).as_(c.ident(POP)),
+        )
+        .from_(encoded.subquery(c.ident("e")))
+        .group_by(*(k.copy() for k in keys))
+    )
     union = exp.union(subset, population, distinct=False)
-    merged = (exp.select(*(k.copy() for k in keys), *(s.copy() for s in svals),
-                         exp.Sum(this=c.col("n")).as_(c.ident("n")), exp.Sum(this=c.col(POP)).as_(c.ident(POP)))
-              .from_(union.subquery(c.ident("u"))).group_by(*(k.copy() for k in keys), *(s.copy() for s in svals)))
+    merged = (
+        exp.select(
+            *(k.copy() for k in keys),
+            *(s.copy() for s in svals),
+            exp.Sum(this=c.col("n")).as_(c.ident("n")),
+            exp.Sum(this=c.col(POP)).as_(c.ident(POP)),
+        )
+        .from_(union.subquery(c.ident("u")))
+        .group_by(*(k.copy() for k in keys), *(s.copy() for s in svals))
+    )
     if not lnx:
         return merged
     combination = exp.Window(this=exp.Sum(this=c.col("n")), partition_by=[k.copy() for k in keys])
-    ln = exp.Ln(this=exp.Cast(this=exp.Nullif(this=combination, expression=zero.copy()), to=exp.DataType.build("DOUBLE")))
+    ln = exp.Ln(
+        this=exp.Cast(this=exp.Nullif(this=combination, expression=zero.copy()), to=exp.DataType.build("DOUBLE"))
+    )
     return exp.select(exp.Star(), ln.as_(c.ident("lnx"))).from_(merged.subquery(c.ident("b")))

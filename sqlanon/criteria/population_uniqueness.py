@@ -39,14 +39,21 @@ class PopulationUniqueness(PrivacyModel):
     needs = Need.SIZES
     worst = "max"
 
-    def __init__(self, threshold: float, model: str = "dankar", population_size: float | None = None,
-                 sampling_fraction: float | None = None):
+    def __init__(
+        self,
+        threshold: float,
+        model: str = "dankar",
+        population_size: float | None = None,
+        sampling_fraction: float | None = None,
+    ):
         self.threshold = fraction("threshold", threshold, self.name)
         check_model(self.name, model)
         check_population(self.name, population_size, sampling_fraction)
         if population_size is None and sampling_fraction is None:
-            raise ConfigError(f"{self.name}: give population_size or sampling_fraction (in the model's entry or "
-                              "in the job's [risk] table)")
+            raise ConfigError(
+                f"{self.name}: give population_size or sampling_fraction (in the model's entry or "
+                "in the job's [risk] table)"
+            )
         self.model, self.population_size, self.sampling_fraction = model, population_size, sampling_fraction
         self.frame_size: float | None = None  # N, once the input's rows are known
         self._memo: dict[tuple, float] = {}
@@ -57,8 +64,11 @@ class PopulationUniqueness(PrivacyModel):
 
     def describe(self):
         d = {"model": self.name, "threshold": self.threshold, "estimator": self.model}
-        d.update({"population_size": self.population_size} if self.population_size is not None
-                 else {"sampling_fraction": self.sampling_fraction})
+        d.update(
+            {"population_size": self.population_size}
+            if self.population_size is not None
+            else {"sampling_fraction": self.sampling_fraction}
+        )
         return d
 
     def share(self, table: dict[int, int]) -> float:

@@ -25,17 +25,26 @@ class RecursiveCLDiversity(PrivacyModel):
         self.l = positive_int("l", l, self.name)
 
     def class_columns(self, histogram, keys):
-        tail = exp.Case(ifs=[exp.If(this=exp.GTE(this=col("r"), expression=self.param("l")), true=col("f"))], default=number(0))
-        return aggregate(histogram, keys, {
-            self.name_of("top"): exp.Max(this=col("f")),
-            self.name_of("tail"): exp.Sum(this=tail),
-            self.name_of("distinct"): exp.Count(this=exp.Star()),
-        })
+        tail = exp.Case(
+            ifs=[exp.If(this=exp.GTE(this=col("r"), expression=self.param("l")), true=col("f"))], default=number(0)
+        )
+        return aggregate(
+            histogram,
+            keys,
+            {
+                self.name_of("top"): exp.Max(this=col("f")),
+                self.name_of("tail"): exp.Sum(this=tail),
+                self.name_of("distinct"): exp.Count(this=exp.Star()),
+            },
+        )
 
     def class_condition(self, size):
         return exp.and_(
             exp.GTE(this=self.column("distinct"), expression=self.param("l")),
-            exp.LT(this=as_double(self.column("top")), expression=exp.Mul(this=self.param("c"), expression=as_double(self.column("tail")))),
+            exp.LT(
+                this=as_double(self.column("top")),
+                expression=exp.Mul(this=self.param("c"), expression=as_double(self.column("tail"))),
+            ),
         )
 
     def parameters(self):
@@ -47,7 +56,7 @@ class RecursiveCLDiversity(PrivacyModel):
     def class_value(self, histogram, overall):
         """r_1 / (r_l + .. + r_m): the class passes iff c exceeds it (inf: fewer than l values)."""
         counts = sorted((c for c in histogram.values() if c), reverse=True)
-        tail = sum(counts[self.l - 1:])
+        tail = sum(counts[self.l - 1 :])
         return counts[0] / tail if tail else float("inf")
 
     def class_holds(self, value):

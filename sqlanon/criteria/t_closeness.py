@@ -43,24 +43,27 @@ class TCloseness(PrivacyModel):
     monotonic_with_suppression = False
     worst = "max"
 
-    def __init__(self, attribute: str, t: float, distance: str = "equal", hierarchy=None, order=None,
-                 encoding: str | None = None):
+    def __init__(
+        self, attribute: str, t: float, distance: str = "equal", hierarchy=None, order=None, encoding: str | None = None
+    ):
         self.attribute = attribute
         self.t = fraction("t", t, self.name)
         if distance not in DISTANCES:
             raise ConfigError(f"t-closeness: unknown distance {distance!r}; valid distances: {', '.join(DISTANCES)}")
         self.distance = distance
         if distance == "hierarchical" and hierarchy is None:
-            raise ConfigError("t-closeness: distance = \"hierarchical\" needs hierarchy = \"file.csv\" for the attribute")
+            raise ConfigError('t-closeness: distance = "hierarchical" needs hierarchy = "file.csv" for the attribute')
         if distance != "hierarchical" and hierarchy is not None:
-            raise ConfigError(f"t-closeness: hierarchy is used only with distance = \"hierarchical\", not {distance!r}")
+            raise ConfigError(f't-closeness: hierarchy is used only with distance = "hierarchical", not {distance!r}')
         if distance != "ordered" and order is not None:
-            raise ConfigError(f"t-closeness: order is used only with distance = \"ordered\", not {distance!r}")
+            raise ConfigError(f't-closeness: order is used only with distance = "ordered", not {distance!r}')
         if order is not None and (not isinstance(order, list) or not all(isinstance(v, str) for v in order)):
             raise ConfigError("t-closeness: order must be a list of the attribute's values as strings")
         if encoding is not None and not isinstance(hierarchy, (str, Path)):
-            raise ConfigError("t-closeness: encoding is the text encoding of the hierarchy file; give it with "
-                              "distance = \"hierarchical\" and hierarchy = \"file.csv\" only")
+            raise ConfigError(
+                "t-closeness: encoding is the text encoding of the hierarchy file; give it with "
+                'distance = "hierarchical" and hierarchy = "file.csv" only'
+            )
         if encoding is not None:
             codec(encoding, "t-closeness: encoding")
         self.hierarchy = hierarchy
@@ -78,7 +81,10 @@ class TCloseness(PrivacyModel):
     def prepare(self, values: Sequence[str], counts: Sequence[int]):
         self._labels = list(values)
         total = sum(counts)
-        columns = {"code": pa.array(range(len(values)), pa.int32()), "q": pa.array([c / total for c in counts], pa.float64())}
+        columns = {
+            "code": pa.array(range(len(values)), pa.int32()),
+            "q": pa.array([c / total for c in counts], pa.float64()),
+        }
         if self.distance == "ordered":
             self._rank = self._ordering(values)
             columns["ord"] = pa.array([self._rank[v] for v in values], pa.int32())
@@ -87,7 +93,9 @@ class TCloseness(PrivacyModel):
             levels = len(next(iter(self._ancestors.values())))
             for l in range(levels):
                 dense: dict[str, int] = {}
-                columns[f"a{l}"] = pa.array([dense.setdefault(self._ancestors[v][l], len(dense)) for v in values], pa.int32())
+                columns[f"a{l}"] = pa.array(
+                    [dense.setdefault(self._ancestors[v][l], len(dense)) for v in values], pa.int32()
+                )
             self._height = levels - 1
         else:
             return {}
@@ -110,13 +118,18 @@ class TCloseness(PrivacyModel):
                 bad = [v for v in values if not _is_number(v)][:5]
                 raise ConfigError(
                     f"t-closeness: '{self.attribute}' is not numeric (e.g. {cuts(bad)}); give order = [...] "
-                    "listing its values for distance = \"ordered\""
+                    'listing its values for distance = "ordered"'
                 ) from None
         return {v: i for i, v in enumerate(ranked)}
 
     def _tree(self, values: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        h = self.hierarchy if isinstance(self.hierarchy, Hierarchy) else read_hierarchy(
-            self.hierarchy, self.attribute, encoding=self.encoding, setting="the t-closeness model's")
+        h = (
+            self.hierarchy
+            if isinstance(self.hierarchy, Hierarchy)
+            else read_hierarchy(
+                self.hierarchy, self.attribute, encoding=self.encoding, setting="the t-closeness model's"
+            )
+        )
         rows = {row[0]: tuple(row) for row in h.rows}
         missing = [v for v in values if v not in rows]
         if missing:
@@ -146,23 +159,37 @@ class TCloseness(PrivacyModel):
 
     def _dense(self, histogram, keys) -> exp.Select:
         """(keys, aux columns, diff = p_i - q_i) for every class and every value of the domain."""
-        sizes = exp.select(*(col(k) for k in keys), exp.Max(this=col("cn")).as_(ident("cn"))).from_(
-            histogram.subquery(ident("h"))).group_by(*(col(k) for k in keys))
-        on = exp.and_(*(exp.EQ(this=col(k, "h"), expression=col(k, "s")) for k in keys),
-                      exp.EQ(this=col("v", "h"), expression=col("code", "a")))
-        p = exp.Div(this=as_double(exp.Coalesce(this=col("f", "h"), expressions=[number(0)])), expression=as_double(col("cn", "s")))
+        sizes = (
+            exp.select(*(col(k) for k in keys), exp.Max(this=col("cn")).as_(ident("cn")))
+            .from_(histogram.subquery(ident("h")))
+            .group_by(*(col(k) for k in keys))
+        )
+        on = exp.and_(
+            *(exp.EQ(this=col(k, "h"), expression=col(k, "s")) for k in keys),
+            exp.EQ(this=col("v", "h"), expression=col("code", "a")),
+        )
+        p = exp.Div(
+            this=as_double(exp.Coalesce(this=col("f", "h"), expressions=[number(0)])),
+            expression=as_double(col("cn", "s")),
+        )
         aux = [c for c in (["ord"] if self.distance == "ordered" else [f"a{l}" for l in range(self._height + 1)])]
         return (
-            exp.select(*(col(k, "s") for k in keys), *(col(c, "a") for c in aux),
-                       exp.Sub(this=p, expression=col("q", "a")).as_(ident("diff")))
+            exp.select(
+                *(col(k, "s") for k in keys),
+                *(col(c, "a") for c in aux),
+                exp.Sub(this=p, expression=col("q", "a")).as_(ident("diff")),
+            )
             .from_(sizes.subquery(ident("s")))
             .join(table(self.aux, "a"), join_type="cross")
             .join(histogram.subquery(ident("h")), on=on, join_type="left")
         )
 
     def _ordered(self, dense, keys):
-        cumulative = exp.Window(this=exp.Sum(this=col("diff")), partition_by=[col(k) for k in keys],
-                                order=exp.Order(expressions=[exp.Ordered(this=col("ord"))]))
+        cumulative = exp.Window(
+            this=exp.Sum(this=col("diff")),
+            partition_by=[col(k) for k in keys],
+            order=exp.Order(expressions=[exp.Ordered(this=col("ord"))]),
+        )
         running = exp.select(*(col(k) for k in keys), cumulative.as_(ident("cum"))).from_(dense.subquery(ident("d")))
         t = exp.Div(this=exp.Sum(this=exp.Abs(this=col("cum"))), expression=self.param("span"))
         return aggregate(running, keys, {self.name_of("t"): t})
@@ -170,14 +197,26 @@ class TCloseness(PrivacyModel):
     def _hierarchical(self, dense, keys):
         parts = None
         for level in range(1, self._height + 1):
-            child = (exp.select(*(col(k) for k in keys), col(f"a{level}").as_(ident("parent")), exp.Sum(this=col("diff")).as_(ident("e")))
-                     .from_(dense.subquery(ident("d"))).group_by(*(col(k) for k in keys), col(f"a{level - 1}"), col(f"a{level}")))
+            child = (
+                exp.select(
+                    *(col(k) for k in keys),
+                    col(f"a{level}").as_(ident("parent")),
+                    exp.Sum(this=col("diff")).as_(ident("e")),
+                )
+                .from_(dense.subquery(ident("d")))
+                .group_by(*(col(k) for k in keys), col(f"a{level - 1}"), col(f"a{level}"))
+            )
             zero = number(0)
             pos = exp.Sum(this=exp.Greatest(this=col("e"), expressions=[zero]))
             neg = exp.Sum(this=exp.Greatest(this=exp.Neg(this=col("e")), expressions=[zero.copy()]))
-            cost = exp.Mul(this=exp.Least(this=pos, expressions=[neg]), expression=exp.Literal.number(level / self._height))
-            part = (exp.select(*(col(k) for k in keys), cost.as_(ident("cost")))
-                    .from_(child.subquery(ident("x"))).group_by(*(col(k) for k in keys), col("parent")))
+            cost = exp.Mul(
+                this=exp.Least(this=pos, expressions=[neg]), expression=exp.Literal.number(level / self._height)
+            )
+            part = (
+                exp.select(*(col(k) for k in keys), cost.as_(ident("cost")))
+                .from_(child.subquery(ident("x")))
+                .group_by(*(col(k) for k in keys), col("parent"))
+            )
             parts = part if parts is None else exp.union(parts, part, distinct=False)
         return aggregate(parts, keys, {self.name_of("t"): exp.Sum(this=col("cost"))})
 

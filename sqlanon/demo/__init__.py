@@ -33,13 +33,15 @@ MAX_AGE = 99
 def age_rows() -> list[list[str]]:
     rows = []
     for age in range(MAX_AGE + 1):
-        rows.append([
-            str(age),
-            f"{age // 5 * 5}-{age // 5 * 5 + 4}",
-            f"{age // 10 * 10}-{age // 10 * 10 + 9}",
-            f"{age // 20 * 20}-{age // 20 * 20 + 19}",
-            "*",
-        ])
+        rows.append(
+            [
+                str(age),
+                f"{age // 5 * 5}-{age // 5 * 5 + 4}",
+                f"{age // 10 * 10}-{age // 10 * 10 + 9}",
+                f"{age // 20 * 20}-{age // 20 * 20 + 19}",
+                "*",
+            ]
+        )
     return rows
 
 
@@ -105,8 +107,10 @@ def prepare_data(path: str | Path, rows: int, overwrite: bool = False) -> bool:
         if there and path.read_bytes() == text.encode("utf-8"):
             return False
         if there and not overwrite:
-            raise OutputError(f"{path} exists and is not the demo's data ({rows} rows): sqlanon demo does not "
-                              "replace it; move it away, or pass --overwrite to replace it")
+            raise OutputError(
+                f"{path} exists and is not the demo's data ({rows} rows): sqlanon demo does not "
+                "replace it; move it away, or pass --overwrite to replace it"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
     except OutputError:
         raise

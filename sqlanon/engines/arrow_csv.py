@@ -35,8 +35,10 @@ def write_csv(schema: pa.Schema, batches: Iterable[pa.RecordBatch], target: str,
     try:
         con.register("sqlanon_rows", reader)  # a view over the stream
         with interruptible():
-            con.execute(f"COPY (SELECT * FROM \"sqlanon_rows\") TO {literal(target)} "
-                        f"(FORMAT csv, HEADER true, DELIMITER {literal(delimiter)})").fetchall()
+            con.execute(
+                f'COPY (SELECT * FROM "sqlanon_rows") TO {literal(target)} '
+                f"(FORMAT csv, HEADER true, DELIMITER {literal(delimiter)})"
+            ).fetchall()
     except BaseException:
         if failed:
             raise failed[0] from None

@@ -11,7 +11,6 @@ Where = Literal["sql", "local"]
 Kind = Literal["csv", "parquet", "duckdb", "postgres", "spark", "arrow"]
 
 
-
 @dataclass(frozen=True)
 class Capabilities:
     """What an engine can do (see ``engines/store.py``). ``inputs`` and ``outputs`` are in the

@@ -55,12 +55,16 @@ def check_header(source: Source) -> None:
     names = header(source)
     empty = [position for position, name in enumerate(names, start=1) if not name.strip()]
     if empty:
-        which = (f"column {empty[0]} of the header (line 1) is empty" if len(empty) == 1 else
-                 f"columns {', '.join(map(str, empty[:_SHOW]))} of the header (line 1) are empty")
+        which = (
+            f"column {empty[0]} of the header (line 1) is empty"
+            if len(empty) == 1
+            else f"columns {', '.join(map(str, empty[:_SHOW]))} of the header (line 1) are empty"
+        )
         raise DataError(
             f"input {source.path}: {which}: every column needs a name. Write one in the header line (a pandas index "
             f"saved by to_csv() has none: save with index=False), or remove the column (a delimiter "
-            f"{source.delimiter!r} that ends every line makes an empty last column)")
+            f"{source.delimiter!r} that ends every line makes an empty last column)"
+        )
     places: dict[str, list[int]] = {}
     for position, name in enumerate(names, start=1):
         places.setdefault(name.strip().casefold(), []).append(position)
@@ -68,8 +72,11 @@ def check_header(source: Source) -> None:
     if twice:
         shown = "; ".join(_clash(names, at) for at in twice[:_SHOW])
         variants = any(len({names[p - 1] for p in at}) > 1 for at in twice)
-        rule = (" (names that differ only in case or in spaces around them are one name to DuckDB and to SQL)"
-                if variants else "")
+        rule = (
+            " (names that differ only in case or in spaces around them are one name to DuckDB and to SQL)"
+            if variants
+            else ""
+        )
         raise DataError(
             f"input {source.path}: the header (line 1) names {len(twice)} column(s) more than once: {shown}{rule}. "
             "Every column needs its own name: rename the duplicates in the header line"
@@ -93,8 +100,10 @@ def refuse_compressed(path: str) -> None:
     packed = files.compression(head)
     if packed is not None:
         named, command = packed
-        raise DataError(f"input {path} is compressed ({named}), not CSV text: decompress it first (e.g. {command} "
-                        f"{path} > decompressed.csv) and give the decompressed CSV file")
+        raise DataError(
+            f"input {path} is compressed ({named}), not CSV text: decompress it first (e.g. {command} "
+            f"{path} > decompressed.csv) and give the decompressed CSV file"
+        )
 
 
 def reading_failed(error: Exception) -> bool:
@@ -123,9 +132,11 @@ def _diagnosis(source: Source, said: str) -> str | None:
         long = first_long_line(source.path, limit)
         if long is not None:
             line, size = long
-            return (f"input {source.path}: line {line} is {size:,} bytes long, more than the {limit:,} bytes sqlanon "
-                    f"reads in one CSV line: shorten its long value (or leave the column out of the file), or check "
-                    "the line's quoting (a quote never closed makes the following lines one value)")
+            return (
+                f"input {source.path}: line {line} is {size:,} bytes long, more than the {limit:,} bytes sqlanon "
+                f"reads in one CSV line: shorten its long value (or leave the column out of the file), or check "
+                "the line's quoting (a quote never closed makes the following lines one value)"
+            )
     malformed = first_malformed_row(source, limit)
     if malformed is not None:
         return f"input {source.path}: {malformed}"
@@ -166,8 +177,10 @@ def first_malformed_row(source: Source, limit: int = LINE_LIMIT) -> str | None:
                     if width is None:
                         width = len(row)
                     elif row and len(row) != width:
-                        return (f"line {start} has {len(row)} fields, the header has {width} (delimiter "
-                                f"{source.delimiter!r}). Fix the row or quote fields that contain the delimiter.")
+                        return (
+                            f"line {start} has {len(row)} fields, the header has {width} (delimiter "
+                            f"{source.delimiter!r}). Fix the row or quote fields that contain the delimiter."
+                        )
                     start = reader.line_num + 1
             except csv.Error as error:
                 return _quoting(str(error), start, reader.line_num, limit)
@@ -180,10 +193,11 @@ def _quoting(error: str, start: int, line: int, limit: int) -> str:
     """The message for the csv module's ``error`` in the record from line ``start`` to ``line``."""
     if "unexpected end of data" in error or "field larger than field limit" in error:
         reach = "to the end of the file" if "unexpected end" in error else f"past {limit:,} bytes"
-        return (f"line {start} opens a quoted field that is never closed (it would run {reach}). Close the quote, "
-                f"or, if the quote belongs to the value, {_QUOTED}")
-    return (f"line {line}: a quoted field is followed by other characters before the delimiter ({error}): "
-            f"{_QUOTED}")
+        return (
+            f"line {start} opens a quoted field that is never closed (it would run {reach}). Close the quote, "
+            f"or, if the quote belongs to the value, {_QUOTED}"
+        )
+    return f"line {line}: a quoted field is followed by other characters before the delimiter ({error}): {_QUOTED}"
 
 
 @contextmanager

@@ -42,8 +42,9 @@ def refuse_uncovered(name: str, source: Source, found: Iterable[tuple[str, int]]
     refuse_missing_values(name, source.describe(), missing, hierarchy)
 
 
-def refuse_masked_leaves(source: Source, names: Sequence[str], hierarchies: Sequence[EncodedHierarchy],
-                         value_counts: Sequence[Sequence[int]]) -> None:
+def refuse_masked_leaves(
+    source: Source, names: Sequence[str], hierarchies: Sequence[EncodedHierarchy], value_counts: Sequence[Sequence[int]]
+) -> None:
     """Refuse the rows of a QI whose hierarchy lists the mask as a leaf, from the rows per leaf
     code (``PreparedData.value_counts``); a ``*`` leaf no row holds changes nothing."""
     for name, hierarchy, counts in zip(names, hierarchies, value_counts):
@@ -59,7 +60,8 @@ def mask_error(name: str, source: Source, rows: int) -> HierarchyError:
         f"column '{name}' of {source.describe()} holds {MASK!r} in {rows} row(s){f' ({where})' if where else ''}: "
         f"{MASK!r} is the mask of a suppressed row, so such a row, released, could not be told from a suppressed one. "
         "Recode the value in the input (e.g. to 'unknown', with a hierarchy row for it) or leave those rows out; "
-        "to anonymize a release again, anonymize its original data instead")
+        "to anonymize a release again, anonymize its original data instead"
+    )
 
 
 def located(source: Source, name: str, rows: int, limit: int = _SHOW) -> str:
@@ -69,7 +71,9 @@ def located(source: Source, name: str, rows: int, limit: int = _SHOW) -> str:
         if source.kind == "csv":
             return _listed("line", list(_csv_lines(source, name, limit)), rows)
         if source.kind == "arrow":
-            return _listed("row position", list(_positions([source.arrow.column(name)], limit)), rows, ", counted from 0")
+            return _listed(
+                "row position", list(_positions([source.arrow.column(name)], limit)), rows, ", counted from 0"
+            )
         if source.kind == "parquet":
             return _listed("row", _parquet_rows(source, name, limit), rows, ", counted from 1")
     except (OSError, UnicodeDecodeError, csv.Error, pa.ArrowException, KeyError):
@@ -112,7 +116,7 @@ def _positions(columns: Iterable[pa.ChunkedArray | pa.Array], limit: int) -> Ite
         kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
         if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
             text = column.cast(kind) if kind != column.type else column
-            for index in pc.indices_nonzero(pc.fill_null(pc.equal(text, MASK), False)).to_pylist()[:limit - found]:
+            for index in pc.indices_nonzero(pc.fill_null(pc.equal(text, MASK), False)).to_pylist()[: limit - found]:
                 found += 1
                 yield offset + index
         offset += len(column)

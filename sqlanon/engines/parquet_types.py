@@ -38,8 +38,12 @@ def input_schema(source: Source) -> pa.Schema | None:
 
 def _kept_apart(kind: pa.DataType) -> bool:
     """A type Parquet alone reads back as another (its zone, its width, its dictionary lost)."""
-    return ((pa.types.is_timestamp(kind) and kind.tz is not None) or pa.types.is_large_string(kind)
-            or pa.types.is_large_binary(kind) or pa.types.is_dictionary(kind))
+    return (
+        (pa.types.is_timestamp(kind) and kind.tz is not None)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_large_binary(kind)
+        or pa.types.is_dictionary(kind)
+    )
 
 
 def origin_schema(names: Sequence[str], generalized: Collection[str], given: pa.Schema | None) -> pa.Schema | None:
@@ -47,8 +51,12 @@ def origin_schema(names: Sequence[str], generalized: Collection[str], given: pa.
     (the QIs), the input's type for the others; None when Parquet alone reads them back so."""
     if given is None:
         return None
-    fields = [pa.field(name, pa.string()) if name in generalized or given.get_field_index(name) < 0
-              else given.field(name).with_nullable(True) for name in names]
+    fields = [
+        pa.field(name, pa.string())
+        if name in generalized or given.get_field_index(name) < 0
+        else given.field(name).with_nullable(True)
+        for name in names
+    ]
     if not any(_kept_apart(f.type) for f, name in zip(fields, names) if name not in generalized):
         return None
     return pa.schema(fields)

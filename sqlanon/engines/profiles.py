@@ -29,10 +29,14 @@ SIZE = re.compile(r"\s*\d+(\.\d+)?\s*(B|KB|KiB|MB|MiB|GB|GiB|TB|TiB)\s*", re.IGN
 
 def refuse_password(url: str) -> None:
     """A password in the job file is refused, pointing at PGPASSWORD and ~/.pgpass."""
-    fix = ("engine.url holds a password: remove it from the job file and give it in the PGPASSWORD "
-           "environment variable or in ~/.pgpass")
+    fix = (
+        "engine.url holds a password: remove it from the job file and give it in the PGPASSWORD "
+        "environment variable or in ~/.pgpass"
+    )
     if not isinstance(url, str):
-        raise ConfigError(f"engine.url must be a libpq connection string such as \"postgresql://user@host:5432/db\", got {url!r}")
+        raise ConfigError(
+            f'engine.url must be a libpq connection string such as "postgresql://user@host:5432/db", got {url!r}'
+        )
     if url.startswith(("postgresql://", "postgres://")):
         parts = urlsplit(url)
         if parts.password is not None or "password" in parse_qs(parts.query):
@@ -66,11 +70,15 @@ class Settings:
             if key not in known:
                 users = [name for name, p in PROFILES.items() if key in {f.name for f in fields(p.settings)}]
                 if not users:
-                    raise ConfigError(f"unknown key engine.{key}; the {engine} engine takes "
-                                      f"{', '.join(sorted(known)) or 'none of its own'} besides name, lookup, checks, "
-                                      "local_budget and the snapshot keys")
-                raise ConfigError(f"engine.{key} applies to the {' and '.join(users)} engine"
-                                  f"{'s' if len(users) > 1 else ''} only, not to '{engine}'")
+                    raise ConfigError(
+                        f"unknown key engine.{key}; the {engine} engine takes "
+                        f"{', '.join(sorted(known)) or 'none of its own'} besides name, lookup, checks, "
+                        "local_budget and the snapshot keys"
+                    )
+                raise ConfigError(
+                    f"engine.{key} applies to the {' and '.join(users)} engine"
+                    f"{'s' if len(users) > 1 else ''} only, not to '{engine}'"
+                )
         settings = cls(**table)
         settings.check(engine, input_kind)
         return settings
@@ -117,7 +125,9 @@ class DuckDBSettings(Settings):
         if t is not None and (isinstance(t, bool) or not isinstance(t, int) or t < 1):
             raise ConfigError(f"engine.threads must be an int >= 1, got {t!r}")
         if self.url is not None and input_kind != "postgres":
-            raise ConfigError(f"engine.url applies to the postgres engine (or a PostgreSQL input table), not to '{engine}'")
+            raise ConfigError(
+                f"engine.url applies to the postgres engine (or a PostgreSQL input table), not to '{engine}'"
+            )
         _url(self.url)
 
 
@@ -140,14 +150,22 @@ class SparkSettings(Settings):
 
     def check(self, engine: str, input_kind: str | None) -> None:
         if self.master is not None and (not isinstance(self.master, str) or not self.master.strip()):
-            raise ConfigError(f"engine.master must be a Spark master URL such as \"local[2]\" or "
-                              f"\"spark://host:7077\", got {self.master!r}")
+            raise ConfigError(
+                f'engine.master must be a Spark master URL such as "local[2]" or '
+                f'"spark://host:7077", got {self.master!r}'
+            )
         conf = self.spark_conf
-        if conf is not None and (not isinstance(conf, dict) or not all(
+        if conf is not None and (
+            not isinstance(conf, dict)
+            or not all(
                 isinstance(k, str) and k.startswith("spark.") and isinstance(v, (str, int, float, bool))
-                for k, v in conf.items())):
-            raise ConfigError("engine.spark_conf must be a table of Spark settings, e.g. "
-                              f"{{ \"spark.driver.memory\" = \"4g\" }} (keys start with \"spark.\"), got {conf!r}")
+                for k, v in conf.items()
+            )
+        ):
+            raise ConfigError(
+                "engine.spark_conf must be a table of Spark settings, e.g. "
+                f'{{ "spark.driver.memory" = "4g" }} (keys start with "spark."), got {conf!r}'
+            )
 
 
 @dataclass(frozen=True)
@@ -165,21 +183,52 @@ SQL_CAPABILITIES = Capabilities(placements=("sql", "local"), inputs=(), outputs=
 PROFILES: dict[str, Profile] = {
     # a PostgreSQL output table is the postgres engine's; delta-presence's research subset is DuckDB's only;
     # DuckDB's CSV reader decodes some encodings itself (core/encodings.py)
-    "duckdb": Profile("duckdb", "sqlanon.engines.duckdb.engine:DuckDBEngine", Capabilities(
-        placements=SQL_CAPABILITIES.placements, inputs=("csv", "parquet", "duckdb", "postgres", "arrow"),
-        outputs=("csv", "parquet", "duckdb"), batches=True, research_subset=True,
-        csv_encodings=tuple(DUCKDB)), DuckDBSettings),
+    "duckdb": Profile(
+        "duckdb",
+        "sqlanon.engines.duckdb.engine:DuckDBEngine",
+        Capabilities(
+            placements=SQL_CAPABILITIES.placements,
+            inputs=("csv", "parquet", "duckdb", "postgres", "arrow"),
+            outputs=("csv", "parquet", "duckdb"),
+            batches=True,
+            research_subset=True,
+            csv_encodings=tuple(DUCKDB),
+        ),
+        DuckDBSettings,
+    ),
     # checks only in process (there is no SQL to run), one node at a time; snapshots are arrays
-    "memory": Profile("memory", "sqlanon.engines.memory.engine:MemoryEngine", Capabilities(
-        placements=("local",), inputs=("csv", "parquet", "arrow"), outputs=("csv", "parquet"), batches=False),
-        MemorySettings),
-    "postgres": Profile("postgres", "sqlanon.engines.postgres.engine:PostgresEngine", Capabilities(
-        placements=SQL_CAPABILITIES.placements, inputs=("postgres",), outputs=("postgres", "csv", "parquet"), batches=True),
-        PostgresSettings),
+    "memory": Profile(
+        "memory",
+        "sqlanon.engines.memory.engine:MemoryEngine",
+        Capabilities(
+            placements=("local",), inputs=("csv", "parquet", "arrow"), outputs=("csv", "parquet"), batches=False
+        ),
+        MemorySettings,
+    ),
+    "postgres": Profile(
+        "postgres",
+        "sqlanon.engines.postgres.engine:PostgresEngine",
+        Capabilities(
+            placements=SQL_CAPABILITIES.placements,
+            inputs=("postgres",),
+            outputs=("postgres", "csv", "parquet"),
+            batches=True,
+        ),
+        PostgresSettings,
+    ),
     # a table without a path is Spark's (its catalog), not PostgreSQL's
-    "spark": Profile("spark", "sqlanon.engines.spark.engine:SparkEngine", Capabilities(
-        placements=SQL_CAPABILITIES.placements, inputs=("parquet", "spark", "csv", "arrow"), outputs=("parquet", "csv"),
-        batches=True, tables="spark"), SparkSettings),
+    "spark": Profile(
+        "spark",
+        "sqlanon.engines.spark.engine:SparkEngine",
+        Capabilities(
+            placements=SQL_CAPABILITIES.placements,
+            inputs=("parquet", "spark", "csv", "arrow"),
+            outputs=("parquet", "csv"),
+            batches=True,
+            tables="spark",
+        ),
+        SparkSettings,
+    ),
 }
 
 

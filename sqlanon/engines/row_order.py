@@ -58,7 +58,9 @@ def permutation(rows: int, key: str) -> np.ndarray:
     >>> bool(again.all()), bool(other.all())
     (True, False)
     """
-    parts = [np.frombuffer(hashlib.shake_256(f"{key}:{i}".encode("ascii")).digest(8 * min(CHUNK, rows - start)), "<u8")
-             for i, start in enumerate(range(0, rows, CHUNK))]
+    parts = [
+        np.frombuffer(hashlib.shake_256(f"{key}:{i}".encode("ascii")).digest(8 * min(CHUNK, rows - start)), "<u8")
+        for i, start in enumerate(range(0, rows, CHUNK))
+    ]
     keys = np.concatenate(parts) if parts else np.zeros(0, np.uint64)
     return np.argsort(keys, kind="stable")

@@ -46,11 +46,13 @@ class CheckRunner(Protocol):
     batches: bool
     snapshots: bool
 
-    def class_stats(self, node: Node, keep: Conditions, params: dict, needs: Need,
-                    start: SnapshotHandle | None = None) -> ClassStats: ...
+    def class_stats(
+        self, node: Node, keep: Conditions, params: dict, needs: Need, start: SnapshotHandle | None = None
+    ) -> ClassStats: ...
 
-    def class_stats_many(self, nodes: Sequence[Node], keep: Conditions, params: dict,
-                         needs: Need) -> list[ClassStats] | None: ...
+    def class_stats_many(
+        self, nodes: Sequence[Node], keep: Conditions, params: dict, needs: Need
+    ) -> list[ClassStats] | None: ...
 
     def keep_snapshot(self, node: Node) -> SnapshotHandle: ...
 

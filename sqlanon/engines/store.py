@@ -99,9 +99,14 @@ class Store(ABC):
     def open(self, source: Source) -> list[str]: ...
 
     @abstractmethod
-    def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: Need = Need.NONE, sensitives: Sequence[str] = (),
-                subset=None) -> PreparedData:
+    def prepare(
+        self,
+        qis: Sequence[tuple[str, EncodedHierarchy]],
+        passthrough: Sequence[str],
+        needs: Need = Need.NONE,
+        sensitives: Sequence[str] = (),
+        subset=None,
+    ) -> PreparedData:
         """``subset``: delta-presence's research subset; only an engine whose capabilities
         say ``research_subset`` is given one."""
 
@@ -136,8 +141,16 @@ class Store(ABC):
         """Refuse now (before the search) an output this engine could not write exactly."""
 
     @abstractmethod
-    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
-              output: Output, target: str, classes=None) -> None:
+    def write(
+        self,
+        node: Node,
+        keep: KeepCondition,
+        params: dict,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+        classes=None,
+    ) -> None:
         """``classes``: the node's classes and verdicts from a runner in process
         (``CheckRunner.node_classes``), or None: the store finds the verdicts itself."""
 
@@ -145,8 +158,16 @@ class Store(ABC):
     def class_table(self, label: str | None = None) -> tuple: ...
 
     @abstractmethod
-    def write_intervals(self, ranks: Sequence, intervals: Sequence, keep: KeepCondition, params: dict,
-                        columns: Sequence[OutputColumn], output: Output, target: str) -> None: ...
+    def write_intervals(
+        self,
+        ranks: Sequence,
+        intervals: Sequence,
+        keep: KeepCondition,
+        params: dict,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+    ) -> None: ...
 
     @abstractmethod
     def close(self) -> None: ...

@@ -27,10 +27,17 @@ def read_levels(data: bytes, delimiter: str) -> list[Level] | None:
         table = pacsv.read_csv(
             pa.BufferReader(data),
             read_options=pacsv.ReadOptions(autogenerate_column_names=True),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
-                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=False),
-            convert_options=pacsv.ConvertOptions(column_types={f"f{i}": pa.string() for i in range(width)},
-                                                 strings_can_be_null=False, null_values=[]),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter,
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                newlines_in_values=False,
+                ignore_empty_lines=False,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={f"f{i}": pa.string() for i in range(width)}, strings_can_be_null=False, null_values=[]
+            ),
         )
     except (pa.ArrowInvalid, ValueError):
         return None

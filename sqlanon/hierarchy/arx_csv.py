@@ -17,12 +17,15 @@ from sqlanon.hierarchy.model import Hierarchy, Level, collection_paused, columns
 
 #: separators a hierarchy exported by a spreadsheet or another tool often has instead of ';'
 _OTHER_SEPARATORS = {",": "','", "\t": "tabs ('\\t')"}
-_TOO_LARGE = ("a hierarchy holds one row per value of its attribute: check that the path names the attribute's "
-              "hierarchy, or generalize the attribute with a builder (hierarchy = { type = \"mask\" }, \"intervals\", ...)")
+_TOO_LARGE = (
+    "a hierarchy holds one row per value of its attribute: check that the path names the attribute's "
+    'hierarchy, or generalize the attribute with a builder (hierarchy = { type = "mask" }, "intervals", ...)'
+)
 
 
-def read_hierarchy(path: str | Path, attribute: str, delimiter: str = ";", encoding: str | None = None,
-                   setting: str | None = None) -> Hierarchy:
+def read_hierarchy(
+    path: str | Path, attribute: str, delimiter: str = ";", encoding: str | None = None, setting: str | None = None
+) -> Hierarchy:
     """Load and validate the hierarchy of ``attribute`` from ``path`` (text in ``encoding``,
     UTF-8 by default). ``setting``: where the job sets the file's encoding, for the message
     (default: the attribute's own ``[attributes.<name>] encoding``).
@@ -40,7 +43,12 @@ def read_hierarchy(path: str | Path, attribute: str, delimiter: str = ";", encod
     try:
         text = data.decode(reading_codec(encoding))
     except UnicodeDecodeError as error:
-        found = first_undecodable(str(path), encoding) or (None, error.start + 1, error.object[error.start:error.end], "")
+        found = first_undecodable(str(path), encoding) or (
+            None,
+            error.start + 1,
+            error.object[error.start : error.end],
+            "",
+        )
         named = hierarchy_encoding_setting(attribute) if setting is None else f"{setting} encoding"
         raise HierarchyError(undecodable_message(where, str(path), encoding, found, named)) from None
     with collection_paused():
@@ -124,11 +132,13 @@ def _value_too_long(where: str, line: int, fields: list[str], delimiter: str, li
     return HierarchyError(
         f"{where}: {at} holds a value longer than {limit:,} characters{value}, the most a hierarchy value may have: "
         f"a value is one category of the attribute; shorten it, or check the quoting and the separator "
-        f"({delimiter!r}) of that line (an unclosed quote makes the rest of the file one value)")
+        f"({delimiter!r}) of that line (an unclosed quote makes the rest of the file one value)"
+    )
 
 
-def _refuse_layout_mistakes(attribute: str, columns: Sequence[Sequence[str]], lines: Sequence[int], source: str,
-                            delimiter: str) -> None:
+def _refuse_layout_mistakes(
+    attribute: str, columns: Sequence[Sequence[str]], lines: Sequence[int], source: str, delimiter: str
+) -> None:
     """A file of whitespace only, and one written with another separator, would otherwise
     read as rows of one field each and fail only later, as values missing from the data."""
     where = f"hierarchy for '{attribute}' ({source})"

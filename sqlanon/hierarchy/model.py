@@ -91,8 +91,9 @@ class CodedColumn(Sequence[str]):
 def level_columns(levels: Sequence[Level]) -> tuple[Sequence[str], ...]:
     """The levels' values by row: a level of distinct values is its labels, any other one a
     ``CodedColumn``."""
-    return tuple(level.labels if isinstance(level.codes, range) else CodedColumn(level.labels, level.codes)
-                 for level in levels)
+    return tuple(
+        level.labels if isinstance(level.codes, range) else CodedColumn(level.labels, level.codes) for level in levels
+    )
 
 
 @dataclass(frozen=True)
@@ -132,8 +133,9 @@ class Hierarchy:
             return cls.from_columns(attribute, columns_of(table, width), source, numbers)
 
     @classmethod
-    def from_columns(cls, attribute: str, columns: Sequence[Sequence[str]], source: str = "<memory>",
-                     lines: Sequence[int] = ()) -> "Hierarchy":
+    def from_columns(
+        cls, attribute: str, columns: Sequence[Sequence[str]], source: str = "<memory>", lines: Sequence[int] = ()
+    ) -> "Hierarchy":
         """Validate a hierarchy given by level (every column as long) and build it; ``lines``
         as the field (empty: the rows are numbered from 1)."""
         with collection_paused():
@@ -157,8 +159,14 @@ class Hierarchy:
             return cls._encoded(attribute, columns, source, (), levels)
 
     @classmethod
-    def _encoded(cls, attribute: str, columns: tuple[Sequence[str], ...], source: str, lines: tuple[int, ...],
-                 levels: Sequence[Level]) -> "Hierarchy":
+    def _encoded(
+        cls,
+        attribute: str,
+        columns: tuple[Sequence[str], ...],
+        source: str,
+        lines: tuple[int, ...],
+        levels: Sequence[Level],
+    ) -> "Hierarchy":
         hierarchy = cls(attribute, columns, source, lines)
         # the validation encoded every level already: the cached property takes that encoding
         hierarchy.__dict__["encoded"] = EncodedHierarchy.from_levels(levels, hierarchy)
@@ -193,7 +201,7 @@ class Hierarchy:
         between rows, none after the last): what a manifest names the hierarchy by."""
         digest = hashlib.sha256()
         for start in range(0, self.size, _DIGEST_ROWS):  # in slices: no copy of a large hierarchy as text
-            text = "\n".join(map(";".join, zip(*(column[start:start + _DIGEST_ROWS] for column in self.columns))))
+            text = "\n".join(map(";".join, zip(*(column[start : start + _DIGEST_ROWS] for column in self.columns))))
             digest.update(("\n" if start else "").encode("utf-8") + text.encode("utf-8"))
         return "sha256:" + digest.hexdigest()
 
@@ -286,8 +294,9 @@ def _refuse_duplicates(where: str, values: Sequence[str], lines: Sequence[int]) 
     )
 
 
-def _refuse_two_parents(where: str, level: int, below: Sequence[str], above: Sequence[str],
-                        lines: Sequence[int]) -> None:
+def _refuse_two_parents(
+    where: str, level: int, below: Sequence[str], above: Sequence[str], lines: Sequence[int]
+) -> None:
     """The first row whose value at ``level`` has another parent than on its first row."""
     parent: dict[str, tuple[str, int]] = {}
     for line, value, up in zip(lines, below, above):

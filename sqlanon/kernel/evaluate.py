@@ -22,8 +22,14 @@ from typing import Any
 import numpy as np
 from sqlglot import exp
 
-_COMPARE = {exp.GTE: np.greater_equal, exp.GT: np.greater, exp.LTE: np.less_equal, exp.LT: np.less,
-            exp.EQ: np.equal, exp.NEQ: np.not_equal}
+_COMPARE = {
+    exp.GTE: np.greater_equal,
+    exp.GT: np.greater,
+    exp.LTE: np.less_equal,
+    exp.LT: np.less,
+    exp.EQ: np.equal,
+    exp.NEQ: np.not_equal,
+}
 _ARITHMETIC = {exp.Add: np.add, exp.Sub: np.subtract, exp.Mul: np.multiply, exp.Div: np.true_divide}
 _LOGIC = {exp.And: np.logical_and, exp.Or: np.logical_or}
 _UNARY = {exp.Not: np.logical_not, exp.Ln: np.log, exp.Abs: np.abs}
@@ -49,7 +55,11 @@ def compile_tree(node: exp.Expression) -> Evaluator:
         name = node.name
         return lambda columns, params: params[name]
     if kind is exp.Literal:
-        value = node.this if node.is_string else (float(node.this) if "." in node.this or "e" in node.this.lower() else int(node.this))
+        value = (
+            node.this
+            if node.is_string
+            else (float(node.this) if "." in node.this or "e" in node.this.lower() else int(node.this))
+        )
         return lambda columns, params: value
     if kind is exp.Boolean:
         value = bool(node.this)
@@ -64,6 +74,7 @@ def compile_tree(node: exp.Expression) -> Evaluator:
         def cast(columns, params):
             value = inner(columns, params)
             return np.asarray(value, dtype=np.float64) if value is not None else None
+
         return cast
     binary = _COMPARE.get(kind) or _ARITHMETIC.get(kind) or _LOGIC.get(kind)
     if binary is not None:
@@ -81,6 +92,7 @@ def compile_tree(node: exp.Expression) -> Evaluator:
         def total(columns, params):
             rows = _rows(columns)
             return None if rows == 0 else np.broadcast_to(inner(columns, params), (rows,)).sum()
+
         return total
     if kind is exp.Coalesce:
         parts = [compile_tree(node.this), *(compile_tree(other) for other in node.expressions)]
@@ -92,6 +104,7 @@ def compile_tree(node: exp.Expression) -> Evaluator:
                 if value is not None:
                     break
             return value
+
         return coalesce
     raise NotImplementedError(f"{kind.__name__} ({node.sql()}) is not evaluated in memory")
 
@@ -109,6 +122,7 @@ def _case(node: exp.Case) -> Evaluator:
             mask = np.broadcast_to(np.asarray(condition(columns, params), dtype=bool), (rows,))
             result = np.where(mask, value(columns, params), result)
         return result
+
     return case
 
 
@@ -155,7 +169,9 @@ class Compiled:
         gather per QI per check.)"""
         if d not in self._leaves:
             trees = [self.predicate, *self.sums(d).values()]
-            self._leaves[d] = any(column.name.startswith("leaves") for tree in trees for column in tree.find_all(exp.Column))
+            self._leaves[d] = any(
+                column.name.startswith("leaves") for tree in trees for column in tree.find_all(exp.Column)
+            )
         return self._leaves[d]
 
     def sums(self, d: int) -> dict:

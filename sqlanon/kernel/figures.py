@@ -26,8 +26,9 @@ class Histogram:
     """A node's sensitive histograms: class c's values ``v`` and counts in positions
     ``bounds[c]:bounds[c + 1]`` (every class holds at least one value), ``share`` = count / n."""
 
-    def __init__(self, bounds: np.ndarray, v: np.ndarray, counts: np.ndarray, share: np.ndarray, n: np.ndarray,
-                 q: np.ndarray):
+    def __init__(
+        self, bounds: np.ndarray, v: np.ndarray, counts: np.ndarray, share: np.ndarray, n: np.ndarray, q: np.ndarray
+    ):
         self._bounds, self.v, self.counts, self.share, self.n, self.q = bounds, v, counts, share, n, q
         self.classes = len(n)
         self.starts = bounds[:-1]
@@ -81,8 +82,10 @@ def figures(model, h: Histogram, aux, cache: dict | None = None, aux_name: str |
         return {model.name_of("distinct"): h.count()}
     if name == "entropy-l-diversity":
         n = h.n.astype(np.float64)
-        return {model.name_of("entropy"): np.log(n) - h.total(h.f * np.log(h.f)) / n,
-                model.name_of("distinct"): h.count()}
+        return {
+            model.name_of("entropy"): np.log(n) - h.total(h.f * np.log(h.f)) / n,
+            model.name_of("distinct"): h.count(),
+        }
     if name == "recursive-cl-diversity":
         # SQL ranks by count (descending), ties by value code; which of two equal counts gets
         # rank l does not change the tail's sum
@@ -105,7 +108,7 @@ def _t(model, h: Histogram, aux, cache: dict, name: str) -> np.ndarray:
             order = cache[name] = np.argsort(np.asarray(aux.column("ord")))  # value codes by rank
         span = max(len(h.q) - 1, 1)
         for first, diff in h.dense():
-            result[first:first + len(diff)] = np.abs(np.cumsum(diff[:, order], axis=1)).sum(axis=1) / span
+            result[first : first + len(diff)] = np.abs(np.cumsum(diff[:, order], axis=1)).sum(axis=1) / span
         return result
     return _tree(aux, cache, name).distances(h.bounds(), h.v.astype(np.int64), h.share, h.q)
 
@@ -119,8 +122,9 @@ def _tree(aux, cache: dict, name: str) -> Tree:
     return tree
 
 
-def dense_figures(model, counts: np.ndarray, held: np.ndarray, n: np.ndarray, q: np.ndarray, aux, cache: dict,
-                  aux_name: str) -> dict[str, np.ndarray] | None:
+def dense_figures(
+    model, counts: np.ndarray, held: np.ndarray, n: np.ndarray, q: np.ndarray, aux, cache: dict, aux_name: str
+) -> dict[str, np.ndarray] | None:
     """``figures`` over a dense histogram (a (classes x values) count matrix, the masks of the
     values each class holds, class sizes ``n``; see ``kernel.Dense``)
     for the models that read it row by row in one compiled pass: recursive (c,l)-diversity,

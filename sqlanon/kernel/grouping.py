@@ -30,7 +30,7 @@ from collections.abc import Callable, Hashable, Sequence
 import numba
 import numpy as np
 
-OVERFLOW = 2 ** 62
+OVERFLOW = 2**62
 
 
 @numba.njit(cache=True, nogil=True)
@@ -179,7 +179,7 @@ class Maps:
     @property
     def values(self) -> np.ndarray:
         """Every map built so far, end to end (one zero when there is none)."""
-        return self._buffer[:self._end] if self._end else self._buffer[:1]
+        return self._buffer[: self._end] if self._end else self._buffer[:1]
 
     def offsets(self, chosen: Sequence[Hashable | None]) -> np.ndarray:
         """Per column, the start of the map keyed ``chosen[j]`` (None: the column as it is)."""
@@ -195,9 +195,9 @@ class Maps:
         end = self._end + len(part)
         if end > len(self._buffer):
             grown = np.zeros(max(2 * len(self._buffer), end), np.int64)
-            grown[:self._end] = self._buffer[:self._end]
+            grown[: self._end] = self._buffer[: self._end]
             self._buffer = grown
-        self._buffer[self._end:end] = part
+        self._buffer[self._end : end] = part
         self.starts[key], self._end = self._end, end
         return self.starts[key]
 
@@ -210,14 +210,28 @@ class Grouper:
         self.slots = np.full(scratch_size(rows), -1, np.int64)
         self._shapes: dict[tuple, tuple[int, np.ndarray]] = {}  # per radices: the key space, the radix array
 
-    def regroup(self, matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
-                weights: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def regroup(
+        self,
+        matrix: np.ndarray,
+        radices: Sequence[int],
+        maps: np.ndarray,
+        offsets: np.ndarray,
+        weights: np.ndarray,
+        ordered: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(distinct rows, each row's group, ``weights`` summed per group): see ``regroup``."""
         first, inverse, sums = self.group(matrix, radices, maps, offsets, weights, ordered)
         return gather(matrix, maps, offsets, first), inverse, sums
 
-    def group(self, matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
-              weights: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def group(
+        self,
+        matrix: np.ndarray,
+        radices: Sequence[int],
+        maps: np.ndarray,
+        offsets: np.ndarray,
+        weights: np.ndarray,
+        ordered: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """As ``regroup``, each group's first row instead of its codes (``gather`` makes them)."""
         shape = self._shapes.get(radices) if isinstance(radices, tuple) else None
         if shape is None:
@@ -257,15 +271,17 @@ def _unique(matrix: np.ndarray, maps: np.ndarray, offsets: np.ndarray) -> tuple[
     return first.astype(np.int64), inverse.ravel().astype(np.int64)
 
 
-def regroup(matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray,
-            ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def regroup(
+    matrix: np.ndarray, radices: Sequence[int], maps: np.ndarray, offsets: np.ndarray, ordered: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """``group`` over a (columns x rows) int64 matrix, the distinct rows as a (columns x groups)
     matrix, column j first mapped through ``maps[offsets[j]:]`` (offset -1:
     as it is). Unless ``ordered``, the groups may come in any order (a check's verdicts do not
     depend on it, and sorting the groups is the dearest step of a regrouping): in key order
     when the dense table served, else in order of first appearance."""
-    out, inverse, _ = Grouper(matrix.shape[1]).regroup(matrix, radices, maps, offsets,
-                                                       np.zeros(matrix.shape[1], np.int64), ordered)
+    out, inverse, _ = Grouper(matrix.shape[1]).regroup(
+        matrix, radices, maps, offsets, np.zeros(matrix.shape[1], np.int64), ordered
+    )
     return out, inverse
 
 

@@ -26,7 +26,9 @@ class Tree:
         values = len(ancestors[0])
         children, parents, self.weights = [], [], np.array([l / height for l in range(1, height + 1)], np.float64)
         for level in range(1, height + 1):
-            pairs, child = np.unique(np.stack([ancestors[level - 1], ancestors[level]], axis=1), axis=0, return_inverse=True)
+            pairs, child = np.unique(
+                np.stack([ancestors[level - 1], ancestors[level]], axis=1), axis=0, return_inverse=True
+            )
             children.append(child.ravel())
             parents.append(np.unique(pairs[:, 1], return_inverse=True)[1].ravel())
         widest = max((len(p) for p in parents), default=0)
@@ -35,7 +37,7 @@ class Tree:
         self.children = np.array([len(p) for p in parents], np.int64)
         self.parents = np.array([p.max() + 1 if len(p) else 0 for p in parents], np.int64)
         for l, p in enumerate(parents):
-            self.parent[l, :len(p)] = p
+            self.parent[l, : len(p)] = p
         # for the dense pass: per level, each child's values and each parent's children in
         # ascending order, as rows of (bounds, members)
         self.child_bounds = np.zeros((height, values + 1), np.int64)
@@ -45,12 +47,13 @@ class Tree:
         for l in range(height):
             order = np.argsort(self.child[l], kind="stable")
             self.child_values[l] = order
-            self.child_bounds[l, :self.children[l] + 1] = np.searchsorted(self.child[l][order],
-                                                                          np.arange(self.children[l] + 1))
-            up = self.parent[l, :self.children[l]]
+            self.child_bounds[l, : self.children[l] + 1] = np.searchsorted(
+                self.child[l][order], np.arange(self.children[l] + 1)
+            )
+            up = self.parent[l, : self.children[l]]
             order = np.argsort(up, kind="stable")
-            self.parent_children[l, :len(order)] = order
-            self.parent_bounds[l, :self.parents[l] + 1] = np.searchsorted(up[order], np.arange(self.parents[l] + 1))
+            self.parent_children[l, : len(order)] = order
+            self.parent_bounds[l, : self.parents[l] + 1] = np.searchsorted(up[order], np.arange(self.parents[l] + 1))
 
     def distances(self, starts: np.ndarray, v: np.ndarray, share: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Per class (its histogram is ``v``/``share`` from ``starts[c]`` to ``starts[c + 1]``)."""
@@ -61,8 +64,21 @@ class Tree:
         at most 64 values, so a level's children and parents fit a mask too)."""
         if len(q) > 64:
             raise ValueError(f"a dense histogram holds at most 64 values, not {len(q)}")
-        return _dense_distances(counts, held, n, q, self.child, self.parent, self.children, self.parents, self.weights,
-                                self.child_bounds, self.child_values, self.parent_bounds, self.parent_children)
+        return _dense_distances(
+            counts,
+            held,
+            n,
+            q,
+            self.child,
+            self.parent,
+            self.children,
+            self.parents,
+            self.weights,
+            self.child_bounds,
+            self.child_values,
+            self.parent_bounds,
+            self.parent_children,
+        )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -103,8 +119,21 @@ def _distances(starts, v, share, q, child, parent, children, parents, weights): 
 
 
 @numba.njit(cache=True, nogil=True)
-def _dense_distances(counts, held, n, q, child, parent, children, parents, weights, child_bounds, child_values,
-                     parent_bounds, parent_children):  # pragma: no cover - compiled
+def _dense_distances(
+    counts,
+    held,
+    n,
+    q,
+    child,
+    parent,
+    children,
+    parents,
+    weights,
+    child_bounds,
+    child_values,
+    parent_bounds,
+    parent_children,
+):  # pragma: no cover - compiled
     """``_distances`` over a dense histogram, the same doubles: the same sums in the same
     order, but only under the parents the class's values reach. A parent none of whose values
     the class holds moves the mass it moves for every such class (its children's extras are
@@ -143,8 +172,18 @@ def _dense_distances(counts, held, n, q, child, parent, children, parents, weigh
         for y in range(values):
             diff[y] = -q[y]
         diff[x] += 1.0
-        single[x] = _emd(diff, one << np.uint64(x), parents, weights, parent_bit, empty_moved, parent_bounds,
-                         parent_children, child_bounds, child_values)
+        single[x] = _emd(
+            diff,
+            one << np.uint64(x),
+            parents,
+            weights,
+            parent_bit,
+            empty_moved,
+            parent_bounds,
+            parent_children,
+            child_bounds,
+            child_values,
+        )
     result = np.zeros(classes)
     for c in range(classes):
         h = held[c]
@@ -161,14 +200,25 @@ def _dense_distances(counts, held, n, q, child, parent, children, parents, weigh
             x = trailing_zeros(m)
             m &= m - one
             diff[x] += np.float64(counts[c, x]) / size
-        result[c] = _emd(diff, h, parents, weights, parent_bit, empty_moved, parent_bounds, parent_children,
-                         child_bounds, child_values)
+        result[c] = _emd(
+            diff,
+            h,
+            parents,
+            weights,
+            parent_bit,
+            empty_moved,
+            parent_bounds,
+            parent_children,
+            child_bounds,
+            child_values,
+        )
     return result
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _emd(diff, h, parents, weights, parent_bit, empty_moved, parent_bounds, parent_children, child_bounds,
-         child_values):  # pragma: no cover - compiled
+def _emd(
+    diff, h, parents, weights, parent_bit, empty_moved, parent_bounds, parent_children, child_bounds, child_values
+):  # pragma: no cover - compiled
     """One class's hierarchical EMD from its p - q (``diff``) and the mask of its values."""
     one = np.uint64(1)
     cost = 0.0

@@ -24,8 +24,12 @@ import numpy as np
 def pair_arrays(classes, pairs):  # pragma: no cover - compiled
     """Empty (bounds, v, f, share) arrays for ``classes`` classes holding ``pairs`` pairs in
     all: the layout every histogram as pairs comes in."""
-    return (np.empty(classes + 1, np.int64), np.empty(pairs, np.int64), np.empty(pairs, np.int64),
-            np.empty(pairs, np.float64))
+    return (
+        np.empty(classes + 1, np.int64),
+        np.empty(pairs, np.int64),
+        np.empty(pairs, np.int64),
+        np.empty(pairs, np.float64),
+    )
 
 
 @numba.njit(cache=True, nogil=True)

@@ -30,8 +30,7 @@ Verdicts use the models' own predicates and the metrics' own sums, evaluated ove
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import replace
 
 import numpy as np
 
@@ -39,8 +38,18 @@ from sqlanon.criteria.conditions import Conditions
 from sqlanon.core.needs import Need
 from sqlanon.kernel.evaluate import compiled
 from sqlanon.kernel.grouping import Grouper, Maps, gather, summary, total, weighted_sums
-from sqlanon.kernel.histogram_dense import dense_masks, dense_pairs, merge_dense
+from sqlanon.kernel.histogram_dense import dense_masks, merge_dense
 from sqlanon.kernel.histogram_pairs import regroup_histograms
+from sqlanon.kernel.tables import (
+    Classes,
+    Dense,
+    Pairs,
+    Table,
+    dense_fits,
+    dense_type,
+    leaf_levels,
+    size_table,
+)
 from sqlanon.kernel.figures import Histogram, dense_figures, figures
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
@@ -50,128 +59,6 @@ from sqlanon.core.stats import ClassStats
 
 #: the most check plans (radices and map offsets per step) kept before starting afresh
 PLANS = 1 << 16
-
-
-@dataclass
-class Table:
-    """A class table: code rows (one integer matrix, a row per attribute, so the compiled
-    grouping reads it without copying; the kernel's are int32 unless a domain is too wide),
-    rows ``n``, the sum of n ln c_x (None unless the KL-divergence needs it), population rows
-    (None without a research subset). As ``table`` builds it, the code rows are the QIs' at
-    ``node``'s levels then the sensitive attributes'; the kernel keeps one row per QI class
-    instead, with per sensitive attribute the classes' histograms (``Pairs`` or ``Dense``).
-    A check's table may come without its code matrix (None) and ``gather``, which makes it:
-    read it through ``codes()``."""
-
-    node: Node
-    matrix: np.ndarray | None
-    n: np.ndarray
-    nlnx: np.ndarray | None
-    pop: np.ndarray | None = None
-    histograms: list[Pairs | Dense] | None = None
-    gather: Callable[[], np.ndarray] | None = field(default=None, repr=False)
-
-    def codes(self) -> np.ndarray:
-        """The code matrix, made on first use: a check's verdict needs only the class sizes,
-        and its codes are read only when its table becomes a snapshot (never an anonymous
-        node's) or the leaves or suppressed codes are asked for, so most checks of a search
-        with suppression never pay for them (a third of a regrouping)."""
-        if self.matrix is None:
-            self.matrix, self.gather = self.gather(), None
-        return self.matrix
-
-
-@dataclass
-class Pairs:
-    """One sensitive attribute's histogram per class: class c's value codes ``v`` and their
-    counts ``f`` in positions ``bounds[c]:bounds[c + 1]`` (ascending codes, every count > 0),
-    ``share`` = f / the class's rows."""
-
-    bounds: np.ndarray
-    v: np.ndarray
-    f: np.ndarray
-    share: np.ndarray
-
-
-@dataclass
-class Dense:
-    """One sensitive attribute's histogram per class as a (classes x values) count matrix
-    (``dense_type``) and per class the bit mask of the values it holds (see ``dense_fits``): merging
-    classes adds rows and ors masks (``merge_dense``), and the models that read a class's
-    counts in one pass (``dense_figures``) read its row; the others get the same histogram as
-    ``Pairs`` (``pairs``)."""
-
-    counts: np.ndarray
-    held: np.ndarray
-
-    def pairs(self, n: np.ndarray) -> Pairs:
-        return Pairs(*dense_pairs(self.counts, self.held, n))
-
-
-def dense_type(rows: int) -> type:
-    """The narrowest count type no class of a table of ``rows`` rows can overflow: a merge
-    reads and writes the whole matrix, so its width is the merge's cost."""
-    return np.uint16 if rows < 2 ** 16 else np.int32
-
-
-def dense_fits(values: int, classes: int, pairs: int, rows: int) -> bool:
-    """Hold a histogram as a count matrix? When its values fit a 64-bit mask, its cells and
-    masks cost at most twice the pairs (8-byte code, count and share per pair, a bound per
-    class) and no count can pass int32."""
-    cell = np.dtype(dense_type(rows)).itemsize
-    return values <= 64 and rows < 2 ** 31 and classes * (values * cell + 8) <= 2 * (24 * pairs + 8 * (classes + 1))
-
-
-def table(node: Node, codes: Sequence[np.ndarray], sensitive: Sequence[np.ndarray], n: np.ndarray,
-          nlnx: np.ndarray | None = None, pop: np.ndarray | None = None) -> Table:
-    """A table from its code columns."""
-    matrix = np.ascontiguousarray(np.stack([np.asarray(c, np.int64) for c in [*codes, *sensitive]]))
-    return Table(tuple(node), matrix, n, nlnx, pop)
-
-
-@dataclass
-class Classes:
-    """A node's classes: sizes, figure columns, verdicts, and the QI codes (a row per QI,
-    ``matrix``) of its table's classes (those in ``live`` when some were dropped), made on
-    first use."""
-
-    table: Table
-    n: np.ndarray
-    columns: dict[str, np.ndarray]
-    kept: np.ndarray
-    live: np.ndarray | None = None
-    #: classes of the population without subset rows (dropped from the others); None without a subset
-    empty: int | None = None
-
-    @cached_property
-    def matrix(self) -> np.ndarray:
-        codes = self.table.codes()
-        return codes if self.live is None else codes[:, self.live]
-
-    @property
-    def codes(self) -> list[np.ndarray]:
-        return list(self.matrix)
-
-
-def size_table(sizes: np.ndarray) -> dict[int, int]:
-    """Class size -> number of classes, by bincount over the sizes."""
-    counts = np.bincount(sizes.astype(np.int64)) if len(sizes) else np.zeros(0, np.int64)
-    return {int(s): int(counts[s]) for s in np.flatnonzero(counts)}
-
-
-def leaf_levels(hierarchy: EncodedHierarchy, held: np.ndarray) -> list[np.ndarray]:
-    """``up[l][leaf code]`` = the leaf's code at level l, for the leaf codes ``held`` (the
-    base table's); the other entries are 0 and never read, since every table a kernel groups
-    derives from its base table. One array per level, filled for the held leaves only: a
-    1 M-row hierarchy under a table of 1,000 rows costs 1,000 rows, not a million."""
-    levels = len(hierarchy.labels)
-    rows = np.array([hierarchy.leaf(v) for v in held.tolist()], np.int64).reshape(len(held), levels)
-    up = []
-    for l in range(levels):
-        mapping = np.zeros(len(hierarchy.labels[0]), np.int64)
-        mapping[held] = rows[:, l]
-        up.append(mapping)
-    return up
 
 
 class Kernel:
@@ -193,9 +80,15 @@ class Kernel:
     batches = False  # a check costs microseconds here: one node at a time
     snapshots = True  # a snapshot is the arrays themselves
 
-    def __init__(self, hierarchies: Sequence[EncodedHierarchy], base: Table,
-                 sensitives: Sequence[tuple[str, list[str], np.ndarray]], settings: SnapshotSettings,
-                 tables: dict, count: Callable[[int], None]):
+    def __init__(
+        self,
+        hierarchies: Sequence[EncodedHierarchy],
+        base: Table,
+        sensitives: Sequence[tuple[str, list[str], np.ndarray]],
+        settings: SnapshotSettings,
+        tables: dict,
+        count: Callable[[int], None],
+    ):
         self.hierarchies = list(hierarchies)
         self.names = [name for name, _, _ in sensitives]
         self.values = [values for _, values, _ in sensitives]
@@ -205,8 +98,10 @@ class Kernel:
         self.count = count
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
         # per QI the leaf codes its base table holds: every code a check meets generalizes one
-        self._held_leaves = [np.flatnonzero(np.bincount(base.matrix[j], minlength=self.sizes[j][0]))
-                             for j in range(len(self.hierarchies))]
+        self._held_leaves = [
+            np.flatnonzero(np.bincount(base.matrix[j], minlength=self.sizes[j][0]))
+            for j in range(len(self.hierarchies))
+        ]
         self.up = [leaf_levels(h, held) for h, held in zip(self.hierarchies, self._held_leaves)]
         # the up maps keyed (QI, from level, to level) end to end, so a check passes its
         # columns' maps to the compiled loop by offset; each built when a check first reads it
@@ -224,7 +119,7 @@ class Kernel:
         # codes as int32 when every domain allows (a check reads the code matrix twice and
         # writes it once: half the bytes through the cache); the groupings keep the type
         widest = max([size for sizes in self.sizes for size in sizes] + [len(values) for values in self.values] + [1])
-        base = replace(base, matrix=np.ascontiguousarray(base.matrix, np.int32 if widest < 2 ** 31 else np.int64))
+        base = replace(base, matrix=np.ascontiguousarray(base.matrix, np.int32 if widest < 2**31 else np.int64))
         self.base = self._by_class(base) if base.matrix.shape[0] > len(base.node) else base
 
     def _up_map(self, key: tuple[int, int, int]) -> np.ndarray:
@@ -266,8 +161,14 @@ class Kernel:
         (class, value) row and rebuilding the histograms from them."""
         d = len(table.node)
         radices = [self.sizes[j][level] for j, level in enumerate(table.node)]
-        matrix, inverse, n = self.grouper.regroup(np.ascontiguousarray(table.matrix[:d]), radices, self.maps.values,
-                                                  np.full(d, -1, np.int64), table.n, ordered=True)
+        matrix, inverse, n = self.grouper.regroup(
+            np.ascontiguousarray(table.matrix[:d]),
+            radices,
+            self.maps.values,
+            np.full(d, -1, np.int64),
+            table.n,
+            ordered=True,
+        )
         groups = matrix.shape[1]
         nlnx = total(inverse, table.nlnx, groups) if table.nlnx is not None else None
         pop = total(inverse, table.pop, groups) if table.pop is not None else None
@@ -275,8 +176,17 @@ class Kernel:
         rows = int(live.sum())
         histograms: list[Pairs | Dense] = []
         for codes, values in zip(table.matrix[d:], self.values):
-            pairs = Pairs(*regroup_histograms(np.arange(rows + 1, dtype=np.int64), codes[live], table.n[live],
-                                              inverse[live], groups, len(values), n))
+            pairs = Pairs(
+                *regroup_histograms(
+                    np.arange(rows + 1, dtype=np.int64),
+                    codes[live],
+                    table.n[live],
+                    inverse[live],
+                    groups,
+                    len(values),
+                    n,
+                )
+            )
             if dense_fits(len(values), groups, len(pairs.v), int(n.sum())):
                 counts = np.zeros((groups, len(values)), dense_type(int(n.sum())))
                 counts[np.repeat(np.arange(groups), np.diff(pairs.bounds)), pairs.v] = pairs.f
@@ -297,7 +207,9 @@ class Kernel:
                 self._plans.clear()
             chosen = [None if a == b and projection else (j, a, b) for j, (a, b) in enumerate(zip(source.node, node))]
             plan = self._plans[(source.node, node, projection)] = (
-                tuple(self.sizes[j][b] for j, b in enumerate(node)), self.maps.offsets(chosen))
+                tuple(self.sizes[j][b] for j, b in enumerate(node)),
+                self.maps.offsets(chosen),
+            )
         radices, offsets = plan
         codes, maps = source.codes(), self.maps.values
         first, inverse, n = self.grouper.group(codes, radices, maps, offsets, source.n, ordered)
@@ -307,9 +219,12 @@ class Kernel:
         pop = total(inverse, source.pop, count) if source.pop is not None else None
         histograms = None
         if source.histograms is not None:
-            histograms = [Dense(*merge_dense(h.counts, h.held, inverse, count)) if isinstance(h, Dense) else
-                          Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
-                          for h, values in zip(source.histograms, self.values)]
+            histograms = [
+                Dense(*merge_dense(h.counts, h.held, inverse, count))
+                if isinstance(h, Dense)
+                else Pairs(*regroup_histograms(h.bounds, h.v, h.f, inverse, count, len(values), n))
+                for h, values in zip(source.histograms, self.values)
+            ]
         if deferred:
             return Table(tuple(node), None, n, nlnx, pop, histograms, lambda: gather(codes, maps, offsets, first))
         return Table(tuple(node), gather(codes, maps, offsets, first), n, nlnx, pop, histograms)
@@ -331,9 +246,12 @@ class Kernel:
                 nlnx = nlnx[live] if nlnx is not None else None
                 if histograms is not None:
                     # a class without subset rows holds no value: its run is empty
-                    histograms = [Dense(h.counts[live], h.held[live]) if isinstance(h, Dense) else
-                                  Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
-                                  for h in histograms]
+                    histograms = [
+                        Dense(h.counts[live], h.held[live])
+                        if isinstance(h, Dense)
+                        else Pairs(np.append(h.bounds[:-1][live], h.bounds[-1]), h.v, h.f, h.share)
+                        for h in histograms
+                    ]
         columns: dict[str, np.ndarray] = {"n": n}
         cls = Classes(table, n, columns, None, live, empty)
         if leaves or compiled(keep).reads_leaves(len(table.node)):
@@ -357,7 +275,9 @@ class Kernel:
         i = self.names.index(model.attribute)
         h = histograms[i]
         if isinstance(h, Dense):
-            dense = dense_figures(model, h.counts, h.held, n, self.q[i], self.tables.get(known[1]), self._derived, known[1])
+            dense = dense_figures(
+                model, h.counts, h.held, n, self.q[i], self.tables.get(known[1]), self._derived, known[1]
+            )
             if dense is not None:
                 return dense
             h = h.pairs(n)
@@ -367,8 +287,15 @@ class Kernel:
     def value_counts(self) -> tuple[tuple[int, ...], ...]:
         """Rows per leaf code of every QI, by bincounts over the base table (one pass per QI)."""
         self.count(self.base_rows * len(self.hierarchies))
-        return tuple(tuple(np.bincount(self.base.matrix[j], weights=self.base.n, minlength=h.size)
-                           .round().astype(np.int64).tolist()) for j, h in enumerate(self.hierarchies))
+        return tuple(
+            tuple(
+                np.bincount(self.base.matrix[j], weights=self.base.n, minlength=h.size)
+                .round()
+                .astype(np.int64)
+                .tolist()
+            )
+            for j, h in enumerate(self.hierarchies)
+        )
 
     # -- checks ------------------------------------------------------------------------------
     def class_stats(self, node: Node, keep, params: dict, needs: Need, start: Table | None = None) -> ClassStats:
@@ -392,15 +319,24 @@ class Kernel:
         if Need.SUPPRESSED_HISTOGRAMS in needs:
             histograms = tuple(() for _ in node)
             if suppressed:
-                histograms = tuple(tuple(int(x) for x in total(cls.codes[j][~kept], n[~kept], self.sizes[j][level]) if x)
-                                   for j, level in enumerate(node))
+                histograms = tuple(
+                    tuple(int(x) for x in total(cls.codes[j][~kept], n[~kept], self.sizes[j][level]) if x)
+                    for j, level in enumerate(node)
+                )
         return ClassStats(
-            classes=len(n), kept_classes=kept_classes, suppressed=suppressed,
-            min_kept=min_kept if min_kept >= 0 else None, dm_kept=dm_kept, dm_all=dm_all,
-            kept_leaves=leaves, suppressed_histograms=histograms,
-            kept_uniques=uniques if Need.UNIQUES in needs else None, figures=figures_,
+            classes=len(n),
+            kept_classes=kept_classes,
+            suppressed=suppressed,
+            min_kept=min_kept if min_kept >= 0 else None,
+            dm_kept=dm_kept,
+            dm_all=dm_all,
+            kept_leaves=leaves,
+            suppressed_histograms=histograms,
+            kept_uniques=uniques if Need.UNIQUES in needs else None,
+            figures=figures_,
             min_class=min_class if min_class >= 0 else None,
-            kept_sizes=size_table(n[kept]) if Need.SIZES in needs else None, empty_classes=cls.empty,
+            kept_sizes=size_table(n[kept]) if Need.SIZES in needs else None,
+            empty_classes=cls.empty,
         )
 
     def class_stats_many(self, nodes: Sequence[Node], keep, params: dict, needs: Need) -> None:
@@ -430,8 +366,10 @@ class Kernel:
     def failing_classes(self, node: Node, keep, params: dict, limit: int) -> list[tuple]:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
         cls = self.node_classes(node, keep, params)
-        rows = [tuple(self.labels(j, level)[cls.codes[j][c]] for j, level in enumerate(node)) + (int(cls.n[c]),)
-                for c in np.flatnonzero(~cls.kept)]
+        rows = [
+            tuple(self.labels(j, level)[cls.codes[j][c]] for j, level in enumerate(node)) + (int(cls.n[c]),)
+            for c in np.flatnonzero(~cls.kept)
+        ]
         rows.sort(key=lambda row: (row[-1], *row[:-1]))
         return rows[:limit]
 
@@ -443,8 +381,10 @@ class Kernel:
     def class_figures(self, node: Node, keep, params: dict) -> list[dict]:
         """Every class of a node with its size, the models' figures and its verdict, in code order."""
         cls = self.node_classes(node, keep, params)
-        names = [f"g{j}" for j in range(len(node))] + ["n"] + [
-            name for name in cls.columns if name != "n" and not name.startswith("leaves") and name != "lnx"]
+        names = (
+            [f"g{j}" for j in range(len(node))]
+            + ["n"]
+            + [name for name in cls.columns if name != "n" and not name.startswith("leaves") and name != "lnx"]
+        )
         columns = {**{f"g{j}": cls.codes[j] for j in range(len(node))}, **cls.columns, "kept": cls.kept}
         return [{name: columns[name][c].item() for name in [*names, "kept"]} for c in range(len(cls.n))]
-

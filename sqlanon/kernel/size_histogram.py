@@ -13,13 +13,16 @@ from sqlanon.core.stats import ClassStats
 _EXACT_ROWS = 3_000_000_000
 
 
-def from_size_histogram(size: np.ndarray, count: np.ndarray, kept: np.ndarray, uniques: bool = False,
-                        sizes: bool = False) -> ClassStats:
+def from_size_histogram(
+    size: np.ndarray, count: np.ndarray, kept: np.ndarray, uniques: bool = False, sizes: bool = False
+) -> ClassStats:
     """The figures of a check whose models read class sizes only, from the node's class-size
     histogram: per distinct class size, the classes of that size and their verdict. Exactly
     what the aggregates of ``compiler.lean_stats_query`` compute, with ``kept_uniques`` and
     ``kept_sizes`` when asked for."""
-    size = np.asarray(size).astype(np.int64, copy=False)  # DuckDB hands SUM's HUGEINT over as float64: exact below 2**53
+    size = np.asarray(size).astype(
+        np.int64, copy=False
+    )  # DuckDB hands SUM's HUGEINT over as float64: exact below 2**53
     count = np.asarray(count).astype(np.int64, copy=False)
     kept = np.asarray(kept, dtype=bool)
     if len(size) and int(size.max()) * int(count.sum()) >= _EXACT_ROWS:
@@ -29,10 +32,16 @@ def from_size_histogram(size: np.ndarray, count: np.ndarray, kept: np.ndarray, u
     kept_size = size[kept]
     unique_count = int(count[kept & (size == 1)].sum()) if uniques else None
     return ClassStats(
-        classes=int(count.sum()), kept_classes=int(count[kept].sum()), suppressed=int(rows[~kept].sum()),
-        min_kept=int(kept_size.min()) if len(kept_size) else None, dm_kept=int(squares[kept].sum()),
-        dm_all=int(squares.sum()), kept_uniques=unique_count, min_class=int(size.min()) if len(size) else None,
-        kept_sizes=dict(zip(kept_size.tolist(), count[kept].tolist())) if sizes else None)
+        classes=int(count.sum()),
+        kept_classes=int(count[kept].sum()),
+        suppressed=int(rows[~kept].sum()),
+        min_kept=int(kept_size.min()) if len(kept_size) else None,
+        dm_kept=int(squares[kept].sum()),
+        dm_all=int(squares.sum()),
+        kept_uniques=unique_count,
+        min_class=int(size.min()) if len(size) else None,
+        kept_sizes=dict(zip(kept_size.tolist(), count[kept].tolist())) if sizes else None,
+    )
 
 
 def from_class_sizes(sizes: np.ndarray, keep, params: dict, uniques: bool = False, wanted: bool = False) -> ClassStats:
@@ -72,8 +81,9 @@ def _verdicts(sizes: np.ndarray, keep, params: dict) -> np.ndarray:
     return compiled(keep).keep({"n": size}, params)[inverse]
 
 
-def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, params: dict, uniques: bool = False,
-                     wanted: bool = False) -> list[ClassStats] | None:
+def from_batch_sizes(
+    tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, params: dict, uniques: bool = False, wanted: bool = False
+) -> list[ClassStats] | None:
     """``from_class_sizes`` of every node of a batch at once, from the batch's class sizes and
     each one's node (``tags``, in order): each figure is one segmented numpy reduction over
     the whole result and the models' predicate is evaluated once over the batch's distinct
@@ -87,7 +97,9 @@ def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, para
     if not len(sizes) or bool(np.any(starts >= ends)):
         return None
     rows = np.add.reduceat(sizes, starts)
-    if int(sizes.max()) * int(rows.max()) >= 2**63:  # a node's sum of squares is at most its largest class times its rows
+    if (
+        int(sizes.max()) * int(rows.max()) >= 2**63
+    ):  # a node's sum of squares is at most its largest class times its rows
         return None
     kept = _verdicts(sizes, keep, params)
     squares = sizes * sizes
@@ -95,8 +107,8 @@ def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, para
     none = np.iinfo(np.int64).max
     smallest_kept = np.minimum.reduceat(np.where(kept, sizes, none), starts)
     figures = zip(
-        (ends - starts).tolist(),                                   # classes
-        np.add.reduceat(kept.astype(np.int64), starts).tolist(),    # kept classes
+        (ends - starts).tolist(),  # classes
+        np.add.reduceat(kept.astype(np.int64), starts).tolist(),  # kept classes
         np.add.reduceat(np.where(kept, 0, sizes), starts).tolist(),  # suppressed rows
         smallest_kept.tolist(),
         np.add.reduceat(kept_squares, starts).tolist(),
@@ -105,12 +117,24 @@ def from_batch_sizes(tags: np.ndarray, sizes: np.ndarray, nodes: int, keep, para
         (np.add.reduceat((kept & (sizes == 1)).astype(np.int64), starts).tolist() if uniques else [None] * nodes),
     )
     found = []
-    for i, (classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, unique_count) in enumerate(figures):
+    for i, (classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, unique_count) in enumerate(
+        figures
+    ):
         kept_sizes = None
         if wanted:  # population uniqueness: the kept classes' size histogram, per node
-            size, count = np.unique(sizes[starts[i]:ends[i]][kept[starts[i]:ends[i]]], return_counts=True)
+            size, count = np.unique(sizes[starts[i] : ends[i]][kept[starts[i] : ends[i]]], return_counts=True)
             kept_sizes = dict(zip(size.tolist(), count.tolist()))
-        found.append(ClassStats(classes=classes, kept_classes=kept_classes, suppressed=suppressed,
-                                min_kept=None if min_kept == none else min_kept, dm_kept=dm_kept, dm_all=dm_all,
-                                kept_uniques=unique_count, min_class=min_class, kept_sizes=kept_sizes))
+        found.append(
+            ClassStats(
+                classes=classes,
+                kept_classes=kept_classes,
+                suppressed=suppressed,
+                min_kept=None if min_kept == none else min_kept,
+                dm_kept=dm_kept,
+                dm_all=dm_all,
+                kept_uniques=unique_count,
+                min_class=min_class,
+                kept_sizes=kept_sizes,
+            )
+        )
     return found

@@ -156,7 +156,10 @@ def class_figures(model: IntervalModel, class_of_row: np.ndarray, count: int) ->
     labels = None
     if model.labels is not None:
         labels = np.stack(
-            [np.bincount(class_of_row, weights=model.labels[:, c], minlength=count) for c in range(model.labels.shape[1])],
+            [
+                np.bincount(class_of_row, weights=model.labels[:, c], minlength=count)
+                for c in range(model.labels.shape[1])
+            ],
             axis=1,
         ).astype(np.int64)
     return sizes, labels

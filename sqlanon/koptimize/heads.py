@@ -50,7 +50,7 @@ class HeadClasses:
         cuts = self.cuts[j]
         i = bisect.bisect_right(cuts, r)
         hi = cuts[i] if i < len(cuts) else self.model.domains[j].size
-        return j, self.by_rank[j][self.starts[j][r]: self.starts[j][hi]]
+        return j, self.by_rank[j][self.starts[j][r] : self.starts[j][hi]]
 
     def push(self, v: int) -> None:
         """Add v to the head: give the moving rows of every truly split class a new class."""
@@ -73,8 +73,12 @@ class HeadClasses:
         moved_labels = None
         if self.lab is not None:
             moved_labels = np.stack(
-                [np.bincount(old, weights=self.model.labels[rows, c], minlength=self.count)[split]
-                 for c in range(self.lab.shape[1])], axis=1).astype(np.int64)
+                [
+                    np.bincount(old, weights=self.model.labels[rows, c], minlength=self.count)[split]
+                    for c in range(self.lab.shape[1])
+                ],
+                axis=1,
+            ).astype(np.int64)
             self.lab[created] = moved_labels
             self.lab[split] -= moved_labels
         self._undo.append((j, r, rows, old, split, moved[split], moved_labels, self.count))

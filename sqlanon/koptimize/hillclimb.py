@@ -23,8 +23,9 @@ from sqlanon.koptimize.search import Solution
 class HillClimb:
     name = "hill-climb"
 
-    def __init__(self, cost: Cost, seed: int | None = None, time_limit: float | None = None,
-                 step_limit: int | None = None):
+    def __init__(
+        self, cost: Cost, seed: int | None = None, time_limit: float | None = None, step_limit: int | None = None
+    ):
         self.cost = cost
         self.seed = secrets.randbits(32) if seed is None else seed  # drawn, and reported
         self.time_limit, self.step_limit = time_limit, step_limit
@@ -47,8 +48,15 @@ class HillClimb:
                 if not (generalized or specialized) or self._out_of_budget():
                     break
         suppressed = None if self.best_cuts is None else evaluate(self.cost, self.best_cuts)[1]
-        return Solution(self.best_cuts, self.best, suppressed, False, time.perf_counter() - self.started,
-                        self.history, dict(self.counters))
+        return Solution(
+            self.best_cuts,
+            self.best,
+            suppressed,
+            False,
+            time.perf_counter() - self.started,
+            self.history,
+            dict(self.counters),
+        )
 
     def _phase(self, current: set[int], score: tuple, remove: bool) -> tuple[set[int], tuple, bool]:
         """Take the best single removal (or addition) while it improves the score."""
@@ -78,8 +86,14 @@ class HillClimb:
         excess = max(0, suppressed - self.cost.limit)
         if not excess and value < self.best:
             self.best, self.best_cuts = value, sorted(cuts)
-            self.history.append({"seconds": round(time.perf_counter() - self.started, 6),
-                                 "nodes": self.counters["evaluations"], "cost": value, "source": "search"})
+            self.history.append(
+                {
+                    "seconds": round(time.perf_counter() - self.started, 6),
+                    "nodes": self.counters["evaluations"],
+                    "cost": value,
+                    "source": "search",
+                }
+            )
         return excess, value
 
     def _out_of_budget(self) -> bool:

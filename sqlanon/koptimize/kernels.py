@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-OVERFLOW = 2 ** 62
+OVERFLOW = 2**62
 
 
 @numba.njit(cache=True, nogil=True)
@@ -388,7 +388,9 @@ def pieces_bound(piece, count, weights, head_cls, head_size, k, n, no_more):  # 
 
 
 @numba.njit(cache=True, nogil=True)
-def dm_bound(ranks, marks, offsets, dom_sizes, weights, head_cls, head_size, k, n, no_more, slot_key, slot_id):  # pragma: no cover - compiled
+def dm_bound(
+    ranks, marks, offsets, dom_sizes, weights, head_cls, head_size, k, n, no_more, slot_key, slot_id
+):  # pragma: no cover - compiled
     """LB_DM(H, A) in one call (``pieces_bound`` of ``allset_pieces``), or -1.0 when the
     allset's key would overflow int64 (the caller falls back)."""
     piece, count = allset_pieces(ranks, marks, offsets, dom_sizes, slot_key, slot_id)

@@ -56,7 +56,9 @@ class IntervalModel:
     def __post_init__(self):
         self.rows = int(self.weights.sum())
         # Σ_all: (attribute, rank) of every non-least value, attribute by attribute.
-        self.alphabet: list[tuple[int, int]] = [(j, r) for j, dom in enumerate(self.domains) for r in range(1, dom.size)]
+        self.alphabet: list[tuple[int, int]] = [
+            (j, r) for j, dom in enumerate(self.domains) for r in range(1, dom.size)
+        ]
         self.first = np.cumsum([0] + [dom.size - 1 for dom in self.domains])  # first alphabet index per attribute
 
     @property
@@ -112,8 +114,7 @@ def build_model(
     unknown = sorted(set(orders) - set(names))
     if unknown:
         raise ConfigError(
-            f"search.koptimize.order names {unknown}, which are not quasi-identifiers; "
-            f"quasi-identifiers: {list(names)}"
+            f"search.koptimize.order names {unknown}, which are not quasi-identifiers; quasi-identifiers: {list(names)}"
         )
     domains = []
     ranks = np.empty((len(names), len(counts)), dtype=np.int64)
@@ -122,9 +123,13 @@ def build_model(
         domain = _domain(name, hierarchy, present, orders.get(name))
         domains.append(domain)
         ranks[j] = domain.leaf_rank[codes[:, j]]
-    return IntervalModel(domains, ranks, np.asarray(counts, dtype=np.int64),
-                         None if label_counts is None else np.asarray(label_counts, dtype=np.int64),
-                         tuple(label_values))
+    return IntervalModel(
+        domains,
+        ranks,
+        np.asarray(counts, dtype=np.int64),
+        None if label_counts is None else np.asarray(label_counts, dtype=np.int64),
+        tuple(label_values),
+    )
 
 
 def _domain(name: str, hierarchy: EncodedHierarchy, present: np.ndarray, listed: list[str] | None) -> Domain:
@@ -145,7 +150,7 @@ def _domain(name: str, hierarchy: EncodedHierarchy, present: np.ndarray, listed:
 
 
 def _listed(name: str, hierarchy: EncodedHierarchy, texts: dict[int, str], listed) -> list[int]:
-    where = f"search.koptimize.order.\"{name}\""
+    where = f'search.koptimize.order."{name}"'
     if not isinstance(listed, list) or not all(isinstance(v, str) for v in listed):
         raise ConfigError(f"{where} must be a list of the attribute's values (strings), got {cut(listed)}")
     duplicates = sorted({v for v in listed if listed.count(v) > 1})
@@ -173,7 +178,9 @@ def _number(text: str) -> float | None:
     return value if value == value else None  # NaN has no place in an order
 
 
-def cuts_of_levels(model: IntervalModel, hierarchies: Sequence[EncodedHierarchy], levels: Sequence[int]) -> list[int] | None:
+def cuts_of_levels(
+    model: IntervalModel, hierarchies: Sequence[EncodedHierarchy], levels: Sequence[int]
+) -> list[int] | None:
     """A full-domain generalization (a lattice node) as a cut set, or None if one of its groups
     is not an interval of the order. A value starts an interval iff its group at the node's
     level differs from its predecessor's; the groups are intervals iff none comes back."""

@@ -11,8 +11,17 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from sqlanon.koptimize.kernels import (allset_pieces, child_delta, interval_keys, interval_lookup, moved,
-                                       pieces_bound, slot_of, table_mask, values_of)
+from sqlanon.koptimize.kernels import (
+    allset_pieces,
+    child_delta,
+    interval_keys,
+    interval_lookup,
+    moved,
+    pieces_bound,
+    slot_of,
+    table_mask,
+    values_of,
+)
 
 DM, CM = 0, 1  # the metric: discernibility, classification
 BLOCK = 64  # cm_enter's rows per block of keys: most nodes that go stop within a few blocks
@@ -123,8 +132,25 @@ def _row_delta(metric, piece, pieces, weights, minority, dense, k, n):  # pragma
 
 
 @numba.njit(cache=True, nogil=True)
-def _child_bounds(metric, bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights, minority, dense,
-                  kept_size, piece, pieces, k, n):  # pragma: no cover - compiled
+def _child_bounds(
+    metric,
+    bound,
+    tail,
+    start,
+    stop,
+    alpha_j,
+    alpha_r,
+    dom_sizes,
+    ranks,
+    weights,
+    minority,
+    dense,
+    kept_size,
+    piece,
+    pieces,
+    k,
+    n,
+):  # pragma: no cover - compiled
     """Per tail value v (``tail[start:stop]``), the bound of the imaginary child H ∪ {v} with
     the same allset: the node's, plus the growth from the records v newly suppresses."""
     classes = kept_size.shape[0]
@@ -150,8 +176,29 @@ def _child_bounds(metric, bound, tail, start, stop, alpha_j, alpha_r, dom_sizes,
 
 
 @numba.njit(cache=True, nogil=True)
-def prune(metric, tail, start, stop, pos, head_marks, alpha_j, alpha_r, offsets, dom_sizes, ranks, weights, labels,
-          cls, size, k, n, limit, best, slot_key, slot_id):  # pragma: no cover - compiled
+def prune(
+    metric,
+    tail,
+    start,
+    stop,
+    pos,
+    head_marks,
+    alpha_j,
+    alpha_r,
+    offsets,
+    dom_sizes,
+    ranks,
+    weights,
+    labels,
+    cls,
+    size,
+    k,
+    n,
+    limit,
+    best,
+    slot_key,
+    slot_id,
+):  # pragma: no cover - compiled
     """The paper's PRUNE over ``tail[start:stop]``, repeated until the tail stops shrinking:
     the node goes when LB(H, H ∪ T) >= the best cost, a value v when LB(H ∪ {v}, H ∪ T) does
     (removed in place, the order kept). Returns the new stop (-1: the node goes), the rows'
@@ -182,8 +229,25 @@ def prune(metric, tail, start, stop, pos, head_marks, alpha_j, alpha_r, offsets,
             return -1, piece, pieces, dropped
         if no_more:
             return stop, piece, pieces, dropped
-        child = _child_bounds(metric, bound, tail, start, stop, alpha_j, alpha_r, dom_sizes, ranks, weights,
-                              minority, dense, kept_size, piece, pieces, k, n)
+        child = _child_bounds(
+            metric,
+            bound,
+            tail,
+            start,
+            stop,
+            alpha_j,
+            alpha_r,
+            dom_sizes,
+            ranks,
+            weights,
+            minority,
+            dense,
+            kept_size,
+            piece,
+            pieces,
+            k,
+            n,
+        )
         keep = start
         for t in range(start, stop):
             if child[t - start] >= best[0]:
@@ -198,8 +262,9 @@ def prune(metric, tail, start, stop, pos, head_marks, alpha_j, alpha_r, offsets,
 
 
 @numba.njit(cache=True, nogil=True)
-def drop_one(j, r, marks, offsets, dom_sizes, ranks, weights, labels, pcls, best, slot_key,
-             slot_id):  # pragma: no cover - compiled
+def drop_one(
+    j, r, marks, offsets, dom_sizes, ranks, weights, labels, pcls, best, slot_key, slot_id
+):  # pragma: no cover - compiled
     """CM's PRUNE after a child when no record may be suppressed (limit 0), done on the rows
     the child's cut (rank r of attribute j) touches. The rows are the pieces of an allset A,
     one row each, and ``marks`` marks A without that cut. A piece can only merge with the piece

@@ -98,8 +98,13 @@ def write_intervals(session, outcome: IntervalOutcome, target: str) -> None:
     ]
     model_k = KAnonymity(outcome.job.k)
     session.engine.write_intervals(
-        [d.leaf_rank for d in model.domains], intervals, model_k.class_condition, model_k.parameters(),
-        session.output_columns, outcome.job.output, target,
+        [d.leaf_rank for d in model.domains],
+        intervals,
+        model_k.class_condition,
+        model_k.parameters(),
+        session.output_columns,
+        outcome.job.output,
+        target,
     )
 
 
@@ -127,10 +132,12 @@ def interval_report(outcome: IntervalOutcome) -> dict:
     if outcome.upper_bound is not None:
         report["upper_bound"] = outcome.upper_bound
     if outcome.found:
-        report.update({
-            "cuts": model.describe(solution.cuts),
-            "loss": solution.cost,
-            "suppressed": solution.suppressed,
-            **outcome.figures(),
-        })
+        report.update(
+            {
+                "cuts": model.describe(solution.cuts),
+                "loss": solution.cost,
+                "suppressed": solution.suppressed,
+                **outcome.figures(),
+            }
+        )
     return report

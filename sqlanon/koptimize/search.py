@@ -61,9 +61,18 @@ class _Stop(Exception):
 class KOptimize:
     name = "k-optimize"
 
-    def __init__(self, cost: Cost, time_limit: float | None = None, step_limit: int | None = None,
-                 upper_bound: Sequence[int] | None = None, broad_useless: bool = True,
-                 compiled: bool = True, class_floor: bool = True, threads: int = 1, paper_order: bool = False):
+    def __init__(
+        self,
+        cost: Cost,
+        time_limit: float | None = None,
+        step_limit: int | None = None,
+        upper_bound: Sequence[int] | None = None,
+        broad_useless: bool = True,
+        compiled: bool = True,
+        class_floor: bool = True,
+        threads: int = 1,
+        paper_order: bool = False,
+    ):
         self.cost, self.model = cost, cost.model
         self.time_limit, self.step_limit = time_limit, step_limit
         # threads > 1: the compiled tree's top is cut into subtrees that threads walk (walker.py)
@@ -114,8 +123,15 @@ class KOptimize:
             except _Stop:
                 proven = False
         suppressed = None if self.best_cuts is None else evaluate(self.cost, self.best_cuts)[1]
-        return Solution(self.best_cuts, self.best, suppressed, proven, time.perf_counter() - self.started,
-                        self.history, dict(self.counters))
+        return Solution(
+            self.best_cuts,
+            self.best,
+            suppressed,
+            proven,
+            time.perf_counter() - self.started,
+            self.history,
+            dict(self.counters),
+        )
 
     # -- the tree, compiled ----------------------------------------------------------------
     _CHUNK = 500  # nodes per call of the compiled search, between looks at the clock
@@ -185,8 +201,17 @@ class KOptimize:
         per_row, _, size, suppressed = head
         values = np.asarray(tail, dtype=np.int64)
         splits, useful, new_rows, change, gain = kernels.tail_stats(
-            per_row, self.model.ranks, self.model.weights, self._label_rows, size, self._splits_matter(size), k,
-            self._tail_j[values], self._tail_r[values], self._dom_sizes)
+            per_row,
+            self.model.ranks,
+            self.model.weights,
+            self._label_rows,
+            size,
+            self._splits_matter(size),
+            k,
+            self._tail_j[values],
+            self._tail_r[values],
+            self._dom_sizes,
+        )
         keep, order = [], {}
         for position, v in enumerate(tail):
             if not useful[position]:
@@ -234,8 +259,19 @@ class KOptimize:
             marks = np.zeros(self._marks_size, dtype=np.int64)
             marks[self._pos[heads.head]] = 1
             marks[self._pos[tail]] = 1
-            bound = kernels.dm_bound(model.ranks, marks, self._offsets, self._dom_sizes, model.weights,
-                                     heads.cls, heads.sizes(), k, cost.n, True, *self._table)
+            bound = kernels.dm_bound(
+                model.ranks,
+                marks,
+                self._offsets,
+                self._dom_sizes,
+                model.weights,
+                heads.cls,
+                heads.sizes(),
+                k,
+                cost.n,
+                True,
+                *self._table,
+            )
             if bound >= 0:
                 return bound, None
         allset = [list(c) for c in heads.cuts]
@@ -253,7 +289,9 @@ class KOptimize:
             head_of_piece[class_of_row] = heads.cls
             floor = cost.class_floor(head_of_piece, figures[0], sizes)
             kept = sizes >= k
-            return float(self.row_suppressed[head_suppressed].sum() + np.maximum(per_class, floor)[kept].sum()), row_bound
+            return float(
+                self.row_suppressed[head_suppressed].sum() + np.maximum(per_class, floor)[kept].sum()
+            ), row_bound
         return float(self.row_suppressed[head_suppressed].sum() + row_bound[~head_suppressed].sum()), row_bound
 
     def _partition(self, cuts: list[list[int]]) -> tuple[np.ndarray, int]:
@@ -269,8 +307,9 @@ class KOptimize:
             space *= len(ranks) + 1
         if space >= kernels.OVERFLOW:
             return partition(model, [sorted(c) for c in cuts])
-        return kernels.allset_classes(model.ranks, np.concatenate(lookup), self._offsets, np.asarray(radices, dtype=np.int64),
-                                       *self._table)
+        return kernels.allset_classes(
+            model.ranks, np.concatenate(lookup), self._offsets, np.asarray(radices, dtype=np.int64), *self._table
+        )
 
     def _splits_matter(self, size: np.ndarray) -> np.ndarray:
         """Per head class of at least k rows: can splitting it lower the cost? A value that
@@ -285,9 +324,14 @@ class KOptimize:
     # -- bookkeeping -----------------------------------------------------------------------
     def _improve(self, value: float, cuts: list[int], source: str, nodes: int | None = None) -> None:
         self.best, self.best_cuts = value, sorted(cuts)
-        self.history.append({"seconds": round(time.perf_counter() - self.started, 6),
-                             "nodes": self.counters["nodes"] if nodes is None else nodes, "cost": value,
-                             "source": source})
+        self.history.append(
+            {
+                "seconds": round(time.perf_counter() - self.started, 6),
+                "nodes": self.counters["nodes"] if nodes is None else nodes,
+                "cost": value,
+                "source": source,
+            }
+        )
 
     def _check_limits(self) -> None:
         if self.step_limit is not None and self.counters["nodes"] > self.step_limit:

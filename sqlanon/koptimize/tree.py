@@ -24,20 +24,45 @@ import numba
 import numpy as np
 
 from sqlanon.koptimize.kernels import tail_stats
+from sqlanon.koptimize.pieces import copy_rows, merge_rows
 from sqlanon.koptimize.prune import CM, DM, cm_enter, drop_one, kept, marks_of, prune
 
 ENTER, LOOP, DONE, GROW = 0, 1, 2, 3
 # registers: phase, depth, nodes, head length, best length, pruned nodes, useless values,
 # infeasible values, best-found-at node, pruned values
-(R_PHASE, R_DEPTH, R_NODES, R_HEAD, R_BEST_LEN, R_PRUNED, R_USELESS, R_INFEASIBLE, R_BEST_AT,
- R_PRUNED_VALUES) = range(10)
+(R_PHASE, R_DEPTH, R_NODES, R_HEAD, R_BEST_LEN, R_PRUNED, R_USELESS, R_INFEASIBLE, R_BEST_AT, R_PRUNED_VALUES) = range(
+    10
+)
 REGISTERS = 10
 
 
 @numba.njit(cache=True, nogil=True)
-def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, labels, pcls, ccls,
-          slice_start, slice_len, sizes, class_labels, size_start, counts, acc, acc_labels, new_of,
-          touched):  # pragma: no cover - compiled
+def _push(
+    v,
+    depth,
+    alpha_j,
+    alpha_r,
+    pos,
+    dom_sizes,
+    head_marks,
+    head_vals,
+    regs,
+    ranks,
+    weights,
+    labels,
+    pcls,
+    ccls,
+    slice_start,
+    slice_len,
+    sizes,
+    class_labels,
+    size_start,
+    counts,
+    acc,
+    acc_labels,
+    new_of,
+    touched,
+):  # pragma: no cover - compiled
     """The child ``H ∪ {v}`` of the node at ``depth``: its head classes over the node's pieces
     (slice ``depth + 1``). A class of the node is split when v's cut falls inside its interval
     of v's attribute: its rows at or above v's rank (and below the next head cut) move to a
@@ -103,51 +128,45 @@ def _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, reg
 
 
 @numba.njit(cache=True, nogil=True)
-def _merge(piece, count, a, b, to, ranks, weights, labels, cls, pcls):  # pragma: no cover - compiled
-    """Rows ``a:b`` merged into their ``count`` pieces, written from row ``to`` on (``b``: a
-    new slice; ``a``: in place): each piece's first row's ranks, the summed weights and
-    labels, and that row's head class ``cls`` as ``pcls``. Pieces are numbered in order of
-    first appearance, so piece p's first row is ``a + p`` or later: in place, a row is read
-    before it is overwritten."""
-    d = ranks.shape[0]
-    L = labels.shape[0]
-    summed = np.zeros(count, np.int64)
-    summed_labels = np.zeros((L, count), np.int64)
-    seen = 0
-    for i in range(a, b):
-        p = piece[i - a]
-        if p == seen:
-            for j in range(d):
-                ranks[j, to + p] = ranks[j, i]
-            pcls[to + p] = cls[i]
-            seen += 1
-        summed[p] += weights[i]
-        for q in range(L):
-            summed_labels[q, p] += labels[q, i]
-    for p in range(count):
-        weights[to + p] = summed[p]
-        for q in range(L):
-            labels[q, to + p] = summed_labels[q, p]
-
-
-@numba.njit(cache=True, nogil=True)
-def _copy(a, b, ranks, weights, labels, cls, pcls):  # pragma: no cover - compiled
-    """Rows ``a:b`` copied from ``b`` on, unmerged (the allset key would overflow int64)."""
-    d = ranks.shape[0]
-    for i in range(a, b):
-        for j in range(d):
-            ranks[j, b + i - a] = ranks[j, i]
-        for q in range(labels.shape[0]):
-            labels[q, b + i - a] = labels[q, i]
-        weights[b + i - a] = weights[i]
-        pcls[b + i - a] = cls[i]
-
-
-@numba.njit(cache=True, nogil=True)
-def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, dom_sizes, ranks, weights, labels, pcls, ccls,
-        slice_start, slice_len, sizes, class_labels, size_start, counts, head_marks, head_vals, regs, best, best_vals,
-        pool, frame_len, frame_pos, whole, acc, acc_labels, new_of, touched, slot_key,
-        slot_id):  # pragma: no cover - compiled
+def dfs(
+    budget,
+    metric,
+    k,
+    n,
+    limit,
+    cm_ties,
+    alpha_j,
+    alpha_r,
+    pos,
+    offsets,
+    dom_sizes,
+    ranks,
+    weights,
+    labels,
+    pcls,
+    ccls,
+    slice_start,
+    slice_len,
+    sizes,
+    class_labels,
+    size_start,
+    counts,
+    head_marks,
+    head_vals,
+    regs,
+    best,
+    best_vals,
+    pool,
+    frame_len,
+    frame_pos,
+    whole,
+    acc,
+    acc_labels,
+    new_of,
+    touched,
+    slot_key,
+    slot_id,
+):  # pragma: no cover - compiled
     """Run until the tree is done (returns DONE), ``regs[R_NODES]`` reaches ``budget``
     (ENTER), or a buffer is too small for the next node (GROW: the caller enlarges ``ranks``,
     ``weights``, ``labels``, ``pcls``, ``ccls``, ``sizes`` or ``class_labels`` and calls
@@ -172,7 +191,7 @@ def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, do
                 return ENTER
             regs[R_NODES] += 1
             s0 = size_start[depth]
-            size = sizes[s0:s0 + counts[depth]]
+            size = sizes[s0 : s0 + counts[depth]]
             rows_ranks = ranks[:, a:b]
             rows_weights = weights[a:b]
             rows_labels = labels[:, a:b]
@@ -208,10 +227,18 @@ def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, do
                 tail = pool[depth, :length].copy()
                 # CM breaks the order's ties by its own cost of H ∪ {v} first: the labels go in
                 # (``cm_ties`` is 0 for DM, see KOptimize)
-                splits, useful, new_rows, change, gain = tail_stats(dense, rows_ranks, rows_weights,
-                                                              rows_labels if cm_ties == 1 else rows_labels[:0],
-                                                              kept_size, big, k, alpha_j[tail], alpha_r[tail],
-                                                              dom_sizes)
+                splits, useful, new_rows, change, gain = tail_stats(
+                    dense,
+                    rows_ranks,
+                    rows_weights,
+                    rows_labels if cm_ties == 1 else rows_labels[:0],
+                    kept_size,
+                    big,
+                    k,
+                    alpha_j[tail],
+                    alpha_r[tail],
+                    dom_sizes,
+                )
                 chosen = np.empty(length, np.int64)
                 keep = 0
                 for i in range(length):
@@ -248,25 +275,45 @@ def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, do
                 if metric == CM and limit == 0 and best[0] >= 0:
                     # the same PRUNE, row by row, stopping once the node is bound to go
                     marks = marks_of(pool[depth], 0, length, pos, head_marks)
-                    piece, pieces = cm_enter(rows_ranks, marks, offsets, dom_sizes, rows_weights, rows_labels, best,
-                                             slot_key, slot_id)
+                    piece, pieces = cm_enter(
+                        rows_ranks, marks, offsets, dom_sizes, rows_weights, rows_labels, best, slot_key, slot_id
+                    )
                     if pieces == -1:
                         length = -1
                 if pieces == -2:
-                    length, piece, pieces, dropped = prune(metric, pool[depth], 0, length, pos, head_marks, alpha_j,
-                                                           alpha_r, offsets, dom_sizes, rows_ranks, rows_weights,
-                                                           rows_labels, rows_cls, size, k, n, limit, best, slot_key,
-                                                           slot_id)
+                    length, piece, pieces, dropped = prune(
+                        metric,
+                        pool[depth],
+                        0,
+                        length,
+                        pos,
+                        head_marks,
+                        alpha_j,
+                        alpha_r,
+                        offsets,
+                        dom_sizes,
+                        rows_ranks,
+                        rows_weights,
+                        rows_labels,
+                        rows_cls,
+                        size,
+                        k,
+                        n,
+                        limit,
+                        best,
+                        slot_key,
+                        slot_id,
+                    )
                     regs[R_PRUNED_VALUES] += dropped
                 if length < 0:
                     regs[R_PRUNED] += 1
                 elif length > 0:
                     if pieces >= 0:
-                        _merge(piece, pieces, a, b, b, ranks, weights, labels, ccls, pcls)
+                        merge_rows(piece, pieces, a, b, b, ranks, weights, labels, ccls, pcls)
                         slice_len[depth + 1] = pieces
                         whole[depth + 1] = 1
                     else:
-                        _copy(a, b, ranks, weights, labels, ccls, pcls)
+                        copy_rows(a, b, ranks, weights, labels, ccls, pcls)
                         slice_len[depth + 1] = b - a
                         whole[depth + 1] = 0
                     slice_start[depth + 1] = b
@@ -284,13 +331,30 @@ def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, do
             parent = depth - 1
             if best[0] < 0:
                 whole[depth] = 0  # no PRUNE below: the rows stay the pieces of a larger allset
-            if frame_pos[parent] < frame_len[parent] and best[0] >= 0 and metric == CM and limit == 0 \
-                    and whole[depth] == 1:
+            if (
+                frame_pos[parent] < frame_len[parent]
+                and best[0] >= 0
+                and metric == CM
+                and limit == 0
+                and whole[depth] == 1
+            ):
                 # PRUNE again, on the rows beside the cut just done only (``drop_one``)
                 done = head_vals[regs[R_HEAD]]
                 marks = marks_of(pool[parent], frame_pos[parent], frame_len[parent], pos, head_marks)
-                left = drop_one(alpha_j[done], alpha_r[done], marks, offsets, dom_sizes, ranks[:, a:b], weights[a:b],
-                                labels[:, a:b], pcls[a:b], best, slot_key, slot_id)
+                left = drop_one(
+                    alpha_j[done],
+                    alpha_r[done],
+                    marks,
+                    offsets,
+                    dom_sizes,
+                    ranks[:, a:b],
+                    weights[a:b],
+                    labels[:, a:b],
+                    pcls[a:b],
+                    best,
+                    slot_key,
+                    slot_id,
+                )
                 if left == -1:
                     regs[R_PRUNED] += 1
                     frame_len[parent] = frame_pos[parent]
@@ -303,25 +367,67 @@ def dfs(budget, metric, k, n, limit, cm_ties, alpha_j, alpha_r, pos, offsets, do
                 # PRUNE again: the parent's allset lost the value just done. Its pieces (slice
                 # ``depth``, classes ``pcls``) refine the smaller allset.
                 s0 = size_start[parent]
-                stop, piece, pieces, dropped = prune(metric, pool[parent], frame_pos[parent], frame_len[parent], pos,
-                                                     head_marks, alpha_j, alpha_r, offsets, dom_sizes, ranks[:, a:b],
-                                                     weights[a:b], labels[:, a:b], pcls[a:b],
-                                                     sizes[s0:s0 + counts[parent]], k, n, limit, best, slot_key,
-                                                     slot_id)
+                stop, piece, pieces, dropped = prune(
+                    metric,
+                    pool[parent],
+                    frame_pos[parent],
+                    frame_len[parent],
+                    pos,
+                    head_marks,
+                    alpha_j,
+                    alpha_r,
+                    offsets,
+                    dom_sizes,
+                    ranks[:, a:b],
+                    weights[a:b],
+                    labels[:, a:b],
+                    pcls[a:b],
+                    sizes[s0 : s0 + counts[parent]],
+                    k,
+                    n,
+                    limit,
+                    best,
+                    slot_key,
+                    slot_id,
+                )
                 regs[R_PRUNED_VALUES] += dropped
                 if stop < 0:
                     regs[R_PRUNED] += 1
                 frame_len[parent] = frame_pos[parent] if stop < 0 else stop
                 if stop > frame_pos[parent] and 0 <= pieces < b - a:
                     # the parent's next children read fewer rows
-                    _merge(piece, pieces, a, b, a, ranks, weights, labels, pcls, pcls)
+                    merge_rows(piece, pieces, a, b, a, ranks, weights, labels, pcls, pcls)
                     slice_len[depth] = pieces
                 whole[depth] = 1 if pieces >= 0 else 0
             continue
         v = pool[depth, i]
         frame_pos[depth] = i + 1
-        _push(v, depth, alpha_j, alpha_r, pos, dom_sizes, head_marks, head_vals, regs, ranks, weights, labels, pcls,
-              ccls, slice_start, slice_len, sizes, class_labels, size_start, counts, acc, acc_labels, new_of, touched)
+        _push(
+            v,
+            depth,
+            alpha_j,
+            alpha_r,
+            pos,
+            dom_sizes,
+            head_marks,
+            head_vals,
+            regs,
+            ranks,
+            weights,
+            labels,
+            pcls,
+            ccls,
+            slice_start,
+            slice_len,
+            sizes,
+            class_labels,
+            size_start,
+            counts,
+            acc,
+            acc_labels,
+            new_of,
+            touched,
+        )
         child = depth + 1
         rest = frame_len[depth] - (i + 1)
         for q in range(rest):

@@ -37,7 +37,7 @@ COUNTERS = ("nodes", "pruned_nodes", "pruned_values", "useless_values", "infeasi
 def _subtrees(head: list[int], tail: list[int]) -> list[tuple[list[int], list[int]]]:
     """The children of the node ``head`` with the ordered ``tail``, as (head, tail): each value
     in turn, with the values after it (the set-enumeration tree)."""
-    return [(head + [v], tail[i + 1:]) for i, v in enumerate(tail)]
+    return [(head + [v], tail[i + 1 :]) for i, v in enumerate(tail)]
 
 
 class Walker:
@@ -92,31 +92,71 @@ class Walker:
         self.frame_pos = np.zeros(V + 2, dtype=np.int64)
         self.whole = np.zeros(V + 2, dtype=np.int64)
         self.metric = CM if search.cost.name == "classification" else DM
-        self.scratch = (np.zeros(m + 2, dtype=np.int64), np.zeros((L, m + 2), dtype=np.int64),
-                        np.full(m + 2, -1, dtype=np.int64), np.zeros(m + 2, dtype=np.int64), *search._hash_table())
+        self.scratch = (
+            np.zeros(m + 2, dtype=np.int64),
+            np.zeros((L, m + 2), dtype=np.int64),
+            np.full(m + 2, -1, dtype=np.int64),
+            np.zeros(m + 2, dtype=np.int64),
+            *search._hash_table(),
+        )
 
     def run(self, budget: int) -> int:
         """``tree.dfs`` until ``budget`` nodes (counted by this walker) or the end of the
         subtree (DONE); a buffer that is too small is doubled and the same call resumes."""
         s = self.search
         while True:
-            phase = tree.dfs(budget, self.metric, s.cost.k, s.cost.n, s.cost.limit, s.cm_ties, s._tail_j, s._tail_r, s._pos,
-                             s._offsets, s._dom_sizes, self.ranks, self.weights, self.labels, self.pcls, self.ccls,
-                             self.slice_start, self.slice_len, self.sizes, self.class_labels, self.size_start,
-                             self.counts, self.head_marks, self.head_vals, self.regs, self.best, self.best_vals,
-                             self.pool, self.frame_len, self.frame_pos, self.whole, *self.scratch)
+            phase = tree.dfs(
+                budget,
+                self.metric,
+                s.cost.k,
+                s.cost.n,
+                s.cost.limit,
+                s.cm_ties,
+                s._tail_j,
+                s._tail_r,
+                s._pos,
+                s._offsets,
+                s._dom_sizes,
+                self.ranks,
+                self.weights,
+                self.labels,
+                self.pcls,
+                self.ccls,
+                self.slice_start,
+                self.slice_len,
+                self.sizes,
+                self.class_labels,
+                self.size_start,
+                self.counts,
+                self.head_marks,
+                self.head_vals,
+                self.regs,
+                self.best,
+                self.best_vals,
+                self.pool,
+                self.frame_len,
+                self.frame_pos,
+                self.whole,
+                *self.scratch,
+            )
             if phase != tree.GROW:
                 return phase
             self.ranks, self.labels, self.class_labels = (
-                np.concatenate([x, np.zeros_like(x)], axis=1) for x in (self.ranks, self.labels, self.class_labels))
+                np.concatenate([x, np.zeros_like(x)], axis=1) for x in (self.ranks, self.labels, self.class_labels)
+            )
             self.weights, self.pcls, self.ccls, self.sizes = (
-                np.concatenate([x, np.zeros_like(x)]) for x in (self.weights, self.pcls, self.ccls, self.sizes))
+                np.concatenate([x, np.zeros_like(x)]) for x in (self.weights, self.pcls, self.ccls, self.sizes)
+            )
 
     def counters(self) -> dict[str, int]:
         r = self.regs
-        return {"nodes": int(r[tree.R_NODES]), "pruned_nodes": int(r[tree.R_PRUNED]),
-                "pruned_values": int(r[tree.R_PRUNED_VALUES]), "useless_values": int(r[tree.R_USELESS]),
-                "infeasible_values": int(r[tree.R_INFEASIBLE])}
+        return {
+            "nodes": int(r[tree.R_NODES]),
+            "pruned_nodes": int(r[tree.R_PRUNED]),
+            "pruned_values": int(r[tree.R_PRUNED_VALUES]),
+            "useless_values": int(r[tree.R_USELESS]),
+            "infeasible_values": int(r[tree.R_INFEASIBLE]),
+        }
 
     def donate(self) -> list[tuple[list[int], list[int]]]:
         """Between two ``run`` calls (paused on entering a node at depth D): the children not
@@ -300,5 +340,5 @@ def _cut(search, root, wanted: int) -> tuple[list, dict[str, int]]:
         shared.exchange(walker, known)
         for name, value in walker.counters().items():
             counters[name] += value
-        tasks[at:at + 1] = walker.children()
+        tasks[at : at + 1] = walker.children()
     return tasks, counters

@@ -49,7 +49,7 @@ class LatticeIndex:
         d = len(heights)
         self.size = n = lattice.size
         self.shape: tuple[int, ...] = tuple(h + 1 for h in lattice.heights)
-        self.strides: tuple[int, ...] = tuple(int(np.prod(self.shape[j + 1:], dtype=np.int64)) for j in range(d))
+        self.strides: tuple[int, ...] = tuple(int(np.prod(self.shape[j + 1 :], dtype=np.int64)) for j in range(d))
         #: nodes[id]: the level vector (itertools.product runs in id order)
         self.nodes: list[Node] = list(product(*(range(r) for r in self.shape)))
         ids = np.arange(n, dtype=np.int64)
@@ -92,10 +92,15 @@ class LatticeIndex:
         """The ids sorted by Lattice.order_key: (level, relative height, lost distinct values,
         the levels in the QIs' name order), as exact integers when they fit in int64."""
         weights, kept_by_level, kept_total, canonical = lattice.order_terms()
-        largest = max(kept_total, max(weights, default=0) * max(lattice.height, 1),
-                      max((x for row in kept_by_level for x in row), default=0) * max(len(kept_by_level), 1))
+        largest = max(
+            kept_total,
+            max(weights, default=0) * max(lattice.height, 1),
+            max((x for row in kept_by_level for x in row), default=0) * max(len(kept_by_level), 1),
+        )
         if largest >= _INT64:  # beyond int64: Python's integers, node by node
-            return np.array(sorted(range(lattice.size), key=lambda i: lattice.order_key(tuple(matrix[i].tolist()))), np.int64)
+            return np.array(
+                sorted(range(lattice.size), key=lambda i: lattice.order_key(tuple(matrix[i].tolist()))), np.int64
+            )
         relative = matrix @ np.array(weights, np.int64)
         kept = np.zeros(len(matrix), np.int64)
         for j, row in enumerate(kept_by_level):
@@ -134,4 +139,3 @@ class LatticeIndex:
         for node in ids:
             box[self.generalizations(node)] = True
         return mask
-

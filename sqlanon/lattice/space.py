@@ -27,12 +27,20 @@ def generalizes(node: Node, other: Node) -> bool:
 class Lattice:
     """Full-domain generalization lattice over ``heights`` (top level of each QI)."""
 
-    def __init__(self, heights: Sequence[int], distinct: Sequence[Sequence[int]] | None = None,
-                 names: Sequence[str] | None = None):
+    def __init__(
+        self,
+        heights: Sequence[int],
+        distinct: Sequence[Sequence[int]] | None = None,
+        names: Sequence[str] | None = None,
+    ):
         self.heights: tuple[int, ...] = tuple(heights)
         # The last tie-break reads the levels in the order of the QIs' names, so the traversal
         # (and Flash's checks) does not depend on the order of the columns in the job.
-        self._canonical = tuple(sorted(range(len(self.heights)), key=lambda j: names[j])) if names else tuple(range(len(self.heights)))
+        self._canonical = (
+            tuple(sorted(range(len(self.heights)), key=lambda j: names[j]))
+            if names
+            else tuple(range(len(self.heights)))
+        )
         #: names_rank[j]: position of QI j in name order (a column-order-free tie-break)
         self.names_rank = tuple(self._canonical.index(j) for j in range(len(self.heights)))
         # distinct[j][l]: number of distinct values of QI j at level l (for the order only).

@@ -38,7 +38,9 @@ def get_metric(name: str, weights=None, label=None) -> Metric:
         raise ConfigError(f"unknown metric '{name}'; valid metrics: {', '.join(METRICS)}")
     cls = METRICS[name]
     if cls.needs_label and not label:
-        raise ConfigError(f"metric '{name}' needs search.label, the column holding the class label (e.g. label = \"salary-class\")")
+        raise ConfigError(
+            f"metric '{name}' needs search.label, the column holding the class label (e.g. label = \"salary-class\")"
+        )
     if weights is not None and not cls.weighted:
         weighted = ", ".join(n for n, m in METRICS.items() if m.weighted)
         raise ConfigError(f"search.weights apply to the metrics {weighted}, not to '{name}'")

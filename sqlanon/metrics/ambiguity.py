@@ -28,8 +28,10 @@ class Ambiguity(Metric):
     def stats_columns(self, d: int) -> dict[str, exp.Expression]:
         zero = exp.Literal.number(0)
         kept = exp.Case(ifs=[exp.If(this=col("kept"), true=_product(d))], default=zero)
-        return {"ambiguity_kept": exp.Coalesce(this=exp.Sum(this=kept), expressions=[zero.copy()]),
-                "ambiguity_all": exp.Coalesce(this=exp.Sum(this=_product(d)), expressions=[zero.copy()])}
+        return {
+            "ambiguity_kept": exp.Coalesce(this=exp.Sum(this=kept), expressions=[zero.copy()]),
+            "ambiguity_all": exp.Coalesce(this=exp.Sum(this=_product(d)), expressions=[zero.copy()]),
+        }
 
     def _domain(self, ctx) -> float:
         size = 1.0

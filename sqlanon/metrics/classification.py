@@ -33,8 +33,10 @@ class Classification(Metric):
         zero = exp.Literal.number(0)
         missed = exp.Sub(this=col("n"), expression=col("mx_top"))
         kept = exp.Case(ifs=[exp.If(this=col("kept"), true=missed)], default=zero)
-        return {"misclassified_kept": exp.Coalesce(this=exp.Sum(this=kept), expressions=[zero.copy()]),
-                "misclassified_all": exp.Coalesce(this=exp.Sum(this=missed.copy()), expressions=[zero.copy()])}
+        return {
+            "misclassified_kept": exp.Coalesce(this=exp.Sum(this=kept), expressions=[zero.copy()]),
+            "misclassified_all": exp.Coalesce(this=exp.Sum(this=missed.copy()), expressions=[zero.copy()]),
+        }
 
     def value(self, stats, node, ctx):
         return (stats.figures["misclassified_kept"] + stats.suppressed) / ctx.rows

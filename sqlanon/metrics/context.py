@@ -11,7 +11,9 @@ from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.metrics import MetricContext
 
 
-def metric_context(rows: int, hierarchies: Sequence[EncodedHierarchy], value_counts: Sequence[Sequence[int]]) -> MetricContext:
+def metric_context(
+    rows: int, hierarchies: Sequence[EncodedHierarchy], value_counts: Sequence[Sequence[int]]
+) -> MetricContext:
     """Every sum runs over the leaves some row holds, in code order: a leaf no row holds adds
     nothing to any of them, and a 1 M-row hierarchy over 1,000 rows costs 1,000 terms per
     level, not a million."""

@@ -40,12 +40,20 @@ class KLDivergence(Metric):
         box = exp.Ln(this=_double(col("leaves0")))
         for j in range(1, d):
             box = exp.Add(this=box, expression=exp.Ln(this=_double(col(f"leaves{j}"))))
-        kept = exp.Sub(this=exp.Add(this=col("lnx"), expression=exp.Mul(this=n, expression=exp.Paren(this=box))),
-                       expression=exp.Mul(this=n.copy(), expression=exp.Ln(this=n.copy())))
+        kept = exp.Sub(
+            this=exp.Add(this=col("lnx"), expression=exp.Mul(this=n, expression=exp.Paren(this=box))),
+            expression=exp.Mul(this=n.copy(), expression=exp.Ln(this=n.copy())),
+        )
         return {
-            "kl_kept": exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=col("kept"), true=kept)], default=zero)), expressions=[zero.copy()]),
+            "kl_kept": exp.Coalesce(
+                this=exp.Sum(this=exp.Case(ifs=[exp.If(this=col("kept"), true=kept)], default=zero)),
+                expressions=[zero.copy()],
+            ),
             "kl_all": exp.Coalesce(this=exp.Sum(this=kept.copy()), expressions=[zero.copy()]),
-            "kl_suppressed": exp.Coalesce(this=exp.Sum(this=exp.Case(ifs=[exp.If(this=col("kept"), true=zero.copy())], default=col("lnx"))), expressions=[zero.copy()]),
+            "kl_suppressed": exp.Coalesce(
+                this=exp.Sum(this=exp.Case(ifs=[exp.If(this=col("kept"), true=zero.copy())], default=col("lnx"))),
+                expressions=[zero.copy()],
+            ),
         }
 
     def value(self, stats, node, ctx):

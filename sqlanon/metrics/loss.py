@@ -11,7 +11,7 @@ from sqlanon.core.needs import Need
 from sqlanon.metrics.base import Metric
 
 #: ARX keeps 10 decimals of L_j, cutting the rest
-DECIMALS = 10 ** 10
+DECIMALS = 10**10
 
 
 def attribute_loss(leaves: int, suppressed: int, size: int, n: int) -> float:
@@ -46,8 +46,12 @@ class Loss(Metric):
     def value(self, stats, node, ctx):
         if self.weights is None:
             return loss_of(stats.kept_leaves, stats.suppressed, ctx)
-        return aggregate([self.weight(j) * attribute_loss(a, stats.suppressed, size, ctx.rows)
-                          for j, (a, size) in enumerate(zip(stats.kept_leaves, ctx.hierarchy_rows))])
+        return aggregate(
+            [
+                self.weight(j) * attribute_loss(a, stats.suppressed, size, ctx.rows)
+                for j, (a, size) in enumerate(zip(stats.kept_leaves, ctx.hierarchy_rows))
+            ]
+        )
 
     def bound(self, stats, node, ctx):
         return self.static_bound(node, ctx)

@@ -33,8 +33,14 @@ def _number(x: float) -> float | None:
 
 
 def _estimate_entry(e: UniquenessEstimate) -> dict:
-    return {"uniques": _number(e.uniques), "share": _number(e.share), "converged": e.converged,
-            "iterations": e.iterations, "reason": e.reason, "parameters": {k: v for k, v in e.parameters}}
+    return {
+        "uniques": _number(e.uniques),
+        "share": _number(e.share),
+        "converged": e.converged,
+        "iterations": e.iterations,
+        "reason": e.reason,
+        "parameters": {k: v for k, v in e.parameters},
+    }
 
 
 def population_section(table: Mapping[int, int], population_size: float, model: str = "dankar") -> dict:
@@ -47,34 +53,67 @@ def population_section(table: Mapping[int, int], population_size: float, model: 
         "sampling_fraction": rows / population_size,
         "model": model,
         "share": _number(rule.share if model == "dankar" else estimates[model].share),
-        "dankar": {"model": rule.model, "uniques": _number(rule.uniques), "share": _number(rule.share),
-                   "fell_back": rule.fell_back, "reason": rule.reason},
+        "dankar": {
+            "model": rule.model,
+            "uniques": _number(rule.uniques),
+            "share": _number(rule.share),
+            "fell_back": rule.fell_back,
+            "reason": rule.reason,
+        },
         "estimators": {name: _estimate_entry(e) for name, e in estimates.items()},
     }
 
 
-def risk_section(table: Mapping[int, int], threshold: float = 0.2, population_size: float | None = None,
-                 model: str = "dankar", suppressed: int = 0) -> dict:
+def risk_section(
+    table: Mapping[int, int],
+    threshold: float = 0.2,
+    population_size: float | None = None,
+    model: str = "dankar",
+    suppressed: int = 0,
+) -> dict:
     """Prosecutor figures, sample and population uniqueness and the class-size histogram of a
     table given by its class sizes; ``suppressed`` rows are not part of it (they are reported
     beside, as ARX's risk analysis ignores suppressed records)."""
     table = {int(s): int(c) for s, c in table.items() if c}
-    section: dict = {"records": sum(s * c for s, c in table.items()), "classes": sum(table.values()),
-                     "suppressed_records": suppressed, "threshold": threshold}
+    section: dict = {
+        "records": sum(s * c for s, c in table.items()),
+        "classes": sum(table.values()),
+        "suppressed_records": suppressed,
+        "threshold": threshold,
+    }
     if not table:  # nothing released: nobody to re-identify
-        section.update(highest_risk=0.0, average_risk=0.0, records_at_risk=0, share_at_risk=0.0, sample_uniques=0,
-                       sample_uniqueness=0.0, population=None, histogram=[], class_sizes=[])
+        section.update(
+            highest_risk=0.0,
+            average_risk=0.0,
+            records_at_risk=0,
+            share_at_risk=0.0,
+            sample_uniques=0,
+            sample_uniqueness=0.0,
+            population=None,
+            histogram=[],
+            class_sizes=[],
+        )
         if population_size is not None:
-            section["population"] = {"population_size": population_size, "model": model, "share": 0.0,
-                                     "reason": "no record released"}
+            section["population"] = {
+                "population_size": population_size,
+                "model": model,
+                "share": 0.0,
+                "reason": "no record released",
+            }
         return section
     p = prosecutor(table, threshold=threshold)
     section.update(
-        highest_risk=p.highest_risk, average_risk=p.average_risk, records_at_risk=p.records_at_risk,
-        share_at_risk=p.share_at_risk, sample_uniques=p.sample_uniques, sample_uniqueness=p.sample_uniqueness,
+        highest_risk=p.highest_risk,
+        average_risk=p.average_risk,
+        records_at_risk=p.records_at_risk,
+        share_at_risk=p.share_at_risk,
+        sample_uniques=p.sample_uniques,
+        sample_uniqueness=p.sample_uniqueness,
         population=population_section(table, population_size, model) if population_size is not None else None,
-        histogram=[{"sizes": b.label, "low": b.low, "high": b.high, "classes": b.classes, "records": b.records}
-                   for b in p.histogram],
+        histogram=[
+            {"sizes": b.label, "low": b.low, "high": b.high, "classes": b.classes, "records": b.records}
+            for b in p.histogram
+        ],
         class_sizes=[[s, table[s]] for s in sorted(table)],
     )
     return section

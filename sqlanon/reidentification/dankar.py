@@ -71,7 +71,12 @@ def dankar(
     if frame.is_census:
         u = float(classes.uniques)
         return DankarEstimate(
-            "census", u, u / frame.population_size, False, "census (f = 1): the sample uniques are the population uniques", ()
+            "census",
+            u,
+            u / frame.population_size,
+            False,
+            "census (f = 1): the sample uniques are the population uniques",
+            (),
         )
     f = frame.fraction
     if f <= SMALL_FRACTION:

@@ -111,9 +111,7 @@ def sampling_frame(
         return Frame(n, n / f, f)
     big_n = _real("population_size", population_size)
     if big_n < n:
-        raise ValueError(
-            f"The 'population_size' parameter must be >= the sample size {n}, got {population_size!r}."
-        )
+        raise ValueError(f"The 'population_size' parameter must be >= the sample size {n}, got {population_size!r}.")
     return Frame(n, big_n, n / big_n)
 
 

@@ -98,9 +98,7 @@ def pitman(
     uniques = expected_uniques(fit.theta, fit.alpha, frame.population_size, exact=exact)
     if not (math.isfinite(uniques) and 0.0 <= uniques <= frame.population_size):
         return failed("pitman", f"estimate {uniques!r} outside [0, N]", fit.evaluations, params)
-    return UniquenessEstimate(
-        "pitman", uniques, uniques / frame.population_size, True, fit.evaluations, None, params
-    )
+    return UniquenessEstimate("pitman", uniques, uniques / frame.population_size, True, fit.evaluations, None, params)
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,10 @@ def log_h_ratio(sizes: np.ndarray, n: int, big_n: int) -> np.ndarray:
             jj = np.where(possible, j, 1.0)
             log_product = np.where(
                 possible,
-                gammaln(big_n - n + 1.0) - gammaln(big_n - n - jj + 2.0) - gammaln(float(big_n)) + gammaln(big_n - jj + 1.0),
+                gammaln(big_n - n + 1.0)
+                - gammaln(big_n - n - jj + 2.0)
+                - gammaln(float(big_n))
+                + gammaln(big_n - jj + 1.0),
                 -np.inf,
             )
     return np.log(sizes.astype(float)) + log_product

@@ -21,8 +21,17 @@ import re
 from typing import Any
 
 from sqlanon.errors import OutputError
-from sqlanon.release.placement import (STAGING_PREFIX, exists, identity, open_folder, open_subfolder, place_over,
-                                       remove, remove_tree, sync)
+from sqlanon.release.placement import (
+    STAGING_PREFIX,
+    exists,
+    identity,
+    open_folder,
+    open_subfolder,
+    place_over,
+    remove,
+    remove_tree,
+    sync,
+)
 from sqlanon.release.tables import drop_duckdb_table, duckdb_table_exists, remove_duckdb_database
 
 NAME = "journal.json"
@@ -95,10 +104,12 @@ def finish(journal: dict) -> str:
         primary = _read_path(journal["primary"])
         if primary is None:
             kept = ", ".join(os.path.join(*place) for place in journal["places"])
-            raise OutputError(f"an interrupted publication cannot be finished: its journal "
-                              f"{os.path.join(journal['primary'], NAME)} is gone (was a folder moved?); "
-                              f"the files it replaced are kept in {kept}: restore what you need from there, "
-                              "then remove those folders")
+            raise OutputError(
+                f"an interrupted publication cannot be finished: its journal "
+                f"{os.path.join(journal['primary'], NAME)} is gone (was a folder moved?); "
+                f"the files it replaced are kept in {kept}: restore what you need from there, "
+                "then remove those folders"
+            )
         state = primary["state"]
     if state == "committing" and journal.get("table") and _table_published(journal["table"]):
         state = "committed"
@@ -194,8 +205,12 @@ def _valid(journal: Any) -> bool:
     if not isinstance(files, list) or not isinstance(places, list) or not places:
         return False
     for place in places:
-        if not (isinstance(place, list) and len(place) == 2 and all(isinstance(p, str) for p in place)
-                and _STAGING.fullmatch(place[1])):
+        if not (
+            isinstance(place, list)
+            and len(place) == 2
+            and all(isinstance(p, str) for p in place)
+            and _STAGING.fullmatch(place[1])
+        ):
             return False
     for entry in files:
         if not isinstance(entry, dict) or not isinstance(entry.get("folder"), str):

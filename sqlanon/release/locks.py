@@ -40,13 +40,16 @@ class TargetLock:
         the previous holder recorded ({} when the lock is new): a run that was killed."""
         for _ in range(8):
             try:
-                fd = os.open(self.name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                             dir_fd=self.folder)
+                fd = os.open(
+                    self.name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self.folder
+                )
             except OSError as error:
                 if error.errno != errno.ELOOP:
                     raise
-                raise OutputError(f"the lock {self.name} beside the {what} {path} is a symlink, which sqlanon "
-                                  "never follows: remove it") from None
+                raise OutputError(
+                    f"the lock {self.name} beside the {what} {path} is a symlink, which sqlanon "
+                    "never follows: remove it"
+                ) from None
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 os.close(fd)
@@ -57,8 +60,10 @@ class TargetLock:
                 holder = _read(fd).get("pid")
                 os.close(fd)
                 who = f"process {holder}" if isinstance(holder, int) else "another process"
-                raise OutputError(f"the {what} {path} is being written by another sqlanon run ({who}): "
-                                  "wait for it to end, or choose another path") from None
+                raise OutputError(
+                    f"the {what} {path} is being written by another sqlanon run ({who}): "
+                    "wait for it to end, or choose another path"
+                ) from None
             # the holder before us may have removed the file as it released it: then the lock
             # we hold is on a name nobody else will open; take the one at the name now
             if identity(self.folder, self.name) != (st.st_dev, st.st_ino):
@@ -66,8 +71,9 @@ class TargetLock:
                 continue
             self.fd = fd
             return _read(fd)
-        raise OutputError(f"the lock {self.name} beside the {what} {path} keeps changing: another run is "
-                          "starting on it; try again")
+        raise OutputError(
+            f"the lock {self.name} beside the {what} {path} keeps changing: another run is starting on it; try again"
+        )
 
     def record(self, content: dict) -> None:
         """Say who holds the lock and where it stages (one small write: no partial record)."""

@@ -37,8 +37,9 @@ class NodeRelease:
         session, checker = self.session, self.checker
         # a runner in process holds the node's verdicts: the store's release reads them there
         classes = checker.runner.node_classes(self.node, checker.keep, checker.params)
-        session.engine.write(self.node, checker.keep, checker.params, session.output_columns, session.job.output,
-                             target, classes)
+        session.engine.write(
+            self.node, checker.keep, checker.params, session.output_columns, session.job.output, target, classes
+        )
 
     def class_sizes(self) -> dict[int, int]:
         """The kept classes (the models' suppression applied), by size."""

@@ -42,8 +42,9 @@ class Promise:
     engine_sizes: Callable[[], dict[int, int]] | None = field(default=None, compare=False)
 
 
-def write_verified(session, publication: Publication, write: Callable[[str], None], promise: Promise,
-                   phase: Callable[[str], None]) -> VerificationReport:
+def write_verified(
+    session, publication: Publication, write: Callable[[str], None], promise: Promise, phase: Callable[[str], None]
+) -> VerificationReport:
     """Write the output with ``write(target)`` under its temporary name, then verify it there,
     independently: only a verified output is ever published."""
     job = session.job
@@ -63,9 +64,21 @@ def write_verified(session, publication: Publication, write: Callable[[str], Non
         raise
     phase("verify")
     named = job.output.describe()
-    verification = verify(publication.staged_output, session.qis, job.k, session.rows, promise.suppressed,
-                          promise.limit_rows, promise.models, promise.overall, promise.population, url=settings.url,
-                          named=named, config=config, database=database)
+    verification = verify(
+        publication.staged_output,
+        session.qis,
+        job.k,
+        session.rows,
+        promise.suppressed,
+        promise.limit_rows,
+        promise.models,
+        promise.overall,
+        promise.population,
+        url=settings.url,
+        named=named,
+        config=config,
+        database=database,
+    )
     if promise.engine_sizes is not None:
         confirm_sizes(promise.engine_sizes(), verification.sizes(), named)
     return verification
@@ -82,7 +95,8 @@ def check_promise(job: Job, rows: int, promise: Promise) -> None:
         raise VerificationError(
             f"output {job.output.describe()}: the release was to be verified against the models {_listed(given)} with "
             f"at most {promise.limit_rows} suppressed rows, but the job asks {_listed(asked)} with at most {limit}. "
-            "Nothing was written; this is a bug.")
+            "Nothing was written; this is a bug."
+        )
 
 
 def _listed(models: list[dict]) -> str:
@@ -103,4 +117,5 @@ def confirm_sizes(engine_sizes: dict[int, int], written: dict[int, int], path: s
         return
     raise VerificationError(
         f"output {path}: its class sizes {sorted(written.items())[:5]}... differ from the search's "
-        f"{sorted(engine_sizes.items())[:5]}.... Nothing was published; this is a bug.")
+        f"{sorted(engine_sizes.items())[:5]}.... Nothing was published; this is a bug."
+    )

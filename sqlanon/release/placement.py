@@ -65,7 +65,7 @@ def create_text(folder: int, name: str, text: str) -> None:
         data = text.encode("utf-8")
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -115,8 +115,9 @@ def keep(folder: int, target: str, staging: int, backup: str) -> None:
             raise
     source = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
     try:
-        copy = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                       dir_fd=staging)
+        copy = os.open(
+            backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=staging
+        )
         try:
             while chunk := os.read(source, 1 << 20):
                 os.write(copy, chunk)
@@ -159,8 +160,9 @@ def refuse(what: str, path: str, error: OSError, verb: str = "write") -> OutputE
     """The one line for a folder the run cannot use (read-only, full, not permitted)."""
     folder = os.path.dirname(os.path.abspath(path)) or "."
     reason = error.strerror or str(error)
-    return OutputError(f"cannot {verb} the {what} {path}: the folder {folder} refuses it ({reason}); "
-                       "choose a folder you can write")
+    return OutputError(
+        f"cannot {verb} the {what} {path}: the folder {folder} refuses it ({reason}); choose a folder you can write"
+    )
 
 
 def _renameat2(source: int, name: str, folder: int, target: str) -> None:

@@ -33,8 +33,22 @@ from sqlanon.release.journal import recover, write as write_journal
 from sqlanon.release.guard import Protected, check_file
 from sqlanon.release.holds import hold
 from sqlanon.release.locks import TargetLock
-from sqlanon.release.placement import (create_text, exists, identity, keep, make_staging, open_folder, place_new,
-                                       place_over, refuse, remove, remove_tree, staging_name, sync, through)
+from sqlanon.release.placement import (
+    create_text,
+    exists,
+    identity,
+    keep,
+    make_staging,
+    open_folder,
+    place_new,
+    place_over,
+    refuse,
+    remove,
+    remove_tree,
+    staging_name,
+    sync,
+    through,
+)
 from sqlanon.release.tables import drop_duckdb_table, duckdb_tables, publish_duckdb_table, remove_duckdb_database
 
 
@@ -67,8 +81,14 @@ class Publication:
     ``in_process``: the output is written by this process (DuckDB, pyarrow), which can write
     through the folder's descriptor; False for writers in other processes (Spark's)."""
 
-    def __init__(self, protected: Protected, overwrite: bool = False, url: str | None = None,
-                 in_process: bool = True, on_commit: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        protected: Protected,
+        overwrite: bool = False,
+        url: str | None = None,
+        in_process: bool = True,
+        on_commit: Callable[[], None] | None = None,
+    ):
         self.protected = protected
         self.overwrite = overwrite
         self.url = url  # the PostgreSQL database of an output table
@@ -107,8 +127,9 @@ class Publication:
         try:
             if output.kind == "postgres":
                 self._pg_lock = pg.lock_output_table(self.url, output.table)
-                pg.check_output_table(self.url, output.table, source.table if source.kind == "postgres" else None,
-                                      self.overwrite)
+                pg.check_output_table(
+                    self.url, output.table, source.table if source.kind == "postgres" else None, self.overwrite
+                )
                 self._table = pg.temporary_table(output.table)
             elif output.kind != "duckdb":
                 self.reserve(output.path, "output")
@@ -123,8 +144,10 @@ class Publication:
         owner = self.protected.owner(output.path)
         if owner is not None:
             if owner.startswith("the input database"):
-                raise OutputError(f"the output database {output.path} is the input database: write the anonymized "
-                                  "table to another .duckdb file (the input is opened read-only and never modified)")
+                raise OutputError(
+                    f"the output database {output.path} is the input database: write the anonymized "
+                    "table to another .duckdb file (the input is opened read-only and never modified)"
+                )
             raise OutputError(f"the {what} {output.path} is {owner}, which sqlanon never writes: choose another path")
         real = check_file(output.path, what, Protected(), self._taken, overwrite=True)
         self._taken[real] = what
@@ -154,8 +177,7 @@ class Publication:
         record: dict = {"pid": os.getpid(), "staging": folder.staging}
         if table is not None:
             self._created_db = not os.path.exists(table)
-            record["tables"] = [{"kind": "duckdb", "database": table, "temp": self._table,
-                                 "created": self._created_db}]
+            record["tables"] = [{"kind": "duckdb", "database": table, "temp": self._table, "created": self._created_db}]
         # the record first, then the folder it names: a run killed between the two leaves a
         # record pointing at nothing, never a private folder nobody knows of
         try:
@@ -228,13 +250,16 @@ class Publication:
                     raise OutputError(f"the staged {f.what} of {f.path} is missing from its private folder")
                 if exists(f.folder.fd, f.name):
                     if not self.overwrite:
-                        raise OutputError(f"the {f.what} {f.path} appeared while the run worked: nothing was "
-                                          f"published; {overwrite_hint()}")
+                        raise OutputError(
+                            f"the {f.what} {f.path} appeared while the run worked: nothing was "
+                            f"published; {overwrite_hint()}"
+                        )
                     f.backup = f"{f.name}.backup"
             record = self._journal(staged) if self._folders else {}
             for folder in self._folders:
-                write_journal(folder.staging_fd, {**record, "role": "primary" if folder is self._folders[0]
-                                                  else "secondary"})
+                write_journal(
+                    folder.staging_fd, {**record, "role": "primary" if folder is self._folders[0] else "secondary"}
+                )
             hold("publish:journal")
             for f in staged:
                 if f.backup:
@@ -247,8 +272,10 @@ class Publication:
                     try:
                         place_new(f.folder.staging_fd, f.name, f.folder.fd, f.name)
                     except FileExistsError:
-                        raise OutputError(f"the {f.what} {f.path} appeared while the run worked: nothing was "
-                                          f"published; {overwrite_hint()}") from None
+                        raise OutputError(
+                            f"the {f.what} {f.path} appeared while the run worked: nothing was "
+                            f"published; {overwrite_hint()}"
+                        ) from None
                 f.placed = True
                 sync(f.folder.fd)
                 hold(f"publish:place-{i}")
@@ -269,8 +296,10 @@ class Publication:
                 raise
             self._restore(staged)
             if isinstance(error, OSError) and not isinstance(error, OutputError):
-                raise OutputError(f"cannot publish {error.filename or 'the output'}: {error.strerror or error}; "
-                                  "nothing of this run was kept") from None
+                raise OutputError(
+                    f"cannot publish {error.filename or 'the output'}: {error.strerror or error}; "
+                    "nothing of this run was kept"
+                ) from None
             raise
         self.committed = True
         self._close()
@@ -278,13 +307,28 @@ class Publication:
     def _journal(self, staged: list[_File]) -> dict:
         table = None
         if self._table is not None and self._output is not None and self._output.kind == "duckdb":
-            table = {"kind": "duckdb", "database": os.path.realpath(self._output.path), "temp": self._table,
-                     "created": self._created_db}
-        return {"state": "committing", "primary": os.path.join(self._folders[0].path, self._folders[0].staging),
-                "places": [[f.path, f.staging] for f in self._folders],
-                "files": [{"folder": f.folder.path, "staging": f.folder.staging, "name": f.name, "backup": f.backup,
-                           "inode": list(f.inode) if f.inode else None} for f in staged],
-                "table": table}
+            table = {
+                "kind": "duckdb",
+                "database": os.path.realpath(self._output.path),
+                "temp": self._table,
+                "created": self._created_db,
+            }
+        return {
+            "state": "committing",
+            "primary": os.path.join(self._folders[0].path, self._folders[0].staging),
+            "places": [[f.path, f.staging] for f in self._folders],
+            "files": [
+                {
+                    "folder": f.folder.path,
+                    "staging": f.folder.staging,
+                    "name": f.name,
+                    "backup": f.backup,
+                    "inode": list(f.inode) if f.inode else None,
+                }
+                for f in staged
+            ],
+            "table": table,
+        }
 
     def _publish_table(self) -> None:
         output = self._output

@@ -38,8 +38,9 @@ def publish_duckdb_table(path: str, temp: str, table: str, overwrite: bool = Fal
         con.execute("BEGIN").fetchall()
         if not overwrite and table in {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}:
             con.execute("ROLLBACK").fetchall()  # created since the run began: still not ours to replace
-            raise OutputError(f"table '{table}' appeared in {path} while the run worked: nothing was published; "
-                              f"{overwrite_hint()}")
+            raise OutputError(
+                f"table '{table}' appeared in {path} while the run worked: nothing was published; {overwrite_hint()}"
+            )
         con.execute(f"DROP TABLE IF EXISTS {ident(table).sql('duckdb')}").fetchall()
         con.execute(f"ALTER TABLE {ident(temp).sql('duckdb')} RENAME TO {ident(table).sql('duckdb')}").fetchall()
         con.execute("COMMIT").fetchall()

@@ -78,8 +78,9 @@ def _close_later(con: duckdb.DuckDBPyConnection) -> None:
 
 
 @contextmanager
-def _reader(output: Output, url: str | None, config: dict | None = None,
-            database: duckdb.DuckDBPyConnection | None = None) -> Iterator[tuple[Callable, str, dict, str]]:
+def _reader(
+    output: Output, url: str | None, config: dict | None = None, database: duckdb.DuckDBPyConnection | None = None
+) -> Iterator[tuple[Callable, str, dict, str]]:
     """A fresh connection to the written output: (run(sql, params) -> rows, relation, its
     parameters, dialect). DuckDB reads files and DuckDB tables, in a new database with the
     settings ``config`` (or ``database``, from ``fresh_database``; closed here either way); a
@@ -129,8 +130,14 @@ class Released:
         return counts
 
 
-def read_released(output: Output, qis: list[str], attributes: list[str] = (), url: str | None = None,
-                  config: dict | None = None, database: duckdb.DuckDBPyConnection | None = None) -> Released:
+def read_released(
+    output: Output,
+    qis: list[str],
+    attributes: list[str] = (),
+    url: str | None = None,
+    config: dict | None = None,
+    database: duckdb.DuckDBPyConnection | None = None,
+) -> Released:
     """One GROUP BY over the written output (a fresh connection, with the DuckDB settings
     ``config``, or the fresh ``database``): its groups' rows, and with ``attributes`` the
     attributes' values per group."""
@@ -156,16 +163,29 @@ def _grouped_sql(names: tuple[str, ...], relation: str, dialect: str) -> str:
     # Grouped by the values as they are (what a bare GROUP BY costs), then each group's
     # values as text; groups whose texts coincide merge in read_released.
     raw = ", ".join(col(a).as_(ident(f"c{i}")).sql(dialect) for i, a in enumerate(names))
-    inner = (f"SELECT {raw}, COUNT(*) AS {ident('n').sql(dialect)} FROM {relation} "
-             f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+    inner = (
+        f"SELECT {raw}, COUNT(*) AS {ident('n').sql(dialect)} FROM {relation} "
+        f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}"
+    )
     varchar = exp.DataType.build("VARCHAR")
-    text = ", ".join(exp.Coalesce(this=exp.Cast(this=col(f"c{i}"), to=varchar.copy()),
-                                  expressions=[exp.Literal.string("")]).sql(dialect) for i in range(len(names)))
+    text = ", ".join(
+        exp.Coalesce(this=exp.Cast(this=col(f"c{i}"), to=varchar.copy()), expressions=[exp.Literal.string("")]).sql(
+            dialect
+        )
+        for i in range(len(names))
+    )
     return f"SELECT {text}, {ident('n').sql(dialect)} FROM ({inner}) AS {ident('g').sql(dialect)}"
 
 
-def measure(output: Output, qis: list[str], k: int, url: str | None = None, suppressed: int = 0,
-            named: str | None = None, released: Released | None = None) -> Verification:
+def measure(
+    output: Output,
+    qis: list[str],
+    k: int,
+    url: str | None = None,
+    suppressed: int = 0,
+    named: str | None = None,
+    released: Released | None = None,
+) -> Verification:
     """The released groups' figures. ``named``: how messages call the output (it may be read
     under its temporary name). ``released``: the output as already read (else read here)."""
     if released is None:
@@ -234,11 +254,19 @@ def population_counts(population: Population, qis: list[str]) -> tuple[Counter, 
         elif source.kind == "parquet":
             relation, params = "read_parquet($path)", {"path": source.path}
         else:
-            con.execute(f"ATTACH {exp.Literal.string(source.path).sql('duckdb')} AS population_db (READ_ONLY)").fetchall()
-            relation = exp.Table(this=ident(source.table), db=ident("main"), catalog=ident("population_db")).sql("duckdb")
+            con.execute(
+                f"ATTACH {exp.Literal.string(source.path).sql('duckdb')} AS population_db (READ_ONLY)"
+            ).fetchall()
+            relation = exp.Table(this=ident(source.table), db=ident("main"), catalog=ident("population_db")).sql(
+                "duckdb"
+            )
             params = {}
-        text = [exp.Coalesce(this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")])
-                for q in qis]
+        text = [
+            exp.Coalesce(
+                this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")]
+            )
+            for q in qis
+        ]
         if subset.column is not None:
             member = f"COALESCE(TRY_CAST({col(subset.column).sql('duckdb')} AS BOOLEAN), FALSE)"
         else:
@@ -246,7 +274,9 @@ def population_counts(population: Population, qis: list[str]) -> tuple[Counter, 
             key = exp.Cast(this=col(subset.key), to=exp.DataType.build("VARCHAR")).sql("duckdb")
             member = f"{key} IN (SELECT {key} FROM {reader} WHERE {key} IS NOT NULL)"
             params = {**params, **ids}
-        rows = con.execute(f"SELECT {', '.join(t.sql('duckdb') for t in text)}, {member} FROM {relation}", params).fetchall()
+        rows = con.execute(
+            f"SELECT {', '.join(t.sql('duckdb') for t in text)}, {member} FROM {relation}", params
+        ).fetchall()
     finally:
         con.close()
     maps = [{row[0]: row[level] for row in rows_} for rows_, level in zip(population.hierarchies, population.levels)]
@@ -263,9 +293,17 @@ def _class_text(qis: list[str], key: tuple) -> str:
     return "{" + ", ".join(f"{q}: {'NULL' if v is None else cut(v)}" for q, v in zip(qis, key)) + "}"
 
 
-def check_models(output: Output, qis: list[str], models, overall: dict[str, dict[str, float]], suppressed: int,
-                 population: tuple[Counter, Counter] | None = None, url: str | None = None,
-                 named: str | None = None, released: Released | None = None) -> list[dict]:
+def check_models(
+    output: Output,
+    qis: list[str],
+    models,
+    overall: dict[str, dict[str, float]],
+    suppressed: int,
+    population: tuple[Counter, Counter] | None = None,
+    url: str | None = None,
+    named: str | None = None,
+    released: Released | None = None,
+) -> list[dict]:
     """Re-evaluate every model on the released groups; return each with its achieved value.
 
     ``overall``: per sensitive attribute, each value's frequency in the input (with
@@ -287,7 +325,9 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 for values, n in histogram.items():
                     counts[values[i]] += n
             if any(not math.isclose(counts.get(v, 0) / total, q, abs_tol=1e-12) for v, q in overall[a].items()):
-                raise VerificationError(f"output {named}: the distribution of '{a}' differs from the input's. This is a bug.")
+                raise VerificationError(
+                    f"output {named}: the distribution of '{a}' differs from the input's. This is a bug."
+                )
     if population is not None:
         # delta-presence: a class of the population without subset rows has delta = 0; it
         # releases nothing, and no suppression removes it, so with dmin > 0 the output fails
@@ -298,7 +338,8 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 raise VerificationError(
                     f"output {named}: {len(empty)} classes of the population have no row of the research subset "
                     f"(delta = 0, below dmin = {model.dmin}), e.g. {_class_text(qis, sorted(empty, key=str)[0])}; "
-                    "they fail delta-presence and no suppression removes them. Nothing was published; this is a bug.")
+                    "they fail delta-presence and no suppression removes them. Nothing was published; this is a bug."
+                )
     masked = tuple(MASK for _ in qis)
     groups = {key: n for key, n in released.sizes.items() if key != masked or not suppressed}
     values: dict[int, list[float]] = defaultdict(list)
@@ -309,13 +350,15 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
                 if chosen.get(key, 0) != size:
                     raise VerificationError(
                         f"output {named}: the released class {_class_text(qis, key)} has {size} rows, but "
-                        f"the research subset has {chosen.get(key, 0)} in it. Nothing was published; this is a bug.")
+                        f"the research subset has {chosen.get(key, 0)} in it. Nothing was published; this is a bug."
+                    )
                 value = model.presence_value(size, everyone[key])
             elif model.attribute is None:  # a condition on the size (k, max_risk) or none
                 value = size
             else:
-                value = model.class_value(released.attribute_counts(key, attributes.index(model.attribute)),
-                                          overall[model.attribute])
+                value = model.class_value(
+                    released.attribute_counts(key, attributes.index(model.attribute)), overall[model.attribute]
+                )
             if not model.class_holds(value):
                 raise VerificationError(
                     f"output {named}: the released class {_class_text(qis, key)} fails {model.describe()} "
@@ -328,7 +371,9 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
         if model.whole_table:
             value = model.table_value(sizes)
             if not model.table_holds(value):
-                raise VerificationError(f"output {named}: {model.describe()} fails on the released table ({value}). This is a bug.")
+                raise VerificationError(
+                    f"output {named}: {model.describe()} fails on the released table ({value}). This is a bug."
+                )
         elif values[index] and model.population:  # the range of delta
             value = {"dmin": min(values[index]), "dmax": max(values[index])}
         elif values[index]:
@@ -339,10 +384,21 @@ def check_models(output: Output, qis: list[str], models, overall: dict[str, dict
     return achieved
 
 
-def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, limit_rows: int,
-           models=(), overall: dict | None = None, population: Population | None = None, url: str | None = None,
-           named: str | None = None, config: dict | None = None,
-           database: duckdb.DuckDBPyConnection | None = None) -> VerificationReport:
+def verify(
+    output: Output,
+    qis: list[str],
+    k: int,
+    rows: int,
+    suppressed: int,
+    limit_rows: int,
+    models=(),
+    overall: dict | None = None,
+    population: Population | None = None,
+    url: str | None = None,
+    named: str | None = None,
+    config: dict | None = None,
+    database: duckdb.DuckDBPyConnection | None = None,
+) -> VerificationReport:
     """Raise VerificationError unless the written output is what the search promised. With a
     research subset (``population``), ``rows`` must also be the subset's rows counted afresh.
     ``url``: the PostgreSQL connection, for an output table there. ``named``: how messages call
@@ -358,7 +414,9 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
     problems = []
     counts = population_counts(population, qis) if population is not None else None
     if counts is not None and sum(counts[1].values()) != rows:
-        problems.append(f"the research subset has {sum(counts[1].values())} rows in the input, but {rows} were released")
+        problems.append(
+            f"the research subset has {sum(counts[1].values())} rows in the input, but {rows} were released"
+        )
     if v.rows != expected_rows:
         problems.append(f"it has {v.rows} rows, expected {expected_rows}")
     if v.small_group_rows > limit_rows:
@@ -369,9 +427,19 @@ def verify(output: Output, qis: list[str], k: int, rows: int, suppressed: int, l
         problems.append(f"only {v.masked_rows} rows are masked, but {suppressed} were suppressed")
     if problems:
         raise VerificationError(f"output {named} failed verification: " + "; ".join(problems) + ". This is a bug.")
-    achieved = check_models(output, qis, list(models), overall or {}, suppressed, counts, url, named,
-                            released) if models else []
+    achieved = (
+        check_models(output, qis, list(models), overall or {}, suppressed, counts, url, named, released)
+        if models
+        else []
+    )
     sizes = v.class_sizes
-    return VerificationReport(verified=True, models=achieved, class_sizes=[[size, sizes[size]] for size in sorted(sizes)],
-                              rows=v.rows, groups=v.groups, min_group_size=v.min_group,
-                              suppressed_rows_found=v.small_group_rows, masked_rows=v.masked_rows)
+    return VerificationReport(
+        verified=True,
+        models=achieved,
+        class_sizes=[[size, sizes[size]] for size in sorted(sizes)],
+        rows=v.rows,
+        groups=v.groups,
+        min_group_size=v.min_group,
+        suppressed_rows_found=v.small_group_rows,
+        masked_rows=v.masked_rows,
+    )

@@ -30,12 +30,15 @@ def attribute_figures(release: NodeRelease) -> list[AttributeFigures]:
     figures = []
     for j, name in enumerate(session.qis):
         level = node[j]
-        figures.append(AttributeFigures(
-            name=name,
-            level=level,
-            height=ctx.heights[j],
-            distinct=ctx.distinct_by_level[j][level] if ctx.distinct_by_level else None,
-            loss=None if stats.kept_leaves is None else
-            attribute_loss(stats.kept_leaves[j], stats.suppressed, ctx.hierarchy_rows[j], ctx.rows),
-        ))
+        figures.append(
+            AttributeFigures(
+                name=name,
+                level=level,
+                height=ctx.heights[j],
+                distinct=ctx.distinct_by_level[j][level] if ctx.distinct_by_level else None,
+                loss=None
+                if stats.kept_leaves is None
+                else attribute_loss(stats.kept_leaves[j], stats.suppressed, ctx.hierarchy_rows[j], ctx.rows),
+            )
+        )
     return figures

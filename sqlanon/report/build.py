@@ -70,8 +70,15 @@ def run_report(run: LatticeRun | IntervalRun) -> Report:
 
 def _lattice_run(run: LatticeRun) -> Report:
     session, checker, best = run.session, run.checker, run.outcome.optimum
-    report = lattice_report(session, checker, best, run.outcome, run.seconds, run.verification,
-                            models_report(checker, best, run.verification, session.rows, run.release))
+    report = lattice_report(
+        session,
+        checker,
+        best,
+        run.outcome,
+        run.seconds,
+        run.verification,
+        models_report(checker, best, run.verification, session.rows, run.release),
+    )
     started = time.perf_counter()
     # the release's classes: re-counted on the written output (and confirmed against the
     # engine's by the verification), else the engine's
@@ -101,8 +108,9 @@ def _interval_run(run: IntervalRun) -> Report:
     return report
 
 
-def common_report(session, success: bool, limit_rows: int, seconds: Seconds,
-                  verification: VerificationReport | None) -> Report:
+def common_report(
+    session, success: bool, limit_rows: int, seconds: Seconds, verification: VerificationReport | None
+) -> Report:
     """The report fields every algorithm shares."""
     job, prepared, engine = session.job, session.prepared, session.engine
     latency = session.check_placement.latency
@@ -114,8 +122,11 @@ def common_report(session, success: bool, limit_rows: int, seconds: Seconds,
         base_classes=prepared.base_classes,
         population_rows=prepared.population,
         quasi_identifiers=session.qis,
-        privacy=Privacy(models=[{"model": "k-anonymity", "k": job.k}], suppression_limit=job.suppression_limit,
-                        suppression_limit_rows=limit_rows),
+        privacy=Privacy(
+            models=[{"model": "k-anonymity", "k": job.k}],
+            suppression_limit=job.suppression_limit,
+            suppression_limit_rows=limit_rows,
+        ),
         algorithm=job.algorithm,
         metric=job.metric,
         rows_scanned=engine.rows_scanned,
@@ -138,8 +149,15 @@ def common_report(session, success: bool, limit_rows: int, seconds: Seconds,
     )
 
 
-def lattice_report(session, checker, best, outcome, seconds: Seconds, verification: VerificationReport | None,
-                   models: list[dict[str, Any]]) -> Report:
+def lattice_report(
+    session,
+    checker,
+    best,
+    outcome,
+    seconds: Seconds,
+    verification: VerificationReport | None,
+    models: list[dict[str, Any]],
+) -> Report:
     """A lattice search's report: the common fields, the models as achieved (``models``), the
     search's figures and the released node's."""
     counters = outcome.counters
@@ -162,9 +180,14 @@ def lattice_report(session, checker, best, outcome, seconds: Seconds, verificati
     )
     if best is not None:
         s = best.stats
-        report.solution = Solution(transformation=list(best.node), levels=dict(zip(session.qis, best.node)),
-                                   loss=best.loss, suppressed=s.suppressed, classes=s.kept_classes,
-                                   min_class_size=s.min_kept)
+        report.solution = Solution(
+            transformation=list(best.node),
+            levels=dict(zip(session.qis, best.node)),
+            loss=best.loss,
+            suppressed=s.suppressed,
+            classes=s.kept_classes,
+            min_class_size=s.min_kept,
+        )
     return report
 
 
@@ -191,6 +214,8 @@ def warnings(report: Report) -> list[str]:
     """What a reader of a successful report must not miss."""
     found = []
     if report.suppressed is not None and report.suppressed >= report.rows > 0:
-        found.append(f"every one of the {report.rows} rows is suppressed: the release contains no rows (the "
-                     "models hold only by suppressing everything; relax them or give coarser hierarchies)")
+        found.append(
+            f"every one of the {report.rows} rows is suppressed: the release contains no rows (the "
+            "models hold only by suppressing everything; relax them or give coarser hierarchies)"
+        )
     return found

@@ -66,25 +66,31 @@ def histogram_svg(risk: dict[str, Any]) -> str:
     def y(share: float) -> float:  # the pixel row of a share
         return bottom - share / top_value * plot_h
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" '
-           f'role="img" aria-label={quoteattr(TITLE)} font-family="sans-serif" fill="{INK}">',
-           f"<title>{escape(TITLE)}</title>",
-           f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
-           _text(LEFT + plot_w / 2, 24, TITLE, size=15, anchor="middle")]
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" '
+        f'role="img" aria-label={quoteattr(TITLE)} font-family="sans-serif" fill="{INK}">',
+        f"<title>{escape(TITLE)}</title>",
+        f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
+        _text(LEFT + plot_w / 2, 24, TITLE, size=15, anchor="middle"),
+    ]
 
     # the at-risk buckets: every size in them is below 1/threshold
     limit = 1 / before["threshold"] if before["threshold"] else None
     edge = sum(1 for b in buckets if b["high"] is not None and b["high"] < limit) if limit else 0
     if edge:
         risk_x = _n(LEFT + edge * slot)
-        out.append(f'<rect class="at-risk" x="{LEFT}" y="{TOP}" width="{_n(edge * slot)}" height="{plot_h}" '
-                   f'fill="{RISK}" fill-opacity="0.06"/>')
+        out.append(
+            f'<rect class="at-risk" x="{LEFT}" y="{TOP}" width="{_n(edge * slot)}" height="{plot_h}" '
+            f'fill="{RISK}" fill-opacity="0.06"/>'
+        )
 
     for i in range(round(top_value / step) + 1):  # grid lines and their labels
         value = i * step
         at = _n(y(value))
-        out.append(f'<line class="grid" x1="{LEFT}" y1="{at}" x2="{_n(LEFT + plot_w)}" y2="{at}" stroke="{GRID}" '
-                   'stroke-width="1"/>')
+        out.append(
+            f'<line class="grid" x1="{LEFT}" y1="{at}" x2="{_n(LEFT + plot_w)}" y2="{at}" stroke="{GRID}" '
+            'stroke-width="1"/>'
+        )
         out.append(_text(LEFT - 6, y(value) + FONT * 0.35, f"{value:.{decimals}f}", anchor="end", cls="tick y"))
 
     width = slot * BAR_SPACE / len(series)
@@ -94,26 +100,48 @@ def histogram_svg(risk: dict[str, Any]) -> str:
         for i, (bucket, share) in enumerate(zip(buckets, row)):
             records = _records(section, bucket)
             left = LEFT + i * slot + slot * (1 - BAR_SPACE) / 2 + j * width
-            tip = f"{name}, groups of {bucket['sizes']}: {records:,} record{'' if records == 1 else 's'} ({share:.2f} %)"
-            out.append(f'<rect class="bar {kind}" x="{_n(left)}" y="{_n(y(share))}" width="{_n(width)}" '
-                       f'height="{_n(bottom - y(share))}" fill="{colour}"><title>{escape(tip)}</title></rect>')
+            tip = (
+                f"{name}, groups of {bucket['sizes']}: {records:,} record{'' if records == 1 else 's'} ({share:.2f} %)"
+            )
+            out.append(
+                f'<rect class="bar {kind}" x="{_n(left)}" y="{_n(y(share))}" width="{_n(width)}" '
+                f'height="{_n(bottom - y(share))}" fill="{colour}"><title>{escape(tip)}</title></rect>'
+            )
             if values:  # the bars of a few records would be invisible without it
                 inside = y(share) - 13 < TOP  # a bar up to the top of the axis: its value inside, under its top
-                out.append(_text(left + width / 2, y(share) + 12 if inside else y(share) - 3, _value(share), size=10,
-                                 anchor="middle", cls=f"value {kind}",
-                                 fill=("#ffffff" if kind == "after" else INK) if inside else "#555555"))
+                out.append(
+                    _text(
+                        left + width / 2,
+                        y(share) + 12 if inside else y(share) - 3,
+                        _value(share),
+                        size=10,
+                        anchor="middle",
+                        cls=f"value {kind}",
+                        fill=("#ffffff" if kind == "after" else INK) if inside else "#555555",
+                    )
+                )
 
     if edge:  # above the bars, so that a tall bar never hides it
-        out.append(f'<line x1="{risk_x}" y1="{TOP - 14}" x2="{risk_x}" y2="{bottom}" stroke="{RISK}" stroke-width="1.2" '
-                   f'stroke-dasharray="5 3"/>')
+        out.append(
+            f'<line x1="{risk_x}" y1="{TOP - 14}" x2="{risk_x}" y2="{bottom}" stroke="{RISK}" stroke-width="1.2" '
+            f'stroke-dasharray="5 3"/>'
+        )
         out.append(_text(LEFT + edge * slot - 5, TOP - 5, "at risk \u2190", size=11, anchor="end", fill=RISK))
 
     out.append(f'<path d="M{LEFT} {TOP}V{bottom}H{_n(LEFT + plot_w)}" fill="none" stroke="{INK}" stroke-width="1"/>')
     for i, label in enumerate(labels):
         centre = LEFT + (i + 0.5) * slot
         if slanted:
-            out.append(_text(centre + FONT * 0.3, bottom + 8 + FONT * 0.7, label, anchor="end", cls="tick x",
-                             rotate=(-40, centre + FONT * 0.3, bottom + 8 + FONT * 0.7)))
+            out.append(
+                _text(
+                    centre + FONT * 0.3,
+                    bottom + 8 + FONT * 0.7,
+                    label,
+                    anchor="end",
+                    cls="tick x",
+                    rotate=(-40, centre + FONT * 0.3, bottom + 8 + FONT * 0.7),
+                )
+            )
         else:
             out.append(_text(centre, bottom + 8 + FONT * 0.8, label, anchor="middle", cls="tick x"))
     out.append(_text(LEFT + plot_w / 2, bottom + 8 + tick_depth + 12 + FONT * 0.8, X_LABEL, anchor="middle"))
@@ -149,7 +177,7 @@ def _axis(highest: float) -> tuple[float, float, int]:
     target = min(highest * 1.05, max(highest, 100.0)) if highest > 0 else 1.0
     exponent = math.floor(math.log10(target / 8))
     for mantissa in (1, 2, 2.5, 5, 10):
-        step = mantissa * 10.0 ** exponent
+        step = mantissa * 10.0**exponent
         if math.ceil(target / step - 1e-9) <= 8:
             break
     decimals = max(0, -exponent) + (1 if mantissa == 2.5 else 0)
@@ -166,7 +194,7 @@ def _value(share: float) -> str:
 
 
 def _cut(label: str) -> str:
-    return label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS - 1] + "\u2026"
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "\u2026"
 
 
 def _n(value: float) -> str:
@@ -174,8 +202,17 @@ def _n(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def _text(x: float, y: float, text: str, *, size: int = FONT, anchor: str = "start", cls: str | None = None,
-          fill: str | None = None, rotate: tuple[float, float, float] | None = None) -> str:
+def _text(
+    x: float,
+    y: float,
+    text: str,
+    *,
+    size: int = FONT,
+    anchor: str = "start",
+    cls: str | None = None,
+    fill: str | None = None,
+    rotate: tuple[float, float, float] | None = None,
+) -> str:
     attributes = f'x="{_n(x)}" y="{_n(y)}" font-size="{size}" text-anchor="{anchor}"'
     if cls:
         attributes += f' class="{cls}"'

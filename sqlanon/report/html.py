@@ -24,18 +24,22 @@ from sqlanon.report.histogram_svg import AFTER, histogram_svg
 from sqlanon.report.markdown import _rows as risk_rows
 from sqlanon.core.report import Report
 
-STYLE = """
+STYLE = (
+    """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:2em auto;max-width:60em;
 padding:0 1em;line-height:1.45}
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.6em 0}th,td{padding:.25em .7em;border-bottom:1px solid #e5e5e5;
 text-align:left;vertical-align:top}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 .ok{color:#1a7f37;font-weight:600}.fail{color:#c62828;font-weight:600}.warn{background:#fff4e5;padding:.5em 1em;
-border-left:4px solid #f0a020}.lossbar{display:inline-block;height:.8em;background:""" + AFTER + """;vertical-align:middle}
+border-left:4px solid #f0a020}.lossbar{display:inline-block;height:.8em;background:"""
+    + AFTER
+    + """;vertical-align:middle}
 .cards{display:flex;flex-wrap:wrap;gap:.8em;margin:1em 0}.card{border:1px solid #ddd;border-radius:6px;
 padding:.5em .9em;min-width:8em}.card b{display:block;font-size:1.3em}.card span{color:#666;font-size:.85em}
 pre{background:#f6f8fa;padding:.8em;overflow:auto;font-size:.85em}figure{margin:1em 0}svg{max-width:100%;height:auto}
 """
+)
 # no request of any kind: the page is self-contained by construction, and this makes it so
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -88,63 +92,88 @@ def _status(report: Report) -> str:
         kind = "optimal" if report.optimal else "best found, not proven optimal"
     verified = '<span class="ok">verified</span>' if report.verified else '<span class="fail">NOT verified</span>'
     output = report.output or "(no output written)"
-    return (f'<p><span class="ok">Released</span> {_e(output)} ({verified}); transformation {_e(kind)} by '
-            f'{_e(report.algorithm)} under the {_e(report.metric)} metric.</p>')
+    return (
+        f'<p><span class="ok">Released</span> {_e(output)} ({verified}); transformation {_e(kind)} by '
+        f"{_e(report.algorithm)} under the {_e(report.metric)} metric.</p>"
+    )
 
 
 def _cards(report: Report) -> str:
     rows, suppressed = report.rows, report.suppressed
     share = f" ({_pct(suppressed / rows)})" if suppressed is not None and rows else ""
-    cards = [("records in the input", _count(rows)),
-             ("records suppressed", _count(suppressed) + share),
-             ("groups released", _count(report.classes)),
-             ("smallest group", _count(report.min_class_size)),
-             (f"information loss ({report.metric})", _number(report.loss))]
+    cards = [
+        ("records in the input", _count(rows)),
+        ("records suppressed", _count(suppressed) + share),
+        ("groups released", _count(report.classes)),
+        ("smallest group", _count(report.min_class_size)),
+        (f"information loss ({report.metric})", _number(report.loss)),
+    ]
     if report.search is not None:
         cards.append(("checks / lattice nodes", f"{report.checks:,} / {report.search.lattice_size:,}"))
-    return '<div class="cards">' + "".join(
-        f'<div class="card"><b>{value}</b><span>{_e(name)}</span></div>' for name, value in cards) + "</div>"
+    return (
+        '<div class="cards">'
+        + "".join(f'<div class="card"><b>{value}</b><span>{_e(name)}</span></div>' for name, value in cards)
+        + "</div>"
+    )
 
 
 def _models(report: Report) -> str:
     privacy = report.privacy
     rows = "".join(
-        f"<tr><td>{_e(_model_name(m))}</td><td>{_e(_model_parameters(m))}</td><td class=\"n\">{_achieved(m.get('achieved'))}</td></tr>"
-        for m in privacy.models)
-    note = (f"<p>Suppression limit: {_pct(privacy.suppression_limit)} of the records "
-            f"({_count(privacy.suppression_limit_rows)} rows).</p>")
-    return ('<table class="models"><tr><th>model</th><th>parameters</th><th class="n">achieved on the release</th></tr>'
-            f"{rows}</table>{note}")
+        f'<tr><td>{_e(_model_name(m))}</td><td>{_e(_model_parameters(m))}</td><td class="n">{_achieved(m.get("achieved"))}</td></tr>'
+        for m in privacy.models
+    )
+    note = (
+        f"<p>Suppression limit: {_pct(privacy.suppression_limit)} of the records "
+        f"({_count(privacy.suppression_limit_rows)} rows).</p>"
+    )
+    return (
+        '<table class="models"><tr><th>model</th><th>parameters</th><th class="n">achieved on the release</th></tr>'
+        f"{rows}</table>{note}"
+    )
 
 
 def _attributes(report: Report) -> str:
     if report.attributes:
         rows = "".join(
-            f"<tr><td>{_e(a.name)}</td><td class=\"n\">{a.level} of {a.height}</td>"
-            f"<td class=\"n\">{_count(a.distinct)}</td><td class=\"n\">{_pct(a.loss)}</td>"
+            f'<tr><td>{_e(a.name)}</td><td class="n">{a.level} of {a.height}</td>'
+            f'<td class="n">{_count(a.distinct)}</td><td class="n">{_pct(a.loss)}</td>'
             f'<td><span class="lossbar" style="width:{max(0.0, min(1.0, a.loss or 0.0)) * 10:.2f}em"></span></td></tr>'
-            for a in report.attributes)
-        return ('<table class="attributes"><tr><th>quasi-identifier</th><th class="n">level</th>'
-                '<th class="n">distinct values at this level</th><th class="n">loss</th><th></th></tr>' + rows + "</table>"
-                "<p>Distinct values: in the input, generalized to the level. Loss: Iyengar's loss of that attribute "
-                "alone (0: every value kept, 100 %: every record generalized to the top of the hierarchy or "
-                "suppressed).</p>")
+            for a in report.attributes
+        )
+        return (
+            '<table class="attributes"><tr><th>quasi-identifier</th><th class="n">level</th>'
+            '<th class="n">distinct values at this level</th><th class="n">loss</th><th></th></tr>' + rows + "</table>"
+            "<p>Distinct values: in the input, generalized to the level. Loss: Iyengar's loss of that attribute "
+            "alone (0: every value kept, 100 %: every record generalized to the top of the hierarchy or "
+            "suppressed).</p>"
+        )
     if report.levels:
-        return "<table><tr><th>quasi-identifier</th><th class=\"n\">level</th></tr>" + "".join(
-            f"<tr><td>{_e(q)}</td><td class=\"n\">{l}</td></tr>" for q, l in report.levels.items()) + "</table>"
+        return (
+            '<table><tr><th>quasi-identifier</th><th class="n">level</th></tr>'
+            + "".join(f'<tr><td>{_e(q)}</td><td class="n">{l}</td></tr>' for q, l in report.levels.items())
+            + "</table>"
+        )
     if report.cuts:
-        return "<table><tr><th>quasi-identifier</th><th>intervals</th></tr>" + "".join(
-            f"<tr><td>{_e(q)}</td><td>{_e(', '.join(map(str, v)))}</td></tr>" for q, v in report.cuts.items()) + "</table>"
+        return (
+            "<table><tr><th>quasi-identifier</th><th>intervals</th></tr>"
+            + "".join(f"<tr><td>{_e(q)}</td><td>{_e(', '.join(map(str, v)))}</td></tr>" for q, v in report.cuts.items())
+            + "</table>"
+        )
     return "<p>–</p>"
 
 
 def _risk(report: Report) -> str:
     if report.risk is None or not report.risk.before:
         return "<p>–</p>"
-    rows = "".join(f"<tr><td>{_e(name)}</td><td class=\"n\">{_e(b)}</td><td class=\"n\">{_e(a)}</td></tr>"
-                   for name, b, a in risk_rows(report.risk.before, report.risk.after))
-    return ('<table class="risk"><tr><th>figure</th><th class="n">before (input)</th><th class="n">after (released)</th>'
-            f"</tr>{rows}</table>")
+    rows = "".join(
+        f'<tr><td>{_e(name)}</td><td class="n">{_e(b)}</td><td class="n">{_e(a)}</td></tr>'
+        for name, b, a in risk_rows(report.risk.before, report.risk.after)
+    )
+    return (
+        '<table class="risk"><tr><th>figure</th><th class="n">before (input)</th><th class="n">after (released)</th>'
+        f"</tr>{rows}</table>"
+    )
 
 
 def _histogram(report: Report) -> str:
@@ -153,28 +182,41 @@ def _histogram(report: Report) -> str:
         return ""
     after_records = {h["sizes"]: h for h in (risk.after or {}).get("histogram", [])}
     table = "".join(
-        f"<tr><td>{_e(h['sizes'])}</td><td class=\"n\">{h['classes']:,}</td><td class=\"n\">{h['records']:,}</td>"
-        f"<td class=\"n\">{_count(after_records.get(h['sizes'], {}).get('classes'))}</td>"
-        f"<td class=\"n\">{_count(after_records.get(h['sizes'], {}).get('records'))}</td></tr>"
-        for h in risk.before["histogram"])
-    return (f'<figure class="histogram">{histogram_svg(risk.to_dict())}<figcaption>Share of records by the size of '
-            "their group, in the input (grey) and in the released table (blue). A record's re-identification risk is "
-            "1 / (size of its group).</figcaption></figure>"
-            '<table class="sizes"><tr><th>group size</th><th class="n">groups before</th><th class="n">records before</th>'
-            f'<th class="n">groups after</th><th class="n">records after</th></tr>{table}</table>')
+        f'<tr><td>{_e(h["sizes"])}</td><td class="n">{h["classes"]:,}</td><td class="n">{h["records"]:,}</td>'
+        f'<td class="n">{_count(after_records.get(h["sizes"], {}).get("classes"))}</td>'
+        f'<td class="n">{_count(after_records.get(h["sizes"], {}).get("records"))}</td></tr>'
+        for h in risk.before["histogram"]
+    )
+    return (
+        f'<figure class="histogram">{histogram_svg(risk.to_dict())}<figcaption>Share of records by the size of '
+        "their group, in the input (grey) and in the released table (blue). A record's re-identification risk is "
+        "1 / (size of its group).</figcaption></figure>"
+        '<table class="sizes"><tr><th>group size</th><th class="n">groups before</th><th class="n">records before</th>'
+        f'<th class="n">groups after</th><th class="n">records after</th></tr>{table}</table>'
+    )
 
 
 def _run(report: Report) -> str:
-    items = [("input", report.input), ("quasi-identifiers", ", ".join(report.quasi_identifiers)),
-             ("engine", report.engine), ("checks placed", report.checks_placement),
-             ("algorithm", report.algorithm), ("metric", report.metric),
-             ("checks", report.checks), ("queries", report.queries), ("row order", _order(report))]
+    items = [
+        ("input", report.input),
+        ("quasi-identifiers", ", ".join(report.quasi_identifiers)),
+        ("engine", report.engine),
+        ("checks placed", report.checks_placement),
+        ("algorithm", report.algorithm),
+        ("metric", report.metric),
+        ("checks", report.checks),
+        ("queries", report.queries),
+        ("row order", _order(report)),
+    ]
     seconds = report.seconds.to_dict()
     if seconds:
         items.append(("seconds", ", ".join(f"{k} {v:.2f}" for k, v in seconds.items())))
     items += [(f"version of {name}", version) for name, version in report.versions.items()]
-    return "<table class=\"run\">" + "".join(
-        f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in items if v is not None) + "</table>"
+    return (
+        '<table class="run">'
+        + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in items if v is not None)
+        + "</table>"
+    )
 
 
 def _order(report: Report) -> str | None:
@@ -190,10 +232,12 @@ def _warnings(report: Report) -> str:
 
 
 def _head(report: Report) -> str:
-    return (f"{_status(report)}{_warnings(report)}{_cards(report) if report.success else ''}"
-            f"<h2>Privacy models</h2>{_models(report)}"
-            f"<h2>Quasi-identifiers</h2>{_attributes(report) if report.success else '<p>–</p>'}"
-            f"<h2>Re-identification risk</h2>{_risk(report)}")
+    return (
+        f"{_status(report)}{_warnings(report)}{_cards(report) if report.success else ''}"
+        f"<h2>Privacy models</h2>{_models(report)}"
+        f"<h2>Quasi-identifiers</h2>{_attributes(report) if report.success else '<p>–</p>'}"
+        f"<h2>Re-identification risk</h2>{_risk(report)}"
+    )
 
 
 def html_report(report: Report) -> str:
@@ -206,16 +250,17 @@ def html_report(report: Report) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>",
-        f"<h1>Anonymization report</h1><p>Input <code>{_e(report.input)}</code>, "
-        f"{_count(report.rows)} records.</p>",
+        f"<h1>Anonymization report</h1><p>Input <code>{_e(report.input)}</code>, {_count(report.rows)} records.</p>",
         _head(report),
         f"<h2>Group sizes</h2>{_histogram(report)}",
         f"<h2>Run</h2>{_run(report)}",
     ]
     if report.manifest is not None:
-        parts.append("<h2>Manifest</h2><p>Re-applies this transformation to new data: "
-                     "<code>sqlanon apply JOB --manifest report.json</code>.</p>"
-                     f'<pre class="manifest">{_e(json.dumps(report.manifest.to_dict(), indent=2))}</pre>')
+        parts.append(
+            "<h2>Manifest</h2><p>Re-applies this transformation to new data: "
+            "<code>sqlanon apply JOB --manifest report.json</code>.</p>"
+            f'<pre class="manifest">{_e(json.dumps(report.manifest.to_dict(), indent=2))}</pre>'
+        )
     parts.append("</body></html>\n")
     return "\n".join(parts).encode("ascii", "xmlcharrefreplace").decode("ascii")
 
@@ -243,8 +288,15 @@ def one_line(report: Report | None) -> str:
         return "Result(empty)"
     if not report.success:
         return f"Result(success=False, algorithm={report.algorithm!r}, checks={report.checks})"
-    where = (", ".join(f"{q}={l}" for q, l in report.levels.items()) if report.levels
-             else "cut set" if report.cuts is not None else "?")
-    return (f"Result(success=True, {report.algorithm}/{report.metric}: {where}; loss {_number(report.loss)}, "
-            f"{_count(report.suppressed)} of {_count(report.rows)} rows suppressed, "
-            f"{_count(report.classes)} classes, {'verified' if report.verified else 'not verified'})")
+    where = (
+        ", ".join(f"{q}={l}" for q, l in report.levels.items())
+        if report.levels
+        else "cut set"
+        if report.cuts is not None
+        else "?"
+    )
+    return (
+        f"Result(success=True, {report.algorithm}/{report.metric}: {where}; loss {_number(report.loss)}, "
+        f"{_count(report.suppressed)} of {_count(report.rows)} rows suppressed, "
+        f"{_count(report.classes)} classes, {'verified' if report.verified else 'not verified'})"
+    )

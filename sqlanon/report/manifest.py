@@ -30,7 +30,8 @@ def manifest_models(job: Job) -> list[dict[str, Any]]:
     """The job's models as its manifest lists them: k-anonymity first, then each
     ``[[privacy.models]]`` entry as given (``model`` for its ``type``)."""
     return [{"model": "k-anonymity", "k": job.k}] + [
-        {"model": spec["type"], **{k: _plain(v) for k, v in spec.items() if k != "type"}} for spec in job.models]
+        {"model": spec["type"], **{k: _plain(v) for k, v in spec.items() if k != "type"}} for spec in job.models
+    ]
 
 
 def build_manifest(job: Job, qis: list[str], node, hierarchies) -> Manifest:

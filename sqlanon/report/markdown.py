@@ -34,15 +34,28 @@ def _rows(before: dict, after: dict | None) -> list[tuple[str, str, str]]:
     t = before["threshold"]
     return [
         ("Records assessed", get(before, "records", lambda v: f"{v:,}"), get(a, "records", lambda v: f"{v:,}")),
-        ("Records suppressed (not released, not assessed)", get(before, "suppressed_records", lambda v: f"{v:,}"),
-         get(a, "suppressed_records", lambda v: f"{v:,}")),
-        ("Groups of records with the same quasi-identifiers", get(before, "classes", lambda v: f"{v:,}"),
-         get(a, "classes", lambda v: f"{v:,}")),
-        ("Highest re-identification risk (1 / smallest group)", get(before, "highest_risk", _pct), get(a, "highest_risk", _pct)),
+        (
+            "Records suppressed (not released, not assessed)",
+            get(before, "suppressed_records", lambda v: f"{v:,}"),
+            get(a, "suppressed_records", lambda v: f"{v:,}"),
+        ),
+        (
+            "Groups of records with the same quasi-identifiers",
+            get(before, "classes", lambda v: f"{v:,}"),
+            get(a, "classes", lambda v: f"{v:,}"),
+        ),
+        (
+            "Highest re-identification risk (1 / smallest group)",
+            get(before, "highest_risk", _pct),
+            get(a, "highest_risk", _pct),
+        ),
         ("Average re-identification risk", get(before, "average_risk", _pct), get(a, "average_risk", _pct)),
         (f"Records at risk (risk above {_pct(t)})", get(before, "share_at_risk", _pct), get(a, "share_at_risk", _pct)),
-        ("Sample uniqueness (records alone in their group)", get(before, "sample_uniqueness", _pct),
-         get(a, "sample_uniqueness", _pct)),
+        (
+            "Sample uniqueness (records alone in their group)",
+            get(before, "sample_uniqueness", _pct),
+            get(a, "sample_uniqueness", _pct),
+        ),
         ("Estimated population uniqueness", _population_row(before), _population_row(after)),
     ]
 
@@ -51,8 +64,10 @@ def _notes(label: str, section: dict | None) -> list[str]:
     pop = section and section.get("population")
     if not pop or "estimators" not in pop:
         return []
-    notes = [f"- {label}: N = {pop['population_size']:,.0f}, sampling fraction {pop['sampling_fraction']:.4g}; "
-             f"Dankar's rule: {pop['dankar']['reason']}" + (" **(fallback)**" if pop["dankar"]["fell_back"] else "") + "."]
+    notes = [
+        f"- {label}: N = {pop['population_size']:,.0f}, sampling fraction {pop['sampling_fraction']:.4g}; "
+        f"Dankar's rule: {pop['dankar']['reason']}" + (" **(fallback)**" if pop["dankar"]["fell_back"] else "") + "."
+    ]
     for name, e in pop["estimators"].items():
         if not e["converged"]:
             notes.append(f"- {label}: {name} did not converge: {e['reason']}.")
@@ -63,8 +78,10 @@ def markdown(result: dict, image: str | None = None) -> str:
     """The summary of a risk report of the ``risk`` command (``risk``: one section)."""
     lines = _intro(result["input"], result["rows"], result["quasi_identifiers"])
     if result.get("node"):
-        lines.append(f"Node: {', '.join(f'{q} level {l}' for q, l in zip(result['quasi_identifiers'], result['node']))} "
-                     "(the job's privacy models applied; their failing groups suppressed).")
+        lines.append(
+            f"Node: {', '.join(f'{q} level {l}' for q, l in zip(result['quasi_identifiers'], result['node']))} "
+            "(the job's privacy models applied; their failing groups suppressed)."
+        )
     return _document(lines, result["risk"], None, False, [], image)
 
 
@@ -74,38 +91,53 @@ def run_markdown(report: Report, image: str | None = None) -> str:
     utility = []
     if report.success:
         levels = ", ".join(f"{q} level {l}" for q, l in report.levels.items()) if report.levels else "cut set"
-        lines.append(f"Released: `{report.output}` ({'verified' if report.verified else 'NOT verified'}), "
-                     f"generalized to {levels}; privacy models: "
-                     + ", ".join(_model(m) for m in report.privacy.models) + ".")
-        utility = ["", (f"Utility: information loss {_loss(report.loss)} ({report.metric} metric); "
-                        f"{report.suppressed:,} of {report.rows:,} records suppressed; {report.classes:,} groups, the "
-                        f"smallest of {report.min_class_size}.")]
+        lines.append(
+            f"Released: `{report.output}` ({'verified' if report.verified else 'NOT verified'}), "
+            f"generalized to {levels}; privacy models: " + ", ".join(_model(m) for m in report.privacy.models) + "."
+        )
+        utility = [
+            "",
+            (
+                f"Utility: information loss {_loss(report.loss)} ({report.metric} metric); "
+                f"{report.suppressed:,} of {report.rows:,} records suppressed; {report.classes:,} groups, the "
+                f"smallest of {report.min_class_size}."
+            ),
+        ]
     else:
         lines.append("**No transformation satisfied the privacy models: nothing was released.**")
     return _document(lines, report.risk.before, report.risk.after, True, utility, image)
 
 
 def _intro(source: str, rows: int, qis: list[str]) -> list[str]:
-    return ["# Re-identification risk summary", "",
-            f"Input: `{source}` ({rows:,} records). Quasi-identifiers (the attributes an "
-            f"attacker is assumed to know): {', '.join(qis)}."]
+    return [
+        "# Re-identification risk summary",
+        "",
+        f"Input: `{source}` ({rows:,} records). Quasi-identifiers (the attributes an "
+        f"attacker is assumed to know): {', '.join(qis)}.",
+    ]
 
 
-def _document(lines: list[str], before: dict, after: dict | None, anonymized: bool, utility: list[str],
-              image: str | None) -> str:
+def _document(
+    lines: list[str], before: dict, after: dict | None, anonymized: bool, utility: list[str], image: str | None
+) -> str:
     """The page below its introduction: the figures (before and after when ``anonymized``),
     the ``utility`` lines, the group sizes and how to read them."""
     lines = list(lines)
-    lines += ["", "| Figure | Before (input) | After (released) |" if anonymized else "| Figure | Value |",
-              "|---|---:|---:|" if anonymized else "|---|---:|"]
+    lines += [
+        "",
+        "| Figure | Before (input) | After (released) |" if anonymized else "| Figure | Value |",
+        "|---|---:|---:|" if anonymized else "|---|---:|",
+    ]
     for name, b, a in _rows(before, after):
         lines.append(f"| {name} | {b} | {a} |" if anonymized else f"| {name} | {b} |")
     lines += utility
     lines += ["", "## Group sizes", ""]
     if image:
         lines += [f"![Share of records by the size of their group]({quote(image)})", ""]  # a space would end the link
-    lines += ["| Group size | Records before | Records after |" if anonymized else "| Group size | Groups | Records |",
-              "|---|---:|---:|"]
+    lines += [
+        "| Group size | Records before | Records after |" if anonymized else "| Group size | Groups | Records |",
+        "|---|---:|---:|",
+    ]
     after_hist = {h["sizes"]: h for h in (after or {}).get("histogram", [])}
     for h in before["histogram"]:
         if anonymized:
@@ -114,15 +146,27 @@ def _document(lines: list[str], before: dict, after: dict | None, anonymized: bo
         else:
             lines.append(f"| {h['sizes']} | {h['classes']:,} | {h['records']:,} |")
     notes = _notes("Before" if anonymized else "Estimate", before) + _notes("After", after)
-    lines += ["", "## How to read this", "",
-              ("- A group is the set of records sharing the same released quasi-identifier values; an attacker who "
-              "knows someone is in the data can at best pick them out of their group, so a record's risk is "
-              "1 / (size of its group) (prosecutor model, El Emam & Dankar 2008)."),
-              ("- Population uniqueness estimates the share of the whole population that would be unique on these "
-              "values (Dankar et al. 2012 choose between the models of Pitman, Zayatz and SNB); it needs the "
-              "population size or sampling fraction in the job's [risk] table."),
-              ("- Suppressed records are released without any quasi-identifier value and are not counted in the "
-              "figures after (as ARX does)."), *notes, ""]
+    lines += [
+        "",
+        "## How to read this",
+        "",
+        (
+            "- A group is the set of records sharing the same released quasi-identifier values; an attacker who "
+            "knows someone is in the data can at best pick them out of their group, so a record's risk is "
+            "1 / (size of its group) (prosecutor model, El Emam & Dankar 2008)."
+        ),
+        (
+            "- Population uniqueness estimates the share of the whole population that would be unique on these "
+            "values (Dankar et al. 2012 choose between the models of Pitman, Zayatz and SNB); it needs the "
+            "population size or sampling fraction in the job's [risk] table."
+        ),
+        (
+            "- Suppressed records are released without any quasi-identifier value and are not counted in the "
+            "figures after (as ARX does)."
+        ),
+        *notes,
+        "",
+    ]
     return "\n".join(lines)
 
 

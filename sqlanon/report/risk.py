@@ -33,8 +33,10 @@ def population_of_job(job, rows: int) -> tuple[float | None, str]:
         return settings.population(rows), settings.model
     for spec in job.models:
         if spec.get("type") == "population-uniqueness":
-            return (population_of(spec.get("population_size"), spec.get("sampling_fraction"), rows, spec["type"]),
-                    spec.get("model", settings.model))
+            return (
+                population_of(spec.get("population_size"), spec.get("sampling_fraction"), rows, spec["type"]),
+                spec.get("model", settings.model),
+            )
     return None, settings.model
 
 
@@ -73,14 +75,21 @@ def analyse(job, node=None) -> dict:
 def text(result: dict) -> str:
     """The ``risk`` command's plain-text output."""
     r = result["risk"]
-    where = ("input" if result["node"] is None
-             else "node " + ",".join(map(str, result["node"])) + f" ({r['suppressed_records']} records suppressed)")
-    lines = [(f"Risk of the {where}: {r['records']} records in {r['classes']} classes "
-             f"(QIs: {', '.join(result['quasi_identifiers'])})"),
-             f"  highest risk          {r['highest_risk']:.6g}",
-             f"  average risk          {r['average_risk']:.6g}",
-             f"  records at risk       {r['records_at_risk']} ({r['share_at_risk']:.4%}; risk > {r['threshold']})",
-             f"  sample uniqueness     {r['sample_uniqueness']:.4%} ({r['sample_uniques']} records)"]
+    where = (
+        "input"
+        if result["node"] is None
+        else "node " + ",".join(map(str, result["node"])) + f" ({r['suppressed_records']} records suppressed)"
+    )
+    lines = [
+        (
+            f"Risk of the {where}: {r['records']} records in {r['classes']} classes "
+            f"(QIs: {', '.join(result['quasi_identifiers'])})"
+        ),
+        f"  highest risk          {r['highest_risk']:.6g}",
+        f"  average risk          {r['average_risk']:.6g}",
+        f"  records at risk       {r['records_at_risk']} ({r['share_at_risk']:.4%}; risk > {r['threshold']})",
+        f"  sample uniqueness     {r['sample_uniqueness']:.4%} ({r['sample_uniques']} records)",
+    ]
     pop = r.get("population")
     if pop and "estimators" in pop:
         lines.append(f"  population uniqueness (N = {pop['population_size']:.0f}, f = {pop['sampling_fraction']:.6g}):")
@@ -93,6 +102,10 @@ def text(result: dict) -> str:
         lines.append(f"  population uniqueness 0 ({pop.get('reason')})")
     else:
         lines.append("  population uniqueness: give [risk] population_size or sampling_fraction to estimate it")
-    lines.append("  class sizes: " + ", ".join(f"{h['sizes']}: {h['classes']} classes / {h['records']} records"
-                                               for h in r["histogram"] if h["classes"]))
+    lines.append(
+        "  class sizes: "
+        + ", ".join(
+            f"{h['sizes']}: {h['classes']} classes / {h['records']} records" for h in r["histogram"] if h["classes"]
+        )
+    )
     return "\n".join(lines)

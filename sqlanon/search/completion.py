@@ -54,12 +54,19 @@ def complete(lattice: Lattice, checker: Checker, anonymous: np.ndarray, optimum:
             best = optimum.best
             # Only the nodes whose bound does not lose to this optimum beyond same_loss's
             # tolerance need a decision; until the optimum changes, the others are skipped.
-            maybe = range(start, len(candidates)) if best is None else (start + np.flatnonzero(~_loses(values[start:], best.loss))).tolist()
+            maybe = (
+                range(start, len(candidates))
+                if best is None
+                else (start + np.flatnonzero(~_loses(values[start:], best.loss))).tolist()
+            )
             start = len(candidates)
             # Until the optimum changes (then this pass breaks), which of them get checked is
             # known now: the engine may compute them together.
-            batch = checker.batch(index.nodes[candidates[p]] for p in maybe
-                                  if optimum.can_improve(float(values[p]), index.nodes[candidates[p]]))
+            batch = checker.batch(
+                index.nodes[candidates[p]]
+                for p in maybe
+                if optimum.can_improve(float(values[p]), index.nodes[candidates[p]])
+            )
             for position in maybe:
                 node, bound = candidates[position], float(values[position])
                 if optimum.can_improve(bound, index.nodes[node]):

@@ -74,7 +74,14 @@ class Flash(SearchAlgorithm):
     def _check_path(self, path: list[int]) -> None:
         # Run once per check, so the lookups are hoisted (once per path), and ``hopeless`` is
         # asked only when the metric lets it answer anything but False.
-        known, rank, up, nodes, bounds, heap = self.tags.state, self.index.rank, self.index.up, self.index.nodes, self.bounds, self.heap
+        known, rank, up, nodes, bounds, heap = (
+            self.tags.state,
+            self.index.rank,
+            self.index.up,
+            self.index.nodes,
+            self.bounds,
+            self.heap,
+        )
         check, record, offer = self.checker.check, self.tags.record, self.optimum.offer
         may_prune = not self.checker.monotonic_metric
         low, high = 0, len(path) - 1

@@ -82,7 +82,9 @@ class Hybrid:
             children = []
             for _ in range(self.params.population):
                 first, second = self._tournament(population), self._tournament(population)
-                child = self.search._crossover(first, second) if self.rng.random() < self.params.crossover else first.node
+                child = (
+                    self.search._crossover(first, second) if self.rng.random() < self.params.crossover else first.node
+                )
                 if self.rng.random() < self.params.mutation:
                     child = self.search._mutate(child)
                 if self.rng.random() < self.params.horizontal_mutation:
@@ -177,14 +179,18 @@ class Hybrid:
             if not free:
                 return None
             j = self.rng.choice(free)
-            node = node[:j] + (node[j] + 1,) + node[j + 1:]
+            node = node[:j] + (node[j] + 1,) + node[j + 1 :]
         return node
 
     # ---------------------------------------------------------------- local search
     def _neighbours(self, node: Node) -> list[Node]:
         n, low, high = len(node), self.low, self.high
-        steps = [node[:j] + (node[j] + d,) + node[j + 1:] for j in range(n) for d in (-1, 1)
-                 if low[j] <= node[j] + d <= high[j]]
+        steps = [
+            node[:j] + (node[j] + d,) + node[j + 1 :]
+            for j in range(n)
+            for d in (-1, 1)
+            if low[j] <= node[j] + d <= high[j]
+        ]
         moves = []
         for i in range(n):
             for j in range(n):
@@ -208,8 +214,11 @@ class Hybrid:
             better = None
             for node in sorted(self._neighbours(current.node), key=self._promise):
                 result = self._evaluate(node)
-                if result is not None and result.anonymous and self.search.optimum.precedes(
-                        result.loss, result.node, current.loss, current.node):
+                if (
+                    result is not None
+                    and result.anonymous
+                    and self.search.optimum.precedes(result.loss, result.node, current.loss, current.node)
+                ):
                     better = result
                     break
             if better is None:
@@ -227,7 +236,10 @@ class Hybrid:
                 rest, offset = divmod(rest, h - l + 1)
                 node.append(l + offset)
             node = tuple(node)
-            if self.checker.checked(node) is None and not self._fails(node) and not (
-                    self.search.optimum.best is not None and self.search.hopeless_unchecked(node)):
+            if (
+                self.checker.checked(node) is None
+                and not self._fails(node)
+                and not (self.search.optimum.best is not None and self.search.hopeless_unchecked(node))
+            ):
                 return False
         return True

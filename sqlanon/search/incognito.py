@@ -63,10 +63,7 @@ class Incognito(SearchAlgorithm):
                 for level in range(heights[extra] + 1):
                     candidate = node[:extra] + (level,) + node[extra + 1 :]
                     # a-priori: every projection dropping one QI must have been anonymous
-                    if all(
-                        candidate[:j] + (ABSENT,) + candidate[j + 1 :] in previous
-                        for j in present
-                    ):
+                    if all(candidate[:j] + (ABSENT,) + candidate[j + 1 :] in previous for j in present):
                         result.add(candidate)
         return result
 

@@ -76,8 +76,13 @@ class Lightning(HeuristicSearch):
         successors = list(self.lattice.successors(node))
         # The successors this loop may check, as far as the best node so far tells (a better one
         # found on the way can only exclude more): the engine may compute them together.
-        batch = self.checker.batch(up for up in successors if up not in self.expanded and up not in self.insufficient
-                                   and (self.optimum.best is None or not self.hopeless_unchecked(up)))
+        batch = self.checker.batch(
+            up
+            for up in successors
+            if up not in self.expanded
+            and up not in self.insufficient
+            and (self.optimum.best is None or not self.hopeless_unchecked(up))
+        )
         for up in successors:
             if up in self.expanded or up in self.insufficient:
                 continue

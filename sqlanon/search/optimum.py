@@ -23,13 +23,17 @@ class Optimum:
         self.trace: list[dict] = []
 
     def offer(self, result: CheckResult) -> None:
-        if result.anonymous and (self.best is None or self.precedes(result.loss, result.node, self.best.loss, self.best.node)):
+        if result.anonymous and (
+            self.best is None or self.precedes(result.loss, result.node, self.best.loss, self.best.node)
+        ):
             if self.best is None or not same_loss(result.loss, self.best.loss):
-                self.trace.append({
-                    "seconds": round(time.perf_counter() - self.started, 6),
-                    "checks": self.checker.checks if self.checker else None,
-                    "loss": result.loss,
-                })
+                self.trace.append(
+                    {
+                        "seconds": round(time.perf_counter() - self.started, 6),
+                        "checks": self.checker.checks if self.checker else None,
+                        "loss": result.loss,
+                    }
+                )
             self.best = result
 
     def can_improve(self, bound: float, node: Node) -> bool:

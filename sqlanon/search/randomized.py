@@ -17,8 +17,15 @@ from sqlanon.search.heuristic import BudgetExhausted, HeuristicSearch
 class RandomizedSearch(HeuristicSearch):
     options = HeuristicSearch.options + ("seed", "genetic")
 
-    def __init__(self, lattice, checker, time_limit=None, step_limit=None, seed: int | None = None,
-                 genetic: GeneticParams | None = None):
+    def __init__(
+        self,
+        lattice,
+        checker,
+        time_limit=None,
+        step_limit=None,
+        seed: int | None = None,
+        genetic: GeneticParams | None = None,
+    ):
         super().__init__(lattice, checker, time_limit, step_limit)
         self.seed = secrets.randbits(32) if seed is None else seed
         self.params = genetic or GeneticParams()

@@ -34,10 +34,14 @@ def test_apply_reuses_the_transformation_and_rechecks(demo_job, tmp_path):
     assert runner.invoke(main, ["anonymize", str(demo_job), "-q"]).exit_code == 0
     manifest = tmp_path / "demo" / "report.json"
     saved = json.loads(manifest.read_text())["manifest"]
-    assert saved["levels"] == {"age": 3, "zipcode": 2, "sex": 0} and saved["models"] == [{"model": "k-anonymity", "k": 5}]
+    assert saved["levels"] == {"age": 3, "zipcode": 2, "sex": 0} and saved["models"] == [
+        {"model": "k-anonymity", "k": 5}
+    ]
     data = tmp_path / "demo" / "patients.csv"
     rewrite(data, 2500)  # new data: the first 2,500 rows
-    ok = runner.invoke(main, ["apply", str(demo_job), "-m", str(manifest), "--output", str(tmp_path / "a.parquet"), "--json"])
+    ok = runner.invoke(
+        main, ["apply", str(demo_job), "-m", str(manifest), "--output", str(tmp_path / "a.parquet"), "--json"]
+    )
     assert ok.exit_code == 0, ok.output
     report = json.loads(ok.stdout)
     assert report["algorithm"] == "apply" and report["transformation"] == [3, 2, 0] and report["verified"]
@@ -49,5 +53,7 @@ def test_apply_reuses_the_transformation_and_rechecks(demo_job, tmp_path):
     assert not (tmp_path / "b.parquet").exists()
     assert json.loads(manifest.read_text())["manifest"] == saved  # the manifest is untouched
     (tmp_path / "hierarchies" / "demo_sex.csv").write_text("female;any\nmale;any\n")
-    changed = runner.invoke(main, ["apply", str(demo_job), "-m", str(manifest), "--output", str(tmp_path / "c.parquet")])
+    changed = runner.invoke(
+        main, ["apply", str(demo_job), "-m", str(manifest), "--output", str(tmp_path / "c.parquet")]
+    )
     assert changed.exit_code == 2 and "the hierarchy of 'sex' differs from the one in the manifest" in changed.stderr

@@ -43,7 +43,14 @@ def adult_job_file(folder: Path) -> Path:
         lines += [f"[attributes.{q}]", 'role = "quasi"', f'hierarchy = "{adult_hierarchy(q)}"']
     for name in ADULT_INSENSITIVE:
         lines += [f'[attributes."{name}"]', 'role = "insensitive"']
-    lines += ["[privacy]", "k = 50", "suppression_limit = 0.02", "[output]", 'path = "out.csv"', 'report = "report.json"']
+    lines += [
+        "[privacy]",
+        "k = 50",
+        "suppression_limit = 0.02",
+        "[output]",
+        'path = "out.csv"',
+        'report = "report.json"',
+    ]
     job = folder / "job.toml"
     job.write_text("\n".join(lines) + "\n")
     return job
@@ -114,25 +121,50 @@ def test_an_edited_manifest_k_1_every_level_0_is_refused(adult, tmp_path, existi
         manifest["models"][0]["k"] = 1
         manifest["levels"] = {"age": 0, "sex": 0, "race": 0}
 
-    message = refused(job, edited(report, raw), tmp_path, 2, "the manifest's k = 1 differs from the job's k = 50: "
-                      "apply holds the release to the job's own settings", existing)
+    message = refused(
+        job,
+        edited(report, raw),
+        tmp_path,
+        2,
+        "the manifest's k = 1 differs from the job's k = 50: apply holds the release to the job's own settings",
+        existing,
+    )
     assert f"manifest {tmp_path / 'manifest.json'}: " in message
 
 
 def test_a_manifest_saying_k_5_under_a_job_saying_k_50_is_refused(adult, tmp_path):
     job, report = adult
-    refused(job, edited(report, lambda m: m["models"][0].update(k=5)), tmp_path, 2,
-            "the manifest's k = 5 differs from the job's k = 50")
+    refused(
+        job,
+        edited(report, lambda m: m["models"][0].update(k=5)),
+        tmp_path,
+        2,
+        "the manifest's k = 5 differs from the job's k = 50",
+    )
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("suppression_limit", 0.5, "the manifest's suppression_limit = 0.5 differs from the job's suppression_limit = 0.02"),
-    ("suppressed", "drop", "the manifest's suppressed = \"drop\" differs from the job's output.suppressed = \"mask\""),
-    ("models", [{"model": "k-anonymity", "k": 50}, {"model": "distinct-l-diversity", "attribute": "occupation", "l": 2}],
-     "the manifest's models [\"k-anonymity\", \"distinct-l-diversity\"] differ from the job's [\"k-anonymity\"]"),
-    ("models", [{"model": "k-anonymity", "k": "abc"}], "the manifest's k = \"abc\" differs from the job's k = 50"),
-    ("models", [{"model": "k-anonymity", "k": True}], "the manifest's k = true differs from the job's k = 50"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        (
+            "suppression_limit",
+            0.5,
+            "the manifest's suppression_limit = 0.5 differs from the job's suppression_limit = 0.02",
+        ),
+        (
+            "suppressed",
+            "drop",
+            'the manifest\'s suppressed = "drop" differs from the job\'s output.suppressed = "mask"',
+        ),
+        (
+            "models",
+            [{"model": "k-anonymity", "k": 50}, {"model": "distinct-l-diversity", "attribute": "occupation", "l": 2}],
+            'the manifest\'s models ["k-anonymity", "distinct-l-diversity"] differ from the job\'s ["k-anonymity"]',
+        ),
+        ("models", [{"model": "k-anonymity", "k": "abc"}], "the manifest's k = \"abc\" differs from the job's k = 50"),
+        ("models", [{"model": "k-anonymity", "k": True}], "the manifest's k = true differs from the job's k = 50"),
+    ],
+)
 def test_a_manifest_whose_privacy_differs_from_the_jobs_is_refused(adult, tmp_path, key, value, message):
     job, report = adult
     refused(job, edited(report, lambda m: m.update({key: value})), tmp_path, 2, message)
@@ -142,9 +174,15 @@ def test_levels_that_fail_the_jobs_models_no_longer_hold(adult, tmp_path):
     """The manifest's own settings match the job's; its edited levels (every QI at 0) leave
     4,670 of ADULT's rows in classes under 50, where the job allows 603 (floor(0.02 * 30162))."""
     job, report = adult
-    refused(job, edited(report, lambda m: m.update(levels={"age": 0, "sex": 0, "race": 0})), tmp_path, 1,
-            "Not applied: the saved transformation no longer satisfies k=50 on this data: 4670 rows would be "
-            "suppressed, the limit is 603.", existing=True)
+    refused(
+        job,
+        edited(report, lambda m: m.update(levels={"age": 0, "sex": 0, "race": 0})),
+        tmp_path,
+        1,
+        "Not applied: the saved transformation no longer satisfies k=50 on this data: 4670 rows would be "
+        "suppressed, the limit is 603.",
+        existing=True,
+    )
 
 
 def test_the_saved_manifest_applies_and_the_file_holds_the_jobs_k(adult, tmp_path):
@@ -166,43 +204,84 @@ def test_a_model_setting_that_differs_is_named(tmp_path):
     job = write_job(tmp_path / "job", extra=extra)
     assert run("anonymize", job, "-q").exit_code == 0
     report = json.loads((job.parent / "report.json").read_text())
-    refused(job, edited(report, lambda m: m["models"][1].update(l=1)), tmp_path, 2,
-            "the manifest's distinct-l-diversity l = 1 differs from the job's l = 2")
-    refused(job, edited(report, lambda m: m["models"][1].pop("attribute")), tmp_path, 2,
-            "the manifest's distinct-l-diversity attribute = (not given) differs from the job's attribute = \"diagnosis\"")
+    refused(
+        job,
+        edited(report, lambda m: m["models"][1].update(l=1)),
+        tmp_path,
+        2,
+        "the manifest's distinct-l-diversity l = 1 differs from the job's l = 2",
+    )
+    refused(
+        job,
+        edited(report, lambda m: m["models"][1].pop("attribute")),
+        tmp_path,
+        2,
+        "the manifest's distinct-l-diversity attribute = (not given) differs from the job's attribute = \"diagnosis\"",
+    )
 
 
 # -- every field of the manifest checked --------------------------------------------------------
 LONG = "x" * 500
 FIELD_CASES = {
-    "levels not an object": (lambda m: m.update(levels="abc"),
-                             'manifest.levels = "abc": not an object with an entry per quasi-identifier'),
-    "level a string": (lambda m: m["levels"].update(age="abc"), 'manifest.levels.age = "abc": not a level of a hierarchy'),
+    "levels not an object": (
+        lambda m: m.update(levels="abc"),
+        'manifest.levels = "abc": not an object with an entry per quasi-identifier',
+    ),
+    "level a string": (
+        lambda m: m["levels"].update(age="abc"),
+        'manifest.levels.age = "abc": not a level of a hierarchy',
+    ),
     "level negative": (lambda m: m["levels"].update(age=-1), "manifest.levels.age = -1: not a level of a hierarchy"),
-    "level not an int": (lambda m: m["levels"].update(age=1.5), "manifest.levels.age = 1.5: not a level of a hierarchy"),
-    "level a boolean": (lambda m: m["levels"].update(sex=True), "manifest.levels.sex = true: not a level of a hierarchy"),
-    "level above the top": (lambda m: m["levels"].update(age=3),
-                            "manifest.levels.age = 3: above the top level 2 of the hierarchy of 'age'"),
-    "level of 40 digits": (lambda m: m["levels"].update(age=10 ** 40),
-                           f"manifest.levels.age = {10 ** 40}: above the top level 2"),
+    "level not an int": (
+        lambda m: m["levels"].update(age=1.5),
+        "manifest.levels.age = 1.5: not a level of a hierarchy",
+    ),
+    "level a boolean": (
+        lambda m: m["levels"].update(sex=True),
+        "manifest.levels.sex = true: not a level of a hierarchy",
+    ),
+    "level above the top": (
+        lambda m: m["levels"].update(age=3),
+        "manifest.levels.age = 3: above the top level 2 of the hierarchy of 'age'",
+    ),
+    "level of 40 digits": (
+        lambda m: m["levels"].update(age=10**40),
+        f"manifest.levels.age = {10**40}: above the top level 2",
+    ),
     "level missing": (lambda m: m["levels"].pop("sex"), "the manifest has no manifest.levels.sex"),
-    "level of another column": (lambda m: m["levels"].update(zip=0), "manifest.levels.zip = 0: not a quasi-identifier of "
-                                "the manifest ([\"age\", \"sex\"])"),
+    "level of another column": (
+        lambda m: m["levels"].update(zip=0),
+        'manifest.levels.zip = 0: not a quasi-identifier of the manifest (["age", "sex"])',
+    ),
     "a key missing": (lambda m: m.pop("models"), "the manifest has no manifest.models"),
     "an unknown key": (lambda m: m.update(note=1), "unknown key manifest.note in the manifest"),
-    "other QIs": (lambda m: m.update(quasi_identifiers=["sex", "age"]),
-                  "the manifest's quasi-identifiers [\"sex\", \"age\"] differ from the job's [\"age\", \"sex\"]"),
-    "a QI twice": (lambda m: m.update(quasi_identifiers=["age", "age"]), "names \"age\" twice"),
+    "other QIs": (
+        lambda m: m.update(quasi_identifiers=["sex", "age"]),
+        'the manifest\'s quasi-identifiers ["sex", "age"] differ from the job\'s ["age", "sex"]',
+    ),
+    "a QI twice": (lambda m: m.update(quasi_identifiers=["age", "age"]), 'names "age" twice'),
     "QIs not a list": (lambda m: m.update(quasi_identifiers="age"), 'manifest.quasi_identifiers = "age": not a list'),
-    "another version": (lambda m: m.update(version=2), "manifest.version = 2: this sqlanon reads manifests of version 1"),
-    "a malformed checksum": (lambda m: m["hierarchies"].update(age="md5:abc"),
-                             'manifest.hierarchies.age = "md5:abc": not a hierarchy checksum'),
+    "another version": (
+        lambda m: m.update(version=2),
+        "manifest.version = 2: this sqlanon reads manifests of version 1",
+    ),
+    "a malformed checksum": (
+        lambda m: m["hierarchies"].update(age="md5:abc"),
+        'manifest.hierarchies.age = "md5:abc": not a hierarchy checksum',
+    ),
     "models not a list": (lambda m: m.update(models={"k": 2}), 'manifest.models = {"k": 2}: not a list of models'),
-    "a model without a name": (lambda m: m["models"].__setitem__(0, {"k": 2}),
-                               'manifest.models[0] = {"k": 2}: not a model'),
-    "a limit as text": (lambda m: m.update(suppression_limit="0"), 'manifest.suppression_limit = "0": not a number in [0, 1]'),
-    "a long value": (lambda m: m.update(suppressed=LONG),
-                     f'manifest.suppressed = "{"x" * 79}… (502 characters): not one of mask, drop'),
+    "a model without a name": (
+        lambda m: m["models"].__setitem__(0, {"k": 2}),
+        'manifest.models[0] = {"k": 2}: not a model',
+    ),
+    "a limit as text": (
+        lambda m: m.update(suppression_limit="0"),
+        'manifest.suppression_limit = "0": not a number in [0, 1]',
+    ),
+    "a long value": (
+        lambda m: m.update(suppressed=LONG),
+        f'manifest.suppressed = "{"x" * 79}… (502 characters): not one of mask, drop',
+    ),
     "a long key": (lambda m: m["levels"].update({LONG: 0}), f'manifest.levels."{"x" * 79}… (502 characters) = 0'),
 }
 
@@ -220,15 +299,23 @@ FILE_CASES = {
     "a string": (b'"levels"', 'it is a string ("levels"), not a manifest'),
     "a manifest that is a list": (b'{"manifest": [1]}', "its manifest is a list ([1]), not a manifest"),
     "a report without a manifest": (b'{"success": false}', 'holds no manifest (no "manifest" key)'),
-    "invalid JSON": (b'{"manifest": {"version": 1,\n  "levels": [1, 2,, 3]}}\n',
-                     "is not JSON: Expecting value at line 2, column 19"),
+    "invalid JSON": (
+        b'{"manifest": {"version": 1,\n  "levels": [1, 2,, 3]}}\n',
+        "is not JSON: Expecting value at line 2, column 19",
+    ),
     "empty": (b"", "is not JSON: Expecting value at line 1, column 1"),
     "not UTF-8": (b'{"manifest":\n {"v\xff": 1}}', "is not UTF-8 text (byte 0xff at line 2, column 5 is not UTF-8)"),
-    "not UTF-8 after a BOM": (b'\xef\xbb\xbf{"manifest":\n {"v\xff": 1}}', "is not UTF-8 text (byte 0xff at line 2, column 5 is not UTF-8)"),
+    "not UTF-8 after a BOM": (
+        b'\xef\xbb\xbf{"manifest":\n {"v\xff": 1}}',
+        "is not UTF-8 text (byte 0xff at line 2, column 5 is not UTF-8)",
+    ),
     "a BOM, then a list": (b"\xef\xbb\xbf[1]", "it is a list ([1]), not a manifest"),
     "a key twice": (b'{"manifest": {"version": 1, "version": 1}}', 'the key "version" is given twice in one object'),
     "nested too deeply": (b"[" * 100_000 + b"]" * 100_000, "nests lists or objects thousands of levels deep"),
-    "a number of 5,000 digits": (b'{"manifest": {"version": ' + b"9" * 5000 + b"}}", "holds a number of thousands of digits"),
+    "a number of 5,000 digits": (
+        b'{"manifest": {"version": ' + b"9" * 5000 + b"}}",
+        "holds a number of thousands of digits",
+    ),
 }
 
 
@@ -246,7 +333,13 @@ def test_a_huge_manifest_is_refused_without_reading_it_all(small, tmp_path):
     path = tmp_path / "huge.json"
     with open(path, "wb") as handle:
         handle.truncate(files.MANIFEST_LIMIT + 1)  # sparse: no disk spent
-    refused(job, path, tmp_path, 2, f"manifest {path} is too large: {files.MANIFEST_LIMIT + 1:,} bytes, more than the 64 MiB")
+    refused(
+        job,
+        path,
+        tmp_path,
+        2,
+        f"manifest {path} is too large: {files.MANIFEST_LIMIT + 1:,} bytes, more than the 64 MiB",
+    )
 
 
 def test_a_fifo_a_device_a_folder_and_a_missing_file_are_refused(small, tmp_path):
@@ -255,8 +348,7 @@ def test_a_fifo_a_device_a_folder_and_a_missing_file_are_refused(small, tmp_path
     os.mkfifo(fifo)  # opened without waiting for a writer
     refused(job, fifo, tmp_path, 2, f"manifest is not a regular file: {fifo} is a named pipe (FIFO)")
     refused(job, "/dev/zero", tmp_path, 2, "manifest is not a regular file: /dev/zero is a character device")
-    refused(job, tmp_path / "none.json", tmp_path, 2,
-            f"cannot read manifest {tmp_path / 'none.json'}: no such file")
+    refused(job, tmp_path / "none.json", tmp_path, 2, f"cannot read manifest {tmp_path / 'none.json'}: no such file")
     assert "is a directory" in run("apply", job, "--manifest", tmp_path).stderr  # the flag's own check
 
 
@@ -276,14 +368,19 @@ def test_anonymizer_transform_checks_its_manifest():
     with pytest.raises(ConfigError, match="the manifest's k = 1 differs from the job's k = 2"):
         anonymizer.transform(pa.table(SMALL))
     manifest.update(copy.deepcopy(saved))
-    assert sorted(anonymizer.transform(pa.table(SMALL)).column("age").to_pylist()) == sorted(["31", "32", "33", "34"] * 2)
+    assert sorted(anonymizer.transform(pa.table(SMALL)).column("age").to_pylist()) == sorted(
+        ["31", "32", "33", "34"] * 2
+    )
 
 
-@pytest.mark.parametrize("manifest, message", [
-    ([1], r"^the manifest \(given in code\): it is a list \(\[1\]\), not a manifest"),
-    (None, r"^the manifest \(given in code\): it is null, not a manifest"),
-    ({"version": 1}, r"the manifest has no quasi_identifiers"),
-])
+@pytest.mark.parametrize(
+    "manifest, message",
+    [
+        ([1], r"^the manifest \(given in code\): it is a list \(\[1\]\), not a manifest"),
+        (None, r"^the manifest \(given in code\): it is null, not a manifest"),
+        ({"version": 1}, r"the manifest has no quasi_identifiers"),
+    ],
+)
 def test_apply_refuses_a_manifest_dict_that_is_not_one(small, manifest, message):
     job, _ = small
     with pytest.raises(ConfigError, match=message):
@@ -305,8 +402,11 @@ def test_the_verification_refuses_a_promise_other_than_the_jobs(small):
     diversity = {"type": "distinct-l-diversity", "attribute": "diagnosis", "l": 2}
     job_l = validated(replace(load_job(small[0]), models=(diversity,)))
     check_promise(job, 12, Promise(0, 0, build_models(2, ())))  # the job's own: k = 2, no suppression
-    with pytest.raises(VerificationError, match=r'verified against the models \[\] with at most 0 suppressed rows, '
-                                                r'but the job asks \[\{"model": "distinct-l-diversity"'):
+    with pytest.raises(
+        VerificationError,
+        match=r"verified against the models \[\] with at most 0 suppressed rows, "
+        r'but the job asks \[\{"model": "distinct-l-diversity"',
+    ):
         check_promise(job_l, 12, Promise(0, 0, build_models(2, ())))
     with pytest.raises(VerificationError, match="with at most 6 suppressed rows, but the job asks .* with at most 0"):
         check_promise(job, 12, Promise(0, 6, build_models(2, ())))
@@ -319,8 +419,15 @@ def test_an_interval_search_does_not_release_a_model_it_did_not_check(tmp_path):
     table = pa.table({"age": ["31", "32", "33", "34"] * 2, "diagnosis": ["a"] * 6 + ["b"] * 2})
     output = tmp_path / "out" / "released.csv"
     output.parent.mkdir()
-    with pytest.raises(ConfigError, match="k-optimize checks k-anonymity only, and the job also asks for "
-                                          "distinct-l-diversity"):
-        sqlanon.anonymize(table, quasi={"age": AGE_ROWS}, k=2, algorithm="k-optimize", output=str(output),
-                          models=[{"type": "distinct-l-diversity", "attribute": "diagnosis", "l": 2}])
+    with pytest.raises(
+        ConfigError, match="k-optimize checks k-anonymity only, and the job also asks for distinct-l-diversity"
+    ):
+        sqlanon.anonymize(
+            table,
+            quasi={"age": AGE_ROWS},
+            k=2,
+            algorithm="k-optimize",
+            output=str(output),
+            models=[{"type": "distinct-l-diversity", "attribute": "diagnosis", "l": 2}],
+        )
     assert list(output.parent.iterdir()) == []

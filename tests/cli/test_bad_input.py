@@ -77,21 +77,27 @@ def test_k_larger_than_rows(tmp_path):
     assert code == 1 and "No transformation satisfies k=5" in err and "2 rows" in err
 
 
-@pytest.mark.parametrize("flag, value, message", [
-    ("--metric", "nope", "Invalid value for '--metric'"),
-    ("--algorithm", "nope", "Invalid value for '--algorithm'"),
-    ("--k", "0", "'k' parameter must be an int >= 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "flag, value, message",
+    [
+        ("--metric", "nope", "Invalid value for '--metric'"),
+        ("--algorithm", "nope", "Invalid value for '--algorithm'"),
+        ("--k", "0", "'k' parameter must be an int >= 1, got 0"),
+    ],
+)
 def test_bad_flags(tmp_path, flag, value, message):
     code, err = run(job(tmp_path, SIMPLE, "x\na\nb\n"), flag, value)
     assert code == 2 and message in err
 
 
-@pytest.mark.parametrize("hierarchy, message", [
-    ("a;*\nb;x;*\n", "line 2 has 3"),
-    ("a;*\nb;*\na;*\n", "duplicate original values 'a' (lines 1 and 3)"),
-    ("a;ab;*\nb;ab;top\n", "not functional: value 'ab' at level 1"),
-])
+@pytest.mark.parametrize(
+    "hierarchy, message",
+    [
+        ("a;*\nb;x;*\n", "line 2 has 3"),
+        ("a;*\nb;*\na;*\n", "duplicate original values 'a' (lines 1 and 3)"),
+        ("a;ab;*\nb;ab;top\n", "not functional: value 'ab' at level 1"),
+    ],
+)
 def test_malformed_hierarchy_exits_2_and_names_file_and_lines(tmp_path, hierarchy, message):
     path = job(tmp_path, SIMPLE, "x\na\nb\n")
     (tmp_path / "h.csv").write_text(hierarchy)
@@ -105,8 +111,10 @@ def test_malformed_toml_exits_2_with_line_and_column(tmp_path):
 
 
 def test_hierarchy_build_and_preview(tmp_path):
-    body = ('[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\n'
-            'hierarchy = { type = "intervals", widths = [10, 20] }\n')
+    body = (
+        '[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\n'
+        'hierarchy = { type = "intervals", widths = [10, 20] }\n'
+    )
     path = job(tmp_path, body, "x\n3\n17\n25\n")
     runner = CliRunner()
     built = runner.invoke(main, ["hierarchy", "build", str(path), "-a", "x", "-o", str(tmp_path / "x.csv")])
@@ -127,7 +135,9 @@ def test_optimal_search_refuses_a_huge_lattice():
     from sqlanon import anonymize
     from sqlanon.errors import ConfigError
 
-    with pytest.raises(ConfigError, match=r"has 49,[0-9,]+ nodes \(24 QIs\), more than search.max_lattice_size = 100,000") as error:
+    with pytest.raises(
+        ConfigError, match=r"has 49,[0-9,]+ nodes \(24 QIs\), more than search.max_lattice_size = 100,000"
+    ) as error:
         anonymize(dataset_job("creditcard", None, k=5))
     assert "'lightning' | 'datafly' | 'igreedy' | 'genetic' | 'random'" in str(error.value)
     job = dataset_job("adult", None, k=5, max_lattice_size=10_000)  # ADULT: 12,960 nodes
@@ -136,6 +146,7 @@ def test_optimal_search_refuses_a_huge_lattice():
 
 
 # -- special files: refused before they are opened, read within a size ---------------------------
+
 
 def cli(cwd, *args):
     """``python -m sqlanon ARGS`` in ``cwd``, in a child process: a file that blocks the open (a
@@ -152,8 +163,10 @@ def small_job(tmp_path, hierarchy="h.csv", data="data.csv", extra=""):
     (tmp_path / "data.csv").write_text("x,y\na,1\nb,2\na,3\nb,4\n")
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
     path = tmp_path / "job.toml"
-    path.write_text(f'[input]\npath = "{data}"\n[attributes.x]\nrole = "quasi"\nhierarchy = "{hierarchy}"\n'
-                    f'[attributes.y]\nrole = "insensitive"\n[privacy]\nk = 2\n{extra}[output]\npath = "out.csv"\nreport = "report.json"\n')
+    path.write_text(
+        f'[input]\npath = "{data}"\n[attributes.x]\nrole = "quasi"\nhierarchy = "{hierarchy}"\n'
+        f'[attributes.y]\nrole = "insensitive"\n[privacy]\nk = 2\n{extra}[output]\npath = "out.csv"\nreport = "report.json"\n'
+    )
     return path
 
 
@@ -162,8 +175,10 @@ def test_a_fifo_hierarchy_is_refused_without_opening_it(tmp_path):
     small_job(tmp_path, hierarchy="h_fifo.csv")
     code, err = cli(tmp_path, "anonymize", str(tmp_path / "job.toml"))
     assert code == 2
-    assert err == (f"error: hierarchy file for attribute 'x' is not a regular file: {tmp_path / 'h_fifo.csv'} is a named "
-                   f"pipe (FIFO); {NOT_REGULAR}: save the content to a file and give that file's path")
+    assert err == (
+        f"error: hierarchy file for attribute 'x' is not a regular file: {tmp_path / 'h_fifo.csv'} is a named "
+        f"pipe (FIFO); {NOT_REGULAR}: save the content to a file and give that file's path"
+    )
     assert not (tmp_path / "out.csv").exists()
 
 
@@ -171,8 +186,9 @@ def test_dev_zero_as_a_hierarchy_is_refused(tmp_path):
     small_job(tmp_path, hierarchy="/dev/zero")
     code, err = cli(tmp_path, "anonymize", str(tmp_path / "job.toml"))
     assert code == 2
-    assert err.startswith("error: hierarchy file for attribute 'x' is not a regular file: /dev/zero is a character "
-                          f"device; {NOT_REGULAR}")
+    assert err.startswith(
+        f"error: hierarchy file for attribute 'x' is not a regular file: /dev/zero is a character device; {NOT_REGULAR}"
+    )
 
 
 def test_a_folder_as_a_hierarchy_is_named_a_folder(tmp_path):
@@ -189,8 +205,9 @@ def test_a_fifo_input_is_named_a_pipe_not_missing(tmp_path, engine):
     small_job(tmp_path, data="pipe.csv", extra=f'[engine]\nname = "{engine}"\n')
     code, err = cli(tmp_path, "anonymize", str(tmp_path / "job.toml"))
     assert code == 3
-    assert err.startswith(f"error: input file is not a regular file: {tmp_path / 'pipe.csv'} is a named pipe (FIFO); "
-                          f"{NOT_REGULAR}")
+    assert err.startswith(
+        f"error: input file is not a regular file: {tmp_path / 'pipe.csv'} is a named pipe (FIFO); {NOT_REGULAR}"
+    )
     assert "not found" not in err
 
 
@@ -204,7 +221,9 @@ def test_a_fifo_among_the_parquet_files_of_a_glob_is_refused(tmp_path):
     small_job(tmp_path, data="parts/*.parquet")
     code, err = cli(tmp_path, "anonymize", str(tmp_path / "job.toml"))
     assert code == 3
-    assert err.startswith(f"error: input file is not a regular file: {tmp_path / 'parts' / 'p2.parquet'} is a named pipe")
+    assert err.startswith(
+        f"error: input file is not a regular file: {tmp_path / 'parts' / 'p2.parquet'} is a named pipe"
+    )
 
 
 @pytest.mark.parametrize("command", [["check", "pipe.csv", "--quasi", "x"], ["init", "pipe.csv"]])
@@ -239,16 +258,23 @@ def test_a_special_manifest_is_refused(tmp_path, special):
 
 def test_a_fifo_research_subset_file_is_refused(tmp_path):
     os.mkfifo(tmp_path / "ids.csv")
-    small_job(tmp_path, extra='[[privacy.models]]\ntype = "delta-presence"\ndmax = 0.9\nsubset_file = "ids.csv"\nkey = "y"\n')
+    small_job(
+        tmp_path, extra='[[privacy.models]]\ntype = "delta-presence"\ndmax = 0.9\nsubset_file = "ids.csv"\nkey = "y"\n'
+    )
     code, err = cli(tmp_path, "anonymize", str(tmp_path / "job.toml"))
     assert code == 2
-    assert err.startswith(f"error: delta-presence: subset_file is not a regular file: {tmp_path / 'ids.csv'} is a named pipe")
+    assert err.startswith(
+        f"error: delta-presence: subset_file is not a regular file: {tmp_path / 'ids.csv'} is a named pipe"
+    )
 
 
-@pytest.mark.parametrize("name, limit, make", [
-    ("JOB_LIMIT", 64, lambda tmp_path: small_job(tmp_path)),
-    ("HIERARCHY_LIMIT", 5, lambda tmp_path: small_job(tmp_path)),
-])
+@pytest.mark.parametrize(
+    "name, limit, make",
+    [
+        ("JOB_LIMIT", 64, lambda tmp_path: small_job(tmp_path)),
+        ("HIERARCHY_LIMIT", 5, lambda tmp_path: small_job(tmp_path)),
+    ],
+)
 def test_files_read_whole_have_a_size_limit(tmp_path, monkeypatch, name, limit, make):
     monkeypatch.setattr(files, name, limit)
     path = make(tmp_path)
@@ -267,15 +293,18 @@ def test_a_manifest_above_its_size_limit_is_refused(tmp_path, monkeypatch):
     path = small_job(tmp_path)
     assert run(path)[0] == 0
     monkeypatch.setattr(files, "MANIFEST_LIMIT", 1000)
-    result = CliRunner().invoke(main, ["apply", str(path), "--manifest", str(tmp_path / "report.json"),
-                                       "--output", str(tmp_path / "again.csv")])
+    result = CliRunner().invoke(
+        main, ["apply", str(path), "--manifest", str(tmp_path / "report.json"), "--output", str(tmp_path / "again.csv")]
+    )
     assert result.exit_code == 2
     assert f"manifest {tmp_path / 'report.json'} is too large: " in result.stderr
-    assert ("more than the 1,000 bytes sqlanon reads for one; use the report.json of an anonymize run as it was "
-            "written") in result.stderr
+    assert (
+        "more than the 1,000 bytes sqlanon reads for one; use the report.json of an anonymize run as it was written"
+    ) in result.stderr
 
 
 # -- the job file's text -------------------------------------------------------------------------
+
 
 def test_a_job_file_with_a_utf8_byte_order_mark_runs(tmp_path):
     path = small_job(tmp_path)
@@ -286,14 +315,20 @@ def test_a_job_file_with_a_utf8_byte_order_mark_runs(tmp_path):
     assert header == "x,y" and sorted(rows) == ["*,1", "*,2", "*,3", "*,4"]  # in a random order
 
 
-@pytest.mark.parametrize("encode, looks", [
-    (lambda text: text.encode("utf-16"), "UTF-16: it starts with a UTF-16 byte-order mark"),
-    (lambda text: text.encode("utf-16-le"), "UTF-16 without a byte-order mark: every other byte is 0"),
-    (lambda text: text.encode("utf-16-be"), "UTF-16 without a byte-order mark: every other byte is 0"),
-    (lambda text: b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)), "binary: a NUL byte at line 1, column 8"),
-    (lambda text: gzip.compress(text.encode()), "gzip-compressed data"),
-    (lambda text: text.replace("data.csv", "daté.csv").encode("latin-1"), "byte 0xe9 at line 2, column 12 is not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "encode, looks",
+    [
+        (lambda text: text.encode("utf-16"), "UTF-16: it starts with a UTF-16 byte-order mark"),
+        (lambda text: text.encode("utf-16-le"), "UTF-16 without a byte-order mark: every other byte is 0"),
+        (lambda text: text.encode("utf-16-be"), "UTF-16 without a byte-order mark: every other byte is 0"),
+        (lambda text: b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)), "binary: a NUL byte at line 1, column 8"),
+        (lambda text: gzip.compress(text.encode()), "gzip-compressed data"),
+        (
+            lambda text: text.replace("data.csv", "daté.csv").encode("latin-1"),
+            "byte 0xe9 at line 2, column 12 is not UTF-8",
+        ),
+    ],
+)
 def test_a_job_file_not_in_utf8_is_named_so(tmp_path, encode, looks):
     path = small_job(tmp_path)
     path.write_bytes(encode(path.read_text()))
@@ -307,10 +342,14 @@ def test_a_manifest_saved_as_utf16_is_named_so(tmp_path):
     assert run(path)[0] == 0
     report = tmp_path / "report.json"
     report.write_bytes(report.read_text(encoding="utf-8").encode("utf-16"))
-    result = CliRunner().invoke(main, ["apply", str(path), "--manifest", str(report), "--output", str(tmp_path / "a.csv")])
+    result = CliRunner().invoke(
+        main, ["apply", str(path), "--manifest", str(report), "--output", str(tmp_path / "a.csv")]
+    )
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert result.stderr.strip() == (f"error: the manifest {report} is not UTF-8 text (UTF-16: it starts with a UTF-16 "
-                                     "byte-order mark): save it as UTF-8")
+    assert result.stderr.strip() == (
+        f"error: the manifest {report} is not UTF-8 text (UTF-16: it starts with a UTF-16 "
+        "byte-order mark): save it as UTF-8"
+    )
 
 
 def test_a_file_swapped_for_a_pipe_after_its_check_is_refused_once_open(tmp_path, monkeypatch):

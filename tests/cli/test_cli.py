@@ -28,8 +28,24 @@ def test_anonymize_end_to_end_with_json(demo_job, tmp_path):
 
 def test_flags_override_the_file(demo_job, tmp_path):
     out = tmp_path / "k10.parquet"
-    result = CliRunner().invoke(main, ["anonymize", str(demo_job), "--k", "10", "--suppression-limit", "0",
-                                       "--metric", "height", "--algorithm", "exhaustive", "--output", str(out), "--json"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "anonymize",
+            str(demo_job),
+            "--k",
+            "10",
+            "--suppression-limit",
+            "0",
+            "--metric",
+            "height",
+            "--algorithm",
+            "exhaustive",
+            "--output",
+            str(out),
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["privacy"]["models"] == [{"model": "k-anonymity", "k": 10, "achieved": report["min_class_size"]}]
@@ -68,7 +84,9 @@ def test_demo_data_is_deterministic_and_hierarchies_are_current(tmp_path):
     assert a.read_bytes() == b.read_bytes()
     write_hierarchies(tmp_path / "h")
     for name in HIERARCHIES:
-        assert (tmp_path / "h" / f"demo_{name}.csv").read_bytes() == (ROOT / "sqlanon" / "demo" / "hierarchies" / f"demo_{name}.csv").read_bytes()
+        assert (tmp_path / "h" / f"demo_{name}.csv").read_bytes() == (
+            ROOT / "sqlanon" / "demo" / "hierarchies" / f"demo_{name}.csv"
+        ).read_bytes()
 
 
 def test_quiet_prints_nothing_and_json_only_json(demo_job):
@@ -76,7 +94,6 @@ def test_quiet_prints_nothing_and_json_only_json(demo_job):
     assert result.exit_code == 0
     assert result.stderr == ""
     assert json.loads(result.stdout)["verified"]
-
 
 
 def test_a_delimiter_of_other_than_one_character_is_exit_2_and_one_line(demo_job, tmp_path):
@@ -87,17 +104,31 @@ def test_a_delimiter_of_other_than_one_character_is_exit_2_and_one_line(demo_job
     assert 'delimiter = ","\n' in text and 'report = "demo/report.json"\n' in text
     data = tmp_path / "demo" / "patients.csv"
     cases = {
-        "input ;;": (["anonymize", "job"], text.replace('delimiter = ","', 'delimiter = ";;"'),
-                     f"error: {tmp_path / 'job.toml'}: input.delimiter = ';;': a delimiter is one character"),
-        "input empty": (["anonymize", "job"], text.replace('delimiter = ","', 'delimiter = ""'),
-                        f"error: {tmp_path / 'job.toml'}: input.delimiter = '': a delimiter is one character"),
-        "output ;;": (["anonymize", "job"], text.replace('report = "demo/report.json"\n',
-                                                         'report = "demo/report.json"\ndelimiter = ";;"\n'),
-                      f"error: {tmp_path / 'job.toml'}: output.delimiter = ';;': a delimiter is one character"),
-        "check ;;": (["check", str(data), "--quasi", "age", "--delimiter", ";;"], None,
-                     "error: --delimiter ';;': a delimiter is one character"),
-        "init empty": (["init", str(data), "--output", str(tmp_path / "new.toml"), "--delimiter", ""], None,
-                       "error: --delimiter '': a delimiter is one character"),
+        "input ;;": (
+            ["anonymize", "job"],
+            text.replace('delimiter = ","', 'delimiter = ";;"'),
+            f"error: {tmp_path / 'job.toml'}: input.delimiter = ';;': a delimiter is one character",
+        ),
+        "input empty": (
+            ["anonymize", "job"],
+            text.replace('delimiter = ","', 'delimiter = ""'),
+            f"error: {tmp_path / 'job.toml'}: input.delimiter = '': a delimiter is one character",
+        ),
+        "output ;;": (
+            ["anonymize", "job"],
+            text.replace('report = "demo/report.json"\n', 'report = "demo/report.json"\ndelimiter = ";;"\n'),
+            f"error: {tmp_path / 'job.toml'}: output.delimiter = ';;': a delimiter is one character",
+        ),
+        "check ;;": (
+            ["check", str(data), "--quasi", "age", "--delimiter", ";;"],
+            None,
+            "error: --delimiter ';;': a delimiter is one character",
+        ),
+        "init empty": (
+            ["init", str(data), "--output", str(tmp_path / "new.toml"), "--delimiter", ""],
+            None,
+            "error: --delimiter '': a delimiter is one character",
+        ),
     }
     for case, (args, job, expected) in cases.items():
         if job is not None:

@@ -47,17 +47,30 @@ def test_import_sqlanon_loads_no_engine():
 
 
 def test_the_api_is_still_exported():
-    run = python("-c", "import sqlanon; from sqlanon import Source, anonymize; "
-                       "print(anonymize.__module__, Source.__module__, sqlanon.read_hierarchy.__module__, "
-                       "set(sqlanon.__all__) <= set(dir(sqlanon)), all(getattr(sqlanon, n) for n in sqlanon.__all__))")
+    run = python(
+        "-c",
+        "import sqlanon; from sqlanon import Source, anonymize; "
+        "print(anonymize.__module__, Source.__module__, sqlanon.read_hierarchy.__module__, "
+        "set(sqlanon.__all__) <= set(dir(sqlanon)), all(getattr(sqlanon, n) for n in sqlanon.__all__))",
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["sqlanon.api", "sqlanon.core.specs", "sqlanon.hierarchy.arx_csv", "True", "True"]
     missing = python("-c", "import sqlanon; sqlanon.no_such_name")
     assert "AttributeError: module 'sqlanon' has no attribute 'no_such_name'" in missing.stderr
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"], ["anonymize", "--help"], ["risk", "--help"],
-                                  ["hierarchy", "build", "--help"], ["check", "--help"], ["init", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--version"],
+        ["--help"],
+        ["anonymize", "--help"],
+        ["risk", "--help"],
+        ["hierarchy", "build", "--help"],
+        ["check", "--help"],
+        ["init", "--help"],
+    ],
+)
 def test_version_and_help_load_no_engine(args):
     run = python("-c", PROBE, json.dumps(args))
     assert run.returncode == 0, run.stderr
@@ -76,8 +89,9 @@ def test_python_m_sqlanon_runs_the_cli(tmp_path):
 def test_console_script_is_the_entry_point():
     (script,) = entry_points(group="console_scripts", name="sqlanon")
     assert script.value == "sqlanon.cli.entry:main"
-    run = subprocess.run([str(Path(sys.executable).with_name("sqlanon")), "--version"], capture_output=True, text=True,
-                         timeout=120)
+    run = subprocess.run(
+        [str(Path(sys.executable).with_name("sqlanon")), "--version"], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0 and run.stdout == "sqlanon, version 0.1.0\n"
 
 
@@ -94,7 +108,11 @@ def test_an_interrupt_outside_the_guard_is_the_one_line_too():
 
     from sqlanon.cli.commands import _Main
 
-    for group, code, err in ((click.Group(), 1, "\nAborted!\n"), (_Main(), 130, "interrupted: no output was written\n")):
+    for group, code, err in (
+        (click.Group(), 1, "\nAborted!\n"),
+        (_Main(), 130, "interrupted: no output was written\n"),
+    ):
+
         @group.command()
         def importing():
             raise KeyboardInterrupt  # as a Ctrl-C while a command imports its modules

@@ -34,8 +34,13 @@ def write_job(tmp_path, body, name="job.toml"):
 # -- encodings ----------------------------------------------------------------------------------
 
 # Swiss towns: level 0 singletons, level 1 (language region) gives classes of 3 and 2 rows.
-TOWNS = [("Zürich", "Grüße"), ("Bern", "Grüße"), ("Genève", "Très bien"), ("Lausanne", "Très bien"),
-         ("Zürich", "Grüße")]
+TOWNS = [
+    ("Zürich", "Grüße"),
+    ("Bern", "Grüße"),
+    ("Genève", "Très bien"),
+    ("Lausanne", "Très bien"),
+    ("Zürich", "Grüße"),
+]
 TOWN_HIERARCHY = "Zürich;Deutschschweiz;*\nBern;Deutschschweiz;*\nGenève;Französisch;*\nLausanne;Französisch;*\n"
 
 
@@ -45,11 +50,15 @@ def town_files(tmp_path, encoding, engine="duckdb", input_encoding=None, hierarc
     (tmp_path / "towns_h.csv").write_bytes(TOWN_HIERARCHY.encode(encoding))
     input_line = f'encoding = "{input_encoding}"\n' if input_encoding else ""
     hierarchy_line = f'encoding = "{hierarchy_encoding}"\n' if hierarchy_encoding else ""
-    return write_job(tmp_path, (
-        f'[input]\npath = "towns.csv"\ndelimiter = ";"\n{input_line}'
-        f'[attributes.town]\nrole = "quasi"\nhierarchy = "towns_h.csv"\n{hierarchy_line}'
-        '[attributes.note]\nrole = "insensitive"\n'
-        f'[privacy]\nk = 2\n[engine]\nname = "{engine}"\n[output]\npath = "out.csv"\norder = "input"\n{extra}'))
+    return write_job(
+        tmp_path,
+        (
+            f'[input]\npath = "towns.csv"\ndelimiter = ";"\n{input_line}'
+            f'[attributes.town]\nrole = "quasi"\nhierarchy = "towns_h.csv"\n{hierarchy_line}'
+            '[attributes.note]\nrole = "insensitive"\n'
+            f'[privacy]\nk = 2\n[engine]\nname = "{engine}"\n[output]\npath = "out.csv"\norder = "input"\n{extra}'
+        ),
+    )
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -66,8 +75,14 @@ def test_latin1_input_and_hierarchy_run_end_to_end_and_write_utf8(tmp_path, engi
     written = (latin / "out.csv").read_bytes()
     assert written == (utf8 / "out.csv").read_bytes()
     text = written.decode("utf-8")  # the output is UTF-8 whatever the input's encoding
-    assert text.splitlines() == ["town,note", "Deutschschweiz,Grüße", "Deutschschweiz,Grüße", "Französisch,Très bien",
-                                 "Französisch,Très bien", "Deutschschweiz,Grüße"]
+    assert text.splitlines() == [
+        "town,note",
+        "Deutschschweiz,Grüße",
+        "Deutschschweiz,Grüße",
+        "Französisch,Très bien",
+        "Französisch,Très bien",
+        "Deutschschweiz,Grüße",
+    ]
     assert "Zürich" in (latin / "towns.csv").read_bytes().decode("latin-1")  # the input really was latin-1
 
 
@@ -102,9 +117,11 @@ def test_memory_engine_reads_any_python_codec_duckdb_refuses_it(tmp_path):
     # cp1252 puts the euro sign at 0x80, which latin-1 reads as a control character.
     (tmp_path / "p.csv").write_bytes("price;n\n5 €;1\n5 €;2\n".encode("cp1252"))
     (tmp_path / "h.csv").write_text("5 €;*\n", encoding="utf-8")
-    body = ('[input]\npath = "p.csv"\ndelimiter = ";"\nencoding = "cp1252"\n[attributes.price]\nrole = "quasi"\n'
-            'hierarchy = "h.csv"\n[attributes.n]\nrole = "insensitive"\n[privacy]\nk = 2\n'
-            '[engine]\nname = "ENGINE"\n[output]\npath = "out.csv"\norder = "input"\n')
+    body = (
+        '[input]\npath = "p.csv"\ndelimiter = ";"\nencoding = "cp1252"\n[attributes.price]\nrole = "quasi"\n'
+        'hierarchy = "h.csv"\n[attributes.n]\nrole = "insensitive"\n[privacy]\nk = 2\n'
+        '[engine]\nname = "ENGINE"\n[output]\npath = "out.csv"\norder = "input"\n'
+    )
     code, err = run(write_job(tmp_path, body.replace("ENGINE", "duckdb")))
     assert code == 2 and "duckdb engine reads CSV in utf-8, utf-16 or latin-1 only" in err and '"memory"' in err
     code, err = run(write_job(tmp_path, body.replace("ENGINE", "memory")))
@@ -112,14 +129,21 @@ def test_memory_engine_reads_any_python_codec_duckdb_refuses_it(tmp_path):
     assert (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines() == ["price,n", "5 €,1", "5 €,2"]
 
 
-@pytest.mark.parametrize("body, message", [
-    ('[input]\npath = "d.parquet"\nencoding = "latin-1"\n', "input.encoding applies to a CSV input only"),
-    ('[input]\npath = "d.csv"\nencoding = "klingon"\n', "input.encoding = 'klingon' is not a text encoding"),
-    ('[input]\npath = "d.csv"\n[attributes.y]\nrole = "insensitive"\nencoding = "latin-1"\n',
-     "attribute 'y': encoding applies to a hierarchy file"),
-    ('[input]\npath = "d.csv"\n[attributes.y]\nrole = "quasi"\nhierarchy = { type = "mask" }\nencoding = "latin-1"\n',
-     "attribute 'y': encoding applies to a hierarchy file"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ('[input]\npath = "d.parquet"\nencoding = "latin-1"\n', "input.encoding applies to a CSV input only"),
+        ('[input]\npath = "d.csv"\nencoding = "klingon"\n', "input.encoding = 'klingon' is not a text encoding"),
+        (
+            '[input]\npath = "d.csv"\n[attributes.y]\nrole = "insensitive"\nencoding = "latin-1"\n',
+            "attribute 'y': encoding applies to a hierarchy file",
+        ),
+        (
+            '[input]\npath = "d.csv"\n[attributes.y]\nrole = "quasi"\nhierarchy = { type = "mask" }\nencoding = "latin-1"\n',
+            "attribute 'y': encoding applies to a hierarchy file",
+        ),
+    ],
+)
 def test_misplaced_or_unknown_encodings_are_refused(tmp_path, body, message):
     (tmp_path / "h.csv").write_text("a;*\n")
     code, err = run(write_job(tmp_path, body + '[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'))
@@ -128,45 +152,70 @@ def test_misplaced_or_unknown_encodings_are_refused(tmp_path, body, message):
 
 def test_delta_presence_verification_reads_the_input_in_its_encoding(tmp_path):
     """The verification counts the population from the input CSV itself: in latin-1 too."""
-    rows = [("Zürich", "true"), ("Zürich", "true"), ("Bern", "false"), ("Bern", "true"), ("Genève", "true"),
-            ("Genève", "false"), ("Lausanne", "true"), ("Lausanne", "false")]
+    rows = [
+        ("Zürich", "true"),
+        ("Zürich", "true"),
+        ("Bern", "false"),
+        ("Bern", "true"),
+        ("Genève", "true"),
+        ("Genève", "false"),
+        ("Lausanne", "true"),
+        ("Lausanne", "false"),
+    ]
     (tmp_path / "towns.csv").write_bytes(("town;in_study\n" + "".join(f"{t};{s}\n" for t, s in rows)).encode("latin-1"))
     (tmp_path / "towns_h.csv").write_bytes(TOWN_HIERARCHY.encode("latin-1"))
-    path = write_job(tmp_path, (
-        '[input]\npath = "towns.csv"\ndelimiter = ";"\nencoding = "latin-1"\n'
-        '[attributes.town]\nrole = "quasi"\nhierarchy = "towns_h.csv"\nencoding = "latin-1"\n'
-        '[privacy]\nk = 2\n[[privacy.models]]\ntype = "delta-presence"\ndmax = 0.8\nsubset = "in_study"\n'
-        '[output]\npath = "out.csv"\norder = "input"\n'))
+    path = write_job(
+        tmp_path,
+        (
+            '[input]\npath = "towns.csv"\ndelimiter = ";"\nencoding = "latin-1"\n'
+            '[attributes.town]\nrole = "quasi"\nhierarchy = "towns_h.csv"\nencoding = "latin-1"\n'
+            '[privacy]\nk = 2\n[[privacy.models]]\ntype = "delta-presence"\ndmax = 0.8\nsubset = "in_study"\n'
+            '[output]\npath = "out.csv"\norder = "input"\n'
+        ),
+    )
     code, err = run(path, "--json")
     assert code == 0, err
     # Level 1: Deutschschweiz holds 4 people, 3 in the study; Französisch 4, 2 in the study.
     assert (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines() == [
-        "town", "Deutschschweiz", "Deutschschweiz", "Deutschschweiz", "Französisch", "Französisch"]
+        "town",
+        "Deutschschweiz",
+        "Deutschschweiz",
+        "Deutschschweiz",
+        "Französisch",
+        "Französisch",
+    ]
 
 
 def test_t_closeness_hierarchy_file_takes_an_encoding(tmp_path):
     (tmp_path / "d.csv").write_text("x;job\n" + "a;Bäcker\na;Koch\nb;Bäcker\nb;Koch\n", encoding="utf-8")
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
     (tmp_path / "jobs.csv").write_bytes("Bäcker;Handwerk;*\nKoch;Handwerk;*\n".encode("latin-1"))
-    body = ('[input]\npath = "d.csv"\ndelimiter = ";"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
-            '[attributes.job]\nrole = "sensitive"\n[privacy]\nk = 2\n[[privacy.models]]\ntype = "t-closeness"\n'
-            'attribute = "job"\nt = 0.1\ndistance = "hierarchical"\nhierarchy = "jobs.csv"\nENCODING'
-            '[output]\npath = "out.csv"\n')
+    body = (
+        '[input]\npath = "d.csv"\ndelimiter = ";"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+        '[attributes.job]\nrole = "sensitive"\n[privacy]\nk = 2\n[[privacy.models]]\ntype = "t-closeness"\n'
+        'attribute = "job"\nt = 0.1\ndistance = "hierarchical"\nhierarchy = "jobs.csv"\nENCODING'
+        '[output]\npath = "out.csv"\n'
+    )
     code, err = run(write_job(tmp_path, body.replace("ENCODING", "")))
     assert code == 2 and "jobs.csv (attribute 'job') is not valid utf-8 text" in err
-    assert "set the t-closeness model's encoding = \"latin-1\"" in err
+    assert 'set the t-closeness model\'s encoding = "latin-1"' in err
     code, err = run(write_job(tmp_path, body.replace("ENCODING", 'encoding = "latin-1"\n')))
     assert code == 0, err
 
 
 # -- hierarchy layout mistakes --------------------------------------------------------------
 
+
 def adult_age_job(tmp_path, hierarchy_text, engine="duckdb"):
     (tmp_path / "age.csv").write_text(hierarchy_text, encoding="utf-8")
     others = [q for q in ADULT_QIS if q != "age"]
-    return write_job(tmp_path, (
-        f'[input]\npath = "{ADULT / "adult.csv"}"\ndelimiter = ";"\ndrop = {others!r}\n'.replace("'", '"')
-        + f'[attributes.age]\nrole = "quasi"\nhierarchy = "age.csv"\n[privacy]\nk = 5\n[engine]\nname = "{engine}"\n'))
+    return write_job(
+        tmp_path,
+        (
+            f'[input]\npath = "{ADULT / "adult.csv"}"\ndelimiter = ";"\ndrop = {others!r}\n'.replace("'", '"')
+            + f'[attributes.age]\nrole = "quasi"\nhierarchy = "age.csv"\n[privacy]\nk = 5\n[engine]\nname = "{engine}"\n'
+        ),
+    )
 
 
 def adult_age_text():
@@ -194,25 +243,36 @@ def test_padded_hierarchy_names_the_line(adult_available, tmp_path, engine):
 def test_padded_data_values_are_named(tmp_path, engine):
     (tmp_path / "d.csv").write_text("x\n a\n a\nb\nb\n", encoding="utf-8")
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
-    code, err = run(write_job(tmp_path, '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
-                                        f'[engine]\nname = "{engine}"\n'))
+    code, err = run(
+        write_job(
+            tmp_path,
+            '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+            f'[engine]\nname = "{engine}"\n',
+        )
+    )
     assert code == 2 and "The data's values carry spaces the hierarchy's do not: ' a' in the data, 'a' on line 1" in err
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "is empty"),
-    ("\n\n", "is empty"),
-    ("   \n \t \n\n", "holds only whitespace (2 line(s))"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "is empty"),
+        ("\n\n", "is empty"),
+        ("   \n \t \n\n", "holds only whitespace (2 line(s))"),
+    ],
+)
 def test_empty_or_whitespace_only_hierarchy(adult_available, tmp_path, text, message):
     code, err = run(adult_age_job(tmp_path, text))
     assert code == 2 and message in err and "age.csv" in err and "missing" not in err
 
 
-@pytest.mark.parametrize("header, why", [
-    ("age;level1;level2;level3;level4", "its first field is the column's name"),
-    ("value;l1;l2;l3;top", "it is a root of its own ('top') while every other row generalizes to '*'"),
-])
+@pytest.mark.parametrize(
+    "header, why",
+    [
+        ("age;level1;level2;level3;level4", "its first field is the column's name"),
+        ("value;l1;l2;l3;top", "it is a root of its own ('top') while every other row generalizes to '*'"),
+    ],
+)
 @pytest.mark.parametrize("engine", ENGINES)
 def test_header_row_is_refused_with_its_line(adult_available, tmp_path, header, why, engine):
     code, err = run(adult_age_job(tmp_path, header + "\n" + adult_age_text(), engine))
@@ -246,12 +306,18 @@ def test_header_rule_leaves_plausible_two_level_hierarchies_alone():
 
 # -- duplicate column names ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_duplicate_column_names_are_named_with_positions(tmp_path, engine):
     (tmp_path / "d.csv").write_text("x;n;x;m;n\na;1;b;2;3\n", encoding="utf-8")
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
-    code, err = run(write_job(tmp_path, '[input]\npath = "d.csv"\ndelimiter = ";"\n[attributes.x]\nrole = "quasi"\n'
-                                        f'hierarchy = "h.csv"\n[engine]\nname = "{engine}"\n'))
+    code, err = run(
+        write_job(
+            tmp_path,
+            '[input]\npath = "d.csv"\ndelimiter = ";"\n[attributes.x]\nrole = "quasi"\n'
+            f'hierarchy = "h.csv"\n[engine]\nname = "{engine}"\n',
+        )
+    )
     assert code == 3
     assert "header (line 1) names 2 column(s) more than once: 'x' in columns 1, 3; 'n' in columns 2, 5" in err
     assert "x_1" not in err
@@ -261,18 +327,24 @@ def test_wrong_input_delimiter_is_suggested(adult_available, tmp_path):
     path = adult_age_job(tmp_path, adult_age_text())
     path.write_text(path.read_text().replace('delimiter = ";"\n', ""), encoding="utf-8")
     code, err = run(path)
-    assert code == 2 and "set [input] delimiter = \";\"" in err
+    assert code == 2 and 'set [input] delimiter = ";"' in err
 
 
 # -- values echoed in errors are cut ------------------------------------------------------------
+
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_huge_value_missing_from_its_hierarchy_gives_a_short_message(tmp_path, engine):
     huge = "a" * 100_000
     (tmp_path / "d.csv").write_text(f"x\nb\n{huge}\n", encoding="utf-8")
     (tmp_path / "h.csv").write_text("b;*\n")
-    code, err = run(write_job(tmp_path, '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
-                                        f'[engine]\nname = "{engine}"\n'))
+    code, err = run(
+        write_job(
+            tmp_path,
+            '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+            f'[engine]\nname = "{engine}"\n',
+        )
+    )
     assert code == 2 and "1 value(s) missing" in err
     assert f"'{'a' * 80}…' (100,000 characters)" in err
     assert len(err) < 600
@@ -283,7 +355,9 @@ def test_huge_hierarchy_values_are_cut(tmp_path):
     (tmp_path / "h.csv").write_text(f"{huge};*\na;*\n{huge};*\n")
     with pytest.raises(HierarchyError) as error:
         read_hierarchy(tmp_path / "h.csv", "x")
-    assert "duplicate original values 'bbbb" in str(error.value) and "(100,000 characters) (lines 1 and 3)" in str(error.value)
+    assert "duplicate original values 'bbbb" in str(error.value) and "(100,000 characters) (lines 1 and 3)" in str(
+        error.value
+    )
     assert len(str(error.value)) < 400
 
 
@@ -296,26 +370,37 @@ def test_huge_comma_separated_line_is_cut(tmp_path):
 
 # -- a hierarchy only on a quasi-identifier -----------------------------------------------------
 
+
 @pytest.mark.parametrize("role", ["sensitive", "insensitive", "identifying"])
 def test_hierarchy_on_a_non_quasi_attribute_is_refused(tmp_path, role):
     (tmp_path / "h.csv").write_text("a;*\n")
-    code, err = run(write_job(tmp_path, (
-        '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
-        f'[attributes.y]\nrole = "{role}"\nhierarchy = "h.csv"\n')))
+    code, err = run(
+        write_job(
+            tmp_path,
+            (
+                '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+                f'[attributes.y]\nrole = "{role}"\nhierarchy = "h.csv"\n'
+            ),
+        )
+    )
     assert code == 2
     assert f"attribute 'y' has role \"{role}\" and a hierarchy" in err
-    assert "set role = \"quasi\" to generalize it, or remove the hierarchy" in err
+    assert 'set role = "quasi" to generalize it, or remove the hierarchy' in err
 
 
 # -- CSV input the readers get wrong: long lines, late bad bytes, quotes, compression, header ------
+
 
 def xy_job(tmp_path, data: bytes, engine="duckdb", name="d.csv"):
     """A job over a CSV of columns x (a QI over a, b) and y (released as it is)."""
     (tmp_path / name).write_bytes(data)
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
-    return write_job(tmp_path, f'[input]\npath = "{name}"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
-                               f'[attributes.y]\nrole = "insensitive"\n[privacy]\nk = 2\n[engine]\nname = "{engine}"\n'
-                               '[output]\npath = "out.csv"\n')
+    return write_job(
+        tmp_path,
+        f'[input]\npath = "{name}"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+        f'[attributes.y]\nrole = "insensitive"\n[privacy]\nk = 2\n[engine]\nname = "{engine}"\n'
+        '[output]\npath = "out.csv"\n',
+    )
 
 
 def one_line_error(err):
@@ -338,7 +423,8 @@ def test_a_5mb_field_names_its_line_and_the_limit(tmp_path, engine, before):
     assert data_error(tmp_path, data, engine) == (
         f"error: input {tmp_path / 'd.csv'}: line {before + 2} is 5,000,002 bytes long, more than the 2,000,000 bytes "
         "sqlanon reads in one CSV line: shorten its long value (or leave the column out of the file), or check the "
-        "line's quoting (a quote never closed makes the following lines one value)")
+        "line's quoting (a quote never closed makes the following lines one value)"
+    )
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -357,27 +443,34 @@ def test_bad_utf8_on_line_1999990_is_an_input_error(tmp_path, engine):
     assert data.split(b"\n")[1_999_989] == b"a,\xff\xfe"  # line 1,999,990
     assert data_error(tmp_path, data, engine).startswith(
         f"error: input {tmp_path / 'd.csv'} is not valid utf-8 text: an encoding problem at line 1999990, byte 3 of "
-        "the line (0xff)")
+        "the line (0xff)"
+    )
     assert not (tmp_path / "out.csv").exists()
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("data, line", [
-    (b'x,y\na,1\nb,"2\na,3\nb,4\n', 3),  # the last column: read as one value to the end of the file before
-    (b'x,y\na,1\n"b,2\na,3\nb,4\n', 3),  # the first: a hierarchy error before
-    (b"x,y\n" + b"a,1\nb,2\n" * 20_000 + b'"a,3\nb,4\n', 40_002),  # past the sniffer's sample
-], ids=["last column", "first column", "past the sniffer"])
+@pytest.mark.parametrize(
+    "data, line",
+    [
+        (b'x,y\na,1\nb,"2\na,3\nb,4\n', 3),  # the last column: read as one value to the end of the file before
+        (b'x,y\na,1\n"b,2\na,3\nb,4\n', 3),  # the first: a hierarchy error before
+        (b"x,y\n" + b"a,1\nb,2\n" * 20_000 + b'"a,3\nb,4\n', 40_002),  # past the sniffer's sample
+    ],
+    ids=["last column", "first column", "past the sniffer"],
+)
 def test_an_unterminated_quote_is_a_data_error_naming_its_line(tmp_path, engine, data, line):
     assert data_error(tmp_path, data, engine) == (
         f"error: input {tmp_path / 'd.csv'}: line {line} opens a quoted field that is never closed (it would run to "
         "the end of the file). Close the quote, or, if the quote belongs to the value, quote the whole value and "
-        'double each quote in it (the value 5"x is written "5""x")')
+        'double each quote in it (the value 5"x is written "5""x")'
+    )
 
 
 def test_characters_after_a_closing_quote_are_a_data_error(tmp_path):
     """DuckDB refuses them (the memory engine's pyarrow reads "2"x as 2x, as it always has)."""
     assert data_error(tmp_path, b'x,y\na,1\nb,"2"x\na,3\nb,4\n').startswith(
-        f"error: input {tmp_path / 'd.csv'}: line 3: a quoted field is followed by other characters before the delimiter")
+        f"error: input {tmp_path / 'd.csv'}: line 3: a quoted field is followed by other characters before the delimiter"
+    )
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -405,22 +498,27 @@ def test_compressed_bytes_named_csv_are_named_compressed(tmp_path, engine, kind,
         data = packed.getvalue()
     assert data_error(tmp_path, data, engine) == (  # and no binary quoted
         f"error: input {tmp_path / 'd.csv'} is compressed ({kind}), not CSV text: decompress it first (e.g. {command} "
-        f"{tmp_path / 'd.csv'} > decompressed.csv) and give the decompressed CSV file")
+        f"{tmp_path / 'd.csv'} > decompressed.csv) and give the decompressed CSV file"
+    )
 
 
 HEADER_CASES = {
     # DuckDB would show them as age, Age_1 and age_2
     "names equal but for case or spaces": (
-        b"age,Age,age ,x\n1,2,3,a\n", "_1",
+        b"age,Age,age ,x\n1,2,3,a\n",
+        "_1",
         "the header (line 1) names 1 column(s) more than once: 'age' in column 1, 'Age' in column 2, 'age ' in column 3 "
         "(names that differ only in case or in spaces around them are one name to DuckDB and to SQL). Every column "
-        "needs its own name: rename the duplicates in the header line"),
+        "needs its own name: rename the duplicates in the header line",
+    ),
     # DuckDB would call it column2, pyarrow ''
     "an empty name": (
-        b"x,y,,z\na,1,2,3\nb,1,2,3\n", "column2",
+        b"x,y,,z\na,1,2,3\nb,1,2,3\n",
+        "column2",
         "column 3 of the header (line 1) is empty: every column needs a name. Write one in the header line (a pandas "
         "index saved by to_csv() has none: save with index=False), or remove the column (a delimiter ',' that ends "
-        "every line makes an empty last column)"),
+        "every line makes an empty last column)",
+    ),
 }
 
 
@@ -440,17 +538,24 @@ def test_check_names_an_empty_column_too(tmp_path):
 
 # -- hierarchy values the csv module cannot read -----------------------------------------------------
 
+
 @pytest.mark.parametrize("quoted", [False, True])
 def test_a_hierarchy_value_over_131072_characters_names_file_line_and_column(tmp_path, quoted):
     value = "q" * 140_000
     (tmp_path / "h.csv").write_text(f"a;*\nb;*\nc;{value}\n" if not quoted else f'a;*\nb;*\n"c";"{value}"\n')
     (tmp_path / "d.csv").write_text("x\na\nb\n")
-    code, err = run(write_job(tmp_path, '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'))
+    code, err = run(
+        write_job(tmp_path, '[input]\npath = "d.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n')
+    )
     assert code == 2
     line = one_line_error(err)
-    assert line.startswith(f"error: hierarchy file {tmp_path / 'h.csv'} (attribute 'x'): line 3, column 2 holds a value "
-                           "longer than 131,072 characters (")
-    assert line.endswith("the most a hierarchy value may have: a value is one category of the attribute; shorten it, or "
-                         "check the quoting and the separator (';') of that line (an unclosed quote makes the rest of "
-                         "the file one value)")
+    assert line.startswith(
+        f"error: hierarchy file {tmp_path / 'h.csv'} (attribute 'x'): line 3, column 2 holds a value "
+        "longer than 131,072 characters ("
+    )
+    assert line.endswith(
+        "the most a hierarchy value may have: a value is one category of the attribute; shorten it, or "
+        "check the quoting and the separator (';') of that line (an unclosed quote makes the rest of "
+        "the file one value)"
+    )
     assert len(line) < 500

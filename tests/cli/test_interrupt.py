@@ -29,16 +29,28 @@ def write_job(tmp_path, limit=0.1):
         lines += [f'[attributes."{q}"]', 'role = "quasi"', f'hierarchy = "{ADULT / f"adult_hierarchy_{q}.csv"}"']
     out = tmp_path / "out"
     out.mkdir()
-    lines += ["[privacy]", "k = 5", f"suppression_limit = {limit}", "[output]",
-              f'path = "{out / "released.parquet"}"', f'report = "{out / "report.json"}"']
+    lines += [
+        "[privacy]",
+        "k = 5",
+        f"suppression_limit = {limit}",
+        "[output]",
+        f'path = "{out / "released.parquet"}"',
+        f'report = "{out / "report.json"}"',
+    ]
     path = tmp_path / "job.toml"
     path.write_text("\n".join(lines) + "\n")
     return path, out
 
 
 def start(job, env=None, *flags):
-    return subprocess.Popen(CLI + [str(job), *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})}, cwd=ROOT)
+    return subprocess.Popen(
+        CLI + [str(job), *flags],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
 
 
 def wait_for(predicate, seconds=60):
@@ -192,13 +204,22 @@ IN_EXEC = """
 """
 
 
-@pytest.mark.parametrize("case", [SWALLOWS_ONCE, SWALLOWS_ALWAYS, SWALLOWS_AS_UNRAISABLE, IN_EXEC],
-                         ids=["swallowed-once", "swallowed-always", "swallowed-as-unraisable", "in-exec"])
+@pytest.mark.parametrize(
+    "case",
+    [SWALLOWS_ONCE, SWALLOWS_ALWAYS, SWALLOWS_AS_UNRAISABLE, IN_EXEC],
+    ids=["swallowed-once", "swallowed-always", "swallowed-as-unraisable", "in-exec"],
+)
 def test_an_interrupt_a_library_swallows_still_ends_the_run(tmp_path, case):
     (tmp_path / "misbehaving.py").write_text(MISBEHAVING % case)
     started = time.monotonic()
-    run = subprocess.run([sys.executable, "-m", "misbehaving"], capture_output=True, text=True, timeout=20,
-                         cwd=tmp_path, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])})
+    run = subprocess.run(
+        [sys.executable, "-m", "misbehaving"],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
+    )
     seconds = time.monotonic() - started
     assert (run.returncode, run.stderr) == (130, INTERRUPTED + "\n")
     assert seconds < 5, seconds  # the start-up, then 0.8 s at most from the signal
@@ -266,7 +287,10 @@ def test_kill_during_output_write_leaves_no_partial_output_and_next_run_cleans_u
     left = sorted(os.listdir(out))
     assert "released.parquet" not in left and "report.json" not in left  # no partial output
     assert [name for name in left if not name.startswith(".sqlanon-")] == [
-        ".released.parquet.sqlanon.lock", ".report.html.sqlanon.lock", ".report.json.sqlanon.lock"]
+        ".released.parquet.sqlanon.lock",
+        ".report.html.sqlanon.lock",
+        ".report.json.sqlanon.lock",
+    ]
     again = start(job)
     _, err = again.communicate(timeout=120)
     assert again.returncode == 0, err

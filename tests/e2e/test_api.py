@@ -35,11 +35,21 @@ def job_file(tmp_path, output: str) -> str:
     lines = ["[input]", f'path = "{ADULT / "adult.csv"}"', 'delimiter = ";"']
     for q in QIS:
         lines += [f'[attributes."{q}"]', 'role = "quasi"', f'hierarchy = "{adult_hierarchy(q)}"']
-    lines += ['[attributes.occupation]', 'role = "sensitive"']
+    lines += ["[attributes.occupation]", 'role = "sensitive"']
     for c in ["education", "native-country", "workclass", "salary-class"]:
         lines += [f'[attributes."{c}"]', 'role = "insensitive"']
-    lines += ["[privacy]", "k = 5", "suppression_limit = 0.02", "[[privacy.models]]", 'type = "distinct-l-diversity"',
-              'attribute = "occupation"', "l = 2", "[output]", f'path = "{output}"', "seed = 5"]
+    lines += [
+        "[privacy]",
+        "k = 5",
+        "suppression_limit = 0.02",
+        "[[privacy.models]]",
+        'type = "distinct-l-diversity"',
+        'attribute = "occupation"',
+        "l = 2",
+        "[output]",
+        f'path = "{output}"',
+        "seed = 5",
+    ]
     path = tmp_path / "job.toml"
     path.write_text("\n".join(lines) + "\n")
     return str(path)
@@ -49,29 +59,44 @@ def test_keywords_and_job_file_are_one_job(tmp_path, adult_pandas):
     """The same optimum, loss, suppressed rows and released rows through both faces (in the
     same order: one seed, the same input positions hashed)."""
     from_file = sqlanon.anonymize(sqlanon.load_job(job_file(tmp_path, str(tmp_path / "out.parquet"))))
-    from_code = sqlanon.anonymize(pa.Table.from_pandas(adult_pandas.astype(str), preserve_index=False), quasi=QUASI,
-                                  k=5, suppression_limit=0.02, models=[DIVERSITY], others="insensitive", order_seed=5)
+    from_code = sqlanon.anonymize(
+        pa.Table.from_pandas(adult_pandas.astype(str), preserve_index=False),
+        quasi=QUASI,
+        k=5,
+        suppression_limit=0.02,
+        models=[DIVERSITY],
+        others="insensitive",
+        order_seed=5,
+    )
     assert from_file.success and from_code.success
     assert from_code.levels == from_file.levels == {"age": 0, "sex": 0, "race": 1, "marital-status": 1}
     assert (from_code.loss, from_code.suppressed) == (from_file.loss, from_file.suppressed) == (9800845, 85)
-    assert from_code.report["seconds"].keys() == from_file.report["seconds"].keys() >= {"prepare", "search", "output", "risk"}
+    assert (
+        from_code.report["seconds"].keys()
+        == from_file.report["seconds"].keys()
+        >= {"prepare", "search", "output", "risk"}
+    )
     assert from_code.report["output"] == "Result.table (in memory)" and from_code.report["verified"]
     written = pq.read_table(tmp_path / "out.parquet")
     assert from_code.table.to_pylist() == written.to_pylist()
     assert from_code.table.column("race").to_pylist().count("*") == 30162  # race at its top level, every row
 
 
-@pytest.mark.parametrize("make, kind", [
-    (lambda t: t, pa.Table),
-    (lambda t: t.to_pandas(), pd.DataFrame),
-    (lambda t: pl.from_arrow(t), pl.DataFrame),
-    (lambda t: pl.from_arrow(t).lazy(), pl.LazyFrame),
-    (lambda t: duckdb.from_arrow(t), duckdb.DuckDBPyRelation),
-])
+@pytest.mark.parametrize(
+    "make, kind",
+    [
+        (lambda t: t, pa.Table),
+        (lambda t: t.to_pandas(), pd.DataFrame),
+        (lambda t: pl.from_arrow(t), pl.DataFrame),
+        (lambda t: pl.from_arrow(t).lazy(), pl.LazyFrame),
+        (lambda t: duckdb.from_arrow(t), duckdb.DuckDBPyRelation),
+    ],
+)
 @pytest.mark.parametrize("engine", ["duckdb", "memory"])
 def test_the_released_table_comes_back_in_the_callers_type(make, kind, engine):
-    result = sqlanon.anonymize(make(pa.table(SMALL)), quasi={"age": AGE_ROWS}, k=4, insensitive=["city", "n"],
-                               engine=engine, order="input")
+    result = sqlanon.anonymize(
+        make(pa.table(SMALL)), quasi={"age": AGE_ROWS}, k=4, insensitive=["city", "n"], engine=engine, order="input"
+    )
     assert isinstance(result.table, kind) and result.levels == {"age": 1}
     back = result.table
     back = back.collect() if kind is pl.LazyFrame else back
@@ -91,9 +116,15 @@ def test_any_arrow_stream_is_read_and_a_pyarrow_table_returned():
 
 
 def test_a_job_reads_a_pandas_frame_in_source_arrow():
-    job = sqlanon.Job(input=sqlanon.Source(arrow=pd.DataFrame(SMALL)),
-                      attributes=[sqlanon.Attribute("age", "quasi", sqlanon.Hierarchy.from_rows("age", AGE_ROWS)),
-                                  sqlanon.Attribute("city", "insensitive"), sqlanon.Attribute("n", "identifying")], k=4)
+    job = sqlanon.Job(
+        input=sqlanon.Source(arrow=pd.DataFrame(SMALL)),
+        attributes=[
+            sqlanon.Attribute("age", "quasi", sqlanon.Hierarchy.from_rows("age", AGE_ROWS)),
+            sqlanon.Attribute("city", "insensitive"),
+            sqlanon.Attribute("n", "identifying"),
+        ],
+        k=4,
+    )
     result = sqlanon.anonymize(job)
     assert isinstance(result.table, pd.DataFrame) and list(result.table.columns) == ["age", "city"]
     assert sorted(result.table["age"].tolist()) == ["30-34"] * 4 + ["40-44"] * 4
@@ -107,14 +138,16 @@ def test_fit_on_one_half_transform_the_other(adult_pandas):
     second = anonymizer.transform(adult_pandas.iloc[half:])
     assert isinstance(second, pd.DataFrame) and len(second) == len(adult_pandas) - half
     applied = anonymizer.last_result_
-    assert applied.report["algorithm"] == "apply" and applied.report["verified"] and applied.levels == anonymizer.levels_
+    assert (
+        applied.report["algorithm"] == "apply" and applied.report["verified"] and applied.levels == anonymizer.levels_
+    )
     assert applied.levels == fitted.levels and applied.report["transformation"] == fitted.report["transformation"]
     # re-checked on the second half: its own suppressed rows within its own limit, floor(0.02 * 15081)
     assert applied.suppressed <= 301 and applied.report["privacy"]["suppression_limit_rows"] == 301
     masked = second[second["sex"] == "*"]
     assert len(masked) == applied.suppressed and (masked["age"] == "*").all()
     with pytest.raises(sqlanon.NotAnonymousError, match="no longer satisfies k=5") as caught:
-        anonymizer.transform(adult_pandas.iloc[half:half + 40])
+        anonymizer.transform(adult_pandas.iloc[half : half + 40])
     assert isinstance(caught.value, ValueError) and caught.value.result.success is False
 
 
@@ -128,15 +161,22 @@ def test_transform_before_fit_and_output_in_anonymizer_are_refused():
 def test_errors_are_builtin_kinds_and_worded_for_code(tmp_path):
     assert issubclass(sqlanon.ConfigError, ValueError) and issubclass(sqlanon.DataError, ValueError)
     assert issubclass(sqlanon.HierarchyError, ValueError) and issubclass(sqlanon.OutputError, OSError)
-    assert all(issubclass(e, sqlanon.SqlanonError) for e in (sqlanon.ConfigError, sqlanon.OutputError,
-                                                              sqlanon.NotAnonymousError, sqlanon.VerificationError))
+    assert all(
+        issubclass(e, sqlanon.SqlanonError)
+        for e in (sqlanon.ConfigError, sqlanon.OutputError, sqlanon.NotAnonymousError, sqlanon.VerificationError)
+    )
     with pytest.raises(ValueError) as roles:
         sqlanon.anonymize(pa.table(SMALL), quasi={"age": AGE_ROWS}, k=2)
-    assert "['city', 'n']" in str(roles.value) and "others=\"insensitive\"" in str(roles.value)
+    assert "['city', 'n']" in str(roles.value) and 'others="insensitive"' in str(roles.value)
     assert "[attributes" not in str(roles.value) and "input.drop" not in str(roles.value)
     with pytest.raises(ValueError) as model:
-        sqlanon.anonymize(pa.table(SMALL), quasi={"age": AGE_ROWS}, k=2, insensitive=["city", "n"],
-                          models=[{"type": "distinct-l-diversity", "attribute": "city", "l": 2}])
+        sqlanon.anonymize(
+            pa.table(SMALL),
+            quasi={"age": AGE_ROWS},
+            k=2,
+            insensitive=["city", "n"],
+            models=[{"type": "distinct-l-diversity", "attribute": "city", "l": 2}],
+        )
     assert "sensitive=['city']" in str(model.value) and "[attributes" not in str(model.value)
     existing = tmp_path / "out.csv"
     existing.write_text("mine\n")
@@ -144,8 +184,15 @@ def test_errors_are_builtin_kinds_and_worded_for_code(tmp_path):
         sqlanon.anonymize(pa.table(SMALL), quasi={"age": AGE_ROWS}, k=2, others="insensitive", output=existing)
     assert "pass overwrite=True" in str(exists.value) and "--overwrite" not in str(exists.value)
     assert existing.read_text() == "mine\n"
-    result = sqlanon.anonymize(pa.table(SMALL), quasi={"age": AGE_ROWS}, k=2, others="insensitive", output=existing,
-                               overwrite=True, order="input")
+    result = sqlanon.anonymize(
+        pa.table(SMALL),
+        quasi={"age": AGE_ROWS},
+        k=2,
+        others="insensitive",
+        output=existing,
+        overwrite=True,
+        order="input",
+    )
     assert result.table is None and existing.read_text().splitlines()[1] == "30-34,A,0"
 
 
@@ -170,8 +217,10 @@ def test_import_sqlanon_loads_no_engine():
     """``import sqlanon``, its errors and the job's types load no engine; the functions that run
     one import it with their module (no import inside a function: issue 18)."""
     heavy = "sorted(m for m in ('duckdb', 'pyarrow', 'sqlglot', 'scipy', 'numpy') if m in sys.modules)"
-    code = (f"import sys, sqlanon; print({heavy}); sqlanon.NotAnonymousError; sqlanon.Job; sqlanon.Source; "
-            f"sqlanon.load_job; print({heavy}); sqlanon.Anonymizer; print({heavy})")
+    code = (
+        f"import sys, sqlanon; print({heavy}); sqlanon.NotAnonymousError; sqlanon.Job; sqlanon.Source; "
+        f"sqlanon.load_job; print({heavy}); sqlanon.Anonymizer; print({heavy})"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "[]", "['duckdb', 'numpy', 'pyarrow', 'scipy', 'sqlglot']"]
 
@@ -182,6 +231,7 @@ def test_a_spark_dataframe_comes_back_as_one(spark):
     assert result.report["engine"] == "spark" and result.levels == {"age": 1}
     assert type(result.table).__name__ == "DataFrame" and result.table.sparkSession is frame.sparkSession
     assert [tuple(r) for r in result.table.orderBy("n").collect()] == [
-        (a, c, n) for a, c, n in zip(["30-34"] * 4 + ["40-44"] * 4, SMALL["city"], SMALL["n"])]
+        (a, c, n) for a, c, n in zip(["30-34"] * 4 + ["40-44"] * 4, SMALL["city"], SMALL["n"])
+    ]
     assert not spark.catalog.listTables("global_temp")  # the input's view is gone
     assert sqlanon.check(frame, quasi=["city"], k=4).holds

@@ -85,8 +85,9 @@ def test_hand_made_histogram_bars_ticks_and_risk_line():
 def test_risk_line_follows_the_threshold_and_single_series():
     section = risk_section({1: 2, 3: 1, 150: 1}, threshold=0.5)  # at risk: groups under 2, bucket 1 only
     chart = Chart(histogram_svg(section))  # the risk command's single section: no before/after
-    assert chart.shares("before") == pytest.approx([2 / 155 * 100, 0, 3 / 155 * 100, 0, 0, 0, 0, 0, 150 / 155 * 100],
-                                                    abs=0.01)
+    assert chart.shares("before") == pytest.approx(
+        [2 / 155 * 100, 0, 3 / 155 * 100, 0, 0, 0, 0, 0, 150 / 155 * 100], abs=0.01
+    )
     assert chart.bars("after") == [] and chart.labels("legend") == []
     assert chart.ticks[-1] == 100  # 96.8 % and room above: never past 100
     x = float(next(line for line in chart.root.iter(NS + "line") if line.get("stroke-dasharray")).get("x1"))
@@ -106,8 +107,9 @@ def test_nothing_released_and_everything_suppressed():
     assert len(chart.bars("before")) == 9 and chart.bars("after") == []
     assert chart.labels("legend") == ["before (input)", "after: nothing released"]
     empty = Chart(histogram_svg({"before": before, "after": risk_section({}, suppressed=10)}))
-    assert empty.shares("after") == [0] * 9 and empty.shares("before") == pytest.approx([30, 0, 0, 0, 70, 0, 0, 0, 0],
-                                                                                          abs=0.01)
+    assert empty.shares("after") == [0] * 9 and empty.shares("before") == pytest.approx(
+        [30, 0, 0, 0, 70, 0, 0, 0, 0], abs=0.01
+    )
 
 
 def test_hostile_labels_are_escaped_and_nothing_outside_is_referred_to():

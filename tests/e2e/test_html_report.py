@@ -80,10 +80,15 @@ def adult_run(tmp_path_factory, adult_available):
     attributes = [Attribute(q, "quasi", str(adult_hierarchy(q))) for q in QIS]
     attributes += [Attribute("occupation", "sensitive")]
     attributes += [Attribute(c, "insensitive") for c in ADULT_QIS if c not in QIS and c != "occupation"]
-    job = Job(input=Source(path=str(ADULT / "adult.csv"), delimiter=";"), attributes=attributes, k=5,
-              suppression_limit=0.02, metric="entropy",
-              models=({"type": "distinct-l-diversity", "attribute": "occupation", "l": 3},),
-              output=Output(path=str(folder / "out.parquet"), report=str(folder / "report.json")))
+    job = Job(
+        input=Source(path=str(ADULT / "adult.csv"), delimiter=";"),
+        attributes=attributes,
+        k=5,
+        suppression_limit=0.02,
+        metric="entropy",
+        models=({"type": "distinct-l-diversity", "attribute": "occupation", "l": 3},),
+        output=Output(path=str(folder / "out.parquet"), report=str(folder / "report.json")),
+    )
     result = anonymize(job)
     assert result.success
     return folder, result
@@ -118,7 +123,9 @@ def test_every_model_its_achieved_value_and_the_risk_before_and_after(adult_run)
     assert risk["Records assessed"] == [f"{before['records']:,}", f"{after['records']:,}"]
     assert risk["Records suppressed (not released, not assessed)"] == ["0", f"{report['suppressed']:,}"]
     assert risk["Highest re-identification risk (1 / smallest group)"] == [
-        f"{100 * before['highest_risk']:.2f} %", f"{100 * after['highest_risk']:.2f} %"]
+        f"{100 * before['highest_risk']:.2f} %",
+        f"{100 * after['highest_risk']:.2f} %",
+    ]
     sizes = page.rows("sizes")  # the histogram's numbers, as a table beside the picture
     assert list(sizes) == [h["sizes"] for h in before["histogram"]]
     assert sum(int(v[1].replace(",", "")) for v in sizes.values()) == report["rows"]
@@ -193,6 +200,7 @@ def test_a_run_without_a_solution_writes_no_page_and_says_why_in_repr(tmp_path):
 
 # -- the guard and the option -----------------------------------------------------------------------
 
+
 def test_output_html_names_the_page_or_turns_it_off(tmp_path):
     named = write_job(tmp_path / "named", extra='html = "pages/run.html"\n')
     (tmp_path / "named" / "pages").mkdir()
@@ -203,7 +211,14 @@ def test_output_html_names_the_page_or_turns_it_off(tmp_path):
     assert f"wrote {tmp_path / 'named' / 'report.json'}, {tmp_path / 'named' / 'pages' / 'run.html'}" in result.stderr
     off = write_job(tmp_path / "off", extra="html = false\n")
     assert run("anonymize", off).exit_code == 0
-    assert sorted(os.listdir(tmp_path / "off")) == ["age.csv", "data.csv", "job.toml", "out.csv", "report.json", "sex.csv"]
+    assert sorted(os.listdir(tmp_path / "off")) == [
+        "age.csv",
+        "data.csv",
+        "job.toml",
+        "out.csv",
+        "report.json",
+        "sex.csv",
+    ]
     flag = write_job(tmp_path / "flag")
     assert run("anonymize", flag, "--no-html").exit_code == 0
     assert not (tmp_path / "flag" / "report.html").exists()
@@ -211,12 +226,15 @@ def test_output_html_names_the_page_or_turns_it_off(tmp_path):
     assert (tmp_path / "flag" / "x.html").exists() and not (tmp_path / "flag" / "report.html").exists()
 
 
-@pytest.mark.parametrize("value, message", [
-    ("3", "output.html must be true, false or a file path"),
-    ('"data.csv"', "the HTML report {folder}/data.csv is the input file, which sqlanon never writes"),
-    ('"report.json"', "the HTML report {folder}/report.json is also this run's report: give each its own path"),
-    ('"age.csv"', "the HTML report {folder}/age.csv is the hierarchy of 'age', which sqlanon never writes"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("3", "output.html must be true, false or a file path"),
+        ('"data.csv"', "the HTML report {folder}/data.csv is the input file, which sqlanon never writes"),
+        ('"report.json"', "the HTML report {folder}/report.json is also this run's report: give each its own path"),
+        ('"age.csv"', "the HTML report {folder}/age.csv is the hierarchy of 'age', which sqlanon never writes"),
+    ],
+)
 def test_the_page_goes_through_the_guard(tmp_path, value, message):
     folder = tmp_path / "work"
     job = write_job(folder, extra=f"html = {value}\n")
@@ -230,13 +248,17 @@ def test_an_existing_page_is_replaced_only_with_overwrite(tmp_path):
     job = write_job(tmp_path)
     (tmp_path / "report.html").write_text("mine")
     result = run("anonymize", job)
-    assert result.exit_code == 3 and f"the HTML report {tmp_path / 'report.html'} already exists: use --overwrite" in result.stderr
+    assert (
+        result.exit_code == 3
+        and f"the HTML report {tmp_path / 'report.html'} already exists: use --overwrite" in result.stderr
+    )
     assert (tmp_path / "report.html").read_text() == "mine" and not (tmp_path / "out.csv").exists()
     assert run("anonymize", job, "--overwrite").exit_code == 0
     assert (tmp_path / "report.html").read_text().startswith("<!DOCTYPE html>")
 
 
 # -- rendered by a real browser ---------------------------------------------------------------------
+
 
 def chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -249,8 +271,18 @@ def chromium() -> str:
 
 def render(html: Path, folder: Path, *mode: str, width: int = 1000, height: int = 2600) -> subprocess.CompletedProcess:
     """Chromium, headless, offline, with a profile of its own (tests may run side by side)."""
-    command = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-               f"--user-data-dir={folder / 'profile'}", f"--window-size={width},{height}", *mode, html.as_uri()]
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--no-first-run",
+        f"--user-data-dir={folder / 'profile'}",
+        f"--window-size={width},{height}",
+        *mode,
+        html.as_uri(),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=folder)
     assert done.returncode == 0, done.stderr[-2000:]
     return done
@@ -265,10 +297,12 @@ def boxes(html: Path, folder: Path) -> dict:
     """Where the browser laid out the page's parts: a copy of the page (the copy alone gets a
     script; the report itself has none and forbids any) writes each part's box into the DOM."""
     probe = folder / "probe.html"
-    script = ("<script>const out={};for(const [k,s] of Object.entries({svg:'figure.histogram svg',"
-              "models:'table.models',attributes:'table.attributes',risk:'table.risk'})){const r=document."
-              "querySelector(s).getBoundingClientRect();out[k]=[r.left,r.top,r.right,r.bottom];}"
-              "document.body.setAttribute('data-boxes',JSON.stringify(out));</script>")
+    script = (
+        "<script>const out={};for(const [k,s] of Object.entries({svg:'figure.histogram svg',"
+        "models:'table.models',attributes:'table.attributes',risk:'table.risk'})){const r=document."
+        "querySelector(s).getBoundingClientRect();out[k]=[r.left,r.top,r.right,r.bottom];}"
+        "document.body.setAttribute('data-boxes',JSON.stringify(out));</script>"
+    )
     text = html.read_text()
     text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", text).replace("</body>", script + "</body>")
     probe.write_text(text)
@@ -302,7 +336,7 @@ def test_chromium_renders_the_demo_report_with_its_histogram(tmp_path, monkeypat
     assert len(image.getcolors(1 << 24)) > 50  # text, bars, lines: not a blank page
 
     def count(colour: str, region) -> int:
-        rgb = tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        rgb = tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
         crop = image.crop(tuple(round(v) for v in region))
         return sum(n for n, c in crop.getcolors(1 << 24) if max(abs(a - b) for a, b in zip(c, rgb)) <= 6)
 
@@ -326,6 +360,7 @@ def test_sql_checks_without_the_figures_leave_the_loss_out_not_guessed(adult_ava
     result = anonymize(job)
     assert result.report["checks_placement"] == "sql"
     assert [(a["name"], a["level"], a["loss"]) for a in result.report["attributes"]] == [
-        (q, result.levels[q], None) for q in QIS]
+        (q, result.levels[q], None) for q in QIS
+    ]
     table = Page(html_report(result.details)).rows("attributes")
     assert [row[2] for row in table.values()] == ["–"] * len(QIS)

@@ -29,7 +29,7 @@ def write_job(tmp_path, limit, models: str) -> str:
     attributes = "".join(
         f'[attributes."{q}"]\nrole = "quasi"\nhierarchy = "{adult_hierarchy(q)}"\n' for q in QIS
     ) + "".join(f'[attributes."{c}"]\nrole = "insensitive"\n' for c in ADULT_QIS if c not in QIS + ["occupation"])
-    text = f'''[input]
+    text = f"""[input]
 path = "adult.csv"
 delimiter = ";"
 {attributes}
@@ -47,13 +47,13 @@ metric = "loss"
 [output]
 path = "out.csv"
 report = "report.json"
-'''
+"""
     path = tmp_path / "job.toml"
     path.write_text(text)
     return str(path)
 
 
-L_MODELS = '''
+L_MODELS = """
 [[privacy.models]]
 type = "distinct-l-diversity"
 attribute = "occupation"
@@ -67,8 +67,8 @@ type = "recursive-cl-diversity"
 attribute = "occupation"
 c = 4
 l = 2
-'''
-T_MODELS = f'''
+"""
+T_MODELS = f"""
 [[privacy.models]]
 type = "t-closeness"
 attribute = "occupation"
@@ -83,7 +83,7 @@ t = 0.25
 type = "delta-disclosure"
 attribute = "occupation"
 delta = 2.5
-'''
+"""
 
 
 def released(tmp_path, suppressed: int) -> pd.DataFrame:
@@ -94,8 +94,11 @@ def released(tmp_path, suppressed: int) -> pd.DataFrame:
 
 
 def achieved(report, model, **match):
-    return next(m["achieved"] for m in report["privacy"]["models"]
-                if m["model"] == model and all(m.get(k) == v for k, v in match.items()))
+    return next(
+        m["achieved"]
+        for m in report["privacy"]["models"]
+        if m["model"] == model and all(m.get(k) == v for k, v in match.items())
+    )
 
 
 @pytest.mark.parametrize("limit", [0.0, 0.1])
@@ -111,7 +114,10 @@ def test_l_diversity_output_confirmed_by_pycanon(tmp_path, adult_available, limi
     assert distinct >= 3 and distinct == achieved(report, "distinct-l-diversity")
     entropy_l = achieved(report, "entropy-l-diversity")  # min exp(H) over released classes
     assert entropy_l >= 2.5
-    assert anonymity.entropy_l_diversity(df, QIS, ["occupation"]) in {math.floor(entropy_l), math.floor(entropy_l + 1e-9) - 1}
+    assert anonymity.entropy_l_diversity(df, QIS, ["occupation"]) in {
+        math.floor(entropy_l),
+        math.floor(entropy_l + 1e-9) - 1,
+    }
     _, recursive_l = anonymity.recursive_c_l_diversity(df, QIS, ["occupation"])
     assert recursive_l == distinct
     assert achieved(report, "recursive-cl-diversity") < 4  # r1 / (r2 + ... + rm) in the worst class
@@ -123,10 +129,14 @@ def test_t_closeness_and_delta_disclosure_confirmed_by_pycanon(tmp_path, adult_a
     assert result.success and report["verified"] and result.suppressed == 0
     df = released(tmp_path, 0)
     t_equal = anonymity.t_closeness(df, QIS, ["occupation"])  # strings: equal ground distance
-    assert t_equal <= 0.3 + 1e-9 and t_equal == pytest.approx(achieved(report, "t-closeness", distance="equal"), abs=1e-9)
+    assert t_equal <= 0.3 + 1e-9 and t_equal == pytest.approx(
+        achieved(report, "t-closeness", distance="equal"), abs=1e-9
+    )
     ranked = df.assign(occupation=df["occupation"].map(ORDER.index))  # numbers: ordered distance
     t_ordered = anonymity.t_closeness(ranked, QIS, ["occupation"])
-    assert t_ordered <= 0.25 + 1e-9 and t_ordered == pytest.approx(achieved(report, "t-closeness", distance="ordered"), abs=1e-9)
+    assert t_ordered <= 0.25 + 1e-9 and t_ordered == pytest.approx(
+        achieved(report, "t-closeness", distance="ordered"), abs=1e-9
+    )
     delta = anonymity.delta_disclosure(df, QIS, ["occupation"])
     assert delta < 2.5 and delta == pytest.approx(achieved(report, "delta-disclosure"), abs=1e-9)
 
@@ -136,7 +146,12 @@ def test_report_names_every_model_and_the_search_without_tags(tmp_path, adult_av
     result = anonymize(load_job(write_job(tmp_path, 0.1, models)))
     report = result.report
     assert [m["model"] for m in report["privacy"]["models"]] == [
-        "k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity", "average-risk"]
+        "k-anonymity",
+        "distinct-l-diversity",
+        "entropy-l-diversity",
+        "recursive-cl-diversity",
+        "average-risk",
+    ]
     risk = achieved(report, "average-risk")
     df = released(tmp_path, result.suppressed)
     assert risk == pytest.approx(df.groupby(QIS).ngroups / len(df)) and risk <= 0.2

@@ -10,14 +10,20 @@ from helpers.jobs import ADULT, ROOT
 
 
 def test_the_notebook_session_runs(tmp_path):
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / "notebook.py"), str(ADULT), str(tmp_path)],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "notebook.py"), str(ADULT), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert out.splitlines()[0] == "{'age': 0, 'sex': 0, 'race': 1, 'marital-status': 1} 9800845 85"
     assert "k-anonymity(k=5)" in out and "The models hold." in out
-    assert ("notebook session ok: 30162 + 30162 rows released, 15081 transformed at "
-            "{'age': 0, 'sex': 0, 'race': 1, 'marital-status': 1}, check holds") in out
+    assert (
+        "notebook session ok: 30162 + 30162 rows released, 15081 transformed at "
+        "{'age': 0, 'sex': 0, 'race': 1, 'marital-status': 1}, check holds"
+    ) in out
     assert (tmp_path / "released.csv").exists()
 
 

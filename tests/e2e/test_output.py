@@ -32,7 +32,9 @@ ROLES = {"name": "identifying", "diagnosis": "sensitive"}
 def released(path):
     if str(path).endswith(".parquet"):
         return pq.read_table(path).to_pylist()
-    return pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(strings_can_be_null=False, column_types={"visits": pa.string()})).to_pylist()
+    return pacsv.read_csv(
+        path, convert_options=pacsv.ConvertOptions(strings_can_be_null=False, column_types={"visits": pa.string()})
+    ).to_pylist()
 
 
 def digest(path):
@@ -46,7 +48,9 @@ def groups(rows, qis):
 @pytest.mark.parametrize("suffix", [".parquet", ".csv"])
 def test_output_is_k_anonymous_and_keeps_other_columns(tmp_path, suffix):
     out = tmp_path / f"out{suffix}"
-    job = table_job(DATA, HIER, ROLES, k=3, suppression_limit=0.1, metric="loss", output=Output(path=str(out), order="input"))
+    job = table_job(
+        DATA, HIER, ROLES, k=3, suppression_limit=0.1, metric="loss", output=Output(path=str(out), order="input")
+    )
     result = anonymize(job)
     assert result.success and result.report["verified"]
     rows = released(out)
@@ -61,9 +65,14 @@ def test_output_is_k_anonymous_and_keeps_other_columns(tmp_path, suffix):
 def test_suppressed_rows_masked_or_dropped(tmp_path):
     # age 58 is alone in its decade: with k=2 and one row allowed, it is suppressed at (1, 0).
     base = dict(k=2, suppression_limit=0.1, metric="height")
-    masked = anonymize(table_job(DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "m.parquet"), order="input")))
-    dropped = anonymize(table_job(DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "d.parquet"), suppressed="drop",
-                                                                           order="input")))
+    masked = anonymize(
+        table_job(DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "m.parquet"), order="input"))
+    )
+    dropped = anonymize(
+        table_job(
+            DATA, HIER, ROLES, **base, output=Output(path=str(tmp_path / "d.parquet"), suppressed="drop", order="input")
+        )
+    )
     assert masked.transformation == dropped.transformation == (1, 0)
     rows = released(tmp_path / "m.parquet")
     assert rows[-1] == {"age": "*", "sex": "*", "diagnosis": "c"}
@@ -111,10 +120,12 @@ def test_class_sizes_unlike_the_engines_fail_the_verification_and_leave_nothing(
     """The re-count of the written file is held to the engine's class sizes inside the one
     verification step (release/pipeline.py): a disagreement is a VerificationError there, and
     the publication removes the staged output and report, as for any failed check."""
+
     def job(folder):
         folder.mkdir()
-        return table_job(DATA, HIER, ROLES, k=2, output=Output(path=str(folder / "out.parquet"),
-                                                               report=str(folder / "report.json")))
+        return table_job(
+            DATA, HIER, ROLES, k=2, output=Output(path=str(folder / "out.parquet"), report=str(folder / "report.json"))
+        )
 
     sizes = anonymize(job(tmp_path / "first")).details.verification.sizes()
     assert sizes and sorted(os.listdir(tmp_path / "first")) == ["out.parquet", "report.html", "report.json"]
@@ -148,7 +159,10 @@ def test_hostile_column_names_are_names_not_sql(tmp_path):
 def test_duckdb_file_in_and_out(tmp_path):
     source = tmp_path / "in.duckdb"
     con = duckdb.connect(str(source))
-    con.execute("CREATE TABLE people AS SELECT * FROM read_csv($p, delim=';', header=true, all_varchar=true)", {"p": str(ADULT / "adult.csv")}).fetchall()
+    con.execute(
+        "CREATE TABLE people AS SELECT * FROM read_csv($p, delim=';', header=true, all_varchar=true)",
+        {"p": str(ADULT / "adult.csv")},
+    ).fetchall()
     con.close()
     before = digest(source)
     job = adult_job(["age", "sex", "race"], k=10, output=Output(path=str(tmp_path / "out.duckdb"), table="released"))
@@ -179,9 +193,13 @@ def test_parquet_glob_input(tmp_path):
 @pytest.mark.parametrize("engine", ["duckdb", "memory"])
 def test_columns_named_like_the_verification_figures_verify(tmp_path, engine):
     """QIs called n and masked (names the verification query once used for its own figures)."""
-    job = table_job({"n": ["a", "a", "b", "b", "c"], "masked": ["x", "x", "x", "y", "y"]},
-                    {"n": [["a", "*"], ["b", "*"], ["c", "*"]], "masked": [["x", "*"], ["y", "*"]]},
-                    k=2, suppression_limit=0.2, engine=engine)
+    job = table_job(
+        {"n": ["a", "a", "b", "b", "c"], "masked": ["x", "x", "x", "y", "y"]},
+        {"n": [["a", "*"], ["b", "*"], ["c", "*"]], "masked": [["x", "*"], ["y", "*"]]},
+        k=2,
+        suppression_limit=0.2,
+        engine=engine,
+    )
     job = replace(job, output=Output(path=str(tmp_path / "out.csv")))
     result = anonymize(job)
     assert result.success and result.report["verified"] and result.report["verification"]["rows"] == 5

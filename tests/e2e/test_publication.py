@@ -30,8 +30,14 @@ def start(job, *flags, hold=None):
     env.pop("SQLANON_TEST_HOLD_AT", None)
     if hold:
         env["SQLANON_TEST_HOLD_AT"] = hold
-    return subprocess.Popen([sys.executable, "-m", "sqlanon", "anonymize", str(job), *map(str, flags)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sqlanon", "anonymize", str(job), *map(str, flags)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 def held(process, moment):
@@ -158,8 +164,15 @@ def test_symlinks_planted_beside_the_targets_are_never_followed(job, tmp_path):
     assert outside.read_text() == "outside\n" and not (folder / "other2.json").exists()
 
 
-MOMENTS = ["publish:staged", "publish:journal", "publish:backup", "publish:place-0", "publish:place-1",
-           "publish:place-2", "publish:committed"]
+MOMENTS = [
+    "publish:staged",
+    "publish:journal",
+    "publish:backup",
+    "publish:place-0",
+    "publish:place-1",
+    "publish:place-2",
+    "publish:committed",
+]
 
 
 @pytest.mark.parametrize("moment", MOMENTS)
@@ -176,8 +189,9 @@ def test_a_kill_at_any_step_of_a_publication_is_rolled_back_or_forward_by_the_ne
     staging = [folder / n for n in os.listdir(folder) if n.startswith(".sqlanon-")]
     assert len(staging) == 1
     # the killed run's files: those still in its private folder, and those already in place
-    new = {name: digest(staging[0] / name) if (staging[0] / name).exists() else digest(folder / name)
-           for name in TARGETS}
+    new = {
+        name: digest(staging[0] / name) if (staging[0] / name).exists() else digest(folder / name) for name in TARGETS
+    }
     assert new != old
     process.kill()
     process.wait()
@@ -220,8 +234,9 @@ def read_only_fs(tmp_path):
         pytest.skip("mounting a file system needs root")
     mount = tmp_path / "ro"
     mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mount)],
-                      capture_output=True).returncode:
+    if subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mount)], capture_output=True
+    ).returncode:
         pytest.skip("cannot mount a tmpfs here")
     yield mount
     subprocess.run(["umount", str(mount)], check=False)
@@ -231,11 +246,13 @@ def test_every_command_that_writes_names_a_read_only_folder(job, read_only_fs):
     folder = job.parent
     job.write_text(job.read_text().replace('hierarchy = "sex.csv"', 'hierarchy = { type = "mask", levels = 1 }'))
     before = snapshot(folder)
-    for command in (["anonymize", job, "--output", read_only_fs / "out.csv"],
-                    ["anonymize", job, "--report", read_only_fs / "report.json"],
-                    ["init", folder / "data.csv", "--output", read_only_fs / "job.toml"],
-                    ["risk", job, "--output", read_only_fs / "risk.txt"],
-                    ["hierarchy", "build", job, "--attribute", "sex", "--output", read_only_fs / "sex.csv"]):
+    for command in (
+        ["anonymize", job, "--output", read_only_fs / "out.csv"],
+        ["anonymize", job, "--report", read_only_fs / "report.json"],
+        ["init", folder / "data.csv", "--output", read_only_fs / "job.toml"],
+        ["risk", job, "--output", read_only_fs / "risk.txt"],
+        ["hierarchy", "build", job, "--attribute", "sex", "--output", read_only_fs / "sex.csv"],
+    ):
         result = cli(*command)
         assert result.exit_code == 3, (command, result.output)
         assert f"the folder {read_only_fs} refuses it (Read-only file system)" in result.stderr, result.output
@@ -284,8 +301,9 @@ def test_an_interrupt_after_the_point_of_no_return_says_the_release_stands(job):
     process.send_signal(signal.SIGTERM)
     code, err = finish(process, go_on=False)
     assert code == 130, err
-    assert err.strip().splitlines()[-1] == ("interrupted after the release was published: its files are complete "
-                                            "and verified")
+    assert err.strip().splitlines()[-1] == (
+        "interrupted after the release was published: its files are complete and verified"
+    )
     assert sorted(os.listdir(folder)) == sorted(["age.csv", "data.csv", "job.toml", "sex.csv", *TARGETS])
 
 

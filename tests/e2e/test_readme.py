@@ -13,7 +13,9 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "sqlanon" / "demo" / "hierarchies", tmp_path / "hierarchies")
     monkeypatch.chdir(tmp_path)
     scope: dict = {}
-    block = next(b for b in blocks if "Job(" in b)  # the Job in code (the notebook's is tests/e2e/test_notebook_session.py)
+    block = next(
+        b for b in blocks if "Job(" in b
+    )  # the Job in code (the notebook's is tests/e2e/test_notebook_session.py)
     exec(compile(block, "README.md", "exec"), scope)
     result = scope["result"]
     assert result.success and result.report["verified"]

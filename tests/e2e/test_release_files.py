@@ -25,8 +25,10 @@ def folder(tmp_path):
 def test_a_new_file_is_placed_only_where_nothing_is(folder, monkeypatch, renameat2):
     path, fd = folder
     if not renameat2:
+
         def missing(*args):
             raise OSError(errno.ENOSYS, "no renameat2")
+
         monkeypatch.setattr(placement, "_renameat2", missing)
     staging = placement.make_staging(fd, placement.staging_name())
     placement.create_text(staging, "a.txt", "new\n")
@@ -77,12 +79,23 @@ def _publication(path, fd, state, placed):
     placement.keep(fd, "a.txt", staging, "a.txt.backup")
     for n in placed:
         placement.place_over(staging, n, fd, n)
-    journal = {"state": state, "role": "primary", "primary": os.path.join(str(path), name),
-               "places": [[str(path), name]], "table": None,
-               "files": [{"folder": str(path), "staging": name, "name": "a.txt", "backup": "a.txt.backup",
-                          "inode": list(inodes["a.txt"])},
-                         {"folder": str(path), "staging": name, "name": "b.txt", "backup": None,
-                          "inode": list(inodes["b.txt"])}]}
+    journal = {
+        "state": state,
+        "role": "primary",
+        "primary": os.path.join(str(path), name),
+        "places": [[str(path), name]],
+        "table": None,
+        "files": [
+            {
+                "folder": str(path),
+                "staging": name,
+                "name": "a.txt",
+                "backup": "a.txt.backup",
+                "inode": list(inodes["a.txt"]),
+            },
+            {"folder": str(path), "staging": name, "name": "b.txt", "backup": None, "inode": list(inodes["b.txt"])},
+        ],
+    }
     write(staging, journal)
     os.close(staging)
     return name, journal

@@ -33,14 +33,21 @@ from sqlanon.errors import ConfigError
 ROWS = 240
 #: ten ages, two sexes, a unique id: every row told apart by its id, its input position
 DATA = {"age": [str(20 + i % 10) for i in range(ROWS)], "sex": ["f", "m"] * (ROWS // 2), "id": list(range(ROWS))}
-HIERARCHIES = {"age": [[str(a), f"{a // 5 * 5}-{a // 5 * 5 + 4}", "*"] for a in range(20, 30)],
-               "sex": [["f", "*"], ["m", "*"]]}
+HIERARCHIES = {
+    "age": [[str(a), f"{a // 5 * 5}-{a // 5 * 5 + 4}", "*"] for a in range(20, 30)],
+    "sex": [["f", "*"], ["m", "*"]],
+}
 KEY = "c0ffee" * 10 + "beef"
 
 
 def job(path, engine="duckdb", **order):
-    return table_job(DATA, HIERARCHIES, k=3, engine=engine,
-                     output=Output(path=str(path), report=str(path.parent / "report.json"), **order))
+    return table_job(
+        DATA,
+        HIERARCHIES,
+        k=3,
+        engine=engine,
+        output=Output(path=str(path), report=str(path.parent / "report.json"), **order),
+    )
 
 
 def ids(path) -> list[int]:
@@ -84,8 +91,13 @@ def test_columns_named_like_the_release_queries_own_keep_the_keyed_order(tmp_pat
     monkeypatch.setattr(row_order.secrets, "token_hex", lambda n: KEY)
     if not streamed:
         monkeypatch.setattr(duckdb_release, "MAX_BITS", 1)
-    data = {"__r": [str(i % 4) for i in range(40)], "o": [f"v{i}" for i in range(40)], "__s": list(range(40)),
-            "__p0": [2 * i for i in range(40)], "__row": list(range(40))}
+    data = {
+        "__r": [str(i % 4) for i in range(40)],
+        "o": [f"v{i}" for i in range(40)],
+        "__s": list(range(40)),
+        "__p0": [2 * i for i in range(40)],
+        "__row": list(range(40)),
+    }
     path = tmp_path / "out.parquet"
     result = anonymize(table_job(data, {"__r": [[str(i), "*"] for i in range(4)]}, k=2, output=Output(path=str(path))))
     assert result.success and result.report["verified"]
@@ -141,7 +153,11 @@ def test_apply_shuffles_too(tmp_path):
     manifest = saved.report["manifest"]
     shuffled = apply(job(tmp_path / "applied.parquet", overwrite=True), manifest)
     apply(job(tmp_path / "in_order.parquet", order="input", overwrite=True), manifest)
-    assert shuffled.report["algorithm"] == "apply" and shuffled.report["verified"] and shuffled.report["order"] == "shuffle"
+    assert (
+        shuffled.report["algorithm"] == "apply"
+        and shuffled.report["verified"]
+        and shuffled.report["order"] == "shuffle"
+    )
     released = pq.read_table(tmp_path / "applied.parquet").to_pylist()
     reference = pq.read_table(tmp_path / "in_order.parquet").to_pylist()
     assert ids(tmp_path / "in_order.parquet") == list(range(ROWS)) and released != reference
@@ -161,8 +177,11 @@ def test_the_released_table_in_python_is_shuffled_and_order_seed_repeats_it():
 
 
 # -- the key, on every SQL dialect ------------------------------------------------------------
-SOURCES = {"duckdb": 'range({n}) AS t("p")', "postgres": 'generate_series(0, {n} - 1) AS t("p")',
-           "spark": "(SELECT id AS `p` FROM range({n})) AS t"}
+SOURCES = {
+    "duckdb": 'range({n}) AS t("p")',
+    "postgres": 'generate_series(0, {n} - 1) AS t("p")',
+    "spark": "(SELECT id AS `p` FROM range({n})) AS t",
+}
 
 
 @pytest.mark.parametrize("digits", [c.KEY_DIGITS, 1])
@@ -191,18 +210,30 @@ def test_every_dialect_sorts_by_the_digests_number_then_the_position(dialect, di
 JOB = '[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n[output]\npath = "out.csv"\n'
 
 
-@pytest.mark.parametrize("settings, message", [
-    ('order = "random"', 'output.order must be "shuffle" (the rows in a random order, the default) or "input" '
-                         "(the input's order), got 'random'"),
-    ("order = 1", 'output.order must be "shuffle" (the rows in a random order, the default) or "input" '
-                  "(the input's order), got 1"),
-    ("seed = -1", "output.seed must be an int >= 0 (it makes the random order reproducible), got -1"),
-    ('seed = "7"', "output.seed must be an int >= 0 (it makes the random order reproducible), got '7'"),
-    ("seed = true", "output.seed must be an int >= 0 (it makes the random order reproducible), got True"),
-    ('order = "input"\nseed = 7', 'output.seed applies to the shuffle only (it makes the random order reproducible), '
-                                  'not to order "input": remove it, or set output.order = "shuffle"'),
-    ("sed = 7", "unknown key(s) ['sed'] in [output]"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (
+            'order = "random"',
+            'output.order must be "shuffle" (the rows in a random order, the default) or "input" '
+            "(the input's order), got 'random'",
+        ),
+        (
+            "order = 1",
+            'output.order must be "shuffle" (the rows in a random order, the default) or "input" '
+            "(the input's order), got 1",
+        ),
+        ("seed = -1", "output.seed must be an int >= 0 (it makes the random order reproducible), got -1"),
+        ('seed = "7"', "output.seed must be an int >= 0 (it makes the random order reproducible), got '7'"),
+        ("seed = true", "output.seed must be an int >= 0 (it makes the random order reproducible), got True"),
+        (
+            'order = "input"\nseed = 7',
+            "output.seed applies to the shuffle only (it makes the random order reproducible), "
+            'not to order "input": remove it, or set output.order = "shuffle"',
+        ),
+        ("sed = 7", "unknown key(s) ['sed'] in [output]"),
+    ],
+)
 def test_bad_order_settings_exit_2_with_one_line(tmp_path, settings, message):
     (tmp_path / "data.csv").write_text("x\na\nb\na\nb\n")
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
@@ -216,16 +247,24 @@ def test_bad_order_settings_exit_2_with_one_line(tmp_path, settings, message):
 def test_the_order_flag_overrides_the_job_and_refuses_other_values(tmp_path):
     (tmp_path / "data.csv").write_text("x,id\n" + "".join(f"{'ab'[i % 2]},{i}\n" for i in range(60)))
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
-    (tmp_path / "job.toml").write_text(JOB.replace('[output]', '[attributes.id]\nrole = "insensitive"\n[output]')
-                                       + 'order = "input"\n')
+    (tmp_path / "job.toml").write_text(
+        JOB.replace("[output]", '[attributes.id]\nrole = "insensitive"\n[output]') + 'order = "input"\n'
+    )
     runner = CliRunner()
     assert runner.invoke(main, ["anonymize", str(tmp_path / "job.toml"), "-q"]).exit_code == 0
     assert ids(tmp_path / "out.csv") == list(range(60))
-    assert runner.invoke(main, ["anonymize", str(tmp_path / "job.toml"), "-q", "--order", "shuffle",
-                                "--overwrite"]).exit_code == 0
+    assert (
+        runner.invoke(
+            main, ["anonymize", str(tmp_path / "job.toml"), "-q", "--order", "shuffle", "--overwrite"]
+        ).exit_code
+        == 0
+    )
     assert sorted(ids(tmp_path / "out.csv")) == list(range(60)) != ids(tmp_path / "out.csv")
     refused = runner.invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--order", "sorted"])
-    assert refused.exit_code == 2 and "Invalid value for '--order': 'sorted' is not one of 'shuffle', 'input'" in refused.stderr
+    assert (
+        refused.exit_code == 2
+        and "Invalid value for '--order': 'sorted' is not one of 'shuffle', 'input'" in refused.stderr
+    )
 
 
 def test_the_keywords_are_refused_in_their_own_words():

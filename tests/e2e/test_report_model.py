@@ -14,12 +14,52 @@ from sqlanon.core.report import Report
 
 #: report.json's layout for a lattice search that found a transformation and wrote it: the
 #: order every report has had (a reader diffing two reports relies on it)
-KEYS = ["success", "input", "rows", "base_classes", "quasi_identifiers", "privacy", "algorithm", "metric",
-        "rows_scanned", "queries", "seconds", "engine", "checks_placement", "checks_placement_reason",
-        "query_latency_ms", "class_table_bytes", "lookup", "snapshots", "versions", "output", "order", "verified",
-        "verification", "algorithm_counters", "optimal", "stopped", "trace", "metric_monotonic", "lattice_size",
-        "checks", "tagged", "rollups", "snapshot_hits", "pruned", "skipped_by_bound", "transformation", "levels",
-        "loss", "suppressed", "classes", "min_class_size", "risk", "manifest", "attributes"]
+KEYS = [
+    "success",
+    "input",
+    "rows",
+    "base_classes",
+    "quasi_identifiers",
+    "privacy",
+    "algorithm",
+    "metric",
+    "rows_scanned",
+    "queries",
+    "seconds",
+    "engine",
+    "checks_placement",
+    "checks_placement_reason",
+    "query_latency_ms",
+    "class_table_bytes",
+    "lookup",
+    "snapshots",
+    "versions",
+    "output",
+    "order",
+    "verified",
+    "verification",
+    "algorithm_counters",
+    "optimal",
+    "stopped",
+    "trace",
+    "metric_monotonic",
+    "lattice_size",
+    "checks",
+    "tagged",
+    "rollups",
+    "snapshot_hits",
+    "pruned",
+    "skipped_by_bound",
+    "transformation",
+    "levels",
+    "loss",
+    "suppressed",
+    "classes",
+    "min_class_size",
+    "risk",
+    "manifest",
+    "attributes",
+]
 TIMINGS = ("seconds", "trace")
 
 
@@ -40,14 +80,27 @@ def test_the_demo_report_json_is_the_typed_report(tmp_path):
     assert list(document) == KEYS
     assert list(document["privacy"]) == ["models", "suppression_limit", "suppression_limit_rows", "monotonic"]
     assert list(document["seconds"]) == ["prepare", "search", "output", "risk"]  # the ARX harness reads these
-    assert list(document["verification"]) == ["verified", "models", "class_sizes", "rows", "groups", "min_group_size",
-                                              "suppressed_rows_found", "masked_rows"]
+    assert list(document["verification"]) == [
+        "verified",
+        "models",
+        "class_sizes",
+        "rows",
+        "groups",
+        "min_group_size",
+        "suppressed_rows_found",
+        "masked_rows",
+    ]
     assert list(document["risk"]) == ["before", "after"]
     assert all(list(a) == ["name", "level", "height", "distinct", "loss"] for a in document["attributes"])
     # the dict form (Result.report, --json) is the same document, minus nothing but timings
     assert _without_timings(result.report) == _without_timings(document)
     assert (result.levels, result.loss, result.suppressed, result.classes, result.checks) == (
-        document["levels"], document["loss"], document["suppressed"], document["classes"], document["checks"])
+        document["levels"],
+        document["loss"],
+        document["suppressed"],
+        document["classes"],
+        document["checks"],
+    )
 
     # the figures, counted afresh from the demo's input and released files
     qis = ["age", "zipcode", "sex"]
@@ -79,8 +132,17 @@ def test_a_run_without_a_solution_leaves_out_what_it_did_not_do(tmp_path):
     result = anonymize(job)
     assert not result.success and result.details.solution is None and result.details.verification is None
     assert [k for k in KEYS if k not in result.report] == [
-        "order", "verification", "transformation", "levels", "loss", "suppressed", "classes", "min_class_size", "manifest",
-        "attributes"]
+        "order",
+        "verification",
+        "transformation",
+        "levels",
+        "loss",
+        "suppressed",
+        "classes",
+        "min_class_size",
+        "manifest",
+        "attributes",
+    ]
     assert list(result.report) == [k for k in KEYS if k in result.report]
     assert result.report["output"] is None and result.report["risk"]["after"] is None
     assert sorted(p.name for p in (tmp_path / "demo").iterdir()) == ["patients.csv"]

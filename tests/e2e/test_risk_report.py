@@ -53,8 +53,10 @@ class SizeOracle:
         self.maps = hierarchy_maps(qis)
         self.heights = [len(next(iter(m.values()))) - 1 for m in self.maps]
         self.rows = len(rows)
-        self.labels = [[np.array([m[r[q]][level] for r in rows]) for level in range(h + 1)]
-                       for q, m, h in zip(qis, self.maps, self.heights)]
+        self.labels = [
+            [np.array([m[r[q]][level] for r in rows]) for level in range(h + 1)]
+            for q, m, h in zip(qis, self.maps, self.heights)
+        ]
 
     def nodes(self):
         return itertools.product(*(range(h + 1) for h in self.heights))
@@ -183,8 +185,13 @@ def test_population_uniqueness_report_and_verification(tmp_path):
     result = anonymize(tiny_job(0.3, output=Output(path=str(out))))
     assert result.success and result.report["verified"] and result.levels == {"a": 1}
     [entry] = result.report["privacy"]["models"]
-    assert entry == {"model": "population-uniqueness", "threshold": 0.3, "estimator": "zayatz", "population_size": 8,
-                     "achieved": 0.0}
+    assert entry == {
+        "model": "population-uniqueness",
+        "threshold": 0.3,
+        "estimator": "zayatz",
+        "population_size": 8,
+        "achieved": 0.0,
+    }
     # no [risk] table: the report estimates with the model's own population and estimator
     assert result.report["risk"]["before"]["population"]["population_size"] == 8
     assert result.report["risk"]["before"]["population"]["model"] == "zayatz"
@@ -199,7 +206,9 @@ def test_population_uniqueness_settings_are_checked():
         ({"threshold": 2, "sampling_fraction": 0.1}, "'threshold' parameter must be a number in [0, 1]"),
         ({"threshold": 0.1, "sampling_fraction": 0.1, "model": "ewens"}, "unknown population-uniqueness model 'ewens'"),
     ]:
-        with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
+        with pytest.raises(
+            ConfigError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")
+        ):
             build_model({"type": "population-uniqueness", **spec})
     model = build_model({"type": "population-uniqueness", "threshold": 0.1, "population_size": 10})
     with pytest.raises(ConfigError, match="smaller than the input's 30 rows"):
@@ -232,8 +241,9 @@ def test_population_uniqueness_optimum_against_brute_force(size_oracle, limit, t
     models = ({"type": "population-uniqueness", "threshold": threshold, "sampling_fraction": fraction},)
     if average is not None:
         models += ({"type": "average-risk", "threshold": average},)
-    with Session(adult_job(QIS, engine="memory", k=1, suppression_limit=limit, models=models),
-                 share_stats=True) as session:
+    with Session(
+        adult_job(QIS, engine="memory", k=1, suppression_limit=limit, models=models), share_stats=True
+    ) as session:
         _, checker = session.search("exhaustive")
         assert {node: checker.check(node).anonymous for node in verdicts} == {n: ok for n, (ok, _) in verdicts.items()}
         for algorithm in ("flash", "ola", "incognito", "exhaustive"):
@@ -253,9 +263,13 @@ def test_population_uniqueness_is_not_monotonic_on_a_hand_made_table():
     # unique, so Zayatz's p_1 = s_1 / u rises and so does the estimate (0.249 -> 0.368).
     # With threshold 0.3, level 0 holds, level 1 fails, level 2 (one class) holds again.
     hierarchy = [["p", "p", "*"], ["q", "q", "*"], ["r", "r", "*"], ["s", "st", "*"], ["t", "st", "*"]]
-    job = table_job({"a": list("pqrsstt")}, {"a": hierarchy}, k=1, metric="height",
-                    models=({"type": "population-uniqueness", "threshold": 0.3, "model": "zayatz",
-                             "population_size": 14},))
+    job = table_job(
+        {"a": list("pqrsstt")},
+        {"a": hierarchy},
+        k=1,
+        metric="height",
+        models=({"type": "population-uniqueness", "threshold": 0.3, "model": "zayatz", "population_size": 14},),
+    )
     with Session(job) as session:
         checker = session.checker()
         model = checker.models[0]
@@ -326,6 +340,7 @@ def risk_job(tmp_path, adult_available):
         path = tmp_path / "job.toml"
         path.write_text(JOB.format(adult=ADULT / "adult.csv", h=str(ADULT / "adult_hierarchy_")) + risk)
         return str(path)
+
     return write
 
 
@@ -361,10 +376,13 @@ def test_risk_command_errors(risk_job):
         result = CliRunner().invoke(main, ["risk", risk_job(), *flags])
         assert result.exit_code == 2 and message in result.stderr, result.output
     for risk, message in [
-        ("[risk]\nsampling_fraction = 0.1\npopulation_size = 1e6\n", "give population_size or sampling_fraction, not both"),
+        (
+            "[risk]\nsampling_fraction = 0.1\npopulation_size = 1e6\n",
+            "give population_size or sampling_fraction, not both",
+        ),
         ("[risk]\nsampling_fraction = 1.5\n", "'sampling_fraction' parameter must be a number in (0, 1]"),
         ("[risk]\npopulation_size = 100\n", "smaller than the input's 30162 rows"),
-        ("[risk]\nmodel = \"ewens\"\n", "unknown population-uniqueness model 'ewens'"),
+        ('[risk]\nmodel = "ewens"\n', "unknown population-uniqueness model 'ewens'"),
         ("[risk]\nfraction = 0.1\n", "unknown key(s) ['fraction'] in [risk]"),
     ]:
         result = CliRunner().invoke(main, ["risk", risk_job(risk)])
@@ -386,7 +404,10 @@ def test_markdown_summary_and_svg(risk_job, tmp_path):
     before, after = report["risk"]["before"], report["risk"]["after"]
     row = f"| Sample uniqueness (records alone in their group) | {100 * before['sample_uniqueness']:.2f} % | 0.00 % |"
     assert row in text
-    assert f"| Highest re-identification risk (1 / smallest group) | 100.00 % | {100 * after['highest_risk']:.2f} % |" in text
+    assert (
+        f"| Highest re-identification risk (1 / smallest group) | 100.00 % | {100 * after['highest_risk']:.2f} % |"
+        in text
+    )
     assert f"| Records suppressed (not released, not assessed) | 0 | {report['suppressed']:,} |" in text
     assert f"({before['population']['dankar']['model']})" in text
     # the risk command writes the same page for the input alone
@@ -394,7 +415,9 @@ def test_markdown_summary_and_svg(risk_job, tmp_path):
     result = CliRunner().invoke(main, ["risk", risk_job(), "--format", "markdown", "--output", str(alone)])
     assert result.exit_code == 0, result.output
     svg = ET.fromstring((tmp_path / "input_histogram.svg").read_text())
-    bars = [r.get("class") for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class", "").startswith("bar")]
+    bars = [
+        r.get("class") for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class", "").startswith("bar")
+    ]
     assert bars == ["bar before"] * len(before["histogram"])  # the input alone: one series
     assert f"| Average re-identification risk | {100 * before['average_risk']:.2f} % |" in alone.read_text()
     assert "](input_histogram.svg)" in alone.read_text()
@@ -406,11 +429,15 @@ def test_anonymize_format_markdown_writes_the_page_beside_the_output(risk_job, t
     page = tmp_path / "out_summary.md"
     report = json.loads((tmp_path / "report.json").read_text())
     svg = ET.fromstring((tmp_path / "out_summary_histogram.svg").read_text())
-    bars = Counter(r.get("class") for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class", "").startswith("bar"))
+    bars = Counter(
+        r.get("class") for r in svg.iter("{http://www.w3.org/2000/svg}rect") if r.get("class", "").startswith("bar")
+    )
     buckets = len(report["risk"]["before"]["histogram"])
     assert bars == {"bar before": buckets, "bar after": buckets}  # before and after, side by side
     loss = f"{int(report['loss']):,}" if float(report["loss"]).is_integer() else f"{report['loss']:.6g}"
-    assert f"Utility: information loss {loss} ({report['metric']} metric); {report['suppressed']:,} of" in page.read_text()
+    assert (
+        f"Utility: information loss {loss} ({report['metric']} metric); {report['suppressed']:,} of" in page.read_text()
+    )
     as_json = CliRunner().invoke(main, ["anonymize", risk_job(), "--format", "json", "--quiet", "--overwrite"])
     assert as_json.exit_code == 0 and json.loads(as_json.stdout)["risk"]["after"]["highest_risk"] <= 0.2
 
@@ -425,8 +452,13 @@ def test_class_sizes_in_the_join_layout(size_oracle):
 def test_after_with_dropped_suppressed_rows(tmp_path):
     # a: x x y y y z -> k = 2 suppresses z; with "drop" the file has 5 rows in classes {2, 3}
     out = tmp_path / "drop.csv"
-    job = table_job({"a": ["x", "x", "y", "y", "y", "z"]}, {"a": [["x", "*"], ["y", "*"], ["z", "*"]]}, k=2,
-                    suppression_limit=0.5, output=Output(path=str(out), suppressed="drop"))
+    job = table_job(
+        {"a": ["x", "x", "y", "y", "y", "z"]},
+        {"a": [["x", "*"], ["y", "*"], ["z", "*"]]},
+        k=2,
+        suppression_limit=0.5,
+        output=Output(path=str(out), suppressed="drop"),
+    )
     result = anonymize(job)
     assert result.success and result.levels == {"a": 0}
     after = result.report["risk"]["after"]
@@ -459,8 +491,13 @@ def test_a_disagreeing_recount_is_a_verification_error():
 def test_markdown_says_when_an_estimator_did_not_converge():
     from sqlanon.report.markdown import markdown
 
-    report = {"input": "t.csv", "rows": 40, "quasi_identifiers": ["a"], "node": None,
-              "risk": risk_section({1: 40}, population_size=1000)}
+    report = {
+        "input": "t.csv",
+        "rows": 40,
+        "quasi_identifiers": ["a"],
+        "node": None,
+        "risk": risk_section({1: 40}, population_size=1000),
+    }
     text = markdown(report)
     assert "pitman did not converge: every sample record is unique" in text
     assert "snb did not converge: no class of size 2" in text
@@ -490,11 +527,20 @@ def test_recount_of_masked_groups_and_empty_fields(tmp_path):
     from sqlanon.core.specs import Source
     from sqlanon.hierarchy import Hierarchy
 
-    table = pa.table({"A": ["v0", None, None, None], "b-c": ["v0", "v0", "v1", "v0"], "select": ["v0", "v0", "v0", "v1"]})
+    table = pa.table(
+        {"A": ["v0", None, None, None], "b-c": ["v0", "v0", "v1", "v0"], "select": ["v0", "v0", "v0", "v1"]}
+    )
     attributes = [Attribute("A", "quasi", Hierarchy.from_rows("A", (("v0", "*"), ("v1", "*"), ("", "*"))))] + [
-        Attribute(q, "quasi", Hierarchy.from_rows(q, (("v0", "*"), ("v1", "*")))) for q in ("b-c", "select")]
-    job = Job(input=Source(arrow=table), attributes=attributes, k=2, suppression_limit=0.25, metric="aecs",
-              output=Output(path=str(tmp_path / "released.csv")))
+        Attribute(q, "quasi", Hierarchy.from_rows(q, (("v0", "*"), ("v1", "*")))) for q in ("b-c", "select")
+    ]
+    job = Job(
+        input=Source(arrow=table),
+        attributes=attributes,
+        k=2,
+        suppression_limit=0.25,
+        metric="aecs",
+        output=Output(path=str(tmp_path / "released.csv")),
+    )
     report = anonymize(job).report
     assert list(report["levels"].values()) == [0, 1, 1] and report["suppressed"] == 1
     assert report["risk"]["after"]["class_sizes"] == [[3, 1]]

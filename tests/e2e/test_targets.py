@@ -25,12 +25,14 @@ from helpers.targets import ROWS, run, snapshot, write_job
 from sqlanon.errors import OutputError
 from sqlanon.release import Protected, Publication
 
+
 @pytest.fixture
 def folder(tmp_path):
     return tmp_path / "work"
 
 
 # -- the guard: each case the issue names ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("how", ["file", "flag"])
 def test_the_report_is_never_the_input(folder, how):
@@ -58,8 +60,9 @@ def test_the_report_is_never_the_input_database(folder):
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM people").fetchall() == [(12,)]  # still a readable database
     con.close()
-    same = write_job(folder, output="db.duckdb", input_path="db.duckdb", input_table="people",
-                     extra="table = \"released\"\n")
+    same = write_job(
+        folder, output="db.duckdb", input_path="db.duckdb", input_table="people", extra='table = "released"\n'
+    )
     result = run("anonymize", same)
     assert result.exit_code == 3 and "is the input database" in result.stderr, result.output
 
@@ -77,8 +80,17 @@ def test_apply_never_writes_over_the_job_or_the_manifest(folder):
     assert run("anonymize", job).exit_code == 0
     before = snapshot(folder)
     for target, owner in (("job.toml", "the job file"), ("report.json", "the manifest")):
-        result = run("apply", job, "--manifest", folder / "report.json", "--output", folder / "new.csv",
-                     "--report", folder / target, "--overwrite")
+        result = run(
+            "apply",
+            job,
+            "--manifest",
+            folder / "report.json",
+            "--output",
+            folder / "new.csv",
+            "--report",
+            folder / target,
+            "--overwrite",
+        )
         assert result.exit_code == 3 and f"is {owner}, which sqlanon never writes" in result.stderr, result.output
         assert snapshot(folder) == before
 
@@ -88,7 +100,9 @@ def test_an_existing_report_is_replaced_only_with_overwrite(folder):
     (folder / "report.json").write_text("my notes\n")
     before = snapshot(folder)
     result = run("anonymize", job)
-    assert result.exit_code == 3 and "the report" in result.stderr and "already exists: use --overwrite" in result.stderr
+    assert (
+        result.exit_code == 3 and "the report" in result.stderr and "already exists: use --overwrite" in result.stderr
+    )
     assert snapshot(folder) == before  # and out.csv was not written either
     assert run("anonymize", job, "--overwrite").exit_code == 0
     assert json.loads((folder / "report.json").read_text())["verified"]
@@ -98,8 +112,11 @@ def test_an_existing_report_is_replaced_only_with_overwrite(folder):
 def test_symlinks_dotdot_and_hard_links_to_the_input_are_the_input(folder, alias):
     job = write_job(folder)
     (folder / "sub").mkdir()
-    target = {"symlink": folder / "link.csv", "dotdot": folder / "sub" / ".." / "data.csv",
-              "hardlink": folder / "hard.csv"}[alias]
+    target = {
+        "symlink": folder / "link.csv",
+        "dotdot": folder / "sub" / ".." / "data.csv",
+        "hardlink": folder / "hard.csv",
+    }[alias]
     if alias == "symlink":
         target.symlink_to(folder / "data.csv")
     if alias == "hardlink":
@@ -114,8 +131,10 @@ def test_glob_members_and_new_files_matching_the_input_pattern_are_refused(folde
     parts = folder / "parts"
     parts.mkdir(parents=True)
     for i, chunk in enumerate((ROWS[:6], ROWS[6:])):
-        pq.write_table(pa.table({n: [r[j] for r in chunk] for j, n in enumerate(["age", "sex", "diagnosis"])}),
-                       parts / f"p{i}.parquet")
+        pq.write_table(
+            pa.table({n: [r[j] for r in chunk] for j, n in enumerate(["age", "sex", "diagnosis"])}),
+            parts / f"p{i}.parquet",
+        )
     job = write_job(folder, input_path="parts/*.parquet", output="out.parquet")
     before = snapshot(folder)
     member = run("anonymize", job, "--output", parts / "p1.parquet", "--overwrite")
@@ -127,8 +146,9 @@ def test_glob_members_and_new_files_matching_the_input_pattern_are_refused(folde
 
 
 def test_hierarchies_and_research_subset_files_are_never_targets(folder):
-    extra = ('[[privacy.models]]\ntype = "delta-presence"\ndmin = 0.0\ndmax = 1.0\nsubset_file = "ids.csv"\n'
-             'key = "age"\n')
+    extra = (
+        '[[privacy.models]]\ntype = "delta-presence"\ndmin = 0.0\ndmax = 1.0\nsubset_file = "ids.csv"\nkey = "age"\n'
+    )
     job = write_job(folder, extra=extra)
     (folder / "ids.csv").write_text("age\n21\n22\n")
     before = snapshot(folder)
@@ -145,8 +165,11 @@ def test_hierarchy_build_and_risk_outputs_go_through_the_guard(folder):
     job.write_text(job.read_text().replace('hierarchy = "sex.csv"', 'hierarchy = { type = "mask", levels = 1 }'))
     before = snapshot(folder)
     for command in (["hierarchy", "build", job, "-a", "sex", "-o"], ["risk", job, "--output"]):
-        for target, owner in (("age.csv", "the hierarchy of 'age'"), ("job.toml", "the job file"),
-                              ("data.csv", "the input file")):
+        for target, owner in (
+            ("age.csv", "the hierarchy of 'age'"),
+            ("job.toml", "the job file"),
+            ("data.csv", "the input file"),
+        ):
             result = run(*command, folder / target, "--overwrite")
             assert result.exit_code == 3 and f"is {owner}" in result.stderr, (command, result.output)
     assert snapshot(folder) == before
@@ -160,6 +183,7 @@ def test_hierarchy_build_and_risk_outputs_go_through_the_guard(folder):
 
 
 # -- one run publishes as one unit ----------------------------------------------------------------
+
 
 def test_a_run_without_a_solution_writes_nothing_and_keeps_the_previous_release(folder):
     job = write_job(folder)
@@ -183,8 +207,9 @@ def test_a_read_only_report_folder_publishes_nothing(folder, previous, read_only
         result = run("anonymize", job, "--overwrite")
     assert result.exit_code == 3 and "cannot write the report" in result.stderr, result.output
     assert snapshot(folder) == before
-    assert sorted(os.listdir(folder)) == sorted(["age.csv", "data.csv", "job.toml", "reports", "sex.csv"]
-                                                + (["out.csv"] if previous else []))
+    assert sorted(os.listdir(folder)) == sorted(
+        ["age.csv", "data.csv", "job.toml", "reports", "sex.csv"] + (["out.csv"] if previous else [])
+    )
 
 
 def test_a_full_disk_publishes_nothing(folder, tmp_path):
@@ -228,10 +253,15 @@ PLACES = ["input", "job", "hierarchy", "output", "report", "summary", "fresh"]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(output=st.sampled_from(PLACES), report=st.sampled_from(PLACES), summary=st.sampled_from(PLACES + [None]),
-       overwrite=st.booleans())
-def test_no_pre_existing_file_changes_unless_it_was_a_target_with_overwrite(tmp_path, output, report, summary,
-                                                                            overwrite):
+@given(
+    output=st.sampled_from(PLACES),
+    report=st.sampled_from(PLACES),
+    summary=st.sampled_from(PLACES + [None]),
+    overwrite=st.booleans(),
+)
+def test_no_pre_existing_file_changes_unless_it_was_a_target_with_overwrite(
+    tmp_path, output, report, summary, overwrite
+):
     folder = tmp_path / f"h{abs(hash((output, report, summary, overwrite)))}"
     if folder.exists():
         return
@@ -239,8 +269,14 @@ def test_no_pre_existing_file_changes_unless_it_was_a_target_with_overwrite(tmp_
     (folder / "old.csv").write_text("age,sex,diagnosis\nold release\n")
     (folder / "old.json").write_text("{}\n")
     (folder / "old.md").write_text("old summary\n")
-    paths = {"input": "data.csv", "job": "job.toml", "hierarchy": "age.csv", "output": "old.csv",
-             "report": "old.json", "summary": "old.md"}
+    paths = {
+        "input": "data.csv",
+        "job": "job.toml",
+        "hierarchy": "age.csv",
+        "output": "old.csv",
+        "report": "old.json",
+        "summary": "old.md",
+    }
     fresh = iter(["new.csv", "new.json", "new.md"])
     chosen = [folder / (paths[p] if p != "fresh" else next(fresh)) if p else None for p in (output, report, summary)]
     if chosen[0].suffix not in (".csv", ".parquet"):
@@ -264,11 +300,17 @@ def test_no_pre_existing_file_changes_unless_it_was_a_target_with_overwrite(tmp_
 
 # -- the demo ---------------------------------------------------------------------------------------
 
+
 def test_demo_runs_from_any_folder_and_never_replaces_someone_elses_data(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     first = run("demo")
     assert first.exit_code == 0, first.output
-    assert sorted(os.listdir(tmp_path / "demo")) == ["patients.csv", "patients_anonymized.csv", "report.html", "report.json"]
+    assert sorted(os.listdir(tmp_path / "demo")) == [
+        "patients.csv",
+        "patients_anonymized.csv",
+        "report.html",
+        "report.json",
+    ]
     again = run("demo")  # its own results are replaced
     assert again.exit_code == 0 and "wrote 4000 demo rows" not in again.stderr  # the data was already there
     (tmp_path / "demo" / "patients.csv").write_text("name,age\nmine,1\n")
@@ -283,24 +325,41 @@ def test_demo_runs_from_a_built_wheel(tmp_path):
     """A regular (not editable) install ships the demo job and hierarchies."""
     wheels, site, work = tmp_path / "wheels", tmp_path / "site", tmp_path / "work"
     work.mkdir()
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                            str(wheels), str(ROOT)], capture_output=True, text=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode == 0, build.stderr
     wheel = next(wheels.glob("sqlanon-*.whl"))
-    install = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
-                             capture_output=True, text=True)
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+        capture_output=True,
+        text=True,
+    )
     assert install.returncode == 0, install.stderr
     env = {**os.environ, "PYTHONPATH": str(site)}
-    where = subprocess.run([sys.executable, "-c", "import sqlanon; print(sqlanon.__file__)"], capture_output=True,
-                           text=True, env=env, cwd=work)
+    where = subprocess.run(
+        [sys.executable, "-c", "import sqlanon; print(sqlanon.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=work,
+    )
     assert where.stdout.startswith(str(site)), where.stdout + where.stderr
-    demo = subprocess.run([sys.executable, "-m", "sqlanon.cli.commands", "demo", "--rows", "500"], capture_output=True,
-                          text=True, env=env, cwd=work)
+    demo = subprocess.run(
+        [sys.executable, "-m", "sqlanon.cli.commands", "demo", "--rows", "500"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=work,
+    )
     assert demo.returncode == 0, demo.stderr
     assert json.loads((work / "demo" / "report.json").read_text())["verified"]
 
 
 # -- messages for what users get wrong ----------------------------------------------------------------
+
 
 def test_a_job_without_output_says_nothing_was_written(folder):
     job = write_job(folder, output=None, report=None)
@@ -316,23 +375,34 @@ def test_a_release_with_every_row_suppressed_is_flagged(folder):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["suppressed"] == 12 and report["rows"] == 12
-    assert report["warnings"] == ["every one of the 12 rows is suppressed: the release contains no rows (the "
-                                  "models hold only by suppressing everything; relax them or give coarser hierarchies)"]
+    assert report["warnings"] == [
+        "every one of the 12 rows is suppressed: the release contains no rows (the "
+        "models hold only by suppressing everything; relax them or give coarser hierarchies)"
+    ]
     assert "warning: every one of the 12 rows is suppressed" in result.stderr
     assert json.loads((folder / "report.json").read_text())["warnings"] == report["warnings"]
 
 
-@pytest.mark.parametrize("engine, module, hint", [("spark", "pyspark", "pip install"),
-                                                  ("postgres", "psycopg", "pip install 'sqlanon[postgres]'")])
-def test_a_missing_optional_dependency_is_a_named_error_before_anything_is_written(folder, monkeypatch, engine, module,
-                                                                                   hint):
-    job = write_job(folder, output="out.parquet" if engine == "spark" else None, report="report.json",
-                    input_path="data.parquet" if engine == "spark" else "data.csv",
-                    input_table=None if engine == "spark" else "public.people",
-                    extra=f'[engine]\nname = "{engine}"\n')
+@pytest.mark.parametrize(
+    "engine, module, hint",
+    [("spark", "pyspark", "pip install"), ("postgres", "psycopg", "pip install 'sqlanon[postgres]'")],
+)
+def test_a_missing_optional_dependency_is_a_named_error_before_anything_is_written(
+    folder, monkeypatch, engine, module, hint
+):
+    job = write_job(
+        folder,
+        output="out.parquet" if engine == "spark" else None,
+        report="report.json",
+        input_path="data.parquet" if engine == "spark" else "data.csv",
+        input_table=None if engine == "spark" else "public.people",
+        extra=f'[engine]\nname = "{engine}"\n',
+    )
     if engine == "spark":
-        pq.write_table(pa.table({n: [r[j] for r in ROWS] for j, n in enumerate(["age", "sex", "diagnosis"])}),
-                       folder / "data.parquet")
+        pq.write_table(
+            pa.table({n: [r[j] for r in ROWS] for j, n in enumerate(["age", "sex", "diagnosis"])}),
+            folder / "data.parquet",
+        )
     else:
         job.write_text(job.read_text().replace('path = "data.csv"\n', ""))
     for name in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
@@ -355,8 +425,10 @@ def test_a_duckdb_output_table_is_published_with_the_run_or_not_at_all(folder, r
     def release():
         con = duckdb.connect(str(folder / "out.duckdb"), read_only=True)
         try:
-            return (con.execute("SELECT table_name FROM duckdb_tables()").fetchall(),
-                    con.execute("SELECT * FROM released ORDER BY ALL").fetchall())
+            return (
+                con.execute("SELECT table_name FROM duckdb_tables()").fetchall(),
+                con.execute("SELECT * FROM released ORDER BY ALL").fetchall(),
+            )
         finally:
             con.close()
 

@@ -24,8 +24,12 @@ def written_groups(path, qis):
     if str(path).endswith(".parquet"):
         table = pq.read_table(path, columns=qis)
     else:
-        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(
-            column_types={q: pa.string() for q in qis}, strings_can_be_null=False, include_columns=qis))
+        table = pacsv.read_csv(
+            path,
+            convert_options=pacsv.ConvertOptions(
+                column_types={q: pa.string() for q in qis}, strings_can_be_null=False, include_columns=qis
+            ),
+        )
     return collections.Counter(zip(*(table.column(q).to_pylist() for q in qis)))
 
 

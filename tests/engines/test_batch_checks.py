@@ -76,7 +76,11 @@ def test_batch_equals_single_checks_on_adult(adult5, case):
     single, many = single_and_many(adult5, nodes, metric, models)
     assert many == single
     # not vacuous: the nodes differ, and k = 3 keeps some classes and suppresses others
-    assert len({s.classes for s in single}) > 10 and any(s.suppressed for s in single) and any(s.kept_classes for s in single)
+    assert (
+        len({s.classes for s in single}) > 10
+        and any(s.suppressed for s in single)
+        and any(s.kept_classes for s in single)
+    )
 
 
 @pytest.mark.parametrize("case", sorted(SINGLE))
@@ -90,7 +94,11 @@ def test_jobs_that_cannot_batch_fall_back_to_single_checks(adult5, case):
     assert [r.node for r in results] == nodes and checker.checks == len(nodes)
     for result, stats in zip(results, single):
         assert result.stats.suppressed_histograms == stats.suppressed_histograms
-        assert (result.stats.classes, result.stats.suppressed, result.stats.dm_kept) == (stats.classes, stats.suppressed, stats.dm_kept)
+        assert (result.stats.classes, result.stats.suppressed, result.stats.dm_kept) == (
+            stats.classes,
+            stats.suppressed,
+            stats.dm_kept,
+        )
 
 
 def test_check_many_equals_check_and_counts_each_node_once(adult5):
@@ -107,7 +115,7 @@ def test_check_many_equals_check_and_counts_each_node_once(adult5):
     two = adult5.engine._threads >= 2
     cut = (lambda n: statements(n, duckdb_batches._PIECE, least=2)) if two else statements
     assert adult5.engine.queries - queries == len(cut(32)) + len(cut(37)) == (5 if two else 3)
-    assert results[:len(nodes)] == expected and results[len(nodes):] == expected[:3]
+    assert results[: len(nodes)] == expected and results[len(nodes) :] == expected[:3]
     assert many.checks == len(nodes) and [r.node for r in seen] == nodes
 
 
@@ -121,8 +129,11 @@ def test_duckdb_splits_a_lean_batch_over_two_connections(adult_available, thread
     with Session(job, needs=ALL_NEEDS) as session:
         engine = session.engine
         nodes = sample(session, 20, seed=5)
-        for metric, models, split in (("discernibility", (), True), ("loss", (), True),
-                                      ("loss", (MODELS["recursive"],), False)):
+        for metric, models, split in (
+            ("discernibility", (), True),
+            ("loss", (), True),
+            ("loss", (MODELS["recursive"],), False),
+        ):
             single, many = single_and_many(session, nodes, metric, models)
             assert many == single
             args = _checker_args(session, metric, models)
@@ -269,7 +280,11 @@ def test_random_tables_batch_equals_single(job):
         single = [session.runner.class_stats(n, checker.keep, checker.params, checker.needs) for n in nodes]
         many = session.runner.class_stats_many(nodes, checker.keep, checker.params, checker.needs)
         if many is None:  # entropy (suppressed histograms), a metric's float sums (KL, ambiguity), one node
-            assert len(nodes) < 2 or Need.SUPPRESSED_HISTOGRAMS in checker.needs or checker.metric.stats_columns(len(nodes[0]))
+            assert (
+                len(nodes) < 2
+                or Need.SUPPRESSED_HISTOGRAMS in checker.needs
+                or checker.metric.stats_columns(len(nodes[0]))
+            )
         else:
             assert many == single
 
@@ -300,10 +315,18 @@ SEARCHES = [
 def test_searches_decide_and_count_as_with_single_checks(adult5, monkeypatch, algorithm, options):
     def run():
         queries = adult5.engine.queries
-        outcome, checker = adult5.search(algorithm, **{"k": 5, "suppression_limit": 0.02, "metric": "loss", "models": (), **options})
+        outcome, checker = adult5.search(
+            algorithm, **{"k": 5, "suppression_limit": 0.02, "metric": "loss", "models": (), **options}
+        )
         counters = {k: v for k, v in outcome.counters.items() if k != "seconds"}
         trace = [(t["checks"], t["loss"]) for t in outcome.trace]
-        return (outcome.optimum.node, outcome.optimum.stats, counters, trace, outcome.proven), adult5.engine.queries - queries
+        return (
+            outcome.optimum.node,
+            outcome.optimum.stats,
+            counters,
+            trace,
+            outcome.proven,
+        ), adult5.engine.queries - queries
 
     batched, batched_queries = run()
     monkeypatch.setattr(SqlRunner, "class_stats_many", lambda *args: None)

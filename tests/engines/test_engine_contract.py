@@ -47,7 +47,9 @@ def test_the_job_is_refused_by_the_declared_inputs():
 
     job = adult_job(QIS5, engine="memory")
     job = replace(job, input=Source(path="people.duckdb", table="t"))
-    with pytest.raises(ConfigError, match=r"the memory engine does not handle duckdb files .* it handles csv, parquet, arrow"):
+    with pytest.raises(
+        ConfigError, match=r"the memory engine does not handle duckdb files .* it handles csv, parquet, arrow"
+    ):
         Session(job)
 
 
@@ -58,8 +60,12 @@ def _held(checker) -> set[str]:
 
 
 def _snapshot_tables(engine) -> set[str]:
-    return {r[0] for r in engine.con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_snap%'").fetchall()}
+    return {
+        r[0]
+        for r in engine.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_snap%'"
+        ).fetchall()
+    }
 
 
 def test_the_engine_stores_exactly_what_the_checkers_policy_holds(adult_available):
@@ -101,7 +107,9 @@ def test_keep_snapshot_is_for_the_node_just_computed(adult_available):
                 session.runner.keep_snapshot((1, 0, 0, 0, 0))
 
 
-@pytest.mark.parametrize("engine, checks, on", [("duckdb", "sql", False), ("duckdb", "local", True), ("memory", "auto", True)])
+@pytest.mark.parametrize(
+    "engine, checks, on", [("duckdb", "sql", False), ("duckdb", "local", True), ("memory", "auto", True)]
+)
 def test_roll_up_and_history_follow_the_placement(adult_available, engine, checks, on):
     """Unset, they are on where a snapshot costs nothing to keep (arrays) and off in SQL; the
     local placements count alike, SQL none."""
@@ -123,7 +131,8 @@ def test_auto_checks_locally_without_timing_a_query_when_the_scan_alone_costs_mo
     assert report["checks_placement"] == "local" and report["query_latency_ms"] is None
     assert report["checks_placement_reason"] == (
         f"a local check (~{classes * 25e-6:.2f} ms: {classes:,} rows x 25 ns) costs less than a query's scan alone "
-        f"(~{classes * 40e-6:.2f} ms: {classes:,} rows x 40 ns), whatever its latency")
+        f"(~{classes * 40e-6:.2f} ms: {classes:,} rows x 40 ns), whatever its latency"
+    )
     assert report["snapshots"]["rollup"] is True and report["snapshots"]["history"] is True
     fixed = anonymize(adult_job(QIS5, k=5, checks="sql", output=Output(path=str(tmp_path / "s.csv")))).report
     assert fixed["query_latency_ms"] is None and fixed["checks_placement_reason"] == 'engine.checks = "sql"'

@@ -51,18 +51,27 @@ def engine_cases(values=None, on_spark=()):
     cases = []
     for engine in VARIANTS:
         for value in [None] if values is None else values:
-            full = engine == "spark" and value not in on_spark or engine == "spark-local" and (
-                values is None or value not in on_spark)
+            full = (
+                engine == "spark"
+                and value not in on_spark
+                or engine == "spark-local"
+                and (values is None or value not in on_spark)
+            )
             marks = [pytest.mark.spark_full] if full else []
-            cases.append(pytest.param(engine, marks=marks) if values is None else
-                         pytest.param(engine, value, marks=marks, id=f"{value}-{engine}"))
+            cases.append(
+                pytest.param(engine, marks=marks)
+                if values is None
+                else pytest.param(engine, value, marks=marks, id=f"{value}-{engine}")
+            )
     return cases
 
 
 @pytest.fixture(autouse=True)
 def _one_spark_session(request):
     """A Spark test runs on the run's one SparkSession (the conftest fixture), started on first use."""
-    if getattr(request.node, "callspec", None) is not None and str(request.node.callspec.params.get("engine")).startswith("spark"):
+    if getattr(request.node, "callspec", None) is not None and str(
+        request.node.callspec.params.get("engine")
+    ).startswith("spark"):
         request.getfixturevalue("spark")
 
 
@@ -114,16 +123,22 @@ def adult9(adult_available, request):
 
 @pytest.fixture(scope="module")
 def subset(adult_available, request):
-    sessions = Sessions(lambda e: Session(on_engine(sensitive_job(QIS5, label="salary-class"), e, request), needs=ALL_NEEDS,
-                                          share_stats=True))
+    sessions = Sessions(
+        lambda e: Session(
+            on_engine(sensitive_job(QIS5, label="salary-class"), e, request), needs=ALL_NEEDS, share_stats=True
+        )
+    )
     yield sessions
     sessions.close()
 
 
 @pytest.fixture(scope="module")
 def models5(adult_available, request):
-    sessions = Sessions(lambda e: Session(on_engine(sensitive_job(QIS5, models=tuple(MODELS.values())), e, request),
-                                          needs=ALL_NEEDS, share_stats=True))
+    sessions = Sessions(
+        lambda e: Session(
+            on_engine(sensitive_job(QIS5, models=tuple(MODELS.values())), e, request), needs=ALL_NEEDS, share_stats=True
+        )
+    )
     yield sessions
     sessions.close()
 
@@ -155,11 +170,18 @@ def _flash_cases():
     for engine in [*ENGINES, *LOCAL]:
         for row in FLASH_ADULT:
             k, limit = row[:2]
-            if engine == REFERENCE and k != 5 or engine.startswith(("postgres", "spark")) and (
-                    k not in (2, 5) or limit not in (0.0, 0.02)):
+            if (
+                engine == REFERENCE
+                and k != 5
+                or engine.startswith(("postgres", "spark"))
+                and (k not in (2, 5) or limit not in (0.0, 0.02))
+            ):
                 continue
-            marks = [pytest.mark.spark_full] if (engine == "spark" and (k, limit) != (5, 0.0) or
-                                                 engine == "spark-local" and (k, limit) != (5, 0.02)) else []
+            marks = (
+                [pytest.mark.spark_full]
+                if (engine == "spark" and (k, limit) != (5, 0.0) or engine == "spark-local" and (k, limit) != (5, 0.02))
+                else []
+            )
             yield pytest.param(engine, *row, marks=marks)
 
 
@@ -169,8 +191,13 @@ def test_flash_discernibility_on_adult_9_qis(adult9, engine, k, limit, node, los
     assert found == (node, loss, suppressed, checks)
 
 
-HEURISTIC_SETTINGS = {"lightning": {"step_limit": 60}, "datafly": {}, "igreedy": {},
-                      "genetic": {"seed": 3, "step_limit": 80}, "random": {"seed": 3, "step_limit": 40}}
+HEURISTIC_SETTINGS = {
+    "lightning": {"step_limit": 60},
+    "datafly": {},
+    "igreedy": {},
+    "genetic": {"seed": 3, "step_limit": 80},
+    "random": {"seed": 3, "step_limit": 40},
+}
 
 
 def test_every_algorithm_is_covered():
@@ -180,13 +207,17 @@ def test_every_algorithm_is_covered():
 @pytest.mark.parametrize("engine, algorithm", engine_cases(list(ALGORITHMS), on_spark=("flash", "lightning")))
 def test_every_algorithm_on_a_subset(subset, engine, algorithm):
     options = HEURISTIC_SETTINGS.get(algorithm, {})
-    results = {e: summary(*subset[e].search(algorithm, k=5, suppression_limit=0.02, **options)) for e in (REFERENCE, engine)}
+    results = {
+        e: summary(*subset[e].search(algorithm, k=5, suppression_limit=0.02, **options)) for e in (REFERENCE, engine)
+    }
     assert_same(results[REFERENCE], results[engine], algorithm)
 
 
 @pytest.mark.parametrize("engine, metric", engine_cases(list(METRICS), on_spark=("loss", "kl-divergence")))
 def test_every_metric(subset, engine, metric):
-    results = {e: summary(*subset[e].search("flash", k=5, suppression_limit=0.04, metric=metric)) for e in (REFERENCE, engine)}
+    results = {
+        e: summary(*subset[e].search("flash", k=5, suppression_limit=0.04, metric=metric)) for e in (REFERENCE, engine)
+    }
     assert_same(results[REFERENCE], results[engine], metric)
 
 
@@ -196,23 +227,28 @@ def test_every_model(models5, engine, name):
     # distances (20-70 ms a DuckDB check) and the salary-class cases are searched without
     # suppression here; their verdicts with suppression are compared class by class below.
     limit = 0.0 if name.startswith(("t-", "salary")) else 0.1
-    results = {e: summary(*models5[e].search("flash", k=2, suppression_limit=limit, models=(MODELS[name],)))
-               for e in (REFERENCE, engine)}
+    results = {
+        e: summary(*models5[e].search("flash", k=2, suppression_limit=limit, models=(MODELS[name],)))
+        for e in (REFERENCE, engine)
+    }
     assert_same(results[REFERENCE], results[engine], name)
 
 
 @pytest.mark.parametrize("engine", engine_cases())
 def test_combined_models_without_suppression(models5, engine):
     models = (MODELS["recursive"], MODELS["t-equal"] | {"t": 0.35}, MODELS["salary-entropy"], MODELS["average-risk"])
-    results = {e: summary(*models5[e].search("flash", k=3, suppression_limit=0.0, models=models)) for e in (REFERENCE, engine)}
+    results = {
+        e: summary(*models5[e].search("flash", k=3, suppression_limit=0.0, models=models)) for e in (REFERENCE, engine)
+    }
     assert_same(results[REFERENCE], results[engine])
 
 
 FIGURE_NODES = [(0, 0, 0, 0, 0), (1, 2, 0, 1, 1), (0, 4, 1, 2, 3), (1, 3, 1, 1, 2)]
 
 
-@pytest.mark.parametrize("engine, name", engine_cases([n for n, spec in MODELS.items() if "attribute" in spec],
-                                                     on_spark=("entropy",)))
+@pytest.mark.parametrize(
+    "engine, name", engine_cases([n for n, spec in MODELS.items() if "attribute" in spec], on_spark=("entropy",))
+)
 def test_class_figures_agree_within_epsilon(models5, engine, name):
     """Every class's figures and verdict, on nodes from fine to coarse: floats (entropy,
     distances, ratios) within the models' EPSILON, counts and verdicts equal."""
@@ -240,7 +276,9 @@ def test_explain_agrees(models5, engine):
 
 
 @pytest.mark.parametrize("engine", engine_cases())
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(job=jobs())
 def test_random_tables(engine, job, request):
     results = {}
@@ -291,11 +329,21 @@ def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, e
     written = {}
     for e in (REFERENCE, engine):
         path = str(tmp_path / f"{e}.{kind}")
-        job = sensitive_job(QIS5, k=5, suppression_limit=0.02, models=(MODELS["entropy"],),
-                            output=Output(path=path, suppressed=suppressed, order="input"))
+        job = sensitive_job(
+            QIS5,
+            k=5,
+            suppression_limit=0.02,
+            models=(MODELS["entropy"],),
+            output=Output(path=path, suppressed=suppressed, order="input"),
+        )
         result = anonymize(on_engine(job, e, request))
         assert result.success and result.report["verified"] and result.suppressed, e
-        written[e] = (result.levels, result.suppressed, read_back(path), Path(path).read_bytes() if kind == "csv" else None)
+        written[e] = (
+            result.levels,
+            result.suppressed,
+            read_back(path),
+            Path(path).read_bytes() if kind == "csv" else None,
+        )
     assert written[REFERENCE][:3] == written[engine][:3]
     assert written[REFERENCE][3] == written[engine][3]  # CSV byte for byte
 
@@ -303,23 +351,30 @@ def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, e
 @pytest.fixture(scope="module")
 def adult_ids(adult_available):
     """ADULT (its columns as text) with each row's input position as a unique ``id``."""
-    table = pacsv.read_csv(ADULT / "adult.csv", parse_options=pacsv.ParseOptions(delimiter=";"),
-                           convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in ADULT_QIS}))
+    table = pacsv.read_csv(
+        ADULT / "adult.csv",
+        parse_options=pacsv.ParseOptions(delimiter=";"),
+        convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in ADULT_QIS}),
+    )
     return table.append_column("id", pa.array(range(table.num_rows), pa.int64()))
 
 
 # Spark's case (30 s: four runs) is spark_full; its shuffled order is also the golden test's (test_spark.py)
-@pytest.mark.parametrize("engine", [pytest.param(e, marks=[pytest.mark.spark_full] if e == "spark" else [])
-                                    for e in ENGINES])
+@pytest.mark.parametrize(
+    "engine", [pytest.param(e, marks=[pytest.mark.spark_full] if e == "spark" else []) for e in ENGINES]
+)
 def test_every_engine_shuffles_its_release(adult_ids, tmp_path, engine, request):
     """order = "shuffle" (the default): the rows order = "input" releases, in an order unrelated
     to the input's (Spearman's rho between a row's input and output position within 0.05 of 0 on
     ADULT's 30,162 rows: 8.7 standard deviations, 1 / sqrt(n - 1), of a random order's rho); one
     seed, one order, another seed, another; the report states the seed only when the job gives one.
     The input-order release is the reference's (every engine's is, test_written_outputs_...)."""
+
     def release(name, on=engine, **order):
         path = str(tmp_path / f"{name}.parquet")
-        job = adult_job(["sex", "race", "marital-status"], k=5, suppression_limit=0.02, output=Output(path=path, **order))
+        job = adult_job(
+            ["sex", "race", "marital-status"], k=5, suppression_limit=0.02, output=Output(path=path, **order)
+        )
         job = replace(job, input=Source(arrow=adult_ids), attributes=[*job.attributes, Attribute("id", "insensitive")])
         result = anonymize(on_engine(job, on, request))
         assert result.success and result.report["verified"] and result.suppressed > 0, name
@@ -345,8 +400,10 @@ def test_typed_input_prints_and_passes_through_alike(tmp_path, engine):
     import datetime
 
     if engine == "postgres":
-        pytest.skip("PostgreSQL prints values as PostgreSQL does (floats: 2.5e+15), and its input is a table of "
-                    "its own types: test_postgres.py holds its typed input")
+        pytest.skip(
+            "PostgreSQL prints values as PostgreSQL does (floats: 2.5e+15), and its input is a table of "
+            "its own types: test_postgres.py holds its typed input"
+        )
 
     data = {
         "num": [1, 2, 2, 3, None, 1, 3, 2],
@@ -355,14 +412,20 @@ def test_typed_input_prints_and_passes_through_alike(tmp_path, engine):
         "f": [0.1, 1.0, 1e20, 2.5e15, 1e-7, 0.1, 1.0, 1e20],
         "keep": [1.5, None, 3.25, 4.0, 5.0, 6.0, 7.0, 8.0],
     }
-    texts = {"num": ["1", "2", "3", ""], "d": ["2020-01-01", "2020-01-02", "2020-01-03"], "b": ["true", "false"],
-             "f": ["0.1", "1.0", "1e+20", "2500000000000000.0", "1e-07"]}
+    texts = {
+        "num": ["1", "2", "3", ""],
+        "d": ["2020-01-01", "2020-01-02", "2020-01-03"],
+        "b": ["true", "false"],
+        "f": ["0.1", "1.0", "1e+20", "2500000000000000.0", "1e-07"],
+    }
     hierarchies = {name: [[v, "*"] for v in values] for name, values in texts.items()}
     written = {}
     for e in (REFERENCE, engine):
         for kind in ("parquet", "csv"):
             path = str(tmp_path / f"{e}.{kind}")
-            job = table_job(data, hierarchies, k=2, suppression_limit=0.5, engine=e, output=Output(path=path, order="input"))
+            job = table_job(
+                data, hierarchies, k=2, suppression_limit=0.5, engine=e, output=Output(path=path, order="input")
+            )
             result = anonymize(job)
             assert result.success
             written[e, kind] = read_back(path)
@@ -377,9 +440,11 @@ def test_interval_outputs_are_identical(adult_available, tmp_path, engine, algor
     for e in (REFERENCE, engine):
         path = str(tmp_path / f"{e}.csv")
         out = Output(path=path, order="input")
-        job = adult_job(["sex", "race", "marital-status"], algorithm=algorithm, k=400, seed=5, step_limit=50,
-                        output=out) if algorithm == "hill-climb" else \
-            adult_job(["sex", "race", "marital-status"], algorithm=algorithm, k=400, output=out)
+        job = (
+            adult_job(["sex", "race", "marital-status"], algorithm=algorithm, k=400, seed=5, step_limit=50, output=out)
+            if algorithm == "hill-climb"
+            else adult_job(["sex", "race", "marital-status"], algorithm=algorithm, k=400, output=out)
+        )
         result = anonymize(on_engine(job, e, request))
         assert result.success
         written[e] = (result.loss, result.suppressed, Path(path).read_bytes())
@@ -392,7 +457,9 @@ def test_memory_refuses_duckdb_files(tmp_path):
 
     job = adult_job(QIS5, engine="memory")
     job = replace(job, input=Source(path=str(tmp_path / "in.duckdb"), table="t"))
-    with pytest.raises(ConfigError, match=r'memory engine does not handle duckdb files \(input .*in.duckdb\).*name = "duckdb"'):
+    with pytest.raises(
+        ConfigError, match=r'memory engine does not handle duckdb files \(input .*in.duckdb\).*name = "duckdb"'
+    ):
         Session(job)
     job = adult_job(QIS5, engine="memory", output=Output(path=str(tmp_path / "out.duckdb"), table="t"))
     with pytest.raises(ConfigError, match=r'\(output .*out.duckdb\).*name = "duckdb"'):
@@ -406,7 +473,14 @@ def test_memory_refuses_an_input_that_does_not_fit(adult_available, monkeypatch)
     with pytest.raises(DataError) as error:
         Session(adult_job(QIS5, engine="memory"))
     message = str(error.value)
-    for part in ("adult.csv", "MiB in memory", "976.6 KiB available", "/proc/meminfo", 'name = "duckdb"', "memory_limit"):
+    for part in (
+        "adult.csv",
+        "MiB in memory",
+        "976.6 KiB available",
+        "/proc/meminfo",
+        'name = "duckdb"',
+        "memory_limit",
+    ):
         assert part in message, part
 
 
@@ -424,7 +498,9 @@ def test_bad_input_messages_match(tmp_path, data):
     messages = {}
     for e in (e for e in ENGINES if "csv" in ENGINES[e].capabilities.inputs):  # engines reading files
         columns = ["x", "y"] if data.startswith("x,y") else ["x"]
-        attributes = [Attribute("x", "quasi", str(tmp_path / "h.csv"))] + [Attribute(c, "insensitive") for c in columns[1:]]
+        attributes = [Attribute("x", "quasi", str(tmp_path / "h.csv"))] + [
+            Attribute(c, "insensitive") for c in columns[1:]
+        ]
         from sqlanon import Job, Source
 
         job = Job(input=Source(path=str(tmp_path / "data.csv")), attributes=attributes, engine=e)
@@ -445,18 +521,32 @@ def test_every_engine_refuses_the_mask_as_a_qi_value(tmp_path, engine, leaf, req
     (tmp_path / "in.csv").write_text("age,sex\n" + "\n".join(rows) + "\n")
     extra = [["*", "*"]] if leaf else []
     ages = [[str(a), "*"] for a in [*range(20, 50), 99]] + extra
-    attributes = [Attribute("age", "quasi", Hierarchy.from_rows("age", ages)),
-                  Attribute("sex", "quasi", Hierarchy.from_rows("sex", [["0", "*"], ["1", "*"], *extra]))]
-    job = Job(input=Source(path=str(tmp_path / "in.csv")), attributes=attributes, k=2, suppression_limit=0.05,
-              output=Output(path=str(tmp_path / "out.csv")))
+    attributes = [
+        Attribute("age", "quasi", Hierarchy.from_rows("age", ages)),
+        Attribute("sex", "quasi", Hierarchy.from_rows("sex", [["0", "*"], ["1", "*"], *extra])),
+    ]
+    job = Job(
+        input=Source(path=str(tmp_path / "in.csv")),
+        attributes=attributes,
+        k=2,
+        suppression_limit=0.05,
+        output=Output(path=str(tmp_path / "out.csv")),
+    )
     with pytest.raises(HierarchyError) as error:
         anonymize(on_engine(job, engine, request))
     assert error.value.exit_code == 2
-    where = ('a table has no row order: WHERE "age" = \'*\' selects them' if engine == "postgres"
-             else "lines 2, 3, 4, 5, 6, …")
-    assert str(error.value).startswith("column 'age' of ") and f" holds '*' in 30 row(s) ({where}): '*' is the mask " \
-        "of a suppressed row, so such a row, released, could not be told from a suppressed one. Recode the value in " \
-        "the input (e.g. to 'unknown', with a hierarchy row for it) or leave those rows out" in str(error.value)
+    where = (
+        "a table has no row order: WHERE \"age\" = '*' selects them"
+        if engine == "postgres"
+        else "lines 2, 3, 4, 5, 6, …"
+    )
+    assert (
+        str(error.value).startswith("column 'age' of ")
+        and f" holds '*' in 30 row(s) ({where}): '*' is the mask "
+        "of a suppressed row, so such a row, released, could not be told from a suppressed one. Recode the value in "
+        "the input (e.g. to 'unknown', with a hierarchy row for it) or leave those rows out"
+        in str(error.value)
+    )
     assert not (tmp_path / "out.csv").exists()
 
 
@@ -467,14 +557,29 @@ def test_memory_engine_in_a_job_file(tmp_path):
 
     (tmp_path / "data.csv").write_text("x\na\nb\na\nb\n")
     (tmp_path / "h.csv").write_text("a;*\nb;*\n")
-    (tmp_path / "job.toml").write_text('[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
-                                       '[engine]\nname = "memory"\n[output]\npath = "out.csv"\n')
-    result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--k", "2", "--report", str(tmp_path / "r.json"),
-                                       "--order", "input"])
+    (tmp_path / "job.toml").write_text(
+        '[input]\npath = "data.csv"\n[attributes.x]\nrole = "quasi"\nhierarchy = "h.csv"\n'
+        '[engine]\nname = "memory"\n[output]\npath = "out.csv"\n'
+    )
+    result = CliRunner().invoke(
+        main,
+        ["anonymize", str(tmp_path / "job.toml"), "--k", "2", "--report", str(tmp_path / "r.json"), "--order", "input"],
+    )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out.csv").read_text() == "x\na\nb\na\nb\n"
-    applied = CliRunner().invoke(main, ["apply", str(tmp_path / "job.toml"), "--manifest", str(tmp_path / "r.json"),
-                                        "--output", str(tmp_path / "again.csv"), "--order", "input"])
+    applied = CliRunner().invoke(
+        main,
+        [
+            "apply",
+            str(tmp_path / "job.toml"),
+            "--manifest",
+            str(tmp_path / "r.json"),
+            "--output",
+            str(tmp_path / "again.csv"),
+            "--order",
+            "input",
+        ],
+    )
     assert applied.exit_code == 0, applied.output
     assert (tmp_path / "again.csv").read_text() == "x\na\nb\na\nb\n"
     explained = CliRunner().invoke(main, ["explain", str(tmp_path / "job.toml"), "--node", "0"])
@@ -482,9 +587,19 @@ def test_memory_engine_in_a_job_file(tmp_path):
 
 
 @pytest.mark.parametrize("engine", [*ENGINES, "duckdb-local", "postgres-local"])
-@pytest.mark.parametrize("name", ["distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
-                                  ("t-closeness", "equal"), ("t-closeness", "ordered"),
-                                  ("t-closeness", "hierarchical"), "delta-disclosure"], ids=str)
+@pytest.mark.parametrize(
+    "name",
+    [
+        "distinct-l-diversity",
+        "entropy-l-diversity",
+        "recursive-cl-diversity",
+        ("t-closeness", "equal"),
+        ("t-closeness", "ordered"),
+        ("t-closeness", "hierarchical"),
+        "delta-disclosure",
+    ],
+    ids=str,
+)
 def test_hand_computed_figures(engine, name, tmp_path, request):
     """tests/unit/test_models.py's table small enough to compute by hand, on every engine."""
     spec = spec_of(name, tmp_path)
@@ -517,7 +632,9 @@ def test_grouping_paths_agree():
 
 
 @pytest.mark.parametrize("engine", engine_cases())
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(job=jobs())
 def test_random_tables_write_the_same_csv(engine, job, tmp_path_factory, request):
     folder = tmp_path_factory.mktemp("out")

@@ -13,7 +13,7 @@ from sqlanon.errors import DataError
 COLUMNS = {
     "text": pa.array(["a", None, "", "ü"]),
     "large": pa.array(["x", "y", None, "z"], pa.large_string()),
-    "int": pa.array([1, -20, None, 2 ** 40]),
+    "int": pa.array([1, -20, None, 2**40]),
     "small": pa.array([1, 2, 3, None], pa.int8()),
     "bool": pa.array([True, False, None, True]),
     "float": pa.array([1.0, 0.1, None, 1e20]),

@@ -37,7 +37,10 @@ def test_the_report_says_where_checks_ran(adult_available, tmp_path):
     assert 0 < local.report["class_table_bytes"] <= classes * 6 * 8
     assert local.report["checks_placement_reason"] == 'engine.checks = "local"'
     # on DuckDB a query costs ~3 ms, a local check over ~1,000 rows far less
-    assert auto.report["checks_placement"] == "local" and "costs less than a query" in auto.report["checks_placement_reason"]
+    assert (
+        auto.report["checks_placement"] == "local"
+        and "costs less than a query" in auto.report["checks_placement_reason"]
+    )
     for key in ("transformation", "loss", "suppressed", "classes", "checks", "verified"):
         assert sql.report[key] == local.report[key] == auto.report[key], key
     assert sql_bytes == local_bytes  # the engine writes the output either way (one seed: one order)
@@ -48,8 +51,12 @@ def test_local_checks_above_the_budget_are_refused_and_auto_falls_back(adult_ava
     with pytest.raises(ConfigError) as error:
         Session(job)
     message = str(error.value)
-    for part in ('engine.checks = "local"', "does not fit the local budget of 1000 B", "engine.local_budget",
-                 'engine.checks = "auto" or "sql"'):
+    for part in (
+        'engine.checks = "local"',
+        "does not fit the local budget of 1000 B",
+        "engine.local_budget",
+        'engine.checks = "auto" or "sql"',
+    ):
         assert part in message, part
     with Session(adult_job(QIS5, checks="auto", local_budget="1KB")) as session:
         assert session.placement == "sql" and "exceeds the local budget" in session.placement_reason
@@ -74,8 +81,10 @@ def test_the_job_file_sets_the_placement(tmp_path):
     assert (job.checks, job.local_budget) == ("local", "64MB")
     with Session(job) as session:
         assert session.placement == "local"
-    for line, fix in (('checks = "remote"', 'engine.checks must be "auto", "sql" or "local"'),
-                      ('local_budget = "lots"', "engine.local_budget must be a size")):
+    for line, fix in (
+        ('checks = "remote"', 'engine.checks must be "auto", "sql" or "local"'),
+        ('local_budget = "lots"', "engine.local_budget must be a size"),
+    ):
         (tmp_path / "bad.toml").write_text(head + line + "\n")
         with pytest.raises(ConfigError, match=fix):
             Session(load_job(str(tmp_path / "bad.toml")))

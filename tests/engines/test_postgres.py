@@ -48,8 +48,14 @@ def exists(url, table) -> bool:
 
 
 # -- connection and configuration -------------------------------------------------------------
-@pytest.mark.parametrize("url", ["postgresql://me:s3cret@127.0.0.1:5432/db", "postgresql://me@127.0.0.1/db?password=s3cret",
-                                 "host=127.0.0.1 user=me password=s3cret"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://me:s3cret@127.0.0.1:5432/db",
+        "postgresql://me@127.0.0.1/db?password=s3cret",
+        "host=127.0.0.1 user=me password=s3cret",
+    ],
+)
 def test_a_password_in_the_job_is_refused(url):
     with pytest.raises(ConfigError) as error:
         validate(pg_job(engine_settings={"url": url}))
@@ -79,7 +85,9 @@ def test_a_malformed_table_name_is_refused(name, postgres_url):
 
 def test_files_are_refused_naming_the_engine_that_reads_them():
     job = adult_job(QIS, engine="postgres")
-    with pytest.raises(ConfigError, match=r'postgres engine does not handle csv files .*handles postgres.*name = "duckdb"'):
+    with pytest.raises(
+        ConfigError, match=r'postgres engine does not handle csv files .*handles postgres.*name = "duckdb"'
+    ):
         validate(job)
 
 
@@ -109,13 +117,18 @@ def test_duckdb_refuses_a_postgres_output_table():
 # -- the output table -------------------------------------------------------------------------
 def test_output_table_equals_duckdbs_output_and_is_verified(postgres_url, adult_table, tmp_path):
     result = anonymize(pg_job(k=5, suppression_limit=0.02, output=Output(table="public.released")))
-    assert result.success and result.report["verified"] and result.report["output"] == "PostgreSQL table public.released"
+    assert (
+        result.success and result.report["verified"] and result.report["output"] == "PostgreSQL table public.released"
+    )
     reference = anonymize(adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=str(tmp_path / "r.csv"))))
     assert (result.levels, result.suppressed, result.loss) == (reference.levels, reference.suppressed, reference.loss)
     with psycopg.connect(postgres_url) as con:
         written = con.execute("SELECT * FROM public.released").fetchall()
-    expected = duckdb.connect().execute("SELECT * FROM read_csv($p, header = true, all_varchar = true)",
-                                        {"p": str(tmp_path / "r.csv")}).fetchall()
+    expected = (
+        duckdb.connect()
+        .execute("SELECT * FROM read_csv($p, header = true, all_varchar = true)", {"p": str(tmp_path / "r.csv")})
+        .fetchall()
+    )
     assert sorted(written) == sorted(expected) and len(written) == 30162
     assert sum(1 for row in written if row[0] == "*") == result.suppressed
 
@@ -124,15 +137,19 @@ def test_the_output_table_is_shuffled_as_duckdb_shuffles(postgres_url, adult_tab
     """The table's rows, as a plain SELECT returns them (the order they were written in): for
     a seed, DuckDB's release row for row (both hash the same input positions); without one,
     the same rows in another order; with order = "input", DuckDB's in input order."""
+
     def both(name, **order):
-        result = anonymize(pg_job(k=5, suppression_limit=0.02, output=Output(table="public.ordered", overwrite=True, **order)))
+        result = anonymize(
+            pg_job(k=5, suppression_limit=0.02, output=Output(table="public.ordered", overwrite=True, **order))
+        )
         assert result.success and result.report["verified"]
         with psycopg.connect(postgres_url) as con:
             written = con.execute("SELECT * FROM public.ordered").fetchall()
         path = str(tmp_path / f"{name}.csv")
         assert anonymize(adult_job(QIS, k=5, suppression_limit=0.02, output=Output(path=path, **order))).success
-        return written, duckdb.connect().execute("SELECT * FROM read_csv($p, header = true, all_varchar = true)",
-                                                 {"p": path}).fetchall()
+        return written, duckdb.connect().execute(
+            "SELECT * FROM read_csv($p, header = true, all_varchar = true)", {"p": path}
+        ).fetchall()
 
     seeded, duck_seeded = both("seeded", seed=9)
     assert seeded == duck_seeded
@@ -146,7 +163,9 @@ def test_an_existing_table_is_not_clobbered_without_overwrite(postgres_url, adul
     with psycopg.connect(postgres_url, autocommit=True) as con:
         con.execute("DROP TABLE IF EXISTS public.taken")
         con.execute("CREATE TABLE public.taken AS SELECT 1 AS x")
-    with pytest.raises(OutputError, match=r"table public\.taken already exists in PostgreSQL: pass overwrite=True"):  # a job built in code
+    with pytest.raises(
+        OutputError, match=r"table public\.taken already exists in PostgreSQL: pass overwrite=True"
+    ):  # a job built in code
         anonymize(pg_job(k=5, output=Output(table="public.taken")))
     assert rows_of(postgres_url, "public.taken") == [(1,)]
     result = anonymize(pg_job(k=5, output=Output(table="public.taken", overwrite=True)))
@@ -194,8 +213,11 @@ def test_two_runs_never_write_one_output_table_at_once(postgres_url, adult_table
     output, source = Output(table="public.locked_out"), Source(table="public.adult")
     with Publication(Protected(), url=postgres_url) as first:
         first.reserve_output(output, source)
-        with pytest.raises(OutputError, match=r"the output table public.locked_out is being written by another "
-                                              r"sqlanon run \(PostgreSQL backend \d+\)"):
+        with pytest.raises(
+            OutputError,
+            match=r"the output table public.locked_out is being written by another "
+            r"sqlanon run \(PostgreSQL backend \d+\)",
+        ):
             Publication(Protected(), url=postgres_url).reserve_output(output, source)
     with Publication(Protected(), url=postgres_url) as again:
         again.reserve_output(output, source)
@@ -205,8 +227,9 @@ def test_temp_tables_are_gone_after_close(postgres_url, adult_table):
     with Session(pg_job()) as session:
         session.search("flash", k=5)
         with psycopg.connect(postgres_url) as con:
-            during = con.execute("SELECT count(*) FROM pg_class WHERE relpersistence = 't' "
-                                 "AND relname LIKE 'sqlanon%%'").fetchone()[0]
+            during = con.execute(
+                "SELECT count(*) FROM pg_class WHERE relpersistence = 't' AND relname LIKE 'sqlanon%%'"
+            ).fetchone()[0]
     with psycopg.connect(postgres_url) as con:
         after = con.execute("SELECT count(*) FROM pg_class WHERE relpersistence = 't'").fetchone()[0]
     assert during >= 5 and after == 0
@@ -225,8 +248,11 @@ def test_the_class_table_arrives_as_arrow_equal_to_its_rows(adult_table):
         assert list(zip(*(column.to_pylist() for column in fetched.columns))) == rows
         assert fetched.schema.field("n").type == pa.int64() and fetched.schema.field("q0").type == pa.int32()
         assert engine.class_table_bytes > 0
-        mixed = engine._arrow("SELECT CAST(NULL AS integer) AS a, CAST(1.5 AS float8) AS b, CAST(7 AS smallint) AS c "
-                              "UNION ALL SELECT -2, NULL, NULL", {})
+        mixed = engine._arrow(
+            "SELECT CAST(NULL AS integer) AS a, CAST(1.5 AS float8) AS b, CAST(7 AS smallint) AS c "
+            "UNION ALL SELECT -2, NULL, NULL",
+            {},
+        )
         assert mixed.to_pydict() == {"a": [None, -2], "b": [1.5, None], "c": [7, None]}
         assert mixed.schema.types == [pa.int32(), pa.float64(), pa.int16()]
         empty = engine._arrow('SELECT "n" FROM "sqlanon_classes" WHERE "n" < 0', {})
@@ -241,15 +267,33 @@ def test_typed_columns_match_their_postgresql_text(postgres_url, tmp_path):
     a float released unchanged, and a column whose name holds a '%' (psycopg's placeholder sign)."""
     import datetime
 
-    data = pa.table({"num": [1, 2, 2, 3, None, 1, 3, 2], "b": [True, False] * 4,
-                     "d": [datetime.date(2020, 1, 1 + i % 3) for i in range(8)],
-                     "rate %": ["x", "y"] * 4, "keep": [1.5, None, 3.25, 4.0, 5.0, 6.0, 7.0, 8.0]})
+    data = pa.table(
+        {
+            "num": [1, 2, 2, 3, None, 1, 3, 2],
+            "b": [True, False] * 4,
+            "d": [datetime.date(2020, 1, 1 + i % 3) for i in range(8)],
+            "rate %": ["x", "y"] * 4,
+            "keep": [1.5, None, 3.25, 4.0, 5.0, 6.0, 7.0, 8.0],
+        }
+    )
     load_arrow(postgres_url, "public.typed", data)
-    hierarchies = {"num": ["1", "2", "3", ""], "b": ["true", "false"], "d": ["2020-01-01", "2020-01-02", "2020-01-03"],
-                   "rate %": ["x", "y"]}
-    attributes = [Attribute(n, "quasi", Hierarchy.from_rows(n, [[v, "*"] for v in values])) for n, values in hierarchies.items()]
-    job = Job(input=Source(table="public.typed"), attributes=[*attributes, Attribute("keep", "insensitive")], k=2,
-              suppression_limit=0.5, engine="postgres", output=Output(path=str(tmp_path / "out.parquet"), order="input"))
+    hierarchies = {
+        "num": ["1", "2", "3", ""],
+        "b": ["true", "false"],
+        "d": ["2020-01-01", "2020-01-02", "2020-01-03"],
+        "rate %": ["x", "y"],
+    }
+    attributes = [
+        Attribute(n, "quasi", Hierarchy.from_rows(n, [[v, "*"] for v in values])) for n, values in hierarchies.items()
+    ]
+    job = Job(
+        input=Source(table="public.typed"),
+        attributes=[*attributes, Attribute("keep", "insensitive")],
+        k=2,
+        suppression_limit=0.5,
+        engine="postgres",
+        output=Output(path=str(tmp_path / "out.parquet"), order="input"),
+    )
     result = anonymize(job)
     assert result.success and result.report["verified"]
     written = pa.parquet.read_table(str(tmp_path / "out.parquet"))
@@ -261,12 +305,17 @@ def test_typed_columns_match_their_postgresql_text(postgres_url, tmp_path):
 # -- a job file ---------------------------------------------------------------------------------
 def test_a_job_file_anonymizes_inside_postgresql(postgres_url, adult_table, tmp_path):
     hierarchies = {q: str(ADULT / f"adult_hierarchy_{q}.csv") for q in QIS}
-    attributes = "".join(f'[attributes."{q}"]\nrole = "quasi"\nhierarchy = "{path}"\n' for q, path in hierarchies.items())
-    rest = "".join(f'[attributes."{c}"]\nrole = "insensitive"\n' for c in ["native-country", "workclass", "occupation",
-                                                                            "salary-class"])
+    attributes = "".join(
+        f'[attributes."{q}"]\nrole = "quasi"\nhierarchy = "{path}"\n' for q, path in hierarchies.items()
+    )
+    rest = "".join(
+        f'[attributes."{c}"]\nrole = "insensitive"\n'
+        for c in ["native-country", "workclass", "occupation", "salary-class"]
+    )
     (tmp_path / "job.toml").write_text(
         f'[input]\ntable = "public.adult"\n{attributes}{rest}[privacy]\nk = 5\nsuppression_limit = 0.02\n'
-        f'[engine]\nname = "postgres"\nurl = "{postgres_url}"\n[output]\ntable = "public.from_job"\nreport = "report.json"\n')
+        f'[engine]\nname = "postgres"\nurl = "{postgres_url}"\n[output]\ntable = "public.from_job"\nreport = "report.json"\n'
+    )
     result = CliRunner().invoke(main, ["anonymize", str(tmp_path / "job.toml"), "--overwrite"])
     assert result.exit_code == 0, result.output
     report = json.loads((tmp_path / "report.json").read_text())

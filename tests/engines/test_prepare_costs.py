@@ -28,8 +28,11 @@ QIS = ["sex", "age", "race", "marital-status", "education"]
 def adult_parquet(adult_available, tmp_path_factory):
     """ADULT as Parquet, every column text: the scan encodes all five QIs."""
     path = tmp_path_factory.mktemp("parquet") / "adult.parquet"
-    table = pacsv.read_csv(ADULT / "adult.csv", parse_options=pacsv.ParseOptions(delimiter=";"),
-                           convert_options=pacsv.ConvertOptions(column_types={"age": pa.string()}))
+    table = pacsv.read_csv(
+        ADULT / "adult.csv",
+        parse_options=pacsv.ParseOptions(delimiter=";"),
+        convert_options=pacsv.ConvertOptions(column_types={"age": pa.string()}),
+    )
     pq.write_table(table, path)
     return path
 
@@ -55,18 +58,23 @@ def test_local_checks_leave_the_hierarchy_tables_and_enums_unmade(adult_parquet)
     with Session(parquet_job(adult_parquet, checks="local")) as session:
         engine = session.engine
         assert objects(engine) == {"tables": ["sqlanon_distinct"], "views": ["sqlanon_classes"], "types": []}
-        assert engine._coded == [True] * 5 and session.prepared.base_classes == len(engine.run('SELECT * FROM "sqlanon_classes"'))
+        assert engine._coded == [True] * 5 and session.prepared.base_classes == len(
+            engine.run('SELECT * FROM "sqlanon_classes"')
+        )
         assert session.prepared.value_counts == engine._value_counts()[0]
         ages = session.prepared.value_counts[1]
         assert sum(ages) == 30162 and len(ages) == len(engine._hierarchies[1].labels[0]) == 100
-        assert ages[engine._hierarchies[1].labels[0].index("90")] == 35  # ADULT has 35 rows of age 90 (DuckDB counts them in its CSV)
+        assert (
+            ages[engine._hierarchies[1].labels[0].index("90")] == 35
+        )  # ADULT has 35 rows of age 90 (DuckDB counts them in its CSV)
         local, _ = session.search("flash")
         assert objects(engine)["tables"] == ["sqlanon_distinct"]  # the search read none either
     with Session(parquet_job(adult_parquet, checks="sql")) as session:
         engine = session.engine
         made = objects(engine)
         assert [f"sqlanon_hier_{j}" for j in range(5)] + [f"sqlanon_label_{j}" for j in range(5)] == [
-            t for t in made["tables"] if t.startswith(("sqlanon_hier", "sqlanon_label"))]
+            t for t in made["tables"] if t.startswith(("sqlanon_hier", "sqlanon_label"))
+        ]
         assert "sqlanon_wide" in made["tables"] and made["types"] == []
         assert session.prepared.value_counts == engine._value_counts()[0]
         in_sql, _ = session.search("flash")
@@ -89,8 +97,10 @@ def test_numeric_reads_arrow_buffers_with_nulls_offsets_and_chunks():
     """What local checks fetch, as numpy without pyarrow's to_numpy: NULL as 0, a sliced
     chunk's offset honoured, chunks concatenated, in the type asked for."""
     con = duckdb.connect()
-    table = con.sql("SELECT i::INT AS a, CASE WHEN i % 3 = 0 THEN NULL ELSE i * 10 END::BIGINT AS b, "
-                    "i / 4 AS c, CAST(i AS DECIMAL(38, 0)) AS d FROM range(20) t(i)").to_arrow_table()
+    table = con.sql(
+        "SELECT i::INT AS a, CASE WHEN i % 3 = 0 THEN NULL ELSE i * 10 END::BIGINT AS b, "
+        "i / 4 AS c, CAST(i AS DECIMAL(38, 0)) AS d FROM range(20) t(i)"
+    ).to_arrow_table()
     a, b, c, d = (table.column(name) for name in "abcd")
     assert numeric(a, np.int64).tolist() == list(range(20)) == numeric(d, np.int64).tolist()
     assert numeric(b, np.int64).tolist() == [0 if i % 3 == 0 else i * 10 for i in range(20)]
@@ -114,6 +124,8 @@ def test_a_fresh_process_prepares_and_anonymizes_without_importing_pandas(adult_
     )
     tests = ROOT / "tests"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tests, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tests, env=env, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"

@@ -48,8 +48,11 @@ def expected_release(rows: list[dict], levels: dict[str, int], k: int, drop: boo
 def adult_x4(adult_available, tmp_path_factory):
     """ADULT four times over with a row id, as Parquet in row groups of 10,000 rows (DuckDB
     reads them on several threads), and the rows as read."""
-    table = pacsv.read_csv(ADULT / "adult.csv", parse_options=pacsv.ParseOptions(delimiter=";"),
-                           convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in ["age"]}))
+    table = pacsv.read_csv(
+        ADULT / "adult.csv",
+        parse_options=pacsv.ParseOptions(delimiter=";"),
+        convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in ["age"]}),
+    )
     table = pa.concat_tables([table] * 4)
     table = table.append_column("id", pa.array(range(table.num_rows), pa.int64()))
     path = tmp_path_factory.mktemp("x4") / "adult_x4.parquet"
@@ -60,13 +63,18 @@ def adult_x4(adult_available, tmp_path_factory):
 def x4_job(path, out, threads=4, **kwargs):
     job = adult_job(QIS, k=100, suppression_limit=0.05, engine_settings={"threads": threads}, output=out, **kwargs)
     job = replace(job, input=Source(path=str(path)))
-    job = replace(job, attributes=[a for a in job.attributes if a.role == "quasi"] + [
-        a for a in job.attributes if a.role != "quasi"] + [Attribute("id", "insensitive")])
+    job = replace(
+        job,
+        attributes=[a for a in job.attributes if a.role == "quasi"]
+        + [a for a in job.attributes if a.role != "quasi"]
+        + [Attribute("id", "insensitive")],
+    )
     return job
 
 
-@pytest.mark.parametrize("kind, suppressed, checks", [("csv", "mask", "auto"), ("parquet", "drop", "auto"),
-                                                     ("csv", "mask", "sql")])
+@pytest.mark.parametrize(
+    "kind, suppressed, checks", [("csv", "mask", "auto"), ("parquet", "drop", "auto"), ("csv", "mask", "sql")]
+)
 def test_streamed_release_keeps_input_order_on_several_threads(adult_x4, tmp_path, kind, suppressed, checks):
     """The failing classes come from the kernel (local checks) or from SQL (checks = "sql")."""
     path, rows = adult_x4
@@ -74,8 +82,11 @@ def test_streamed_release_keeps_input_order_on_several_threads(adult_x4, tmp_pat
     result = anonymize(x4_job(path, Output(path=str(out), suppressed=suppressed, order="input"), checks=checks))
     assert result.report["checks_placement"] == ("sql" if checks == "sql" else "local")
     assert result.success and result.report["verified"] and result.suppressed > 0
-    written = pq.read_table(out) if kind == "parquet" else pacsv.read_csv(
-        out, convert_options=pacsv.ConvertOptions(column_types={q: pa.string() for q in QIS}))
+    written = (
+        pq.read_table(out)
+        if kind == "parquet"
+        else pacsv.read_csv(out, convert_options=pacsv.ConvertOptions(column_types={q: pa.string() for q in QIS}))
+    )
     got = [tuple(r[q] for q in QIS) + (r["id"],) for r in written.to_pylist()]
     assert got == expected_release(rows, result.levels, 100, suppressed == "drop")
 
@@ -104,8 +115,11 @@ def test_a_seeded_shuffle_is_the_same_on_one_thread_and_on_four(adult_x4, tmp_pa
         result = anonymize(x4_job(path, Output(path=str(out), seed=11), threads=threads))
         assert result.success and result.report["verified"] and result.suppressed > 0
         written[threads] = out.read_bytes() if kind == "csv" else pq.read_table(out).to_pylist()
-        table = pq.read_table(out) if kind == "parquet" else pacsv.read_csv(
-            out, convert_options=pacsv.ConvertOptions(column_types={q: pa.string() for q in QIS}))
+        table = (
+            pq.read_table(out)
+            if kind == "parquet"
+            else pacsv.read_csv(out, convert_options=pacsv.ConvertOptions(column_types={q: pa.string() for q in QIS}))
+        )
         got = [tuple(r[q] for q in QIS) + (r["id"],) for r in table.to_pylist()]
         expected = expected_release(rows, result.levels, 100, False)
         assert got != expected and sorted(got) == sorted(expected)
@@ -152,8 +166,13 @@ def test_verification_rechecks_the_models_from_its_one_pass(tmp_path):
     released group with one sensitive value fails distinct 2-diversity; the masked group may;
     the achieved value is the smallest distinct count; the distribution is the input's."""
     data = {"a": ["x", "x", "x", "y", "y", "y"], "s": ["p", "q", "p", "p", "q", "q"]}
-    job = table_job(data, {"a": [["x", "*"], ["y", "*"]]}, roles={"s": "sensitive"}, k=2,
-                    models=({"type": "distinct-l-diversity", "attribute": "s", "l": 2},))
+    job = table_job(
+        data,
+        {"a": [["x", "*"], ["y", "*"]]},
+        roles={"s": "sensitive"},
+        k=2,
+        models=({"type": "distinct-l-diversity", "attribute": "s", "l": 2},),
+    )
     with Session(job) as session:
         models = session.checker().models
         overall = session.overall()
@@ -177,20 +196,34 @@ def test_null_values_read_as_the_empty_leaf_in_the_release(tmp_path):
     alike; the release equals the one computed here."""
     values = ["a", None, "b", "a", None, "b", "", "a"]
     many = [None, "v3", "v19", "", "v3", None, "v0", "v7"]  # 21 leaves: the ENUM for a CSV, list_position else
-    hierarchies = {"x": [["a", "ab", "*"], ["b", "ab", "*"], ["", "none", "*"]],
-                   "y": [[f"v{i}", "v", "*"] for i in range(20)] + [["", "none", "*"]]}
+    hierarchies = {
+        "x": [["a", "ab", "*"], ["b", "ab", "*"], ["", "none", "*"]],
+        "y": [[f"v{i}", "v", "*"] for i in range(20)] + [["", "none", "*"]],
+    }
     for name, kind in (("arrow", None), ("csv", "csv")):
-        job = table_job({"x": values, "y": many, "id": list(range(8))}, hierarchies, k=1,
-                        output=Output(path=str(tmp_path / f"{name}.csv"), order="input"))
+        job = table_job(
+            {"x": values, "y": many, "id": list(range(8))},
+            hierarchies,
+            k=1,
+            output=Output(path=str(tmp_path / f"{name}.csv"), order="input"),
+        )
         if kind == "csv":
             source = tmp_path / "in.csv"
-            source.write_text("x,y,id\n" + "".join(f"{v or ''},{w or ''},{i}\n" for i, (v, w) in enumerate(zip(values, many))))
+            source.write_text(
+                "x,y,id\n" + "".join(f"{v or ''},{w or ''},{i}\n" for i, (v, w) in enumerate(zip(values, many)))
+            )
             job = replace(job, input=Source(path=str(source)))
         result = anonymize(job)
         assert result.success and result.levels == {"x": 0, "y": 0}
-        rows = pacsv.read_csv(tmp_path / f"{name}.csv", convert_options=pacsv.ConvertOptions(
-            column_types={"x": pa.string(), "y": pa.string()}, strings_can_be_null=False)).to_pylist()
-        assert [(r["x"], r["y"], r["id"]) for r in rows] == [(v or "", w or "", i) for i, (v, w) in enumerate(zip(values, many))]
+        rows = pacsv.read_csv(
+            tmp_path / f"{name}.csv",
+            convert_options=pacsv.ConvertOptions(
+                column_types={"x": pa.string(), "y": pa.string()}, strings_can_be_null=False
+            ),
+        ).to_pylist()
+        assert [(r["x"], r["y"], r["id"]) for r in rows] == [
+            (v or "", w or "", i) for i, (v, w) in enumerate(zip(values, many))
+        ]
 
 
 def test_the_scan_encodes_text_qis_and_groups_the_others_by_their_text(tmp_path):
@@ -202,7 +235,9 @@ def test_the_scan_encodes_text_qis_and_groups_the_others_by_their_text(tmp_path)
     hierarchies = {"x": [["a", "*"], ["b", "*"], ["", "*"]], "n": [["1", "*"], ["2", "*"], ["", "*"]]}
     data = pa.table({"x": pa.array(x, pa.string()), "n": pa.array(n, pa.int64())})
     pq.write_table(data, tmp_path / "in.parquet")
-    expected = Counter((["a", "b", ""].index(v or ""), ["1", "2", ""].index("" if m is None else str(m))) for v, m in zip(x, n))
+    expected = Counter(
+        (["a", "b", ""].index(v or ""), ["1", "2", ""].index("" if m is None else str(m))) for v, m in zip(x, n)
+    )
     for source in (Source(path=str(tmp_path / "in.parquet")), Source(arrow=data)):
         job = table_job({"x": x, "n": n}, hierarchies, k=1)
         job = replace(job, input=source)
@@ -217,14 +252,28 @@ def test_the_scan_encodes_text_qis_and_groups_the_others_by_their_text(tmp_path)
 def test_the_one_scan_over_parquet_and_csv_equals_the_row_tables(adult_available, tmp_path, kind):
     """ADULT's nine QIs: from Parquet every QI is encoded in the scan, from CSV those with at
     most 16 leaves (the others by their text): the class table is the row tables' either way."""
-    names = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-             "salary-class"]
+    names = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "occupation",
+        "salary-class",
+    ]
     job = adult_job(names, k=5)
     if kind == "parquet":
         path = tmp_path / "adult.parquet"
-        pq.write_table(pacsv.read_csv(ADULT / "adult.csv", parse_options=pacsv.ParseOptions(delimiter=";"),
-                                      convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names})),
-                       path)
+        pq.write_table(
+            pacsv.read_csv(
+                ADULT / "adult.csv",
+                parse_options=pacsv.ParseOptions(delimiter=";"),
+                convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}),
+            ),
+            path,
+        )
         job = replace(job, input=Source(path=str(path)))
     with Session(job) as session:
         engine = session.engine
@@ -248,6 +297,9 @@ def test_a_value_no_leaf_holds_is_named_whether_the_scan_encoded_it_or_not(colum
     from sqlanon.errors import HierarchyError
 
     shown = "'c'" if column == "x" else "'3'"
-    with pytest.raises(HierarchyError, match=rf"column '{column}' of .* has 1 value\(s\) missing from its hierarchy "
-                                             rf"\({2 if column == 'x' else 3} rows\), e.g. {shown}"):
+    with pytest.raises(
+        HierarchyError,
+        match=rf"column '{column}' of .* has 1 value\(s\) missing from its hierarchy "
+        rf"\({2 if column == 'x' else 3} rows\), e.g. {shown}",
+    ):
         Session(job)

@@ -15,10 +15,16 @@ from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.checks.snapshots import Snapshot, Snapshots
 from helpers.random_tables import jobs
 
-SWITCHES = [SnapshotSettings(rollup=r, history=h, projection=p) for r, h, p in itertools.product([False, True], repeat=3)]
+SWITCHES = [
+    SnapshotSettings(rollup=r, history=h, projection=p) for r, h, p in itertools.product([False, True], repeat=3)
+]
 # Figure 9's steps: none, + projection, + roll-up, + history
-STEPS = [SnapshotSettings(rollup=False, history=False, projection=False), SnapshotSettings(rollup=False, history=False),
-         SnapshotSettings(rollup=True, history=False), SnapshotSettings(rollup=True, history=True)]
+STEPS = [
+    SnapshotSettings(rollup=False, history=False, projection=False),
+    SnapshotSettings(rollup=False, history=False),
+    SnapshotSettings(rollup=True, history=False),
+    SnapshotSettings(rollup=True, history=True),
+]
 
 
 def policy(**kwargs):
@@ -82,10 +88,18 @@ class ScanPolicy:
         self.size, self.entries, self.last = size, [], None  # entries: (node, classes), oldest first
 
     def start(self, node):
-        best = self.last if self.last and self.last[0] != node and all(a >= b for a, b in zip(node, self.last[0])) else None
+        best = (
+            self.last
+            if self.last and self.last[0] != node and all(a >= b for a, b in zip(node, self.last[0]))
+            else None
+        )
         kind = "rollup" if best else "base"
         for entry in self.entries:
-            if entry[0] != node and all(a >= b for a, b in zip(node, entry[0])) and (best is None or entry[1] < best[1]):
+            if (
+                entry[0] != node
+                and all(a >= b for a, b in zip(node, entry[0]))
+                and (best is None or entry[1] < best[1])
+            ):
                 best, kind = entry, "history"
         if kind == "history":
             self.entries.remove(best)
@@ -100,8 +114,12 @@ class ScanPolicy:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 6), st.lists(st.tuples(st.tuples(*[st.integers(0, 3)] * 3), st.integers(1, 250), st.booleans()),
-                                   min_size=1, max_size=60))
+@given(
+    st.integers(1, 6),
+    st.lists(
+        st.tuples(st.tuples(*[st.integers(0, 3)] * 3), st.integers(1, 250), st.booleans()), min_size=1, max_size=60
+    ),
+)
 def test_the_history_index_chooses_as_a_scan_of_the_history(size, checks):
     snaps, released = policy(history_size=size)
     scan = ScanPolicy(size)
@@ -120,22 +138,35 @@ def _outcome(job, algorithm="flash", **overrides):
         outcome, checker = session.search(algorithm, **overrides)
         engine = session.engine
         tables = engine.con.execute(
-            "SELECT COUNT(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_snap%'").fetchall()[0][0]
+            "SELECT COUNT(*) FROM duckdb_tables() WHERE table_name LIKE 'sqlanon_snap%'"
+        ).fetchall()[0][0]
         counters = (checker.rollups, checker.snapshot_hits, engine.rows_scanned)
     best = outcome.optimum
     if best is None:
         return (None, None, None, checker.checks), counters, tables
     stats = best.stats
     figures = stats.figures or {}
-    exact = (stats.classes, stats.kept_classes, stats.suppressed, stats.min_kept, stats.dm_kept, stats.kept_leaves,
-             stats.suppressed_histograms, stats.kept_uniques)
+    exact = (
+        stats.classes,
+        stats.kept_classes,
+        stats.suppressed,
+        stats.min_kept,
+        stats.dm_kept,
+        stats.kept_leaves,
+        stats.suppressed_histograms,
+        stats.kept_uniques,
+    )
     return (best.node, (best.loss, *figures.values()), exact, checker.checks), counters, tables
 
 
 def same(a, b):
     """Equal, with float figures (sums of ln in a different order) up to rounding."""
-    return a[0] == b[0] and a[2:] == b[2:] and (a[1] is None) == (b[1] is None) and (
-        a[1] is None or a[1] == pytest.approx(b[1], rel=1e-9, abs=1e-9))
+    return (
+        a[0] == b[0]
+        and a[2:] == b[2:]
+        and (a[1] is None) == (b[1] is None)
+        and (a[1] is None or a[1] == pytest.approx(b[1], rel=1e-9, abs=1e-9))
+    )
 
 
 @pytest.mark.parametrize("lookup", ["wide", "join"])
@@ -146,9 +177,19 @@ def test_duckdb_snapshots_change_no_result_on_adult(adult_available, lookup):
     results, read = {}, {}
     for switches in STEPS:
         for metric in ("loss", "kl-divergence", "entropy"):
-            job = adult_job(ADULT_SUBSET, metric=metric, k=5, suppression_limit=0.04, lookup=lookup, snapshots=switches,
-                            models=models)
-            job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name == "salary-class" else a for a in job.attributes])
+            job = adult_job(
+                ADULT_SUBSET,
+                metric=metric,
+                k=5,
+                suppression_limit=0.04,
+                lookup=lookup,
+                snapshots=switches,
+                models=models,
+            )
+            job = replace(
+                job,
+                attributes=[Attribute(a.name, "sensitive") if a.name == "salary-class" else a for a in job.attributes],
+            )
             result, counters, tables = _outcome(job)
             results.setdefault(metric, []).append(result)
             read[(switches, metric)] = counters

@@ -14,4 +14,6 @@ def assert_optimal_algorithms_agree(session, reference, **overrides):
         if reference.optimum is None:
             assert outcome.optimum is None, name
         else:
-            assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), name
+            assert (outcome.optimum.node, outcome.optimum.loss) == (reference.optimum.node, reference.optimum.loss), (
+                name
+            )

@@ -17,7 +17,17 @@ from sqlanon import Attribute, Hierarchy, Job, Output, Source
 ROOT = Path(__file__).resolve().parents[2]  # the repository (tests/helpers/jobs.py)
 SHARED = ROOT.parent / "shared" / "data"
 ADULT = SHARED / "adult"
-ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
+ADULT_QIS = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+]
 ADULT_SUBSET = ["sex", "age", "race", "marital-status", "education", "workclass"]  # 720 nodes
 
 #: every engine and check placement, as ``on_engine`` takes them
@@ -38,7 +48,9 @@ def adult_job(qis=ADULT_QIS, **kwargs) -> Job:
 def occupation_job(qis, **kwargs) -> Job:
     """``adult_job`` with occupation sensitive (when it is not one of ``qis``)."""
     job = adult_job(qis, **kwargs)
-    job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes])
+    job = replace(
+        job, attributes=[Attribute(a.name, "sensitive") if a.name == "occupation" else a for a in job.attributes]
+    )
     return job
 
 
@@ -50,7 +62,9 @@ def adult_oracle(qis, sensitive: str = "occupation") -> ModelOracle:
     return ModelOracle([tuple(r[q] for q in qis) for r in rows], [r[sensitive] for r in rows], hierarchies)
 
 
-def table_job(columns: dict[str, list], hierarchies: dict[str, list[list[str]]], roles: dict[str, str] | None = None, **kwargs) -> Job:
+def table_job(
+    columns: dict[str, list], hierarchies: dict[str, list[list[str]]], roles: dict[str, str] | None = None, **kwargs
+) -> Job:
     """A job over an in-memory pyarrow table; ``hierarchies`` gives the QIs' rows."""
     roles = roles or {}
     attributes = []

@@ -14,13 +14,22 @@ MODELS = {
     "recursive": {"type": "recursive-cl-diversity", "attribute": "occupation", "c": 3, "l": 4},
     "t-equal": {"type": "t-closeness", "attribute": "occupation", "t": 0.3},
     "t-ordered": {"type": "t-closeness", "attribute": "occupation", "t": 0.1, "distance": "ordered", "order": ORDER},
-    "t-hierarchical": {"type": "t-closeness", "attribute": "occupation", "t": 0.2, "distance": "hierarchical", "hierarchy": TREE},
+    "t-hierarchical": {
+        "type": "t-closeness",
+        "attribute": "occupation",
+        "t": 0.2,
+        "distance": "hierarchical",
+        "hierarchy": TREE,
+    },
     "delta-disclosure": {"type": "delta-disclosure", "attribute": "occupation", "delta": 2.0},
     "average-risk": {"type": "average-risk", "threshold": 0.02, "max_risk": 0.2},
     "sample-uniqueness": {"type": "sample-uniqueness", "threshold": 0.001},
 }
-COMBINED = ({"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},
-            MODELS["t-hierarchical"] | {"t": 0.25}, {"type": "average-risk", "threshold": 0.05})
+COMBINED = (
+    {"type": "recursive-cl-diversity", "attribute": "occupation", "c": 4, "l": 3},
+    MODELS["t-hierarchical"] | {"t": 0.25},
+    {"type": "average-risk", "threshold": 0.05},
+)
 
 
 def oracle_spec(spec):

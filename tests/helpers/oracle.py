@@ -160,7 +160,10 @@ class Oracle:
             for k in ks:
                 kept = sizes >= k
                 s = int(sizes[~kept].sum())
-                values = {m: getattr(self, "_" + m.replace("-", "_"))(node, keys, sizes, kept, s, self.n, len(node)) for m in metrics}
+                values = {
+                    m: getattr(self, "_" + m.replace("-", "_"))(node, keys, sizes, kept, s, self.n, len(node))
+                    for m in metrics
+                }
                 for limit in limits:
                     if s > math.floor(round(limit * self.n, 9)):
                         continue
@@ -263,7 +266,7 @@ class ModelOracle:
             return (h >= math.log(model["l"]) - 1e-10) & ((hist > 0).sum(axis=1) >= math.ceil(model["l"]))
         if kind == "recursive-cl-diversity":
             r = -np.sort(-hist, axis=1)
-            return (r[:, 0] < model["c"] * r[:, model["l"] - 1:].sum(axis=1)) & ((hist > 0).sum(axis=1) >= model["l"])
+            return (r[:, 0] < model["c"] * r[:, model["l"] - 1 :].sum(axis=1)) & ((hist > 0).sum(axis=1) >= model["l"])
         if kind == "t-closeness":
             return self.distance(p, model) <= model["t"] + 1e-10
         if kind == "delta-disclosure":
@@ -298,7 +301,9 @@ class ModelOracle:
             child_extra = np.zeros((len(p), len(children)))
             for i, c in enumerate(child_of):
                 child_extra[:, c] += diff[:, i]
-            parent_of = [parents.index(rows[next(v for v in self.values if rows[v][level - 1] == ch)][level]) for ch in children]
+            parent_of = [
+                parents.index(rows[next(v for v in self.values if rows[v][level - 1] == ch)][level]) for ch in children
+            ]
             for a in range(len(parents)):
                 members = child_extra[:, [c for c in range(len(children)) if parent_of[c] == a]]
                 pos = np.where(members > 0, members, 0).sum(axis=1)

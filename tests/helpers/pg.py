@@ -66,12 +66,34 @@ class Server:
             raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr or done.stdout}")
 
     def start(self) -> Server:
-        self._run(str(self.binaries / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
-                  "-E", "UTF8", "--locale=C", "--no-sync")
-        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off")
-        self._run(str(self.binaries / "pg_ctl"), "-D", str(self.data), "-o", options,
-                  "-l", str(self.folder / "log"), "-w", "start")
+        self._run(
+            str(self.binaries / "initdb"),
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
+        options = (
+            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off"
+        )
+        self._run(
+            str(self.binaries / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.folder / "log"),
+            "-w",
+            "start",
+        )
         return self
 
     def stop(self) -> None:
@@ -126,8 +148,10 @@ def postgres_url():
         pytest.skip(f"{SKIP} is set")
     binaries = bindir()
     if binaries is None:
-        pytest.fail("no PostgreSQL binaries (pg_config --bindir or /usr/lib/postgresql/*/bin): install the "
-                    "Debian package postgresql (.ci/run does), or set SQLANON_SKIP_POSTGRES=1 to skip these tests")
+        pytest.fail(
+            "no PostgreSQL binaries (pg_config --bindir or /usr/lib/postgresql/*/bin): install the "
+            "Debian package postgresql (.ci/run does), or set SQLANON_SKIP_POSTGRES=1 to skip these tests"
+        )
     server = Server(binaries).start()
     saved = {k: os.environ.get(k) for k in ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE")}
     os.environ.update(PGHOST="127.0.0.1", PGPORT=str(server.port), PGUSER="postgres", PGDATABASE="postgres")
@@ -142,9 +166,21 @@ def postgres_url():
         server.stop()
 
 
-_PG_TYPES = {"string": "text", "large_string": "text", "int64": "bigint", "int32": "integer", "int16": "smallint",
-             "double": "double precision", "float": "real", "bool": "boolean", "date32[day]": "date", "null": "text",
-             "timestamp[us]": "timestamp", "timestamp[us, tz=UTC]": "timestamptz", "time64[us]": "time"}
+_PG_TYPES = {
+    "string": "text",
+    "large_string": "text",
+    "int64": "bigint",
+    "int32": "integer",
+    "int16": "smallint",
+    "double": "double precision",
+    "float": "real",
+    "bool": "boolean",
+    "date32[day]": "date",
+    "null": "text",
+    "timestamp[us]": "timestamp",
+    "timestamp[us, tz=UTC]": "timestamptz",
+    "time64[us]": "time",
+}
 
 
 def _pg_type(kind) -> str:
@@ -154,11 +190,14 @@ def _pg_type(kind) -> str:
     if pa.types.is_decimal(kind):
         return f"numeric({kind.precision},{kind.scale})"
     return _PG_TYPES[str(kind)]
+
+
 _LOADED: dict[tuple, str] = {}
 
 
 def load_arrow(url: str, table: str, data) -> str:
     """A pyarrow Table as a PostgreSQL table, rows in order, types mapped one to one."""
+
     def feed(writer):
         for row in zip(*(column.to_pylist() for column in data.columns)):
             writer.write_row(row)

@@ -56,7 +56,7 @@ def presence(dmin, dmax):
 
 DIVERSE = {"type": "distinct-l-diversity", "attribute": "occupation", "l": 3}
 ADULT_CASES = {
-    "upper": ((presence(0.0, 0.5),), 1),         # monotonic with generalization
-    "band": ((presence(0.1, 0.6),), 1),          # dmin > 0: not monotonic at all
+    "upper": ((presence(0.0, 0.5),), 1),  # monotonic with generalization
+    "band": ((presence(0.1, 0.6),), 1),  # dmin > 0: not monotonic at all
     "combined": ((presence(0.05, 0.6), DIVERSE), 5),
 }

@@ -40,7 +40,8 @@ def jobs(draw):
     # '' in a hierarchy maps NULL: draw it as None in the data.
     data = {n: [draw(st.sampled_from([r[0] or None for r in hierarchies[n]])) for _ in range(rows)] for n in names}
     return table_job(
-        data, hierarchies,
+        data,
+        hierarchies,
         k=draw(st.integers(1, 5)),
         suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.25, 0.5])),
         metric=draw(st.sampled_from(sorted(m for m in METRICS if not METRICS[m].needs_label))),

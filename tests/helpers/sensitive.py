@@ -19,5 +19,7 @@ SENSITIVE = ("occupation", "salary-class")
 
 def sensitive_job(qis, **kwargs):
     job = adult_job(qis, **kwargs)
-    job = replace(job, attributes=[Attribute(a.name, "sensitive") if a.name in SENSITIVE else a for a in job.attributes])
+    job = replace(
+        job, attributes=[Attribute(a.name, "sensitive") if a.name in SENSITIVE else a for a in job.attributes]
+    )
     return job

@@ -51,15 +51,26 @@ class StandInChecker:
     (default: none, as discernibility has none); ``lattice``: a session's own lattice (its order
     reads the hierarchies' distinct values, ``distinct`` then the data's, as in a session)."""
 
-    def __init__(self, figures: Mapping[Node, Figures], *, limit_rows: int = 0,
-                 monotonic_models: bool | None = None, monotonic_metric: bool | None = None,
-                 distinct: Sequence[Sequence[int]] | None = None, names: Sequence[str] | None = None,
-                 static_bounds: Mapping[Node, float] | None = None, lattice: Lattice | None = None, on_check=None):
+    def __init__(
+        self,
+        figures: Mapping[Node, Figures],
+        *,
+        limit_rows: int = 0,
+        monotonic_models: bool | None = None,
+        monotonic_metric: bool | None = None,
+        distinct: Sequence[Sequence[int]] | None = None,
+        names: Sequence[str] | None = None,
+        static_bounds: Mapping[Node, float] | None = None,
+        lattice: Lattice | None = None,
+        on_check=None,
+    ):
         heights = tuple(max(levels) for levels in zip(*figures))
         expected = set(itertools.product(*(range(h + 1) for h in heights)))
         if set(figures) != expected:
-            raise ValueError(f"the figures must cover the lattice of heights {heights}: "
-                             f"missing {sorted(expected - set(figures))}, extra {sorted(set(figures) - expected)}")
+            raise ValueError(
+                f"the figures must cover the lattice of heights {heights}: "
+                f"missing {sorted(expected - set(figures))}, extra {sorted(set(figures) - expected)}"
+            )
         distinct = distinct or [[h - l + 1 for l in range(h + 1)] for h in heights]
         self.lattice = lattice or Lattice(heights, distinct, names)
         if self.lattice.heights != heights:
@@ -88,8 +99,15 @@ class StandInChecker:
             return cached
         figures = self._given[node]  # a KeyError names a node outside the lattice
         self.asked.append(node)
-        stats = ClassStats(classes=0, kept_classes=0, suppressed=figures.suppressed, min_kept=None, dm_kept=0, dm_all=0,
-                           min_class=figures.min_class)
+        stats = ClassStats(
+            classes=0,
+            kept_classes=0,
+            suppressed=figures.suppressed,
+            min_kept=None,
+            dm_kept=0,
+            dm_all=0,
+            min_class=figures.min_class,
+        )
         return self._record(node, stats)
 
     def _record(self, node: Node, stats: ClassStats, computed: bool = True) -> CheckResult:
@@ -149,18 +167,26 @@ class StandInChecker:
     def _refuse_impossible_figures(self) -> None:
         for node, figures in self._given.items():
             if figures.anonymous and figures.suppressed > self.limit_rows:
-                raise ValueError(f"{node} is anonymous but suppresses {figures.suppressed} rows > limit_rows {self.limit_rows}")
+                raise ValueError(
+                    f"{node} is anonymous but suppresses {figures.suppressed} rows > limit_rows {self.limit_rows}"
+                )
         for node, bound in self._static.items():
             tightest = min(self._given[n].loss for n in self._above[node])
             if bound > tightest and not same_loss(bound, tightest):
                 raise ValueError(f"the static bound {bound} of {node} is above the loss {tightest} of a generalization")
 
     def _anonymity_is_monotonic(self) -> bool:
-        return all(self._given[up].anonymous for node, f in self._given.items() if f.anonymous
-                   for up in self.lattice.successors(node))
+        return all(
+            self._given[up].anonymous
+            for node, f in self._given.items()
+            if f.anonymous
+            for up in self.lattice.successors(node)
+        )
 
     def _loss_is_monotonic(self) -> bool:
-        return all(self._given[up].loss >= f.loss for node, f in self._given.items() for up in self.lattice.successors(node))
+        return all(
+            self._given[up].loss >= f.loss for node, f in self._given.items() for up in self.lattice.successors(node)
+        )
 
     @staticmethod
     def _flag(name: str, claimed: bool | None, holds: bool) -> bool:

@@ -11,8 +11,20 @@ from click.testing import CliRunner
 
 from sqlanon.cli.commands import main
 
-ROWS = [("21", "f", "a"), ("22", "m", "b"), ("23", "f", "c"), ("24", "m", "a"), ("25", "f", "b"), ("31", "m", "c"),
-        ("33", "f", "a"), ("35", "m", "b"), ("37", "f", "c"), ("41", "f", "a"), ("42", "f", "b"), ("58", "m", "c")]
+ROWS = [
+    ("21", "f", "a"),
+    ("22", "m", "b"),
+    ("23", "f", "c"),
+    ("24", "m", "a"),
+    ("25", "f", "b"),
+    ("31", "m", "c"),
+    ("33", "f", "a"),
+    ("35", "m", "b"),
+    ("37", "f", "c"),
+    ("41", "f", "a"),
+    ("42", "f", "b"),
+    ("58", "m", "c"),
+]
 AGE = "\n".join(f"{a};{a // 10 * 10}s;*" for a in range(20, 60)) + "\n"
 
 
@@ -25,8 +37,14 @@ def snapshot(folder: Path) -> dict[str, str]:
     return {str(p.relative_to(folder)): digest(p) for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def write_job(folder: Path, output: str | None = "out.csv", report: str | None = "report.json", extra: str = "",
-              input_path: str = "data.csv", input_table: str | None = None) -> Path:
+def write_job(
+    folder: Path,
+    output: str | None = "out.csv",
+    report: str | None = "report.json",
+    extra: str = "",
+    input_path: str = "data.csv",
+    input_table: str | None = None,
+) -> Path:
     """A 12-row table (age, sex, diagnosis) with its hierarchies and a k=2 job over it."""
     folder.mkdir(parents=True, exist_ok=True)
     if not (folder / "data.csv").exists():
@@ -34,10 +52,20 @@ def write_job(folder: Path, output: str | None = "out.csv", report: str | None =
         (folder / "age.csv").write_text(AGE)
         (folder / "sex.csv").write_text("f;*\nm;*\n")
     lines = ["[input]", f'path = "{input_path}"'] + ([f'table = "{input_table}"'] if input_table else [])
-    lines += ['[attributes.age]', 'role = "quasi"', 'hierarchy = "age.csv"',
-              '[attributes.sex]', 'role = "quasi"', 'hierarchy = "sex.csv"',
-              '[attributes.diagnosis]', 'role = "sensitive"',
-              '[privacy]', 'k = 2', '[search]', 'metric = "loss"']
+    lines += [
+        "[attributes.age]",
+        'role = "quasi"',
+        'hierarchy = "age.csv"',
+        "[attributes.sex]",
+        'role = "quasi"',
+        'hierarchy = "sex.csv"',
+        "[attributes.diagnosis]",
+        'role = "sensitive"',
+        "[privacy]",
+        "k = 2",
+        "[search]",
+        'metric = "loss"',
+    ]
     if output or report:
         lines.append("[output]")
         lines += [f'path = "{output}"'] if output else []

@@ -42,8 +42,13 @@ SPECS = {
     ("t-closeness", "hierarchical"): {"t": 0.3, "distance": "hierarchical"},
     "delta-disclosure": {"delta": 0.8},
 }
-FIGURE = {"distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy", "recursive-cl-diversity": "top",
-          "t-closeness": "t", "delta-disclosure": "delta"}
+FIGURE = {
+    "distinct-l-diversity": "distinct",
+    "entropy-l-diversity": "entropy",
+    "recursive-cl-diversity": "top",
+    "t-closeness": "t",
+    "delta-disclosure": "delta",
+}
 
 
 def spec_of(name, tmp_path):

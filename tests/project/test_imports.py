@@ -24,16 +24,32 @@ LATE = {"sqlanon.hierarchy.arrow_levels"}
 #: package or a module of the root ("" is the root's ``__init__``); one not named here fails
 #: ``test_every_module_has_a_layer``.
 LAYERS = (
-    "errors", "core", "progress", "frames",                   # the vocabulary; no sqlanon import but errors
-    "lattice", "hierarchy", "reidentification",              # the space, the hierarchies, risk estimators
-    "sql",                                                    # the compiler and dialects: pure sqlglot
-    "metrics", "criteria",                                    # loss metrics; privacy models and keep conditions
-    "kernel",                                                 # checks in process over a fetched class table
-    "engines",                                                # the only place anything executes
-    "checks", "search",                                       # the checker; the algorithms above it
-    "config", "koptimize", "session",                         # the job; the interval searches; one run's state
-    "release", "report", "assess", "demo",                    # publication and verification; the report
-    "anonymizer", "api", "cli", "__main__", "",
+    "errors",
+    "core",
+    "progress",
+    "frames",  # the vocabulary; no sqlanon import but errors
+    "lattice",
+    "hierarchy",
+    "reidentification",  # the space, the hierarchies, risk estimators
+    "sql",  # the compiler and dialects: pure sqlglot
+    "metrics",
+    "criteria",  # loss metrics; privacy models and keep conditions
+    "kernel",  # checks in process over a fetched class table
+    "engines",  # the only place anything executes
+    "checks",
+    "search",  # the checker; the algorithms above it
+    "config",
+    "koptimize",
+    "session",  # the job; the interval searches; one run's state
+    "release",
+    "report",
+    "assess",
+    "demo",  # publication and verification; the report
+    "anonymizer",
+    "api",
+    "cli",
+    "__main__",
+    "",
 )
 
 
@@ -170,7 +186,8 @@ def upward(edges: dict[str, set[str]]) -> list[str]:
 
 def test_the_layer_check_sees_an_upward_import():
     assert upward({"sqlanon.core.specs": {"sqlanon.engines.duckdb.engine"}, "sqlanon.cli.entry": {"sqlanon.api"}}) == [
-        "sqlanon.core.specs -> sqlanon.engines.duckdb.engine"]
+        "sqlanon.core.specs -> sqlanon.engines.duckdb.engine"
+    ]
     assert upward({"sqlanon.engines.duckdb.engine": {"sqlanon.core.specs", "sqlanon.engines.sql.engine"}}) == []
 
 
@@ -203,8 +220,11 @@ def test_the_package_root_holds_at_most_ten_modules():
 
 
 def test_no_module_over_450_lines():
-    long = {str(p.relative_to(PACKAGE.parent)): n for p in PACKAGE.rglob("*.py")
-            if (n := len(p.read_text().splitlines())) > 450}
+    long = {
+        str(p.relative_to(PACKAGE.parent)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 450
+    }
     assert not long, long
 
 
@@ -213,13 +233,28 @@ def test_no_probing_of_models_rules_and_engines():
     (core/needs.py, criteria/conditions.py, criteria/base.py, engines/store.py): no getattr or
     hasattr on them. What remains reads a dataclass's own fields by name, a module by name (the
     lazy loaders), a search's options off the job, or a caller's object (a stream, a table)."""
-    allowed = {"config/validate.py", "config/job.py", "__init__.py", "cli/deferred.py", "cli/guard.py",
-               "frames.py", "progress.py", "core/report.py", "core/genetic.py", "engines/profiles.py", "session.py"}
+    allowed = {
+        "config/validate.py",
+        "config/job.py",
+        "__init__.py",
+        "cli/deferred.py",
+        "cli/guard.py",
+        "frames.py",
+        "progress.py",
+        "core/report.py",
+        "core/genetic.py",
+        "engines/profiles.py",
+        "session.py",
+    }
     found = []
     for path in PACKAGE.rglob("*.py"):
         name = str(path.relative_to(PACKAGE))
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+            ):
                 if name not in allowed:
                     found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
     assert not found, found
@@ -240,8 +275,10 @@ def test_the_job_layer_names_no_engine():
             if isinstance(node, ast.Compare):
                 texts = [ast.unparse(x) for x in (node.left, *node.comparators)]
                 constants = [x.value for x in (node.left, *node.comparators) if isinstance(x, ast.Constant)]
-                assert not (any(t.endswith("engine") or "engine" in t.split(".")[-1:] for t in texts)
-                            and ENGINE_NAMES & set(constants)), f"{path.name}:{node.lineno}: {ast.unparse(node)}"
+                assert not (
+                    any(t.endswith("engine") or "engine" in t.split(".")[-1:] for t in texts)
+                    and ENGINE_NAMES & set(constants)
+                ), f"{path.name}:{node.lineno}: {ast.unparse(node)}"
 
 
 def python(code: str) -> str:
@@ -253,6 +290,8 @@ def python(code: str) -> str:
 def test_the_search_and_the_job_load_no_database():
     """No driver and no engine class: the models' SQL builders (sqlglot) are no database."""
     engines = ", ".join([*(f"'sqlanon.engines.{e}.engine'" for e in (*ENGINE_NAMES, "sql")), "'sqlanon.kernel.runner'"])
-    loaded = python("import sys, sqlanon, sqlanon.search.flash, sqlanon.config.validate, sqlanon.config.read; "
-                    f"print(sorted(m for m in sys.modules if m in ('duckdb', 'psycopg', 'pyspark', {engines})))")
+    loaded = python(
+        "import sys, sqlanon, sqlanon.search.flash, sqlanon.config.validate, sqlanon.config.read; "
+        f"print(sorted(m for m in sys.modules if m in ('duckdb', 'psycopg', 'pyspark', {engines})))"
+    )
     assert loaded == "[]"

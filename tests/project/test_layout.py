@@ -61,9 +61,11 @@ def test_no_test_file_imports_another_or_conftest(path):
 
 
 def test_the_rule_sees_every_kind_of_forbidden_import():
-    source = ("from conftest import ADULT\nimport test_engines\n"
-              "def f():\n    from test_contract import OPTIMAL\n"
-              "from . import x\nfrom helpers.jobs import adult_job\nimport sqlanon.search\n")
+    source = (
+        "from conftest import ADULT\nimport test_engines\n"
+        "def f():\n    from test_contract import OPTIMAL\n"
+        "from . import x\nfrom helpers.jobs import adult_job\nimport sqlanon.search\n"
+    )
     found = sorted(m for _, m in imported(ast.parse(source)) if forbidden(m))
     assert found == [".", "conftest", "test_contract", "test_engines"]
 
@@ -73,7 +75,8 @@ def test_conftest_holds_only_fixtures():
     others = []
     for node in tree.body:
         if isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):  # the docstring
+            isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        ):  # the docstring
             continue
         decorators = [ast.unparse(d) for d in getattr(node, "decorator_list", [])]
         if isinstance(node, ast.FunctionDef) and any(d.startswith("pytest.fixture") for d in decorators):

@@ -1,7 +1,7 @@
 """What a user of the package expects: ``python -m sqlanon``, one version (pyproject.toml's,
 read back from the installed metadata), PEP 561's ``py.typed``, the public modules clean
 under ``mypy --strict`` (the list is pyproject's [tool.mypy] files), and the whole tree clean
-under ``ruff check`` (pyproject's [tool.ruff])."""
+under ``ruff check`` and ``ruff format --check`` (pyproject's [tool.ruff])."""
 
 from __future__ import annotations
 
@@ -22,15 +22,18 @@ def test_python_m_sqlanon_runs_the_command_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sqlanon", "--version"], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"python -m sqlanon, version {PYPROJECT['project']['version']}\n"
-    done = subprocess.run([sys.executable, "-m", "sqlanon", "anonymize", "--help"], capture_output=True, text=True,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "sqlanon", "anonymize", "--help"], capture_output=True, text=True, cwd=tmp_path
+    )
     assert done.returncode == 0 and "--html FILE" in done.stdout and "--no-html" in done.stdout
 
 
 def test_the_version_is_written_once():
     written = PYPROJECT["project"]["version"]
     assert sqlanon.__version__ == version("sqlanon") == written
-    elsewhere = [p for p in (ROOT / "sqlanon").rglob("*.py") if re.search(rf"""["']{re.escape(written)}["']""", p.read_text())]
+    elsewhere = [
+        p for p in (ROOT / "sqlanon").rglob("*.py") if re.search(rf"""["']{re.escape(written)}["']""", p.read_text())
+    ]
     assert elsewhere == []
 
 
@@ -42,13 +45,31 @@ def test_the_package_ships_py_typed():
 def test_the_public_modules_pass_mypy_strict():
     files = PYPROJECT["tool"]["mypy"]["files"]
     assert PYPROJECT["tool"]["mypy"]["strict"] is True and "sqlanon/progress.py" in files
-    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental"], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == f"Success: no issues found in {len(files)} source files"
 
 
 def test_the_tree_passes_ruff():
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "sqlanon", "tests", "bench", "examples"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "sqlanon", "tests", "bench", "examples"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_tree_is_formatted_by_ruff():
+    """``ruff format`` leaves every file as it is (``make lint``; ``ruff format`` to apply it)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "sqlanon", "tests", "bench", "examples"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr

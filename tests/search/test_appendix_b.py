@@ -39,8 +39,14 @@ def test_k5_loss_row_matches_a_direct_run():
         row = measure(session, "(5)-anonymity", "loss", 0.0)
     people = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str)
     qis = [c for c in people.columns if c != "occupation"]
-    settings = dict(quasi={q: ADULT / f"adult_hierarchy_{q}.csv" for q in qis}, k=5, suppression_limit=0.0,
-                    metric="loss", engine="memory", others="insensitive")
+    settings = dict(
+        quasi={q: ADULT / f"adult_hierarchy_{q}.csv" for q in qis},
+        k=5,
+        suppression_limit=0.0,
+        metric="loss",
+        engine="memory",
+        others="insensitive",
+    )
     datafly = sqlanon.anonymize(people, algorithm="datafly", **settings)
     optimum = sqlanon.anonymize(people, algorithm="flash", **settings)
     assert row["datafly"]["loss"] == datafly.loss and row["optimum"] == optimum.loss

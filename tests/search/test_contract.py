@@ -12,6 +12,7 @@ from sqlanon.metrics import METRICS
 from sqlanon.session import Session
 from helpers.random_tables import jobs
 
+
 def test_every_optimal_algorithm_is_covered():
     assert sorted(OPTIMAL) == ["exhaustive", "flash", "incognito", "ola"]
 
@@ -29,8 +30,14 @@ def oracle(adult_available):
 # The foundation's metrics for every k; ambiguity and KL-divergence (issue 5) for k = 5 only,
 # to keep the suite's time (classification needs a label: test_models_adult.py).
 NEW_METRICS = ("ambiguity", "kl-divergence")
-CASES = [(k, limit, metric) for metric in METRICS if not METRICS[metric].needs_label
-         for limit in (0.0, 0.02, 0.04) for k in (2, 5, 10) if metric not in NEW_METRICS or k == 5]
+CASES = [
+    (k, limit, metric)
+    for metric in METRICS
+    if not METRICS[metric].needs_label
+    for limit in (0.0, 0.02, 0.04)
+    for k in (2, 5, 10)
+    if metric not in NEW_METRICS or k == 5
+]
 
 
 @pytest.mark.parametrize("k, limit, metric", CASES)

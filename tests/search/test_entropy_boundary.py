@@ -54,8 +54,9 @@ HIERARCHY = {"q": [["a", "*"], ["b", "*"]]}
 @pytest.mark.parametrize("engine", EVERY_PLACEMENT)
 def test_every_engine_and_placement_keeps_the_boundary_class(request, engine):
     model = {"type": "entropy-l-diversity", "attribute": "s", "l": 3}
-    job = table_job(ROWS, HIERARCHY, roles={"s": "sensitive"}, models=(model,), k=1, suppression_limit=0.5,
-                    metric="loss")
+    job = table_job(
+        ROWS, HIERARCHY, roles={"s": "sensitive"}, models=(model,), k=1, suppression_limit=0.5, metric="loss"
+    )
     with Session(on_engine(job, engine, request)) as session:
         checker = session.checker()
         bottom, top = checker.check((0,)), checker.check((1,))

@@ -33,8 +33,14 @@ def test_a_seed_repeats_a_run_exactly(adult9):
     runs = []
     for seed in (5, 5, 6):
         outcome, checker = run(adult9, seed, **job)
-        runs.append((outcome.optimum.node, [(t["checks"], t["loss"]) for t in outcome.trace], checker.checks,
-                     {n: r.anonymous for n, r in ((r.node, r) for r in checker.results())}))
+        runs.append(
+            (
+                outcome.optimum.node,
+                [(t["checks"], t["loss"]) for t in outcome.trace],
+                checker.checks,
+                {n: r.anonymous for n, r in ((r.node, r) for r in checker.results())},
+            )
+        )
     assert runs[0] == runs[1]
     assert runs[0][3] != runs[2][3]  # another seed checks other nodes
 
@@ -53,8 +59,9 @@ def test_the_check_budget_holds_and_the_node_is_anonymous(adult9, limit):
 
 
 def test_max_evaluations_counts_checks(adult9):
-    outcome, checker = run(adult9, params=GeneticParams(variant="hybrid", max_evaluations=120), k=5,
-                           suppression_limit=0.02, metric="loss")
+    outcome, checker = run(
+        adult9, params=GeneticParams(variant="hybrid", max_evaluations=120), k=5, suppression_limit=0.02, metric="loss"
+    )
     assert outcome.counters["stopped"] == "max_evaluations"
     assert outcome.counters["evaluations"] == 120 == checker.checks - outcome.counters.get("fallback_checks", 0)
 
@@ -63,8 +70,9 @@ def test_max_evaluations_counts_checks(adult9):
 def test_no_check_goes_to_a_node_known_to_fail(adult9, limit):
     """k-anonymity is monotonic: once a node fails, the hybrid never checks a node below it."""
     order = []
-    outcome, checker = run(adult9, on_check=order.append, k=20, suppression_limit=limit, metric="precision",
-                           step_limit=400)
+    outcome, checker = run(
+        adult9, on_check=order.append, k=20, suppression_limit=limit, metric="precision", step_limit=400
+    )
     assert checker.monotonic_models and len(order) == checker.checks
     failed = []
     for result in order:
@@ -94,9 +102,16 @@ def test_a_small_lattice_is_decided_and_proven():
     is optimal, and it is Flash's."""
     ages = ["21", "22", "23", "31", "32", "33", "41", "42"] * 3
     zips = ["1301", "1302", "1401", "1402", "1301", "1302", "1401", "1402"] * 3
-    job = table_job({"age": ages, "zip": zips},
-                    {"age": [[a, a[0] + "*", "*"] for a in sorted(set(ages))],
-                     "zip": [[z, z[:3] + "*", "*"] for z in sorted(set(zips))]}, k=6, metric="loss", engine="memory")
+    job = table_job(
+        {"age": ages, "zip": zips},
+        {
+            "age": [[a, a[0] + "*", "*"] for a in sorted(set(ages))],
+            "zip": [[z, z[:3] + "*", "*"] for z in sorted(set(zips))],
+        },
+        k=6,
+        metric="loss",
+        engine="memory",
+    )
     with Session(job) as session:
         flash, _ = session.search("flash")
         outcome, checker = run(session, params=GeneticParams(variant="hybrid", population=4))
@@ -106,8 +121,12 @@ def test_a_small_lattice_is_decided_and_proven():
 
 
 def test_variant_in_the_job_file():
-    doc = {"input": {"path": "x.csv"}, "attributes": {"age": {"role": "quasi", "hierarchy": "h.csv"}},
-           "privacy": {"k": 2}, "search": {"algorithm": "genetic", "genetic": {"variant": "hybrid"}}}
+    doc = {
+        "input": {"path": "x.csv"},
+        "attributes": {"age": {"role": "quasi", "hierarchy": "h.csv"}},
+        "privacy": {"k": 2},
+        "search": {"algorithm": "genetic", "genetic": {"variant": "hybrid"}},
+    }
     assert job_from_dict(doc).genetic == GeneticParams(variant="hybrid")
     assert GeneticParams().variant == "hybrid"  # the default; "kgen" runs the algorithm as published
     doc["search"]["genetic"]["variant"] = "arx"

@@ -23,8 +23,13 @@ from sqlanon.search import HEURISTICS
 from sqlanon.config.validate import validate
 
 
-CONFIGS = [(2, 0.0, "discernibility"), (5, 0.0, "loss"), (5, 0.02, "discernibility"), (5, 0.02, "loss"),
-           (10, 0.04, "aecs")]
+CONFIGS = [
+    (2, 0.0, "discernibility"),
+    (5, 0.0, "loss"),
+    (5, 0.02, "discernibility"),
+    (5, 0.02, "loss"),
+    (10, 0.04, "aecs"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +38,9 @@ def oracle(adult_available):
 
 
 @pytest.mark.parametrize("k,limit,metric", CONFIGS)
-def test_every_heuristic_finds_an_anonymous_node_no_better_than_the_optimum(adult_subset_session, oracle, k, limit, metric):
+def test_every_heuristic_finds_an_anonymous_node_no_better_than_the_optimum(
+    adult_subset_session, oracle, k, limit, metric
+):
     session = adult_subset_session
     optimum, _ = session.search("flash", k=k, suppression_limit=limit, metric=metric)
     best = optimum.optimum
@@ -67,7 +74,9 @@ def test_stop_first_ends_at_the_first_anonymous_node(adult_subset_session):
     assert not outcome.proven
     assert outcome.optimum is not None and len(outcome.trace) == 1
     # it is the only anonymous node among everything checked
-    anonymous = [n for n in adult_subset_session.lattice.nodes() if (r := checker.checked(n)) is not None and r.anonymous]
+    anonymous = [
+        n for n in adult_subset_session.lattice.nodes() if (r := checker.checked(n)) is not None and r.anonymous
+    ]
     assert anonymous == [outcome.optimum.node]
 
 
@@ -75,10 +84,23 @@ def test_stop_first_ends_at_the_first_anonymous_node(adult_subset_session):
 def test_a_seed_repeats_a_run_exactly(adult_subset_session, name):
     runs = []
     for seed in (11, 11, 12):
-        outcome, checker = adult_subset_session.search(name, k=5, suppression_limit=0.02, metric="loss", seed=seed,
-                                                       genetic=GeneticParams(max_evaluations=600, population=30, variant="kgen"))
-        runs.append((outcome.optimum.node, [(t["checks"], t["loss"]) for t in outcome.trace], checker.checks,
-                     outcome.counters["evaluations"], outcome.counters["seed"]))
+        outcome, checker = adult_subset_session.search(
+            name,
+            k=5,
+            suppression_limit=0.02,
+            metric="loss",
+            seed=seed,
+            genetic=GeneticParams(max_evaluations=600, population=30, variant="kgen"),
+        )
+        runs.append(
+            (
+                outcome.optimum.node,
+                [(t["checks"], t["loss"]) for t in outcome.trace],
+                checker.checks,
+                outcome.counters["evaluations"],
+                outcome.counters["seed"],
+            )
+        )
     assert runs[0] == runs[1]
     assert runs[0][4] == 11 and runs[2][4] == 12
     assert runs[0][:3] != runs[2][:3]
@@ -86,14 +108,18 @@ def test_a_seed_repeats_a_run_exactly(adult_subset_session, name):
 
 
 def test_a_missing_seed_is_drawn_and_reported(adult_subset_session):
-    seeds = {adult_subset_session.search("random", k=5, genetic=GeneticParams(max_evaluations=5))[0].counters["seed"]
-             for _ in range(3)}
+    seeds = {
+        adult_subset_session.search("random", k=5, genetic=GeneticParams(max_evaluations=5))[0].counters["seed"]
+        for _ in range(3)
+    }
     assert len(seeds) > 1
 
 
 @pytest.mark.parametrize("name", HEURISTICS)
 def test_step_limit_stops_the_search(adult_subset_session, name):
-    outcome, checker = adult_subset_session.search(name, k=5, suppression_limit=0.02, metric="loss", step_limit=3, seed=1)
+    outcome, checker = adult_subset_session.search(
+        name, k=5, suppression_limit=0.02, metric="loss", step_limit=3, seed=1
+    )
     # beyond the budget only the fallback's checks, when the search found no anonymous node
     # within it (tests/search/test_heuristic_fallback.py)
     assert checker.checks - outcome.counters.get("fallback_checks", 0) <= 3
@@ -119,6 +145,7 @@ def test_genetic_raises_minimum_levels_only_when_nothing_may_be_suppressed(adult
 
 def test_heuristics_never_enumerate_the_lattice(monkeypatch):
     """On creditcard (24 QIs, 4.9e13 nodes) nothing may list nodes by level."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("a heuristic enumerated the lattice")
 
@@ -171,21 +198,29 @@ def test_igreedy_takes_the_generalization_with_the_largest_smallest_class():
     # From the bottom every generalization still has a class of 1: DataFly's rule picks A.
     # From (1,0,0): (2,0,0) and (1,1,0) keep a class of 1, (1,0,1) has classes of 2 -> it.
     assert {n: checked[n].stats.min_class for n in [(1, 0, 0), (0, 1, 0), (0, 0, 1)]} == {
-        (1, 0, 0): 1, (0, 1, 0): 1, (0, 0, 1): 1}
+        (1, 0, 0): 1,
+        (0, 1, 0): 1,
+        (0, 0, 1): 1,
+    }
     assert {n: checked[n].stats.min_class for n in [(2, 0, 0), (1, 1, 0), (1, 0, 1)]} == {
-        (2, 0, 0): 1, (1, 1, 0): 1, (1, 0, 1): 2}
+        (2, 0, 0): 1,
+        (1, 1, 0): 1,
+        (1, 0, 1): 2,
+    }
     assert outcome.optimum.node == (1, 0, 1) and len(checked) == 7
 
 
 # -- job keys, errors, report ---------------------------------------------------------
+
 
 def _doc(**search):
     return {"input": {"path": "x.csv"}, "attributes": {"a": {"role": "quasi", "hierarchy": "h.csv"}}, "search": search}
 
 
 def test_search_keys_are_read_and_checked():
-    job = job_from_dict(_doc(algorithm="genetic", time_limit=2.5, step_limit=100, seed=4,
-                             genetic={"population": 10, "mutation": 0.5}))
+    job = job_from_dict(
+        _doc(algorithm="genetic", time_limit=2.5, step_limit=100, seed=4, genetic={"population": 10, "mutation": 0.5})
+    )
     validate(job)
     assert (job.time_limit, job.step_limit, job.seed) == (2.5, 100, 4)
     assert job.genetic == GeneticParams(population=10, mutation=0.5)
@@ -207,8 +242,15 @@ def test_search_keys_are_read_and_checked():
 # first greedy descent starts after `height` = 67 expansions there): at ~10 ms a check, more
 # than a loaded CI machine gives in 10 s. The genetic algorithm has a solution after its
 # first check (the top) and DataFly after a few dozen.
-@pytest.mark.parametrize("name,algorithm,qis", [("creditcard", "genetic", None), ("creditcard", "datafly", None),
-                                                ("mach2019", "genetic", None), ("mach2019", "datafly", None)])
+@pytest.mark.parametrize(
+    "name,algorithm,qis",
+    [
+        ("creditcard", "genetic", None),
+        ("creditcard", "datafly", None),
+        ("mach2019", "genetic", None),
+        ("mach2019", "datafly", None),
+    ],
+)
 def test_wide_datasets_finish_within_ten_seconds_with_a_verified_output(tmp_path, name, algorithm, qis):
     job = dataset_job(name, qis, k=5, algorithm=algorithm, time_limit=10.0, seed=1 if algorithm == "genetic" else None)
     job = replace(job, output=replace(job.output, path=str(tmp_path / "out.parquet")))
@@ -229,15 +271,29 @@ def test_cli_runs_a_heuristic_with_limits_and_a_seed(demo_job):
     from sqlanon.cli.commands import main
 
     runner = CliRunner()
-    result = runner.invoke(main, ["anonymize", str(demo_job), "--algorithm", "genetic", "--seed", "9",
-                                  "--time-limit", "20", "--json", "--overwrite"])
+    result = runner.invoke(
+        main,
+        [
+            "anonymize",
+            str(demo_job),
+            "--algorithm",
+            "genetic",
+            "--seed",
+            "9",
+            "--time-limit",
+            "20",
+            "--json",
+            "--overwrite",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["verified"] and report["algorithm_counters"]["seed"] == 9
     assert report["stopped"] in ("max_evaluations", "time_limit", "done") and report["trace"]
     # the hybrid genetic search (the default) may decide every node of the demo's small lattice
-    assert ("Optimal transformation (genetic" if report["optimal"] else "Best transformation found (genetic") \
-        in result.stderr
+    assert (
+        "Optimal transformation (genetic" if report["optimal"] else "Best transformation found (genetic"
+    ) in result.stderr
     # Lightning covers the 60-node demo lattice: its answer is the optimum and says so.
     result = runner.invoke(main, ["anonymize", str(demo_job), "--algorithm", "lightning", "--json", "--overwrite"])
     report = json.loads(result.stdout)

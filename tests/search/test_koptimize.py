@@ -32,6 +32,7 @@ from sqlanon.config.validate import validate
 # -- the independent oracle ------------------------------------------------------------------
 def preorder(rows: list[list[str]]) -> list[str]:
     """Leaves of a hierarchy in preorder, siblings in order of first appearance."""
+
     def walk(level: int, members: list[list[str]]) -> list[str]:
         if level < 0:
             return [members[0][0]]
@@ -39,6 +40,7 @@ def preorder(rows: list[list[str]]) -> list[str]:
         for row in members:
             groups.setdefault(row[level], []).append(row)
         return [leaf for group in groups.values() for leaf in walk(level - 1, group)]
+
     return walk(len(rows[0]) - 1, rows)
 
 
@@ -61,7 +63,9 @@ def oracle(records, labels, orders, k, limit, metric):
         for cuts in itertools.combinations(alphabet, size):
             classes: dict = {}
             for (record, label), rows in distinct.items():
-                key = tuple(sum(1 for (a, r) in cuts if a == j and r <= rank[j][value]) for j, value in enumerate(record))
+                key = tuple(
+                    sum(1 for (a, r) in cuts if a == j and r <= rank[j][value]) for j, value in enumerate(record)
+                )
                 per_label = classes.setdefault(key, Counter())
                 per_label[label] += rows
             sizes = [(sum(c.values()), max(c.values())) for c in classes.values()]
@@ -70,7 +74,7 @@ def oracle(records, labels, orders, k, limit, metric):
                 continue
             kept = [(size, majority) for size, majority in sizes if size >= k]
             if metric == "discernibility":
-                cost = sum(size ** 2 for size, _ in kept) + n * suppressed
+                cost = sum(size**2 for size, _ in kept) + n * suppressed
             else:
                 cost = sum(size - majority for size, majority in kept) + suppressed
             best = cost if best is None else min(best, cost)
@@ -104,8 +108,16 @@ def tables(draw):
 @given(tables())
 def test_k_optimize_equals_brute_force_on_random_tables(table):
     data, hierarchies, k, limit, metric = table
-    job = table_job(data, hierarchies, roles={"label": "sensitive"}, k=k, algorithm="k-optimize", metric=metric,
-                    label="label", koptimize=KOptimizeOptions(suppression_rows=limit))
+    job = table_job(
+        data,
+        hierarchies,
+        roles={"label": "sensitive"},
+        k=k,
+        algorithm="k-optimize",
+        metric=metric,
+        label="label",
+        koptimize=KOptimizeOptions(suppression_rows=limit),
+    )
     rows = len(data["label"])
     records = list(zip(data["n-um"], data["colour"]))
     orders = [order_of(data[q], hierarchies[q]) for q in ("n-um", "colour")]
@@ -225,8 +237,13 @@ def test_a_hierarchy_that_is_not_intervals_does_not_map():
 
 
 def test_time_limit_returns_the_best_so_far_unproven(adult_available):
-    job = adult_job(["sex", "age", "race", "marital-status", "education", "native-country"], algorithm="k-optimize",
-                    k=5, time_limit=1.0, koptimize=KOptimizeOptions(upper_bound="flash"))
+    job = adult_job(
+        ["sex", "age", "race", "marital-status", "education", "native-country"],
+        algorithm="k-optimize",
+        k=5,
+        time_limit=1.0,
+        koptimize=KOptimizeOptions(upper_bound="flash"),
+    )
     with Session(job) as session:
         outcome = search_intervals(session)
     assert not outcome.solution.proven
@@ -253,10 +270,14 @@ def test_hill_climb_is_seeded():
 def test_written_output_is_rechecked_in_python(tmp_path, adult_available, suppressed):
     qis = ["sex", "age", "race", "marital-status"]
     out = tmp_path / "out.parquet"
-    job = adult_job(qis, algorithm="k-optimize", k=40, time_limit=3,
-                    koptimize=KOptimizeOptions(suppression_rows=300, upper_bound="flash"),
-                    output=Output(path=str(out), report=str(tmp_path / "report.json"), suppressed=suppressed,
-                                  order="input"))  # read beside the input, row by row
+    job = adult_job(
+        qis,
+        algorithm="k-optimize",
+        k=40,
+        time_limit=3,
+        koptimize=KOptimizeOptions(suppression_rows=300, upper_bound="flash"),
+        output=Output(path=str(out), report=str(tmp_path / "report.json"), suppressed=suppressed, order="input"),
+    )  # read beside the input, row by row
     result = anonymize(job)
     report = result.report
     assert result.success and report["verified"]
@@ -300,14 +321,25 @@ def _inside(source, labels, orders) -> bool:
 NAMES = ["b-c", "select", "it's", '"; drop table x; --']
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(st.permutations(NAMES), st.integers(1, 4), st.sampled_from(["csv", "parquet"]))
 def test_hostile_names_through_the_range_join(tmp_path_factory, names, k, kind):
     path = tmp_path_factory.mktemp("out") / f"o.{kind}"
     data = {names[0]: [str(i % 9) for i in range(30)], names[1]: ["x", "y", "z"] * 10, names[2]: ["p"] * 30}
-    hierarchies = {names[0]: [[str(i), "*"] for i in range(9)], names[1]: [["x", "a", "*"], ["y", "a", "*"], ["z", "b", "*"]]}
-    job = table_job(data, hierarchies, k=k, algorithm="k-optimize", koptimize=KOptimizeOptions(suppression_rows=3),
-                    output=Output(path=str(path)))
+    hierarchies = {
+        names[0]: [[str(i), "*"] for i in range(9)],
+        names[1]: [["x", "a", "*"], ["y", "a", "*"], ["z", "b", "*"]],
+    }
+    job = table_job(
+        data,
+        hierarchies,
+        k=k,
+        algorithm="k-optimize",
+        koptimize=KOptimizeOptions(suppression_rows=3),
+        output=Output(path=str(path)),
+    )
     result = anonymize(job)
     assert result.success and result.report["verified"]
 
@@ -322,22 +354,49 @@ def _doc(search: dict, privacy: dict | None = None) -> dict:
     }
 
 
-@pytest.mark.parametrize("search, privacy, message", [
-    ({"algorithm": "k-optimize", "metric": "loss"}, None, "metric 'loss' is not available for k-optimize"),
-    ({"algorithm": "k-optimize", "metric": "classification"}, None, "set search.label"),
-    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": -1}}, None, "suppression_rows must be an int >= 0"),
-    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": "all"}}, None, 'or "unlimited", got \'all\''),
-    ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": 10}}, {"suppression_limit": 0.1}, "not both"),
-    ({"algorithm": "k-optimize", "koptimize": {"upper_bound": "ola"}}, None, "upper_bound must be one of none, flash"),
-    ({"algorithm": "k-optimize", "koptimize": {"threads": 0}}, None, "search.koptimize.threads must be an int >= 1"),
-    ({"algorithm": "k-optimize", "koptimize": {"threads": "2"}}, None, "threads must be an int >= 1 (cores to use), got '2'"),
-    ({"algorithm": "hill-climb"}, None, "set search.time_limit"),
-    ({"algorithm": "k-optimize", "time_limit": 0}, None, "search.time_limit must be a number of seconds > 0"),
-    ({"algorithm": "k-optimize", "step_limit": 0}, None, "search.step_limit must be an int >= 1"),
-    ({"algorithm": "hill-climb", "time_limit": 1, "seed": "x"}, None, "search.seed must be an int >= 0"),
-    ({"algorithm": "k-optimize", "koptimize": {"labels": "x"}}, None, "unknown key(s) ['labels'] in [search.koptimize]"),
-    ({"algorithm": "k-optimise"}, None, "valid algorithms: flash, exhaustive, ola, incognito, lightning, datafly, igreedy, genetic, random, k-optimize, hill-climb"),
-])
+@pytest.mark.parametrize(
+    "search, privacy, message",
+    [
+        ({"algorithm": "k-optimize", "metric": "loss"}, None, "metric 'loss' is not available for k-optimize"),
+        ({"algorithm": "k-optimize", "metric": "classification"}, None, "set search.label"),
+        (
+            {"algorithm": "k-optimize", "koptimize": {"suppression_rows": -1}},
+            None,
+            "suppression_rows must be an int >= 0",
+        ),
+        ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": "all"}}, None, "or \"unlimited\", got 'all'"),
+        ({"algorithm": "k-optimize", "koptimize": {"suppression_rows": 10}}, {"suppression_limit": 0.1}, "not both"),
+        (
+            {"algorithm": "k-optimize", "koptimize": {"upper_bound": "ola"}},
+            None,
+            "upper_bound must be one of none, flash",
+        ),
+        (
+            {"algorithm": "k-optimize", "koptimize": {"threads": 0}},
+            None,
+            "search.koptimize.threads must be an int >= 1",
+        ),
+        (
+            {"algorithm": "k-optimize", "koptimize": {"threads": "2"}},
+            None,
+            "threads must be an int >= 1 (cores to use), got '2'",
+        ),
+        ({"algorithm": "hill-climb"}, None, "set search.time_limit"),
+        ({"algorithm": "k-optimize", "time_limit": 0}, None, "search.time_limit must be a number of seconds > 0"),
+        ({"algorithm": "k-optimize", "step_limit": 0}, None, "search.step_limit must be an int >= 1"),
+        ({"algorithm": "hill-climb", "time_limit": 1, "seed": "x"}, None, "search.seed must be an int >= 0"),
+        (
+            {"algorithm": "k-optimize", "koptimize": {"labels": "x"}},
+            None,
+            "unknown key(s) ['labels'] in [search.koptimize]",
+        ),
+        (
+            {"algorithm": "k-optimise"},
+            None,
+            "valid algorithms: flash, exhaustive, ola, incognito, lightning, datafly, igreedy, genetic, random, k-optimize, hill-climb",
+        ),
+    ],
+)
 def test_bad_settings_are_refused_with_the_key_and_the_fix(search, privacy, message):
     from sqlanon.config.read import job_from_dict
     from sqlanon.errors import ConfigError
@@ -347,18 +406,22 @@ def test_bad_settings_are_refused_with_the_key_and_the_fix(search, privacy, mess
     assert message in str(error.value)
 
 
-@pytest.mark.parametrize("koptimize, message", [
-    ({"label": "salary"}, "search.label names 'salary', which must be a released column"),
-    ({"order": {"sex": ["Male"]}}, "leaves out 1 value(s) present in the data, e.g. 'Female'"),
-    ({"order": {"sex": ["Male", "Female", "Other"]}}, "lists 'Other', which are not values of the hierarchy"),
-    ({"order": {"age": ["1"]}}, "search.koptimize.order names ['age'], which are not quasi-identifiers"),
-])
+@pytest.mark.parametrize(
+    "koptimize, message",
+    [
+        ({"label": "salary"}, "search.label names 'salary', which must be a released column"),
+        ({"order": {"sex": ["Male"]}}, "leaves out 1 value(s) present in the data, e.g. 'Female'"),
+        ({"order": {"sex": ["Male", "Female", "Other"]}}, "lists 'Other', which are not values of the hierarchy"),
+        ({"order": {"age": ["1"]}}, "search.koptimize.order names ['age'], which are not quasi-identifiers"),
+    ],
+)
 def test_bad_label_and_order_are_refused(adult_available, koptimize, message):
     from sqlanon.errors import ConfigError
 
     label = koptimize.pop("label", "salary-class")
-    job = adult_job(["sex"], algorithm="k-optimize", metric="classification", label=label,
-                    koptimize=KOptimizeOptions(**koptimize))
+    job = adult_job(
+        ["sex"], algorithm="k-optimize", metric="classification", label=label, koptimize=KOptimizeOptions(**koptimize)
+    )
     with pytest.raises(ConfigError) as error:  # the label is refused when the job is validated
         with Session(job) as session:
             interval_model(session)
@@ -435,8 +498,21 @@ def test_cli_runs_k_optimize_and_hill_climb(tmp_path, adult_available):
     runs, stderr = {}, {}
     for algorithm in ("k-optimize", "hill-climb", "flash"):
         job = optimal if algorithm == "flash" else path
-        result = CliRunner().invoke(main, ["anonymize", str(job), "--algorithm", algorithm, "--metric", "discernibility",
-                                           "--output", str(tmp_path / f"{algorithm}.csv"), "--json", "--overwrite"])
+        result = CliRunner().invoke(
+            main,
+            [
+                "anonymize",
+                str(job),
+                "--algorithm",
+                algorithm,
+                "--metric",
+                "discernibility",
+                "--output",
+                str(tmp_path / f"{algorithm}.csv"),
+                "--json",
+                "--overwrite",
+            ],
+        )
         assert result.exit_code == 0, result.output
         runs[algorithm], stderr[algorithm] = json.loads(result.stdout), result.stderr
         assert runs[algorithm]["verified"]
@@ -514,8 +590,12 @@ def test_dm_floor_is_at_most_every_grouping_of_the_pieces(pieces, k):
 
     if sum(pieces) < k:
         return
-    floor = dm_floor(np.zeros(len(pieces), dtype=np.int64), np.array(pieces, dtype=np.int64),
-                     np.array([sum(pieces)], dtype=np.int64), k)
+    floor = dm_floor(
+        np.zeros(len(pieces), dtype=np.int64),
+        np.array(pieces, dtype=np.int64),
+        np.array([sum(pieces)], dtype=np.int64),
+        k,
+    )
     assert floor[0] <= least_grouping(pieces, k)
 
 
@@ -564,12 +644,15 @@ def test_compiled_tree_grows_its_buffers_without_changing_the_tree(adult_availab
     assert tight.counters == roomy.counters
 
 
-@pytest.mark.parametrize("qis, k, limit", [
-    (["sex", "age", "race"], 200, 100),
-    (["age", "race"], 50, 10),
-    (["age", "sex"], 20, 200),
-    (["sex", "race", "education"], 100, "unlimited"),
-])
+@pytest.mark.parametrize(
+    "qis, k, limit",
+    [
+        (["sex", "age", "race"], 200, 100),
+        (["age", "race"], 50, 10),
+        (["age", "sex"], 20, 200),
+        (["sex", "race", "education"], 100, "unlimited"),
+    ],
+)
 def test_compiled_tree_with_suppression_equals_the_numpy_tree(adult_available, qis, k, limit):
     """With records left to suppress PRUNE also bounds each imaginary child H ∪ {v} and drops
     values from the tail: the compiled search makes the same decisions as the numpy search —
@@ -590,8 +673,7 @@ def test_threads_walk_the_same_tree_to_the_same_optimum(adult_available, k, limi
     """With two threads the top of the tree is cut into subtrees that the threads walk,
     sharing the best cost: the same optimum, proven, and not much more work (each subtree's
     root prunes what its parent's PRUNE would have). Through the job key too."""
-    job = adult_job(QIS_DM, algorithm="k-optimize", k=k,
-                    koptimize=KOptimizeOptions(suppression_rows=limit, threads=2))
+    job = adult_job(QIS_DM, algorithm="k-optimize", k=k, koptimize=KOptimizeOptions(suppression_rows=limit, threads=2))
     with Session(job) as session:
         model = interval_model(session)
         two = search_intervals(session, model=model).solution
@@ -613,8 +695,9 @@ def _qis_dm_cost(metric, k, limit):
     return make_cost(metric, model, k, limit)
 
 
-@pytest.mark.parametrize("metric, k, limit", [("discernibility", 50, 0), ("discernibility", 200, 100),
-                                             ("classification", 100, 0)])
+@pytest.mark.parametrize(
+    "metric, k, limit", [("discernibility", 50, 0), ("discernibility", 200, 100), ("classification", 100, 0)]
+)
 def test_an_idle_thread_gets_work_from_a_busy_one(adult_available, monkeypatch, metric, k, limit):
     """The whole tree as one task: the second thread has nothing to take until the first
     gives it the children it has not started. The threads hand work over and end: the same
@@ -708,15 +791,19 @@ def test_a_failing_thread_fails_the_search_instead_of_passing_for_a_proof(adult_
     assert calls
 
 
-@pytest.mark.parametrize("qis, k, limit", [
-    (["sex", "age", "race"], 200, 0),
-    (["sex", "age", "race"], 200, 100),
-    (["sex", "race", "education"], 100, 100),
-    (["age", "sex"], 20, "unlimited"),
-])
+@pytest.mark.parametrize(
+    "qis, k, limit",
+    [
+        (["sex", "age", "race"], 200, 0),
+        (["sex", "age", "race"], 200, 100),
+        (["sex", "race", "education"], 100, 100),
+        (["age", "sex"], 20, "unlimited"),
+    ],
+)
 @pytest.mark.parametrize("paper_order", [False, True])
-def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(adult_available, qis, k, limit,
-                                                                            paper_order):
+def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(
+    adult_available, qis, k, limit, paper_order
+):
     """CM in the compiled tree (label counts carried by the merged rows and the head
     classes, LB_CM from the allset pieces' minorities, the tail order's ties broken by the CM
     cost first, or the paper's order): every counter, the optimum and its cut set as in the
@@ -752,7 +839,7 @@ def test_cm_prune_after_a_child_on_the_rows_beside_its_cut_equals_a_whole_regrou
     for j, s in enumerate(sizes):  # A's cuts: rank 0 never is one
         for r in data.draw(st.sets(st.integers(1, s - 1), min_size=1 if j == 0 else 0)):
             marks[offsets[j] + r] = 1
-    j = data.draw(st.sampled_from([q for q in range(len(sizes)) if marks[offsets[q]:offsets[q] + sizes[q]].any()]))
+    j = data.draw(st.sampled_from([q for q in range(len(sizes)) if marks[offsets[q] : offsets[q] + sizes[q]].any()]))
     r = data.draw(st.sampled_from([x for x in range(sizes[j]) if marks[offsets[j] + x]]))
     rows = data.draw(st.lists(st.tuples(*(st.integers(0, s - 1) for s in sizes)), min_size=1, max_size=40))
     ranks = np.array(rows, dtype=np.int64).T.copy()
@@ -773,8 +860,9 @@ def test_cm_prune_after_a_child_on_the_rows_beside_its_cut_equals_a_whole_regrou
         ranks = np.concatenate([ranks, ranks[:, [data.draw(st.sampled_from(beside))]]], axis=1)
     n = ranks.shape[1]
     weights = np.array(data.draw(st.lists(st.integers(1, 6), min_size=n, max_size=n)), dtype=np.int64)
-    labels = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=2,
-                                         max_size=3)), dtype=np.int64)
+    labels = np.array(
+        data.draw(st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=2, max_size=3)), dtype=np.int64
+    )
     weights = weights + labels.sum(axis=0)  # every record has a label; some rows have weight left over
     labels[0] += weights - labels.sum(axis=0)
     pcls = np.arange(n, dtype=np.int64)
@@ -848,8 +936,9 @@ def test_cm_prune_on_entry_row_by_row_equals_a_whole_grouping(data):
     ranks = np.array(rows, dtype=np.int64).T.copy()
     n = ranks.shape[1]
     dom = np.array(sizes, dtype=np.int64)
-    labels = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=1,
-                                         max_size=3)), dtype=np.int64)
+    labels = np.array(
+        data.draw(st.lists(st.lists(st.integers(0, 3), min_size=n, max_size=n), min_size=1, max_size=3)), dtype=np.int64
+    )
     labels[0] += labels.sum(axis=0) == 0  # every row holds a record, each of one label
     weights = labels.sum(axis=0)
     slot_key, slot_id = kernels.hash_table(256)
@@ -896,19 +985,22 @@ def test_the_cm_gain_of_each_tail_value_is_the_drop_of_the_head_cost(data):
 
     dom = np.array(data.draw(st.lists(st.integers(2, 6), min_size=1, max_size=3)), dtype=np.int64)
     n = data.draw(st.integers(1, 30))
-    ranks = np.array([data.draw(st.lists(st.integers(0, int(s) - 1), min_size=n, max_size=n)) for s in dom],
-                     dtype=np.int64)
+    ranks = np.array(
+        [data.draw(st.lists(st.integers(0, int(s) - 1), min_size=n, max_size=n)) for s in dom], dtype=np.int64
+    )
     n_labels = data.draw(st.integers(2, 3))
-    labels = np.array([data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)) for _ in range(n_labels)],
-                      dtype=np.int64)
+    labels = np.array(
+        [data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)) for _ in range(n_labels)], dtype=np.int64
+    )
     labels[0] += labels.sum(axis=0) == 0  # every row holds a record
     weights = labels.sum(axis=0)
     classes = data.draw(st.integers(1, 4))
     dense = np.array(data.draw(st.lists(st.integers(-1, classes - 1), min_size=n, max_size=n)), dtype=np.int64)
     size = np.array([weights[dense == c].sum() for c in range(classes)], dtype=np.int64)
     k = data.draw(st.integers(1, 8))
-    values = data.draw(st.lists(st.tuples(st.integers(0, len(dom) - 1), st.integers(1, 5)), min_size=1,
-                                max_size=6, unique=True))
+    values = data.draw(
+        st.lists(st.tuples(st.integers(0, len(dom) - 1), st.integers(1, 5)), min_size=1, max_size=6, unique=True)
+    )
     values = [(j, r) for j, r in values if r < dom[j]] or [(0, 1)]
     tail_j = np.array([j for j, _ in values], dtype=np.int64)
     tail_r = np.array([r for _, r in values], dtype=np.int64)

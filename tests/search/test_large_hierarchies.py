@@ -53,7 +53,9 @@ def deep_rows(folder, rng):
     """200 values; at level l (up to 8) those sharing their top 8 - l bits are one group, the
     same group above; ten rows."""
     path = folder / "deep.csv"
-    rows = [[f"v{v}"] + [f"g{v >> min(l, 8)}_{min(l, 8)}" for l in range(1, DEEP_LEVELS - 1)] + ["*"] for v in range(200)]
+    rows = [
+        [f"v{v}"] + [f"g{v >> min(l, 8)}_{min(l, 8)}" for l in range(1, DEEP_LEVELS - 1)] + ["*"] for v in range(200)
+    ]
     path.write_text("".join(";".join(row) + "\n" for row in rows))
     return path, [f"v{v}" for v in (0, 1, 2, 3, 64, 65, 100, 130, 131, rng.randrange(200))]
 
@@ -73,8 +75,12 @@ def shape(request, tmp_path_factory):
 
 def job_of(shape, engine, **kwargs):
     _, hierarchy, data, _, _ = shape
-    return Job(input=Source(path=str(data), delimiter=";"),
-               attributes=[Attribute("x", "quasi", hierarchy), Attribute("y", "insensitive")], engine=engine, **kwargs)
+    return Job(
+        input=Source(path=str(data), delimiter=";"),
+        attributes=[Attribute("x", "quasi", hierarchy), Attribute("y", "insensitive")],
+        engine=engine,
+        **kwargs,
+    )
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -109,7 +115,9 @@ def test_the_optima_are_not_the_lattice_ends(shape):
 def read_back(path):
     if path.suffix == ".parquet":
         return pq.read_table(path).to_pylist()
-    table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types={"x": pa.string(), "y": pa.string()}))
+    table = pacsv.read_csv(
+        path, convert_options=pacsv.ConvertOptions(column_types={"x": pa.string(), "y": pa.string()})
+    )
     return table.to_pylist()
 
 
@@ -121,8 +129,11 @@ def test_both_engines_release_the_same_rows(shape, tmp_path, kind):
     released = {}
     for engine in ENGINES:
         out = tmp_path / f"{engine}.{kind}"
-        result = anonymize(job_of(shape, engine, k=2, suppression_limit=0.2, metric="entropy",
-                                  output=Output(path=str(out), order="input")))
+        result = anonymize(
+            job_of(
+                shape, engine, k=2, suppression_limit=0.2, metric="entropy", output=Output(path=str(out), order="input")
+            )
+        )
         assert result.success and result.report["verified"]
         assert result.transformation in optima[(2, 0.2, "entropy")][1] and result.suppressed > 0
         released[engine] = read_back(out)
@@ -139,7 +150,7 @@ def test_duckdb_enum_holds_only_the_leaves_the_input_holds(shape):
     its ENUM lists the input's values, in code order; a smaller one keeps all its leaves."""
     _, hierarchy, _, values, _ = shape
     with Session(job_of(shape, "duckdb")) as session:
-        (found,), = session.engine.con.execute("SELECT enum_range(NULL::sqlanon_enum_0)").fetchall()
+        ((found,),) = session.engine.con.execute("SELECT enum_range(NULL::sqlanon_enum_0)").fetchall()
     leaves = hierarchy.values
     position = {leaf: code for code, leaf in enumerate(leaves)}
     assert found == (sorted(set(values), key=position.get) if len(leaves) >= 4096 else leaves)
@@ -152,8 +163,11 @@ def test_a_value_missing_from_a_large_hierarchy_is_named(shape, tmp_path):
     bad.write_text(data.read_text() + "no-such-value;1\n;2\n")
     for engine in ENGINES:
         job = replace(job_of(shape, engine, k=2), input=Source(path=str(bad), delimiter=";"))
-        with pytest.raises(HierarchyError, match=r"column 'x' of .*bad.csv has 2 value\(s\) missing from its hierarchy "
-                                                 r"\(2 rows\), e.g. NULL/empty, 'no-such-value'") as error:
+        with pytest.raises(
+            HierarchyError,
+            match=r"column 'x' of .*bad.csv has 2 value\(s\) missing from its hierarchy "
+            r"\(2 rows\), e.g. NULL/empty, 'no-such-value'",
+        ) as error:
             anonymize(job)
         assert error.value.exit_code == 2
 
@@ -168,8 +182,10 @@ def test_an_input_changed_to_another_leaf_after_prepare_is_refused(shape, tmp_pa
     held = set(values)
     other = next(leaf for leaf in reversed(hierarchy.values) if leaf not in held)
     out = tmp_path / "out.csv"
-    job = replace(job_of(shape, "duckdb", k=2, suppression_limit=0.2, output=Output(path=str(out))),
-                  input=Source(path=str(copy), delimiter=";"))
+    job = replace(
+        job_of(shape, "duckdb", k=2, suppression_limit=0.2, output=Output(path=str(out))),
+        input=Source(path=str(copy), delimiter=";"),
+    )
 
     def rewrite(phase):
         if phase == "write":
@@ -177,7 +193,9 @@ def test_an_input_changed_to_another_leaf_after_prepare_is_refused(shape, tmp_pa
             lines[1] = f"{other};0\n"
             copy.write_text("".join(lines))
 
-    with pytest.raises(DataError, match=rf"changed while it was anonymized: it now holds a value \('{other}'\)") as error:
+    with pytest.raises(
+        DataError, match=rf"changed while it was anonymized: it now holds a value \('{other}'\)"
+    ) as error:
         anonymize(job, on_phase=rewrite)
     assert error.value.exit_code == 3 and not out.exists()
 
@@ -196,8 +214,8 @@ def test_maps_built_on_first_read_keep_the_offsets_handed_out():
     before = maps.values
     later = maps.offsets([(5, 1000), (2, 3)])
     assert built == [(2, 3), (5, 1000)] and first[1] == -1
-    assert before[first[0]:first[0] + 3].tolist() == maps.values[later[1]:later[1] + 3].tolist() == [0, 2, 4]
-    assert maps.values[first[2]:first[2] + 2].tolist() == [7, 8]
+    assert before[first[0] : first[0] + 3].tolist() == maps.values[later[1] : later[1] + 3].tolist() == [0, 2, 4]
+    assert maps.values[first[2] : first[2] + 2].tolist() == [7, 8]
     assert maps.values[later[0] + 999] == 4995 and len(maps.values) == 2 + 3 + 1000
     with pytest.raises(KeyError):
         Maps({}).offsets([(1, 1)])

@@ -28,8 +28,9 @@ LESS, MORE = (0,), (1,)
 
 def job(model: dict):
     # 0.67 of 15 rows is 10 (the figure's limit); 10/15 as a decimal would be 9
-    return table_job(ROWS, HIERARCHY, roles={"diagnosis": "sensitive"}, models=(model,), k=1,
-                     suppression_limit=0.67, metric="loss")
+    return table_job(
+        ROWS, HIERARCHY, roles={"diagnosis": "sensitive"}, models=(model,), k=1, suppression_limit=0.67, metric="loss"
+    )
 
 
 def histograms(node):
@@ -46,7 +47,11 @@ def test_the_appendix_figures():
     """The figures the appendix computes: entropies in bits and recursive-(3,2)'s terms."""
     entropy = EntropyLDiversity("diagnosis", 1.8)
     bits = {name: math.log2(entropy.class_value(h, None)) for name, h in histograms(LESS).items()}
-    assert {name: round(value, 4) for name, value in bits.items()} == {"[20-39]": 0.9183, "[40-59]": 1.0, "[60-79]": 0.0}
+    assert {name: round(value, 4) for name, value in bits.items()} == {
+        "[20-39]": 0.9183,
+        "[40-59]": 1.0,
+        "[60-79]": 0.0,
+    }
     assert round(math.log2(1.8), 4) == 0.848
     (m1,) = histograms(MORE).values()
     assert round(math.log2(entropy.class_value(m1, None)), 4) == 0.7219
@@ -58,7 +63,11 @@ def test_the_appendix_figures():
     terms = {name: sorted(h.values(), reverse=True) for name, h in histograms(LESS).items()}
     assert terms == {"[20-39]": [2, 1], "[40-59]": [1, 1], "[60-79]": [10]}
     assert sorted(m1.values(), reverse=True) == [12, 3]
-    assert [recursive.class_holds(recursive.class_value(h, None)) for h in histograms(LESS).values()] == [True, True, False]
+    assert [recursive.class_holds(recursive.class_value(h, None)) for h in histograms(LESS).values()] == [
+        True,
+        True,
+        False,
+    ]
     assert not recursive.class_holds(recursive.class_value(m1, None))
 
 

@@ -69,8 +69,10 @@ def test_entropy_threshold_uses_natural_logarithm(session):
 @pytest.mark.parametrize("limit", [0.0, 0.1])
 def test_classification_metric_against_exhaustive_search_and_oracle(adult_available, limit):
     labels = adult_oracle(QIS, "salary-class")
-    with Session(occupation_job(QIS, label="salary-class", metric="classification", k=5, suppression_limit=limit),
-                 share_stats=True) as session:
+    with Session(
+        occupation_job(QIS, label="salary-class", metric="classification", k=5, suppression_limit=limit),
+        share_stats=True,
+    ) as session:
         reference, checker = session.search("exhaustive")
         for node in [reference.optimum.node, (0,) * len(QIS), session.lattice.top]:
             hist = labels.histograms(node)

@@ -17,7 +17,9 @@ QIS8 = [q for q in ADULT_QIS if q != "occupation"]
 
 
 def _session(engine):
-    return Session(occupation_job(QIS8, models=tuple(MODELS.values()), engine=engine), needs=ALL_NEEDS, share_stats=True)
+    return Session(
+        occupation_job(QIS8, models=tuple(MODELS.values()), engine=engine), needs=ALL_NEEDS, share_stats=True
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,5 +59,8 @@ def test_models_on_eight_qis_against_exhaustive_search(memory, duckdb, oracle, n
     for node in [best.node, *memory.lattice.predecessors(best.node)]:
         mine, theirs = checker.checked(node), other.check(node)
         assert (theirs.anonymous, theirs.stats.suppressed, theirs.stats.classes) == (
-            mine.anonymous, mine.stats.suppressed, mine.stats.classes), node
+            mine.anonymous,
+            mine.stats.suppressed,
+            mine.stats.classes,
+        ), node
         assert theirs.loss == pytest.approx(mine.loss, rel=1e-9), node

@@ -22,8 +22,21 @@ def model_jobs(draw):
     rows = draw(st.integers(1, 30))
     data = {n: [draw(st.sampled_from([r[0] or None for r in hierarchies[n]])) for _ in range(rows)] for n in names}
     data["s"] = [draw(st.sampled_from([r[0] for r in tree])) for _ in range(rows)]
-    kind = draw(st.sampled_from(["distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity", "t-equal",
-                                 "t-ordered", "t-hierarchical", "delta-disclosure", "average-risk", "sample-uniqueness"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "distinct-l-diversity",
+                "entropy-l-diversity",
+                "recursive-cl-diversity",
+                "t-equal",
+                "t-ordered",
+                "t-hierarchical",
+                "delta-disclosure",
+                "average-risk",
+                "sample-uniqueness",
+            ]
+        )
+    )
     spec = {"type": kind, "attribute": "s"}
     if kind == "distinct-l-diversity":
         spec["l"] = draw(st.integers(1, 3))
@@ -45,9 +58,15 @@ def model_jobs(draw):
             spec["max_risk"] = draw(st.sampled_from([0.34, 0.5, 1.0]))
     else:
         spec = {"type": kind, "threshold": draw(st.sampled_from([0.0, 0.2, 0.5]))}
-    job = table_job(data, hierarchies, roles={"s": "sensitive"}, k=draw(st.integers(1, 3)),
-                    suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.25, 0.5])),
-                    metric=draw(st.sampled_from(["discernibility", "height", "aecs", "precision"])), models=(spec,))
+    job = table_job(
+        data,
+        hierarchies,
+        roles={"s": "sensitive"},
+        k=draw(st.integers(1, 3)),
+        suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.25, 0.5])),
+        metric=draw(st.sampled_from(["discernibility", "height", "aecs", "precision"])),
+        models=(spec,),
+    )
     return job, hierarchies, tree
 
 

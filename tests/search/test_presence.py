@@ -13,8 +13,20 @@ from hypothesis import strategies as st
 from helpers.contract import assert_optimal_algorithms_agree
 from helpers.jobs import adult_hierarchy, table_job
 from helpers.oracle import ModelOracle
-from helpers.presence import (ADULT_CASES, CLASSES, DIVERSE, HAND, HAND_H, PRESENCE, QIS, SUBSET, UPPER,
-                              adult_presence_job, hand_job, presence)
+from helpers.presence import (
+    ADULT_CASES,
+    CLASSES,
+    DIVERSE,
+    HAND,
+    HAND_H,
+    PRESENCE,
+    QIS,
+    SUBSET,
+    UPPER,
+    adult_presence_job,
+    hand_job,
+    presence,
+)
 from helpers.random_tables import hierarchy
 from sqlanon import Output, anonymize, load_job
 from sqlanon.errors import ConfigError, VerificationError
@@ -30,7 +42,14 @@ def ids_file(tmp_path, ids=None):
 
 
 def by_file(tmp_path, **settings):
-    return {"type": "delta-presence", "dmin": 0.2, "dmax": 0.6, "subset_file": ids_file(tmp_path), "key": "id", **settings}
+    return {
+        "type": "delta-presence",
+        "dmin": 0.2,
+        "dmax": 0.6,
+        "subset_file": ids_file(tmp_path),
+        "key": "id",
+        **settings,
+    }
 
 
 @pytest.mark.parametrize("kind", ["column", "file"])
@@ -46,25 +65,36 @@ def test_hand_computed_delta_per_class(kind, tmp_path):
             for r in rows:
                 assert r["kept"] == presence.class_holds(presence.presence_value(r["n"], r["pop"]))
         # a 0.5 b 1.0 c 0.25 | ab 0.667 cd 0.167 | 0.417, with [0.2, 0.6]:
-        verdicts = [[r["kept"] for r in session.runner.class_figures((l,), checker.keep, checker.params)] for l in range(3)]
+        verdicts = [
+            [r["kept"] for r in session.runner.class_figures((l,), checker.keep, checker.params)] for l in range(3)
+        ]
         assert verdicts == [[True, False, True], [False, False], [True]]
         # suppressed subset rows: 2 (b), 5 (ab and cd), 0; the limit is floor(0.4 * 5) = 2. Level 0
         # is within the limit, but d's class of the population holds no subset row (delta 0 < 0.2):
         # it is in no class table and nothing can suppress it, so level 0 is not delta-present
         # (this test said anonymous before the fix: an adversary learns nobody of d is in T).
-        assert [(checker.check((l,)).stats.suppressed, checker.check((l,)).stats.empty_classes,
-                 checker.check((l,)).anonymous) for l in range(3)] == [(2, 1, False), (5, 0, False), (0, 0, True)]
+        assert [
+            (
+                checker.check((l,)).stats.suppressed,
+                checker.check((l,)).stats.empty_classes,
+                checker.check((l,)).anonymous,
+            )
+            for l in range(3)
+        ] == [(2, 1, False), (5, 0, False), (0, 0, True)]
         assert not checker.monotonic_models  # level 0 passes, level 1 fails: not monotonic with suppression
 
 
-@pytest.mark.parametrize("model, limit, k, node, loss", [
-    # dmin = 0.2: level 0 fails on d's empty class of the population (see above), level 1 on
-    # its 5 suppressed rows; before the fix the first case gave (0,) at 15
-    (PRESENCE, 0.4, 1, (2,), 25),
-    (UPPER, 0.4, 1, (0,), 2 * 2 + 1 * 1 + 5 * 2),  # a (2) and c (1) kept, b's 2 rows suppressed: 5 + N*S = 15
-    (PRESENCE, 0.0, 1, (2,), 25),                  # only the top passes without suppression: one class of 5
-    (UPPER, 0.4, 2, (2,), 25),                     # with k = 2, c (1 row) goes too: 3 rows > 2
-])
+@pytest.mark.parametrize(
+    "model, limit, k, node, loss",
+    [
+        # dmin = 0.2: level 0 fails on d's empty class of the population (see above), level 1 on
+        # its 5 suppressed rows; before the fix the first case gave (0,) at 15
+        (PRESENCE, 0.4, 1, (2,), 25),
+        (UPPER, 0.4, 1, (0,), 2 * 2 + 1 * 1 + 5 * 2),  # a (2) and c (1) kept, b's 2 rows suppressed: 5 + N*S = 15
+        (PRESENCE, 0.0, 1, (2,), 25),  # only the top passes without suppression: one class of 5
+        (UPPER, 0.4, 2, (2,), 25),  # with k = 2, c (1 row) goes too: 3 rows > 2
+    ],
+)
 def test_hand_computed_optimum(model, limit, k, node, loss):
     with Session(hand_job([model], k=k, suppression_limit=limit), share_stats=True) as session:
         reference, _ = session.search("exhaustive")
@@ -74,8 +104,12 @@ def test_hand_computed_optimum(model, limit, k, node, loss):
 
 def test_hand_output_releases_only_the_subset(tmp_path):
     out = tmp_path / "out.csv"
-    job = hand_job([UPPER], k=1, suppression_limit=0.4, output=Output(path=str(out), report=str(tmp_path / "report.json"),
-                                                                      order="input"))
+    job = hand_job(
+        [UPPER],
+        k=1,
+        suppression_limit=0.4,
+        output=Output(path=str(out), report=str(tmp_path / "report.json"), order="input"),
+    )
     result = anonymize(job)
     assert result.success and result.transformation == (0,)
     # the subset's rows in input order; b's class (delta 1.0) masked; id is identifying, "in" the model's
@@ -89,19 +123,29 @@ def test_hand_output_releases_only_the_subset(tmp_path):
 
 def test_hand_output_with_an_identifier_file_and_dropped_rows(tmp_path):
     out = tmp_path / "out.parquet"
-    job = hand_job([by_file(tmp_path, dmin=0.0)], ids=True, k=1, suppression_limit=0.4,
-                   output=Output(path=str(out), suppressed="drop", order="input"))
+    job = hand_job(
+        [by_file(tmp_path, dmin=0.0)],
+        ids=True,
+        k=1,
+        suppression_limit=0.4,
+        output=Output(path=str(out), suppressed="drop", order="input"),
+    )
     result = anonymize(job)
     assert result.success and result.report["verified"]
     assert pq.read_table(out).to_pydict() == {"zip": ["a", "a", "c"], "d": ["x", "z", "x"]}
 
 
 def test_job_file_resolves_the_identifier_file_and_reports(tmp_path):
-    (tmp_path / "data.csv").write_text("id,zip,in,d\n" + "".join(
-        f"{i},{z},{'true' if m else 'false'},{d}\n" for i, z, m, d in zip(HAND["id"], HAND["zip"], HAND["in"], HAND["d"])))
+    (tmp_path / "data.csv").write_text(
+        "id,zip,in,d\n"
+        + "".join(
+            f"{i},{z},{'true' if m else 'false'},{d}\n"
+            for i, z, m, d in zip(HAND["id"], HAND["zip"], HAND["in"], HAND["d"])
+        )
+    )
     (tmp_path / "zip.csv").write_text("".join(";".join(r) + "\n" for r in HAND_H["zip"]))
     ids_file(tmp_path)
-    (tmp_path / "job.toml").write_text('''
+    (tmp_path / "job.toml").write_text("""
 [input]
 path = "data.csv"
 drop = ["in"]
@@ -122,7 +166,7 @@ subset_file = "ids.csv"
 key = "id"
 [output]
 path = "out.csv"
-''')
+""")
     job = load_job(tmp_path / "job.toml")
     assert job.models[0]["subset_file"] == str(tmp_path / "ids.csv")
     result = anonymize(job)
@@ -140,7 +184,9 @@ def test_report_without_output_and_apply_with_the_manifest(tmp_path):
     assert applied.success and applied.report["verified"] and applied.suppressed == 2
 
 
-@pytest.mark.parametrize("models", [(PRESENCE,), (PRESENCE, {"type": "entropy-l-diversity", "attribute": "d", "l": 1.5})])
+@pytest.mark.parametrize(
+    "models", [(PRESENCE,), (PRESENCE, {"type": "entropy-l-diversity", "attribute": "d", "l": 1.5})]
+)
 def test_wide_and_join_layouts_agree(models):
     results = {}
     for lookup in ("wide", "join"):
@@ -148,7 +194,9 @@ def test_wide_and_join_layouts_agree(models):
         job = replace(job, lookup=lookup)
         with Session(job) as session:
             checker = session.checker()
-            results[lookup] = [(checker.check(node).stats, checker.check(node).loss) for node in session.lattice.nodes()]
+            results[lookup] = [
+                (checker.check(node).stats, checker.check(node).loss) for node in session.lattice.nodes()
+            ]
     assert all(math.isfinite(loss) for _, loss in results["wide"])
     assert results["wide"] == results["join"]
 
@@ -168,7 +216,12 @@ def test_verification_counts_the_subset_itself(tmp_path):
     with pytest.raises(VerificationError, match="the research subset has 5 rows in the input, but 6 were released"):
         verify(job.output, ["zip"], 1, 6, 2, 2, models, None, population)
     # another subset: class a would hold 3 subset rows of which the file releases 2
-    other = Population(job.input, [list(HAND_H["zip"])], (0,), ResearchSubset(file=ids_file(tmp_path, ["1", "2", "3", "5", "6"]), key="id"))
+    other = Population(
+        job.input,
+        [list(HAND_H["zip"])],
+        (0,),
+        ResearchSubset(file=ids_file(tmp_path, ["1", "2", "3", "5", "6"]), key="id"),
+    )
     with pytest.raises(VerificationError, match="has 2 rows, but the research subset has 3"):
         verify(job.output, ["zip"], 1, 5, 2, 2, models, None, other)
 
@@ -188,8 +241,11 @@ def test_verification_refuses_an_empty_class_of_the_population(tmp_path):
         with Session(job) as session:
             models = session.checker().models
         if refused:
-            with pytest.raises(VerificationError, match=r"1 classes of the population have no row of the research "
-                                                        r"subset \(delta = 0, below dmin = 0.2\), e.g. \{zip: 'd'\}"):
+            with pytest.raises(
+                VerificationError,
+                match=r"1 classes of the population have no row of the research "
+                r"subset \(delta = 0, below dmin = 0.2\), e.g. \{zip: 'd'\}",
+            ):
                 verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population)
         else:
             assert verify(job.output, ["zip"], 1, 5, 2, 2, models, None, population).verified
@@ -200,8 +256,10 @@ def test_explain_names_the_empty_classes_of_the_population(checks):
     with Session(hand_job(k=1, suppression_limit=0.4, checks=checks)) as session:
         explained = session.explain((0,))
         assert not explained["result"].anonymous and explained["result"].stats.suppressed == 2
-        assert explained["reasons"] == ["1 classes of the population hold no row of the research subset: delta = 0 "
-                                        "< dmin = 0.2, and suppression cannot remove them (delta-presence fails the node)"]
+        assert explained["reasons"] == [
+            "1 classes of the population hold no row of the research subset: delta = 0 "
+            "< dmin = 0.2, and suppression cannot remove them (delta-presence fails the node)"
+        ]
         assert session.explain((2,))["reasons"] == []
     with Session(hand_job([UPPER], k=1, suppression_limit=0.4, checks=checks)) as session:
         assert session.explain((0,))["reasons"] == [] and session.explain((0,))["result"].anonymous
@@ -220,8 +278,14 @@ COUNTER_H = {"zip": [["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]]}
 
 
 def counter_job(dmin):
-    job = table_job(COUNTER, COUNTER_H, k=1, suppression_limit=0.0, metric="height",
-                    models=({"type": "delta-presence", "dmin": dmin, "dmax": 1.0, "subset": "in"},))
+    job = table_job(
+        COUNTER,
+        COUNTER_H,
+        k=1,
+        suppression_limit=0.0,
+        metric="height",
+        models=({"type": "delta-presence", "dmin": dmin, "dmax": 1.0, "subset": "in"},),
+    )
     job = replace(job, attributes=[a for a in job.attributes if a.name != "in"])
     return job
 
@@ -265,7 +329,10 @@ def test_an_empty_class_of_the_population_fails_the_node():
         checker = session.checker()
         assert not checker.monotonic_models
         assert [(checker.check((l,)).anonymous, checker.check((l,)).stats.empty_classes) for l in range(3)] == [
-            (False, 1), (False, 0), (True, 0)]
+            (False, 1),
+            (False, 0),
+            (True, 0),
+        ]
     with Session(counter_job(0.0)) as session:  # dmin = 0: the upper bound alone is monotonic
         assert session.checker().monotonic_models
         assert not session.checker(suppression_limit=0.5).monotonic_models
@@ -283,17 +350,31 @@ def test_without_bounds_delta_presence_is_the_subset_alone():
     then equal the plain search over the subset's rows, for every metric."""
     from sqlanon.metrics import METRICS
 
-    rows = {"a": list("xyzxyzxyzxyzxy"), "b": list("pqpqrrpqpqrrpq"), "in": [i % 3 != 1 for i in range(14)],
-            "s": list("uvwuvwuvwuvwuv")}
+    rows = {
+        "a": list("xyzxyzxyzxyzxy"),
+        "b": list("pqpqrrpqpqrrpq"),
+        "in": [i % 3 != 1 for i in range(14)],
+        "s": list("uvwuvwuvwuvwuv"),
+    }
     hier = {"a": [["x", "xy", "*"], ["y", "xy", "*"], ["z", "z", "*"]], "b": [["p", "*"], ["q", "*"], ["r", "*"]]}
     subset_rows = {c: [v for v, m in zip(values, rows["in"]) if m] for c, values in rows.items() if c != "in"}
     for metric in METRICS:
         label = "s" if metric == "classification" else None
         for limit in (0.0, 0.3):
-            population = table_job(rows, hier, roles={"s": "sensitive"}, k=2, suppression_limit=limit, metric=metric, label=label,
-                                   models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"},))
+            population = table_job(
+                rows,
+                hier,
+                roles={"s": "sensitive"},
+                k=2,
+                suppression_limit=limit,
+                metric=metric,
+                label=label,
+                models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"},),
+            )
             population = replace(population, attributes=[a for a in population.attributes if a.name != "in"])
-            alone = table_job(subset_rows, hier, roles={"s": "sensitive"}, k=2, suppression_limit=limit, metric=metric, label=label)
+            alone = table_job(
+                subset_rows, hier, roles={"s": "sensitive"}, k=2, suppression_limit=limit, metric=metric, label=label
+            )
             with Session(population) as p, Session(alone) as q:
                 got, want = p.search("flash")[0].optimum, q.search("flash")[0].optimum
                 assert (got.node, got.stats.suppressed) == (want.node, want.stats.suppressed), metric
@@ -304,8 +385,9 @@ def test_without_bounds_delta_presence_is_the_subset_alone():
 @pytest.fixture(scope="module")
 def adult_session(adult_population):
     path, _, _ = adult_population
-    with Session(adult_presence_job(path, k=5, models=(presence(0.0, 0.5), DIVERSE)), needs=ALL_NEEDS,
-                 share_stats=True) as session:
+    with Session(
+        adult_presence_job(path, k=5, models=(presence(0.0, 0.5), DIVERSE)), needs=ALL_NEEDS, share_stats=True
+    ) as session:
         yield session
 
 
@@ -313,7 +395,9 @@ def adult_session(adult_population):
 def adult_oracle(adult_population):
     _, rows, member = adult_population
     hierarchies = {q: [line.split(";") for line in open(adult_hierarchy(q)).read().split("\n") if line] for q in QIS}
-    return ModelOracle([tuple(r[q] for q in QIS) for r in rows], [r["occupation"] for r in rows], hierarchies, subset=member)
+    return ModelOracle(
+        [tuple(r[q] for q in QIS) for r in rows], [r["occupation"] for r in rows], hierarchies, subset=member
+    )
 
 
 @pytest.mark.parametrize("limit", [0.0, 0.1])
@@ -327,7 +411,9 @@ def test_adult_against_exhaustive_search_and_oracle(adult_session, adult_oracle,
     for node in adult_session.lattice.nodes():
         result = checker.checked(node)
         ok, suppressed, sizes = adult_oracle.evaluate(node, expected, checker.limit_rows)
-        assert (result.anonymous, result.stats.suppressed, result.stats.kept_classes) == (ok, suppressed, len(sizes)), node
+        assert (result.anonymous, result.stats.suppressed, result.stats.kept_classes) == (ok, suppressed, len(sizes)), (
+            node
+        )
         anonymous += ok
     assert 0 < anonymous < adult_session.lattice.size
     assert checker.monotonic_models == (limit == 0 and models[0]["dmin"] == 0)
@@ -344,7 +430,9 @@ def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, lim
     expected = list(models) + [{"type": "k-anonymity", "k": k}]
     reference, _ = adult_session.search("flash", models=models, k=k, suppression_limit=limit, metric="loss")
     for heuristic in HEURISTICS:
-        outcome, checker = adult_session.search(heuristic, models=models, k=k, suppression_limit=limit, metric="loss", seed=3)
+        outcome, checker = adult_session.search(
+            heuristic, models=models, k=k, suppression_limit=limit, metric="loss", seed=3
+        )
         found = outcome.optimum
         assert found is not None and adult_oracle.evaluate(found.node, expected, checker.limit_rows)[0], heuristic
         assert found.loss >= reference.optimum.loss, heuristic
@@ -360,13 +448,18 @@ def test_adult_snapshots_carry_the_population(adult_population):
     path, _, _ = adult_population
     found = {}
     for switches in (SnapshotSettings(rollup=False, history=False), SnapshotSettings(rollup=True, history=True)):
-        job = adult_presence_job(path, k=5, suppression_limit=0.1, metric="loss", snapshots=switches,
-                                 models=ADULT_CASES["combined"][0])
+        job = adult_presence_job(
+            path, k=5, suppression_limit=0.1, metric="loss", snapshots=switches, models=ADULT_CASES["combined"][0]
+        )
         with Session(job) as session:
             outcome, checker = session.search("flash")
             checked = {n: checker.checked(n).stats for n in session.lattice.nodes() if checker.checked(n)}
-            found[switches.rollup] = (outcome.optimum.node, outcome.optimum.loss, checked,
-                                      checker.rollups + checker.snapshot_hits)
+            found[switches.rollup] = (
+                outcome.optimum.node,
+                outcome.optimum.loss,
+                checked,
+                checker.rollups + checker.snapshot_hits,
+            )
     (node, loss, checked, reused), (node2, loss2, checked2, reused2) = found[False], found[True]
     assert reused == 0 and reused2 > 0
     assert (node, checked) == (node2, checked2) and loss == pytest.approx(loss2)
@@ -374,8 +467,14 @@ def test_adult_snapshots_carry_the_population(adult_population):
 
 def test_adult_output_is_verified_against_the_population(adult_population, tmp_path):
     path, _, member = adult_population
-    job = adult_presence_job(path, k=5, suppression_limit=0.1, metric="loss", models=ADULT_CASES["combined"][0],
-                             output=Output(path=str(tmp_path / "out.parquet")))
+    job = adult_presence_job(
+        path,
+        k=5,
+        suppression_limit=0.1,
+        metric="loss",
+        models=ADULT_CASES["combined"][0],
+        output=Output(path=str(tmp_path / "out.parquet")),
+    )
     result = anonymize(job)
     report = result.report
     assert result.success and report["verified"] and report["tagged"] == 0
@@ -401,9 +500,15 @@ def presence_jobs(draw):
     models = [{"type": "delta-presence", "dmin": dmin, "dmax": dmax, "subset": "in"}]
     if draw(st.booleans()):
         models.append({"type": "distinct-l-diversity", "attribute": "s", "l": draw(st.integers(1, 2))})
-    job = table_job(data, hierarchies, roles={"s": "sensitive"}, k=draw(st.integers(1, 3)),
-                    suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.25, 0.5])),
-                    metric=draw(st.sampled_from(["discernibility", "height", "aecs", "loss"])), models=tuple(models))
+    job = table_job(
+        data,
+        hierarchies,
+        roles={"s": "sensitive"},
+        k=draw(st.integers(1, 3)),
+        suppression_limit=draw(st.sampled_from([0.0, 0.1, 0.25, 0.5])),
+        metric=draw(st.sampled_from(["discernibility", "height", "aecs", "loss"])),
+        models=tuple(models),
+    )
     job = replace(job, attributes=[a for a in job.attributes if a.name != "in"])
     return job, hierarchies
 
@@ -414,8 +519,9 @@ def test_presence_on_random_tables(case):
     job, hierarchies = case
     names = list(hierarchies)
     records = list(zip(*([v or "" for v in job.input.arrow.column(n).to_pylist()] for n in names)))
-    oracle = ModelOracle(records, job.input.arrow.column("s").to_pylist(), hierarchies,
-                         subset=job.input.arrow.column("in").to_pylist())
+    oracle = ModelOracle(
+        records, job.input.arrow.column("s").to_pylist(), hierarchies, subset=job.input.arrow.column("in").to_pylist()
+    )
     with Session(job, share_stats=True) as session:
         reference, checker = session.search("exhaustive")
         expected = [dict(m) for m in job.models] + [{"type": "k-anonymity", "k": job.k}]
@@ -427,26 +533,38 @@ def test_presence_on_random_tables(case):
 
 
 # -- bad settings ----------------------------------------------------------------------------
-@pytest.mark.parametrize("spec, message", [
-    ({"dmin": 0.6, "dmax": 0.2, "subset": "in"}, "dmin (0.6) is above dmax (0.2)"),
-    ({"dmax": 1.5, "subset": "in"}, "the 'dmax' parameter must be a number in [0, 1], got 1.5"),
-    ({"dmin": 0.1, "subset": "in"}, "the delta-presence model needs dmax"),
-    ({"dmax": 0.5}, "give the research subset once: subset = \"<boolean column>\", or subset_file"),
-    ({"dmax": 0.5, "subset": "in", "subset_file": "ids.csv", "key": "id"}, "give the research subset once"),
-    ({"dmax": 0.5, "subset_file": "ids.csv"}, "subset_file needs key = \"<column>\""),
-    ({"dmax": 0.5, "subset": "in", "key": "id"}, "key goes with subset_file"),
-    ({"dmax": 0.5, "subset": "nope"}, "the delta-presence model's subset = 'nope' is not a column of the input"),
-    ({"dmax": 0.5, "subset": "zip"}, "the delta-presence subset column 'zip' has role \"quasi\""),
-    ({"dmax": 0.5, "subset": "label"}, "the subset column 'label' holds values that are not true or false, e.g. 'x'"),
-    ({"dmax": 0.5, "subset": "d"}, "the delta-presence subset column 'd' has role \"sensitive\""),
-    ({"dmax": 0.5, "subset": "count"}, "the subset column 'count' is BIGINT, not boolean"),
-    ({"dmax": 0.5, "subset": "none"}, "has no row of the input: there is nothing to release"),
-    ({"dmax": 0.5, "subset_file": "ids.csv", "key": "nope"}, "key = 'nope' is not a column of the input"),
-    ({"dmax": 0.5, "subset_file": "zips.csv", "key": "zip"}, "name more than one row of the input's key column 'zip' (e.g. 'a')"),
-    ({"dmax": 0.5, "subset_file": "missing.csv", "key": "id"}, "subset_file not found"),
-    ({"dmax": 0.5, "subset_file": "other.csv", "key": "id"}, "has no column 'id' (the key); its columns are: ['person']"),
-    ({"dmax": 0.5, "subset_file": "stranger.csv", "key": "id"}, "2 identifier(s) of subset_file"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ({"dmin": 0.6, "dmax": 0.2, "subset": "in"}, "dmin (0.6) is above dmax (0.2)"),
+        ({"dmax": 1.5, "subset": "in"}, "the 'dmax' parameter must be a number in [0, 1], got 1.5"),
+        ({"dmin": 0.1, "subset": "in"}, "the delta-presence model needs dmax"),
+        ({"dmax": 0.5}, 'give the research subset once: subset = "<boolean column>", or subset_file'),
+        ({"dmax": 0.5, "subset": "in", "subset_file": "ids.csv", "key": "id"}, "give the research subset once"),
+        ({"dmax": 0.5, "subset_file": "ids.csv"}, 'subset_file needs key = "<column>"'),
+        ({"dmax": 0.5, "subset": "in", "key": "id"}, "key goes with subset_file"),
+        ({"dmax": 0.5, "subset": "nope"}, "the delta-presence model's subset = 'nope' is not a column of the input"),
+        ({"dmax": 0.5, "subset": "zip"}, "the delta-presence subset column 'zip' has role \"quasi\""),
+        (
+            {"dmax": 0.5, "subset": "label"},
+            "the subset column 'label' holds values that are not true or false, e.g. 'x'",
+        ),
+        ({"dmax": 0.5, "subset": "d"}, "the delta-presence subset column 'd' has role \"sensitive\""),
+        ({"dmax": 0.5, "subset": "count"}, "the subset column 'count' is BIGINT, not boolean"),
+        ({"dmax": 0.5, "subset": "none"}, "has no row of the input: there is nothing to release"),
+        ({"dmax": 0.5, "subset_file": "ids.csv", "key": "nope"}, "key = 'nope' is not a column of the input"),
+        (
+            {"dmax": 0.5, "subset_file": "zips.csv", "key": "zip"},
+            "name more than one row of the input's key column 'zip' (e.g. 'a')",
+        ),
+        ({"dmax": 0.5, "subset_file": "missing.csv", "key": "id"}, "subset_file not found"),
+        (
+            {"dmax": 0.5, "subset_file": "other.csv", "key": "id"},
+            "has no column 'id' (the key); its columns are: ['person']",
+        ),
+        ({"dmax": 0.5, "subset_file": "stranger.csv", "key": "id"}, "2 identifier(s) of subset_file"),
+    ],
+)
 def test_bad_settings_name_the_key(spec, message, tmp_path):
     ids_file(tmp_path)
     (tmp_path / "other.csv").write_text("person\n1\n")
@@ -467,7 +585,9 @@ def test_bad_settings_name_the_key(spec, message, tmp_path):
 def test_one_research_subset_per_job_and_lattice_algorithms_only():
     with pytest.raises(ConfigError, match="one delta-presence model"):
         validate(hand_job([PRESENCE, PRESENCE | {"dmax": 0.7}]))
-    with pytest.raises(ConfigError, match="k-optimize checks k-anonymity only, and the job also asks for delta-presence"):
+    with pytest.raises(
+        ConfigError, match="k-optimize checks k-anonymity only, and the job also asks for delta-presence"
+    ):
         validate(hand_job(algorithm="k-optimize"))
 
 
@@ -490,26 +610,42 @@ def test_every_model_counts_the_subset(name):
     it, with q = 0) are the subset's."""
     from sqlanon import Hierarchy
 
-    rows = {"a": list("xyzxyzxyzxyzxyzx"), "b": list("pqpqrrpqpqrrpqpq"), "in": [i % 3 != 1 for i in range(16)],
-            "s": list("uvwwuvwuvwuvwwuu")}
+    rows = {
+        "a": list("xyzxyzxyzxyzxyzx"),
+        "b": list("pqpqrrpqpqrrpqpq"),
+        "in": [i % 3 != 1 for i in range(16)],
+        "s": list("uvwwuvwuvwuvwwuu"),
+    }
     hier = {"a": [["x", "xy", "*"], ["y", "xy", "*"], ["z", "z", "*"]], "b": [["p", "*"], ["q", "*"], ["r", "*"]]}
     subset_rows = {c: [v for v, m in zip(values, rows["in"]) if m] for c, values in rows.items() if c != "in"}
     model = dict(OTHER_MODELS[name])
     if model.get("distance") == "hierarchical":
         model["hierarchy"] = Hierarchy.from_rows("s", [["u", "uv", "*"], ["v", "uv", "*"], ["w", "w", "*"]])
     for limit in (0.0, 0.3):
-        population = table_job(rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
-                               models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"}, model))
+        population = table_job(
+            rows,
+            hier,
+            roles={"s": "sensitive"},
+            k=1,
+            suppression_limit=limit,
+            metric="loss",
+            models=({"type": "delta-presence", "dmax": 1.0, "subset": "in"}, model),
+        )
         population = replace(population, attributes=[a for a in population.attributes if a.name != "in"])
-        alone = table_job(subset_rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss",
-                          models=(model,))
+        alone = table_job(
+            subset_rows, hier, roles={"s": "sensitive"}, k=1, suppression_limit=limit, metric="loss", models=(model,)
+        )
         with Session(population, share_stats=True) as p, Session(alone, share_stats=True) as q:
             got, checker = p.search("exhaustive")
             want, reference = q.search("exhaustive")
             failing = 0
             for node in p.lattice.nodes():
                 a, b = checker.checked(node), reference.checked(node)
-                assert (a.anonymous, a.stats.suppressed, a.stats.kept_classes) == (b.anonymous, b.stats.suppressed, b.stats.kept_classes), node
+                assert (a.anonymous, a.stats.suppressed, a.stats.kept_classes) == (
+                    b.anonymous,
+                    b.stats.suppressed,
+                    b.stats.kept_classes,
+                ), node
                 failing += a.stats.suppressed > 0 or not a.anonymous
             assert failing or name == "sample-uniqueness"  # the model decides something here (no class of one row)
             assert (got.optimum is None) == (want.optimum is None)

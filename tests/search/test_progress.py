@@ -63,8 +63,9 @@ def test_flash_decides_the_whole_lattice_on_all_of_adult(adult_available):
 
 
 def test_a_heuristic_reports_checks_best_loss_and_the_budget_used(adult_available):
-    job = adult_job(ADULT_SUBSET, k=5, suppression_limit=0.02, algorithm="genetic", step_limit=40, seed=7,
-                    output=Output())
+    job = adult_job(
+        ADULT_SUBSET, k=5, suppression_limit=0.02, algorithm="genetic", step_limit=40, seed=7, output=Output()
+    )
     result, events = record(job)
     search = [e for e in events if e.phase == "search"][1:]
     checks = search[:-1]
@@ -141,8 +142,9 @@ def test_the_library_logs_its_phases_at_info_and_prints_nothing(demo_job, caplog
     messages = [r.getMessage() for r in records]
     assert [m.split(":")[0] for m in messages] == ["prepare", "search", "write", "verify", "published", "done"]
     assert messages[0] == f"prepare: {job.input.path}"
-    assert messages[4] == (f"published: {job.output.path}, {job.output.report}, "
-                           f"{job.output.report[:-len('.json')]}.html")
+    assert messages[4] == (
+        f"published: {job.output.path}, {job.output.report}, {job.output.report[: -len('.json')]}.html"
+    )
     assert messages[5] == f"done: {result!r}"
     out, err = capfd.readouterr()
     assert out == "" and err == ""

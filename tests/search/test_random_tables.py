@@ -43,8 +43,15 @@ def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, s
 
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, f"out.{kind}")
-        job = replace(job, output=Output(path=path, table="released" if kind == "duckdb" else None,
-                            report=os.path.join(folder, "report.json"), suppressed=suppressed))
+        job = replace(
+            job,
+            output=Output(
+                path=path,
+                table="released" if kind == "duckdb" else None,
+                report=os.path.join(folder, "report.json"),
+                suppressed=suppressed,
+            ),
+        )
         result = anonymize(job)
         if not result.success:
             assert os.listdir(folder) == []  # a run without a solution publishes nothing
@@ -81,8 +88,10 @@ def test_both_placements_give_the_same_figures_on_random_tables(job, algorithm):
         with Session(job) as session:
             outcome, checker = session.search(algorithm)
             checked = {n: checker.checked(n) for n in session.lattice.nodes() if checker.checked(n)}
-            found[checks] = (outcome.optimum and outcome.optimum.node,
-                             {n: (r.anonymous, r.stats, r.loss) for n, r in checked.items()})
+            found[checks] = (
+                outcome.optimum and outcome.optimum.node,
+                {n: (r.anonymous, r.stats, r.loss) for n, r in checked.items()},
+            )
     assert found["sql"][0] == found["local"][0]
     assert found["sql"][1].keys() == found["local"][1].keys()
     for node, (anonymous, stats, loss) in found["sql"][1].items():
@@ -101,7 +110,9 @@ def test_equal_losses_reached_in_different_orders_tie_by_the_lattice_order():
     job = table_job(
         {"A": ["v0"] * 5 + ["v1"] * 5, "b-c": ["v0"] * 9 + ["v1"]},
         {"A": [["v0", "*"], ["v1", "*"]], "b-c": [["v0", "*"], ["v1", "*"]]},
-        k=2, suppression_limit=0.0, metric="kl-divergence",
+        k=2,
+        suppression_limit=0.0,
+        metric="kl-divergence",
     )
     with Session(job) as session:
         flash, _ = session.search("flash")

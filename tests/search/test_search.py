@@ -15,6 +15,7 @@ FLASH_METRICS = [m for m in METRICS if m not in ("ambiguity", "kl-divergence", "
 KS = (2, 5, 10)
 LIMITS = (0.0, 0.02, 0.1)
 
+
 @pytest.fixture(scope="module")
 def full_session(adult_available):
     with Session(adult_job(ADULT_QIS), needs=ALL_NEEDS, share_stats=True) as s:
@@ -113,7 +114,13 @@ def test_suppression_limit_is_exact_decimal_of_rows():
 def test_suppression_semantics_arx(limit, expected_node, expected_suppressed):
     # 7 rows: a,a,a,b,b,b,c. k=3: at level 0 class c (1 row) fails and is suppressed whole.
     # With floor(0.15 * 7) = 1 the bottom node is anonymous; with s = 0 only the top one is.
-    job = table_job({"A": list("aaabbbc")}, {"A": [["a", "*"], ["b", "*"], ["c", "*"]]}, k=3, suppression_limit=limit, metric="height")
+    job = table_job(
+        {"A": list("aaabbbc")},
+        {"A": [["a", "*"], ["b", "*"], ["c", "*"]]},
+        k=3,
+        suppression_limit=limit,
+        metric="height",
+    )
     with Session(job) as session:
         outcome, _ = session.search("flash")
         assert outcome.optimum.node == expected_node

@@ -18,12 +18,17 @@ def _flash(qis, **settings):
 
 
 @pytest.mark.parametrize("permutation", PERMUTATIONS)
-@pytest.mark.parametrize("k, limit, metric, qis", [
-    (5, 0.0, "discernibility", ADULT_QIS),
-    (2, 0.0, "loss", ADULT_QIS),
-    (5, 0.02, "discernibility", ADULT_SUBSET),
-])
-def test_flash_checks_and_optimum_do_not_depend_on_the_column_order(adult_available, permutation, k, limit, metric, qis):
+@pytest.mark.parametrize(
+    "k, limit, metric, qis",
+    [
+        (5, 0.0, "discernibility", ADULT_QIS),
+        (2, 0.0, "loss", ADULT_QIS),
+        (5, 0.02, "discernibility", ADULT_SUBSET),
+    ],
+)
+def test_flash_checks_and_optimum_do_not_depend_on_the_column_order(
+    adult_available, permutation, k, limit, metric, qis
+):
     settings = dict(k=k, suppression_limit=limit, metric=metric)
     levels, loss, checks = _flash(qis, **settings)
     order = [q for q in permutation if q in qis]

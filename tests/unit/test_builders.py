@@ -51,20 +51,23 @@ def test_builder_golden(name):
     assert rendered == path.read_text()
 
 
-@pytest.mark.parametrize("spec, values, message", [
-    ({"type": "intervals", "widths": [10, 15]}, ["1"], "each a multiple of the one below"),
-    ({"type": "intervals", "widths": [5]}, ["1", "abc"], "value 'abc' is not a number"),
-    ({"type": "intervals", "cuts": [[0, 10, 20], [0, 15, 20]]}, ["1"], "must be a subset of the one below"),
-    ({"type": "intervals", "cuts": [[0, 10]]}, ["12"], "lies outside the cuts"),
-    ({"type": "intervals"}, ["1"], "needs either widths or cuts"),
-    ({"type": "mask", "mask": "**"}, ["1"], "mask must be one character"),
-    ({"type": "date", "levels": ["year", "month"]}, ["2019-01-01"], "in that order"),
-    ({"type": "date"}, ["2019-13-01"], "does not match the date format"),
-    ({"type": "order", "values": ["a", "b"], "fanout": [2]}, ["c"], "not in the ordered list"),
-    ({"type": "order", "values": ["a", "b"], "fanout": [1]}, ["a"], "fanout must be a list of ints >= 2"),
-    ({"type": "nope"}, ["a"], "unknown hierarchy type 'nope'; valid types: intervals, mask, date, order"),
-    ({"type": "mask", "width": 3}, ["a"], r"unknown key\(s\) \['width'\]"),
-])
+@pytest.mark.parametrize(
+    "spec, values, message",
+    [
+        ({"type": "intervals", "widths": [10, 15]}, ["1"], "each a multiple of the one below"),
+        ({"type": "intervals", "widths": [5]}, ["1", "abc"], "value 'abc' is not a number"),
+        ({"type": "intervals", "cuts": [[0, 10, 20], [0, 15, 20]]}, ["1"], "must be a subset of the one below"),
+        ({"type": "intervals", "cuts": [[0, 10]]}, ["12"], "lies outside the cuts"),
+        ({"type": "intervals"}, ["1"], "needs either widths or cuts"),
+        ({"type": "mask", "mask": "**"}, ["1"], "mask must be one character"),
+        ({"type": "date", "levels": ["year", "month"]}, ["2019-01-01"], "in that order"),
+        ({"type": "date"}, ["2019-13-01"], "does not match the date format"),
+        ({"type": "order", "values": ["a", "b"], "fanout": [2]}, ["c"], "not in the ordered list"),
+        ({"type": "order", "values": ["a", "b"], "fanout": [1]}, ["a"], "fanout must be a list of ints >= 2"),
+        ({"type": "nope"}, ["a"], "unknown hierarchy type 'nope'; valid types: intervals, mask, date, order"),
+        ({"type": "mask", "width": 3}, ["a"], r"unknown key\(s\) \['width'\]"),
+    ],
+)
 def test_builder_errors(spec, values, message):
     with pytest.raises(ConfigError, match=message):
         build_hierarchy("x", spec, values)
@@ -74,8 +77,13 @@ def test_builders_in_a_job_cover_the_data():
     data = {"age": ["23", "37", "81", "17", "23", "37"], "zip": ["47011", "47017", "47011", "47017", "47011", "47017"]}
     job = table_job(data, {}, roles={}, k=2, suppression_limit=0.0)
     age, zip_code = job.attributes
-    job = replace(job, attributes=[replace(age, role="quasi", hierarchy={"type": "intervals", "widths": [10, 20], "bottom": 18}),
-                                   replace(zip_code, role="quasi", hierarchy={"type": "mask"})])
+    job = replace(
+        job,
+        attributes=[
+            replace(age, role="quasi", hierarchy={"type": "intervals", "widths": [10, 20], "bottom": 18}),
+            replace(zip_code, role="quasi", hierarchy={"type": "mask"}),
+        ],
+    )
     result = anonymize(job)
     # 81 and 17 stay alone below the top age level (80-99 and <18), and s = 0: age goes to *,
     # and the two zip codes (3 rows each) need no masking.

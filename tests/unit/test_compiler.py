@@ -26,10 +26,15 @@ def _models_check():
     from sqlanon.criteria import build_models
 
     node = (0, 2, 1)
-    conditions = Conditions(build_models(5, [
-        {"type": "recursive-cl-diversity", "attribute": "diagnosis", "c": 3, "l": 2},
-        {"type": "t-closeness", "attribute": "diagnosis", "t": 0.2},
-    ]))
+    conditions = Conditions(
+        build_models(
+            5,
+            [
+                {"type": "recursive-cl-diversity", "attribute": "diagnosis", "c": 3, "l": 2},
+                {"type": "t-closeness", "attribute": "diagnosis", "t": 0.2},
+            ],
+        )
+    )
     figures = conditions.figures(lambda name: c.histogram_query(node, 0), c.class_keys(node))
     return c.stats_query(node, conditions(c.col("n")), with_leaves=False, lookup="wide", figures=figures)
 
@@ -40,14 +45,19 @@ def _presence_check():
 
     node = (0, 2, 1)
     conditions = Conditions(build_models(5, [{"type": "delta-presence", "dmin": 0.1, "dmax": 0.5, "subset": "in"}]))
-    return c.stats_query(node, conditions(c.col("n")), with_leaves=False, lookup="wide",
-                         figures=[c.population_query(node)])
+    return c.stats_query(
+        node, conditions(c.col("n")), with_leaves=False, lookup="wide", figures=[c.population_query(node)]
+    )
 
 
 def _output(shuffled: bool = False):
-    return c.output_query((0, 2, 1), lambda size: KAnonymity(5).class_condition(size),
-                          [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
-                          drop_suppressed=False, shuffled=shuffled)
+    return c.output_query(
+        (0, 2, 1),
+        lambda size: KAnonymity(5).class_condition(size),
+        [("age", "qi", 0), ("marital-status", "qi", 1), ("select", "qi", 2), ("diagnosis", "pass", 0)],
+        drop_suppressed=False,
+        shuffled=shuffled,
+    )
 
 
 CASES = {
@@ -59,13 +69,17 @@ CASES = {
     "output.sql": lambda: _output(),
     "stats_models.sql": _models_check,
     "stats_presence.sql": _presence_check,
-    "snapshot_from_base.sql": lambda: c.create_temp_table("sqlanon_snap_1", c.snapshot_query(
-        (0, 2, 1), (2, 3, 1), True, 1, True, None, "join")),
-    "snapshot_rollup.sql": lambda: c.create_temp_table("sqlanon_snap_2", c.snapshot_query(
-        (1, 2, 1), (2, 3, 1), False, 0, False, "sqlanon_snap_1", "wide")),
+    "snapshot_from_base.sql": lambda: c.create_temp_table(
+        "sqlanon_snap_1", c.snapshot_query((0, 2, 1), (2, 3, 1), True, 1, True, None, "join")
+    ),
+    "snapshot_rollup.sql": lambda: c.create_temp_table(
+        "sqlanon_snap_2", c.snapshot_query((1, 2, 1), (2, 3, 1), False, 0, False, "sqlanon_snap_1", "wide")
+    ),
     "encode.sql": lambda: c.encode_query(["age", "marital-status", '"; drop table x; --'], ["diagnosis"]),
     "classes.sql": lambda: c.create_temp_table(c.CLASSES, c.base_classes_query(3, 1, lnx=True)),
-    "wide.sql": lambda: c.create_temp_table(c.WIDE, c.wide_query([2, 3, 1], True, 1, True, [[9, 4, 1], [300, 20, 5, 1], [2, 1]])),
+    "wide.sql": lambda: c.create_temp_table(
+        c.WIDE, c.wide_query([2, 3, 1], True, 1, True, [[9, 4, 1], [300, 20, 5, 1], [2, 1]])
+    ),
 }
 # Read from a snapshot: the engines fill the wide-layout template and swap the table's name.
 SNAPSHOT_CASES = {"check_snapshot.sql": lambda: c.lean_stats_query((1, 2, 1), KEEP.copy(), with_leaves=True)}
@@ -94,12 +108,24 @@ def test_golden_sql(dialect, name):
     sqlglot.parse_one(sql, read=dialect)  # it is valid SQL for the dialect, as sqlglot reads it
 
 
-@pytest.mark.parametrize("dialect, order", [
-    ("duckdb", """CAST(CAST('x' || SUBSTRING(SHA256($order_key || CAST("o"."__row" AS TEXT)), 1, 15) AS BIT(60)) AS BIGINT)"""),
-    ("postgres", """CAST(CAST('x' || SUBSTRING(ENCODE(SHA256(CONVERT_TO(%(order_key)s || CAST("o"."__row" AS TEXT), 'UTF8')),"""
-                 """ 'hex') FROM 1 FOR 15) AS BIT(60)) AS BIGINT)"""),
-    ("spark", "CAST(CONV(SUBSTRING(SHA2(CONCAT(:order_key, CAST(`o`.`__row` AS STRING)), 256), 1, 15), 16, 10) AS BIGINT)"),
-])
+@pytest.mark.parametrize(
+    "dialect, order",
+    [
+        (
+            "duckdb",
+            """CAST(CAST('x' || SUBSTRING(SHA256($order_key || CAST("o"."__row" AS TEXT)), 1, 15) AS BIT(60)) AS BIGINT)""",
+        ),
+        (
+            "postgres",
+            """CAST(CAST('x' || SUBSTRING(ENCODE(SHA256(CONVERT_TO(%(order_key)s || CAST("o"."__row" AS TEXT), 'UTF8')),"""
+            """ 'hex') FROM 1 FOR 15) AS BIT(60)) AS BIGINT)""",
+        ),
+        (
+            "spark",
+            "CAST(CONV(SUBSTRING(SHA2(CONCAT(:order_key, CAST(`o`.`__row` AS STRING)), 256), 1, 15), 16, 10) AS BIGINT)",
+        ),
+    ],
+)
 def test_the_shuffled_output_is_output_sql_sorted_by_the_keyed_hash(dialect, order):
     """The shuffle changes the golden output query in its ORDER BY alone: the first 15 hex
     digits of SHA-256 of the bound key and the row's position, as a BIGINT, then the position
@@ -109,7 +135,7 @@ def test_the_shuffled_output_is_output_sql_sorted_by_the_keyed_hash(dialect, ord
     plain = rendered(dialect, "output.sql")
     assert plain.endswith(f"ORDER BY\n  {position}\n")
     shuffled = render(_output(shuffled=True), dialect, pretty=True) + "\n"
-    assert shuffled == plain[:-len(position) - 1] + f"{order},\n  {position}\n"
+    assert shuffled == plain[: -len(position) - 1] + f"{order},\n  {position}\n"
     sqlglot.parse_one(render(_output(shuffled=True), dialect), read=dialect)
 
 
@@ -118,10 +144,13 @@ def test_the_shuffle_key_is_the_digests_first_60_bits_as_duckdb_computes_it():
     hex digits: below 2^60, so non-negative as a BIGINT (positions of 1 to 6 digits)."""
     key, positions = "c0ffee" * 10 + "beef", [0, 1, 9, 10, 99, 12345, 999999]
     sql = render(c.shuffle_key(c.col("p")), "duckdb")
-    got = duckdb.connect().execute(f'SELECT {sql} FROM unnest($positions) AS t("p")',
-                                   {"order_key": key, "positions": positions}).fetchall()
+    got = (
+        duckdb.connect()
+        .execute(f'SELECT {sql} FROM unnest($positions) AS t("p")', {"order_key": key, "positions": positions})
+        .fetchall()
+    )
     expected = [int(hashlib.sha256(f"{key}{p}".encode()).hexdigest()[:15], 16) for p in positions]
-    assert [r[0] for r in got] == expected and all(0 <= x < 2 ** 60 for x in expected)
+    assert [r[0] for r in got] == expected and all(0 <= x < 2**60 for x in expected)
 
 
 @pytest.mark.parametrize("name", sorted([*CASES, *SNAPSHOT_CASES]))
@@ -139,8 +168,12 @@ def test_golden_sql_avoids_what_postgresql_rejects(name):
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_golden_batch_sql(dialect):
     """Two nodes' lean checks in one statement (``SqlEngine.class_stats_many``)."""
-    sql = c.batch_query([render(c.size_histogram_query(node, KEEP.copy()), dialect) for node in [(0, 2, 1), (1, 0, 1)]],
-                        dialect) + "\n"
+    sql = (
+        c.batch_query(
+            [render(c.size_histogram_query(node, KEEP.copy()), dialect) for node in [(0, 2, 1), (1, 0, 1)]], dialect
+        )
+        + "\n"
+    )
     path = golden_path(dialect, "check_batch.sql")
     if os.environ.get("SQLANON_REGEN_GOLDEN"):
         path.write_text(sql)
@@ -183,7 +216,9 @@ def test_template_renders_the_same_sql_as_the_builder():
     lean = c.NodeTemplate(lambda n: c.lean_stats_query(n, keep.copy(), True, slot=True), 3, "duckdb")
     for node, alike in [((0, 0, 0), ()), ((1, 2, 0), (False, True, False)), ((2, 0, 1), (False, False, False))]:
         keys = c.group_key_names(node, alike, (0,))
-        assert lean.render(node, keys) == c.lean_stats_query(node, keep.copy(), True, alike=alike, pairs=(0,)).sql("duckdb")
+        assert lean.render(node, keys) == c.lean_stats_query(node, keep.copy(), True, alike=alike, pairs=(0,)).sql(
+            "duckdb"
+        )
 
 
 def test_wide_and_join_layouts_agree_on_every_node():

@@ -10,14 +10,14 @@ from sqlanon.errors import ConfigError
 
 ADULT_TOML = textwrap.dedent(f"""
     [input]
-    path = "{ADULT / 'adult.csv'}"
+    path = "{ADULT / "adult.csv"}"
     delimiter = ";"
     [attributes.age]
     role = "quasi"
-    hierarchy = "{ADULT / 'adult_hierarchy_age.csv'}"
+    hierarchy = "{ADULT / "adult_hierarchy_age.csv"}"
     [attributes.sex]
     role = "quasi"
-    hierarchy = "{ADULT / 'adult_hierarchy_sex.csv'}"
+    hierarchy = "{ADULT / "adult_hierarchy_sex.csv"}"
     [attributes.occupation]
     role = "sensitive"
     [attributes."marital-status"]
@@ -50,7 +50,7 @@ def test_issue_example_shape_relative_to_config_file(tmp_path):
 
 
 def test_overrides_win_over_file(tmp_path):
-    path = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[privacy]\nk = 3\n'))
+    path = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", "[privacy]\nk = 3\n"))
     job = load_job(path, k=7, metric="loss", suppression_limit=0.1)
     assert (job.k, job.metric, job.suppression_limit) == (7, "loss", 0.1)
 
@@ -74,14 +74,17 @@ def test_bad_values_are_named(tmp_path, extra, message):
 
 def test_every_column_needs_a_role(tmp_path):
     path = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", ""))
-    with pytest.raises(ConfigError, match=r"\['race', 'education', 'native-country', 'workclass', 'salary-class'\] of .* have no role"):
+    with pytest.raises(
+        ConfigError, match=r"\['race', 'education', 'native-country', 'workclass', 'salary-class'\] of .* have no role"
+    ):
         anonymize(load_job(path))
 
 
 def test_dropped_columns_satisfy_roles(tmp_path):
-    text = ADULT_TOML.replace(
-        "[input_drop_placeholder]\n", ""
-    ).replace('delimiter = ";"', 'delimiter = ";"\ndrop = ["race", "education", "native-country", "workclass", "salary-class"]')
+    text = ADULT_TOML.replace("[input_drop_placeholder]\n", "").replace(
+        'delimiter = ";"',
+        'delimiter = ";"\ndrop = ["race", "education", "native-country", "workclass", "salary-class"]',
+    )
     job = load_job(job_file(tmp_path, text), k=5)
     assert anonymize(job).success
 
@@ -93,13 +96,17 @@ def test_malformed_toml_names_line_and_column(tmp_path):
 
 
 def test_unknown_column_lists_the_real_ones(tmp_path):
-    path = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[attributes.agee]\nrole = "insensitive"\n'))
+    path = job_file(
+        tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[attributes.agee]\nrole = "insensitive"\n')
+    )
     with pytest.raises(ConfigError, match=r"\['agee'\] named in the job are not in the input .*'sex', 'age'"):
         anonymize(load_job(path))
 
 
 def test_stable_option_reaches_ola(tmp_path):
-    path = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nalgorithm = "ola"\nstable = true\n'))
+    path = job_file(
+        tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nalgorithm = "ola"\nstable = true\n')
+    )
     job = load_job(path)
     assert job.algorithm == "ola" and job.stable is True
     bad = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nstable = "yes"\n'))
@@ -108,11 +115,20 @@ def test_stable_option_reaches_ola(tmp_path):
 
 
 def test_privacy_models_list(tmp_path):
-    ok = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[[privacy.models]]\ntype = "k-anonymity"\nk = 4\n'))
+    ok = job_file(
+        tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[[privacy.models]]\ntype = "k-anonymity"\nk = 4\n')
+    )
     assert load_job(ok).k == 4
-    unknown = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[[privacy.models]]\ntype = "l-diversity"\nl = 2\n'))
+    unknown = job_file(
+        tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[[privacy.models]]\ntype = "l-diversity"\nl = 2\n')
+    )
     with pytest.raises(ConfigError, match="unknown privacy model 'l-diversity'; valid models: k-anonymity"):
         load_job(unknown)
-    twice = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[privacy]\nk = 3\n[[privacy.models]]\ntype = "k-anonymity"\nk = 4\n'))
+    twice = job_file(
+        tmp_path,
+        ADULT_TOML.replace(
+            "[input_drop_placeholder]\n", '[privacy]\nk = 3\n[[privacy.models]]\ntype = "k-anonymity"\nk = 4\n'
+        ),
+    )
     with pytest.raises(ConfigError, match="k is given twice"):
         load_job(twice)

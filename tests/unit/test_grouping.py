@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sqlanon.kernel.grouping import Grouper, Maps, group, regroup, summary, total, weighted_sums
-from sqlanon.kernel.histogram_dense import dense_masks, dense_pairs, equal_dense, lowest_bit, merge_dense, recursive_dense
+from sqlanon.kernel.histogram_dense import (
+    dense_masks,
+    dense_pairs,
+    equal_dense,
+    lowest_bit,
+    merge_dense,
+    recursive_dense,
+)
 from sqlanon.kernel.histogram_emd import Tree
 from sqlanon.kernel.histogram_pairs import equal_distance, recursive, regroup_histograms
 
@@ -21,7 +28,7 @@ def reference(columns):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 300), st.lists(st.integers(1, 40), min_size=1, max_size=5), st.integers(0, 2 ** 31))
+@given(st.integers(0, 300), st.lists(st.integers(1, 40), min_size=1, max_size=5), st.integers(0, 2**31))
 def test_group_is_numpy_unique(rows, radices, seed):
     rng = np.random.default_rng(seed)
     columns = [rng.integers(0, r, rows) for r in radices]
@@ -33,7 +40,7 @@ def test_group_is_numpy_unique(rows, radices, seed):
     assert inverse.tolist() == expected_inverse.tolist()
 
 
-@pytest.mark.parametrize("radices", [[3, 4], [10 ** 5, 10 ** 5], [2 ** 31, 2 ** 31, 4]])  # dense, hash, overflow
+@pytest.mark.parametrize("radices", [[3, 4], [10**5, 10**5], [2**31, 2**31, 4]])  # dense, hash, overflow
 @pytest.mark.parametrize("ordered", [True, False])
 def test_regroup_through_maps(radices, ordered):
     rng = np.random.default_rng(7)
@@ -68,7 +75,7 @@ def test_summary(classes):
     kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class, uniques = summary(n, kept)
     assert kept_classes == kept.sum() and suppressed == n[~kept].sum()
     assert min_kept == (n[kept].min() if kept.any() else -1) and min_class == n.min()
-    assert dm_kept == (n[kept] ** 2).sum() and dm_all == (n ** 2).sum()
+    assert dm_kept == (n[kept] ** 2).sum() and dm_all == (n**2).sum()
     assert uniques == ((n == 1) & kept).sum()
 
 
@@ -89,7 +96,7 @@ def test_recursive_ranks(classes, l):
     top, tail, distinct = recursive(starts, counts, l)
     for c, values in enumerate(classes):
         ranked = sorted(values, reverse=True)
-        assert (top[c], tail[c], distinct[c]) == (ranked[0], sum(ranked[l - 1:]), len(values))
+        assert (top[c], tail[c], distinct[c]) == (ranked[0], sum(ranked[l - 1 :]), len(values))
 
 
 def matrix_distance(ancestors, diff):
@@ -97,7 +104,9 @@ def matrix_distance(ancestors, diff):
     height = len(ancestors) - 1
     total_cost = np.zeros(len(diff))
     for level in range(1, height + 1):
-        pairs, child = np.unique(np.stack([ancestors[level - 1], ancestors[level]], axis=1), axis=0, return_inverse=True)
+        pairs, child = np.unique(
+            np.stack([ancestors[level - 1], ancestors[level]], axis=1), axis=0, return_inverse=True
+        )
         to_child = np.zeros((len(ancestors[0]), len(pairs)))
         to_child[np.arange(len(ancestors[0])), child.ravel()] = 1
         parents = np.unique(pairs[:, 1], return_inverse=True)[1].ravel()
@@ -110,7 +119,7 @@ def matrix_distance(ancestors, diff):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2 ** 31))
+@given(st.integers(0, 2**31))
 def test_hierarchical_distance(seed):
     rng = np.random.default_rng(seed)
     values = int(rng.integers(2, 12))
@@ -137,9 +146,17 @@ def test_hierarchical_distance(seed):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 400), st.lists(st.integers(1, 40), min_size=1, max_size=4), st.booleans(),
-                          st.booleans()), min_size=1, max_size=12), st.integers(0, 2 ** 31),
-       st.sampled_from([np.int64, np.int32]))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 400), st.lists(st.integers(1, 40), min_size=1, max_size=4), st.booleans(), st.booleans()
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(0, 2**31),
+    st.sampled_from([np.int64, np.int32]),
+)
 def test_grouper_keeps_its_scratch_clean(calls, seed, codes):
     """One Grouper over a sequence of regroupings that switch between the dense table and the
     hash table (they share the scratch): each is ``np.unique`` with ``np.bincount``'s sums, and
@@ -147,11 +164,17 @@ def test_grouper_keeps_its_scratch_clean(calls, seed, codes):
     rng = np.random.default_rng(seed)
     grouper = Grouper()
     for rows, radices, ordered, floats in calls:
-        radices = [r ** 4 if rng.random() < 0.3 else r for r in radices]  # some spaces far beyond the rows
+        radices = [r**4 if rng.random() < 0.3 else r for r in radices]  # some spaces far beyond the rows
         matrix = np.stack([rng.integers(0, min(r, 40), rows) for r in radices]).astype(codes)
         weights = rng.random(rows) if floats else rng.integers(0, 9, rows).astype(np.int64)
-        out, inverse, sums = grouper.regroup(matrix, tuple(radices) if rng.random() < 0.5 else radices, np.zeros(1, np.int64),
-                                             np.full(len(radices), -1, np.int64), weights, ordered)
+        out, inverse, sums = grouper.regroup(
+            matrix,
+            tuple(radices) if rng.random() < 0.5 else radices,
+            np.zeros(1, np.int64),
+            np.full(len(radices), -1, np.int64),
+            weights,
+            ordered,
+        )
         assert (grouper.slots == -1).all() and out.dtype == codes
         if rows == 0:
             assert out.shape == (len(radices), 0) and len(sums) == 0
@@ -173,12 +196,16 @@ def histograms_reference(bounds, v, f, inverse, groups, n):
     counts = np.bincount(sums.ravel(), weights=f).astype(np.int64)
     width = v.max() + 1 if len(v) else 1
     out_cls, out_v = keys // width, keys % width
-    return (np.searchsorted(out_cls, np.arange(groups + 1)), out_v, counts,
-            counts.astype(np.float64) / n[out_cls].astype(np.float64))
+    return (
+        np.searchsorted(out_cls, np.arange(groups + 1)),
+        out_v,
+        counts,
+        counts.astype(np.float64) / n[out_cls].astype(np.float64),
+    )
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(1, 60), st.integers(1, 25), st.integers(1, 30), st.integers(0, 2 ** 31))
+@given(st.integers(1, 60), st.integers(1, 25), st.integers(1, 30), st.integers(0, 2**31))
 def test_regroup_histograms_is_numpy(sources, values, groups, seed):
     """Per class the counts of its source classes' values added, ascending value codes, share
     = count / class size: both the insertion sort (few values) and the scan (many) branches."""
@@ -197,7 +224,7 @@ def test_regroup_histograms_is_numpy(sources, values, groups, seed):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=8), min_size=1, max_size=6), st.integers(0, 2 ** 31))
+@given(st.lists(st.lists(st.integers(1, 9), min_size=1, max_size=8), min_size=1, max_size=6), st.integers(0, 2**31))
 def test_equal_distance_is_the_bincount_sums(classes, seed):
     """The same doubles as numpy's 0.5 * (bincount(|p - q|) + (1 - bincount(q)))."""
     rng = np.random.default_rng(seed)
@@ -220,8 +247,13 @@ def random_dense(rng, classes, values, fill, dtype):
     return counts, dense_masks(counts), counts.sum(axis=1, dtype=np.int64)
 
 
-dense_cases = st.tuples(st.integers(1, 40), st.integers(1, 64), st.sampled_from([0.0, 0.1, 0.5, 1.0]), st.integers(0, 2 ** 31),
-                        st.sampled_from([np.uint16, np.int32]))
+dense_cases = st.tuples(
+    st.integers(1, 40),
+    st.integers(1, 64),
+    st.sampled_from([0.0, 0.1, 0.5, 1.0]),
+    st.integers(0, 2**31),
+    st.sampled_from([np.uint16, np.int32]),
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -262,7 +294,7 @@ def test_dense_figures_are_the_pairs_figures(case, l):
     assert [a.tolist() for a in (top, tail, distinct)] == [a.tolist() for a in recursive(bounds, f, l)]
     for c, row in enumerate(counts.tolist()):
         ranked = sorted((x for x in row if x), reverse=True)
-        assert (top[c], tail[c], distinct[c]) == (ranked[0], sum(ranked[l - 1:]), len(ranked))
+        assert (top[c], tail[c], distinct[c]) == (ranked[0], sum(ranked[l - 1 :]), len(ranked))
     q = rng.random(values)
     q /= q.sum()
     assert equal_dense(counts, held, n, q).tolist() == equal_distance(bounds, v, share, q).tolist()

@@ -46,7 +46,9 @@ def test_duplicate_values_are_listed(tmp_path):
 
 def test_non_functional_hierarchy_is_refused(tmp_path):
     path = write(tmp_path, "a;ab;*\nb;ab;*\nc;ab;top\n")
-    with pytest.raises(HierarchyError, match=r"not functional: value 'ab' at level 1 maps to '\*' \(line 1\) and to 'top' \(line 3\)"):
+    with pytest.raises(
+        HierarchyError, match=r"not functional: value 'ab' at level 1 maps to '\*' \(line 1\) and to 'top' \(line 3\)"
+    ):
         read_hierarchy(path, "col")
 
 

@@ -38,13 +38,18 @@ def test_a_large_hierarchy_still_names_a_late_duplicate_and_a_second_parent(tmp_
     lines = path.read_text().splitlines()
     lines[299_998] = lines[3]  # line 299,999 repeats line 4
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(HierarchyError, match=r"duplicate original values '0000003' \(lines 4 and 299999\) \(1 in all\)"):
+    with pytest.raises(
+        HierarchyError, match=r"duplicate original values '0000003' \(lines 4 and 299999\) \(1 in all\)"
+    ):
         read_hierarchy(path, "zip")
     lines[299_998] = "0299998;029999*;02999**;0299***;*"
     lines[250_001] = "0250001;025000*;02500**;0123***;*"  # line 250,002: 02500** under a second parent
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(HierarchyError, match=r"value '02500\*\*' at level 2 maps to '0250\*\*\*' \(line 250001\) and "
-                                             r"to '0123\*\*\*' \(line 250002\) at level 3"):
+    with pytest.raises(
+        HierarchyError,
+        match=r"value '02500\*\*' at level 2 maps to '0250\*\*\*' \(line 250001\) and "
+        r"to '0123\*\*\*' \(line 250002\) at level 3",
+    ):
         read_hierarchy(path, "zip")
 
 
@@ -63,12 +68,15 @@ def test_a_5001_level_hierarchy_is_read_and_encoded(tmp_path):
 TEXT = "a;x;*\nb;x;*\n\nc;y;*\n"
 
 
-@pytest.mark.parametrize("text", [
-    TEXT,                                                   # split directly
-    TEXT.replace("\n", "\r\n"),                             # CRLF: split directly too
-    TEXT.replace("x", '"x"'),                               # quotes: the csv module
-    TEXT.replace("\n", "\r"),                               # lone carriage returns: the csv module
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        TEXT,  # split directly
+        TEXT.replace("\n", "\r\n"),  # CRLF: split directly too
+        TEXT.replace("x", '"x"'),  # quotes: the csv module
+        TEXT.replace("\n", "\r"),  # lone carriage returns: the csv module
+    ],
+)
 def test_both_parsers_give_the_same_rows_and_lines(tmp_path, text):
     (tmp_path / "h.csv").write_bytes(text.encode())
     h = read_hierarchy(tmp_path / "h.csv", "v")
@@ -129,11 +137,15 @@ def test_the_arrow_reader_gives_the_row_by_row_hierarchy_and_encoding(tmp_path, 
     read = read_hierarchy(tmp_path / "h.csv", "v", delimiter=delimiter)
     built = Hierarchy.from_rows("v", rows, source=str(tmp_path / "h.csv"))
     assert any(isinstance(column, CodedColumn) for column in read.columns) or all(
-        len(set(column)) in (1, len(rows)) for column in built.columns)  # the Arrow path was taken
+        len(set(column)) in (1, len(rows)) for column in built.columns
+    )  # the Arrow path was taken
     assert read == built and read.rows == built.rows and read.values == built.values
     assert [list(c) for c in read.encoded.columns] == [list(c) for c in built.encoded.columns]
     assert (read.encoded.labels, read.encoded.leaves, read.encoded.distinct) == (
-        built.encoded.labels, built.encoded.leaves, built.encoded.distinct)
+        built.encoded.labels,
+        built.encoded.leaves,
+        built.encoded.distinct,
+    )
     assert all(type(code) is int for code in read.encoded.leaf(len(rows) - 1))
     if delimiter == ";":  # the checksum taken from the file's text is the one computed from the rows
         assert read.checksum == Hierarchy.from_rows("v", rows).checksum == built.checksum
@@ -146,12 +158,18 @@ def test_a_coded_column_reads_as_the_tuple_of_its_values():
     assert list(column) == ["y", "x", "y"] and hash(column) == hash(("y", "x", "y")) and "x" in column
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a;x;*\nb;x\nc;y;*\n", r"line 1 has 3 fields but line 2 has 2"),        # ragged: Arrow refuses, lines named
-    ("a;x;*\nb;x;*\nc;y;*;z\n", r"line 1 has 3 fields but line 3 has 4"),
-    ("a;x;*\nb;y;*\na;y;*\n", r"duplicate original values 'a' \(lines 1 and 3\)"),
-    ("a;ab;*\nb;cd;*\nc;ab;top\nd;cd;*\n", r"value 'ab' at level 1 maps to '\*' \(line 1\) and to 'top' \(line 3\)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a;x;*\nb;x\nc;y;*\n", r"line 1 has 3 fields but line 2 has 2"),  # ragged: Arrow refuses, lines named
+        ("a;x;*\nb;x;*\nc;y;*;z\n", r"line 1 has 3 fields but line 3 has 4"),
+        ("a;x;*\nb;y;*\na;y;*\n", r"duplicate original values 'a' \(lines 1 and 3\)"),
+        (
+            "a;ab;*\nb;cd;*\nc;ab;top\nd;cd;*\n",
+            r"value 'ab' at level 1 maps to '\*' \(line 1\) and to 'top' \(line 3\)",
+        ),
+    ],
+)
 def test_the_arrow_reader_leaves_the_messages_as_they_were(tmp_path, text, message):
     (tmp_path / "h.csv").write_text(text)
     with pytest.raises(HierarchyError, match=message):

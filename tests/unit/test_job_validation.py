@@ -22,8 +22,12 @@ from sqlanon.hierarchy import Hierarchy
 def small_job(**kwargs) -> Job:
     table = pa.table({"zip": ["1", "1", "2", "2", "3"], "x": ["a", "b", "c", "d", "e"]})
     zips = Hierarchy.from_rows("zip", [["1", "1-2", "*"], ["2", "1-2", "*"], ["3", "3", "*"]])
-    return Job(input=Source(arrow=table), attributes=[Attribute("zip", "quasi", zips), Attribute("x", "insensitive")],
-               k=2, **kwargs)
+    return Job(
+        input=Source(arrow=table),
+        attributes=[Attribute("zip", "quasi", zips), Attribute("x", "insensitive")],
+        k=2,
+        **kwargs,
+    )
 
 
 def test_a_job_and_its_parts_are_frozen():
@@ -62,30 +66,51 @@ def test_a_pathless_table_is_the_engines_catalogs():
 
 
 def doc(engine: dict) -> dict:
-    return {"input": {"path": "d.csv"}, "attributes": {"zip": {"role": "quasi", "hierarchy": "h.csv"}},
-            "engine": engine}
+    return {
+        "input": {"path": "d.csv"},
+        "attributes": {"zip": {"role": "quasi", "hierarchy": "h.csv"}},
+        "engine": engine,
+    }
 
 
 def test_each_engine_reads_its_own_settings(tmp_path):
     job = job_from_dict(doc({"name": "duckdb", "threads": 2, "temp_directory": "spill"}), base=tmp_path)
     assert job.engine_settings == {"threads": 2, "temp_directory": str(tmp_path / "spill")}  # its paths resolved
     assert settings_of(job) == DuckDBSettings(threads=2, temp_directory=str(tmp_path / "spill"))
-    assert settings_of(job).duckdb_config() == {"memory_limit": None, "temp_directory": str(tmp_path / "spill"),
-                                                "threads": 2}
+    assert settings_of(job).duckdb_config() == {
+        "memory_limit": None,
+        "temp_directory": str(tmp_path / "spill"),
+        "threads": 2,
+    }
     spark = job_from_dict(doc({"name": "spark", "master": "local[1]"}), base=tmp_path)
     assert settings_of(spark) == SparkSettings(master="local[1]") and settings_of(spark).url is None
 
 
-@pytest.mark.parametrize("engine, message", [
-    ({"name": "postgres", "memory_limit": "2GB"}, "engine.memory_limit applies to the duckdb engine only, not to 'postgres'"),
-    ({"name": "memory", "url": "postgresql://h/db"}, "engine.url applies to the duckdb and postgres engines only, not to 'memory'"),
-    ({"name": "duckdb", "url": "postgresql://h/db"}, r"engine.url applies to the postgres engine \(or a PostgreSQL input"),
-    ({"name": "duckdb", "threads": 0}, "engine.threads must be an int >= 1, got 0"),
-    ({"name": "duckdb", "memory_limit": "lots"}, "engine.memory_limit must be a size"),
-    ({"name": "postgres", "url": "postgresql://u:secret@h/db"}, "engine.url holds a password"),
-    ({"name": "duckdb", "colour": "blue"}, "unknown key engine.colour; the duckdb engine takes memory_limit, temp_directory, threads, url besides"),
-    ({"name": "oracle"}, "unknown engine 'oracle'; valid engines: duckdb, memory, postgres, spark"),
-])
+@pytest.mark.parametrize(
+    "engine, message",
+    [
+        (
+            {"name": "postgres", "memory_limit": "2GB"},
+            "engine.memory_limit applies to the duckdb engine only, not to 'postgres'",
+        ),
+        (
+            {"name": "memory", "url": "postgresql://h/db"},
+            "engine.url applies to the duckdb and postgres engines only, not to 'memory'",
+        ),
+        (
+            {"name": "duckdb", "url": "postgresql://h/db"},
+            r"engine.url applies to the postgres engine \(or a PostgreSQL input",
+        ),
+        ({"name": "duckdb", "threads": 0}, "engine.threads must be an int >= 1, got 0"),
+        ({"name": "duckdb", "memory_limit": "lots"}, "engine.memory_limit must be a size"),
+        ({"name": "postgres", "url": "postgresql://u:secret@h/db"}, "engine.url holds a password"),
+        (
+            {"name": "duckdb", "colour": "blue"},
+            "unknown key engine.colour; the duckdb engine takes memory_limit, temp_directory, threads, url besides",
+        ),
+        ({"name": "oracle"}, "unknown engine 'oracle'; valid engines: duckdb, memory, postgres, spark"),
+    ],
+)
 def test_an_engine_refuses_settings_it_does_not_own(tmp_path, engine, message):
     job = job_from_dict(doc(engine), base=tmp_path)
     with pytest.raises(ConfigError, match=message):
@@ -104,16 +129,21 @@ def test_a_delimiter_is_one_ascii_character_in_a_job_file_and_in_code(tmp_path, 
     engine gets one ASCII character, printable or a tab, other than the quote (exit 2)."""
     file = tmp_path / "job.toml"
     for section in ("input", "output"):
-        document = {"input": {"path": "d.csv"}, "attributes": {"x": {"role": "quasi", "hierarchy": "h.csv"}},
-                    "output": {"path": "o.csv"}}
+        document = {
+            "input": {"path": "d.csv"},
+            "attributes": {"x": {"role": "quasi", "hierarchy": "h.csv"}},
+            "output": {"path": "o.csv"},
+        }
         document[section]["delimiter"] = value
         with pytest.raises(ConfigError) as refused:
             job_from_dict(document, base=tmp_path, where=str(file))
         message = str(refused.value)
         assert message.startswith(f"{file}: {section}.delimiter = {value!r}: a delimiter is one ")
         assert "\n" not in message and "e.g. ',', ';', '|' or '\\t' (a tab)" in message
-    for job in (replace(small_job(), input=Source(path="d.csv", delimiter=value)),
-                replace(small_job(), output=Output(path="o.csv", delimiter=value))):
+    for job in (
+        replace(small_job(), input=Source(path="d.csv", delimiter=value)),
+        replace(small_job(), output=Output(path="o.csv", delimiter=value)),
+    ):
         with pytest.raises(ConfigError, match="delimiter = .*: a delimiter is one"):
             validate(job)
     with pytest.raises(ConfigError, match=r"^delimiter = .*: a delimiter is one"):
@@ -131,8 +161,16 @@ def test_a_one_character_delimiter_reads_alike_on_duckdb_and_memory(tmp_path, de
     released = {}
     for engine in ("duckdb", "memory"):
         out = tmp_path / f"{engine}.csv"
-        result = sqlanon.anonymize(str(data), quasi={"zip": zips}, insensitive=["x"], k=2, suppression_limit=0.2,
-                                   delimiter=delimiter, engine=engine, output=str(out))
+        result = sqlanon.anonymize(
+            str(data),
+            quasi={"zip": zips},
+            insensitive=["x"],
+            k=2,
+            suppression_limit=0.2,
+            delimiter=delimiter,
+            engine=engine,
+            output=str(out),
+        )
         assert result.success and result.transformation == (0,) and result.suppressed == 1
         released[engine] = sorted(out.read_text().splitlines())  # the order rows are released in is not the point
     assert released["duckdb"] == released["memory"] == ["*,f", "1,a b", "1,c", "2,d", "2,e", "zip,x"]

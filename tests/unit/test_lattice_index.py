@@ -21,7 +21,9 @@ from sqlanon.search.tagging import ANONYMOUS, NOT_ANONYMOUS, PRUNED, UNKNOWN, Ta
 @st.composite
 def lattices(draw, max_qis=4):
     heights = draw(st.lists(st.integers(0, 3), min_size=1, max_size=max_qis))
-    distinct = [sorted(draw(st.lists(st.integers(1, 60), min_size=h + 1, max_size=h + 1)), reverse=True) for h in heights]
+    distinct = [
+        sorted(draw(st.lists(st.integers(1, 60), min_size=h + 1, max_size=h + 1)), reverse=True) for h in heights
+    ]
     names = draw(st.permutations([f"q{j}" for j in range(len(heights))]))
     return Lattice(heights, distinct, names)
 
@@ -30,7 +32,9 @@ def lattices(draw, max_qis=4):
 @given(lattices())
 def test_the_index_numbers_orders_and_links_the_nodes_as_the_lattice_does(lattice):
     index = lattice.index
-    every = [n for level in range(lattice.height + 1) for n in sorted(lattice.nodes_on_level(level), key=lattice.order_key)]
+    every = [
+        n for level in range(lattice.height + 1) for n in sorted(lattice.nodes_on_level(level), key=lattice.order_key)
+    ]
     assert [index.nodes[i] for i in index.order] == every
     assert list(lattice.nodes()) == every
     assert [index.rank[i] for i in index.order] == list(range(lattice.size))
@@ -46,10 +50,13 @@ def test_the_index_numbers_orders_and_links_the_nodes_as_the_lattice_does(lattic
 def test_the_order_beyond_int64_falls_back_to_the_exact_keys(monkeypatch):
     # distinct counts that are large primes: their common denominator overflows int64
     primes = [1000003, 1000033, 1000037, 1000039]
-    lattice = Lattice((2, 1, 1, 2), [(p, p // 7, 1)[: h + 1] for p, h in zip(primes, (2, 1, 1, 2))], ["d", "a", "c", "b"])
+    lattice = Lattice(
+        (2, 1, 1, 2), [(p, p // 7, 1)[: h + 1] for p, h in zip(primes, (2, 1, 1, 2))], ["d", "a", "c", "b"]
+    )
     assert lattice.order_terms()[2] >= 2**63
-    assert list(lattice.nodes()) == [n for level in range(lattice.height + 1)
-                                     for n in sorted(lattice.nodes_on_level(level), key=lattice.order_key)]
+    assert list(lattice.nodes()) == [
+        n for level in range(lattice.height + 1) for n in sorted(lattice.nodes_on_level(level), key=lattice.order_key)
+    ]
     spec = ((2, 1, 3), [(9, 4, 1), (5, 1), (30, 12, 3, 1)], ["b", "c", "a"])
     vectorized = Lattice(*spec).index.order
     monkeypatch.setattr(lattice_index, "_INT64", 1)  # the same lattice through the fallback

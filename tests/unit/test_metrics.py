@@ -22,11 +22,28 @@ from sqlanon.session import ALL_NEEDS, Session
 #         B raw = 5/2 + 1 = 7/2, L_B = (7/2 - 3)/3 = 1/6; loss = sqrt(17/12 * 7/6) - 1
 #   entropy: G_A = 2 log2(4/2) + 2 log2(4/2) + 2 log2(2/2) = 4; T = 0 (one suppressed row) -> 4
 EXPECTED = {
-    (0, 0): {"discernibility": 20, "discernibility-star": 10, "aecs": 2.0, "height": 0, "precision": 1 / 3,
-             "precision-monotonic": 0.0, "loss": 1 / 3, "entropy": 2.0, "entropy-monotonic": 0.0},
-    (1, 0): {"discernibility": 19, "discernibility-star": 14, "aecs": 2.0, "height": 1, "precision": 3 / 8,
-             "precision-monotonic": 0.25, "loss": math.sqrt(17 / 12 * 7 / 6) - 1, "entropy": 4.0,
-             "entropy-monotonic": 4.0},
+    (0, 0): {
+        "discernibility": 20,
+        "discernibility-star": 10,
+        "aecs": 2.0,
+        "height": 0,
+        "precision": 1 / 3,
+        "precision-monotonic": 0.0,
+        "loss": 1 / 3,
+        "entropy": 2.0,
+        "entropy-monotonic": 0.0,
+    },
+    (1, 0): {
+        "discernibility": 19,
+        "discernibility-star": 14,
+        "aecs": 2.0,
+        "height": 1,
+        "precision": 3 / 8,
+        "precision-monotonic": 0.25,
+        "loss": math.sqrt(17 / 12 * 7 / 6) - 1,
+        "entropy": 4.0,
+        "entropy-monotonic": 4.0,
+    },
 }
 
 

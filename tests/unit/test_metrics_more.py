@@ -23,7 +23,10 @@ EXPECTED = {
     #   suppressed rows (y,p), (y,q) each c=1 over the 6-combination domain, |E| = S = 2: 2/6 ln(6/2).
     # (1,0): (xy,p) = x,p (2 rows) + y,p (1) over a box of 2: 2/6 ln(2*2/3) + 1/6 ln(1*2/3); (z,q) 0;
     #   the suppressed (y,q) alone: 1/6 ln(1*6/1).
-    "kl-divergence": {(0, 0): 2 / 6 * math.log(3), (1, 0): 2 / 6 * math.log(4 / 3) + 1 / 6 * math.log(2 / 3) + 1 / 6 * math.log(6)},
+    "kl-divergence": {
+        (0, 0): 2 / 6 * math.log(3),
+        (1, 0): 2 / 6 * math.log(4 / 3) + 1 / 6 * math.log(2 / 3) + 1 / 6 * math.log(6),
+    },
 }
 # weights A = 2, B = 1 -> 1 and 0.5; at (0, 0) precision_j = 1/3 and L_j = 1/3 (truncated),
 # entropy terms A 0 and B 2 (see test_metrics.py).
@@ -57,21 +60,30 @@ def test_bounds_by_hand(session):
 
 @pytest.mark.parametrize("metric", sorted(WEIGHTED))
 def test_weights_divided_by_their_maximum(session, metric):
-    assert session.checker(metric=metric, weights={"A": 2, "B": 1}).check((0, 0)).loss == pytest.approx(WEIGHTED[metric], abs=1e-9)
+    assert session.checker(metric=metric, weights={"A": 2, "B": 1}).check((0, 0)).loss == pytest.approx(
+        WEIGHTED[metric], abs=1e-9
+    )
     # the same ratio gives the same value; no weights means weight 1 each
-    assert session.checker(metric=metric, weights={"A": 4, "B": 2}).check((0, 0)).loss == pytest.approx(WEIGHTED[metric], abs=1e-9)
+    assert session.checker(metric=metric, weights={"A": 4, "B": 2}).check((0, 0)).loss == pytest.approx(
+        WEIGHTED[metric], abs=1e-9
+    )
     plain = session.checker(metric=metric).check((0, 0)).loss
-    assert session.checker(metric=metric, weights={"A": 3, "B": 3}).check((0, 0)).loss == pytest.approx(plain, abs=1e-12)
+    assert session.checker(metric=metric, weights={"A": 3, "B": 3}).check((0, 0)).loss == pytest.approx(
+        plain, abs=1e-12
+    )
 
 
-@pytest.mark.parametrize("settings, message", [
-    ({"metric": "classification", "label": None}, "needs search.label"),
-    ({"metric": "classification", "label": "A"}, "search.label names 'A'"),
-    ({"metric": "height", "weights": {"A": 1}}, "search.weights apply to the metrics"),
-    ({"metric": "loss", "weights": {"C": 1}}, "search.weights names 'C', which is not a quasi-identifier"),
-    ({"metric": "loss", "weights": {"A": -1}}, "must be a number >= 0"),
-    ({"metric": "loss", "weights": {"A": 0, "B": 0}}, "at least one weight must be above 0"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"metric": "classification", "label": None}, "needs search.label"),
+        ({"metric": "classification", "label": "A"}, "search.label names 'A'"),
+        ({"metric": "height", "weights": {"A": 1}}, "search.weights apply to the metrics"),
+        ({"metric": "loss", "weights": {"C": 1}}, "search.weights names 'C', which is not a quasi-identifier"),
+        ({"metric": "loss", "weights": {"A": -1}}, "must be a number >= 0"),
+        ({"metric": "loss", "weights": {"A": 0, "B": 0}}, "at least one weight must be above 0"),
+    ],
+)
 def test_bad_metric_settings(settings, message):
     job = table_job(ROWS | {"L": LABELS}, HIERARCHIES, **settings)
     with pytest.raises(ConfigError, match=message):

@@ -37,12 +37,19 @@ def test_whole_table_models_by_hand():
         with Session(tiny_job([{"type": "average-risk", "threshold": threshold}], k=1)) as session:
             assert session.checker().check((0,)).anonymous is anonymous
     # max_risk 0.3 asks for classes of at least ceil(1/0.3) = 4 rows: zip a (3 rows) is suppressed.
-    with Session(tiny_job([{"type": "average-risk", "threshold": 1.0, "max_risk": 0.3}], k=1, suppression_limit=0.5)) as session:
+    with Session(
+        tiny_job([{"type": "average-risk", "threshold": 1.0, "max_risk": 0.3}], k=1, suppression_limit=0.5)
+    ) as session:
         result = session.checker().check((0,))
         assert (result.stats.suppressed, result.anonymous) == (3, True)
     rows = {"zip": list("abcc"), "d": list("wxyz")}
-    job = table_job(rows, {"zip": [["a", "*"], ["b", "*"], ["c", "*"]]}, roles={"d": "sensitive"}, k=1,
-                    models=({"type": "sample-uniqueness", "threshold": 0.5},))
+    job = table_job(
+        rows,
+        {"zip": [["a", "*"], ["b", "*"], ["c", "*"]]},
+        roles={"d": "sensitive"},
+        k=1,
+        models=({"type": "sample-uniqueness", "threshold": 0.5},),
+    )
     with Session(job) as session:
         checker = session.checker()
         assert checker.check((0,)).stats.kept_uniques == 2  # 2 of 4 records unique: 0.5 <= 0.5
@@ -61,8 +68,15 @@ COUNTER_H = {"x": [["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]]}
 
 
 def counter_job():
-    return table_job(COUNTER, COUNTER_H, roles={"s": "sensitive"}, k=1, suppression_limit=0.5, metric="height",
-                     models=({"type": "entropy-l-diversity", "attribute": "s", "l": 2},))
+    return table_job(
+        COUNTER,
+        COUNTER_H,
+        roles={"s": "sensitive"},
+        k=1,
+        suppression_limit=0.5,
+        metric="height",
+        models=({"type": "entropy-l-diversity", "attribute": "s", "l": 2},),
+    )
 
 
 def test_counterexample_to_monotonicity_under_suppression():
@@ -70,7 +84,10 @@ def test_counterexample_to_monotonicity_under_suppression():
         checker = session.checker()
         assert not checker.monotonic_models
         assert [(checker.check((l,)).anonymous, checker.check((l,)).stats.suppressed) for l in range(3)] == [
-            (True, 4), (False, 6), (True, 0)]
+            (True, 4),
+            (False, 6),
+            (True, 0),
+        ]
         # Without suppression the model is monotonic (levels 0 and 1 fail, 2 passes).
         assert session.checker(suppression_limit=0.0).monotonic_models
 
@@ -96,22 +113,34 @@ def test_every_algorithm_finds_the_true_optimum_of_the_counterexample(algorithm,
             assert wrong.optimum.node == (2,)
 
 
-@pytest.mark.parametrize("spec, message", [
-    ({"type": "l-diversity", "attribute": "d", "l": 2}, "unknown privacy model 'l-diversity'; valid models: k-anonymity"),
-    ({"type": "distinct-l-diversity", "attribute": "d"}, "needs l"),
-    ({"type": "distinct-l-diversity", "attribute": "d", "l": 0}, "'l' parameter must be an int >= 1, got 0"),
-    ({"type": "entropy-l-diversity", "attribute": "d", "l": 0.5}, "'l' parameter must be a number >= 1.0"),
-    ({"type": "recursive-cl-diversity", "attribute": "d", "c": 0, "l": 2}, "'c' parameter must be a number > 0.0"),
-    ({"type": "t-closeness", "attribute": "d", "t": 1.5}, "'t' parameter must be a number in [0, 1], got 1.5"),
-    ({"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "manhattan"}, "unknown distance 'manhattan'"),
-    ({"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "hierarchical"}, "needs hierarchy"),
-    ({"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "ordered"}, "'d' is not numeric"),
-    ({"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "ordered", "order": ["x", "y"]}, "lacks 1 value(s) of the data, e.g. 'z'"),
-    ({"type": "delta-disclosure", "attribute": "d", "delta": 1, "k": 2}, "unknown key(s) ['k'] for the delta-disclosure model"),
-    ({"type": "distinct-l-diversity", "attribute": "zip", "l": 2}, "give it role = \"sensitive\""),
-    ({"type": "distinct-l-diversity", "attribute": "nope", "l": 2}, "'nope', which is not in the job"),
-    ({"type": "average-risk", "threshold": 0.1, "max_risk": 0}, "max_risk must be above 0"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (
+            {"type": "l-diversity", "attribute": "d", "l": 2},
+            "unknown privacy model 'l-diversity'; valid models: k-anonymity",
+        ),
+        ({"type": "distinct-l-diversity", "attribute": "d"}, "needs l"),
+        ({"type": "distinct-l-diversity", "attribute": "d", "l": 0}, "'l' parameter must be an int >= 1, got 0"),
+        ({"type": "entropy-l-diversity", "attribute": "d", "l": 0.5}, "'l' parameter must be a number >= 1.0"),
+        ({"type": "recursive-cl-diversity", "attribute": "d", "c": 0, "l": 2}, "'c' parameter must be a number > 0.0"),
+        ({"type": "t-closeness", "attribute": "d", "t": 1.5}, "'t' parameter must be a number in [0, 1], got 1.5"),
+        ({"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "manhattan"}, "unknown distance 'manhattan'"),
+        ({"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "hierarchical"}, "needs hierarchy"),
+        ({"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "ordered"}, "'d' is not numeric"),
+        (
+            {"type": "t-closeness", "attribute": "d", "t": 0.2, "distance": "ordered", "order": ["x", "y"]},
+            "lacks 1 value(s) of the data, e.g. 'z'",
+        ),
+        (
+            {"type": "delta-disclosure", "attribute": "d", "delta": 1, "k": 2},
+            "unknown key(s) ['k'] for the delta-disclosure model",
+        ),
+        ({"type": "distinct-l-diversity", "attribute": "zip", "l": 2}, 'give it role = "sensitive"'),
+        ({"type": "distinct-l-diversity", "attribute": "nope", "l": 2}, "'nope', which is not in the job"),
+        ({"type": "average-risk", "threshold": 0.1, "max_risk": 0}, "max_risk must be above 0"),
+    ],
+)
 def test_bad_model_settings_name_the_key(spec, message):
     with pytest.raises(ConfigError) as error:
         with Session(tiny_job([spec])) as session:

@@ -103,9 +103,14 @@ LATTICES = {
 
 def test_the_lattices_are_what_their_names_say():
     flags = {name: (make().monotonic_models, make().monotonic_metric) for name, make in LATTICES.items()}
-    assert flags == {"hand": (True, True), "hand-tie": (True, True), "monotonic-3x2x3": (True, True),
-                     "monotonic-2x2x2x1": (True, True), "loss-drops-with-suppression": (True, False),
-                     "anonymity-not-monotonic": (False, False)}
+    assert flags == {
+        "hand": (True, True),
+        "hand-tie": (True, True),
+        "monotonic-3x2x3": (True, True),
+        "monotonic-2x2x2x1": (True, True),
+        "loss-drops-with-suppression": (True, False),
+        "anonymity-not-monotonic": (False, False),
+    }
     for name, make in LATTICES.items():
         checker = make()
         lattice = checker.lattice
@@ -152,8 +157,12 @@ def test_a_metric_that_drops_under_generalization_is_searched_past_the_minimal_n
     completion pass switched off); the completion pass (bounds, ``search/completion.py``) finds it."""
     checker = LATTICES["loss-drops-with-suppression"]()
     best = checker.optimum()
-    minimal = [n for n in checker.lattice.nodes() if checker.figures(n).anonymous
-               and not any(checker.figures(p).anonymous for p in checker.lattice.predecessors(n))]
+    minimal = [
+        n
+        for n in checker.lattice.nodes()
+        if checker.figures(n).anonymous
+        and not any(checker.figures(p).anonymous for p in checker.lattice.predecessors(n))
+    ]
     assert best not in minimal
     outcome, _ = run(ALGORITHMS["flash"], checker)
     assert outcome.optimum.node == best
@@ -206,8 +215,9 @@ def test_seeded_heuristics_repeat_exactly():
 
 # -- the stand-in itself ---------------------------------------------------------------------------
 def test_every_algorithm_is_covered():
-    assert sorted(ALGORITHMS) == sorted(["flash", "exhaustive", "ola", "incognito", "lightning", "datafly", "igreedy",
-                                         "genetic", "random"])
+    assert sorted(ALGORITHMS) == sorted(
+        ["flash", "exhaustive", "ola", "incognito", "lightning", "datafly", "igreedy", "genetic", "random"]
+    )
 
 
 def used_attributes() -> set[str]:
@@ -218,7 +228,8 @@ def used_attributes() -> set[str]:
             if isinstance(node, ast.Attribute):
                 owner = node.value
                 if (isinstance(owner, ast.Name) and owner.id == "checker") or (
-                        isinstance(owner, ast.Attribute) and owner.attr == "checker"):
+                    isinstance(owner, ast.Attribute) and owner.attr == "checker"
+                ):
                     names.add(node.attr)
     return names
 
@@ -230,15 +241,21 @@ def test_the_stand_in_offers_everything_the_search_package_reads_off_a_checker()
     assert not missing, f"the search package reads {missing} off its checker: add them to helpers/standin.py"
 
 
-@pytest.mark.parametrize("figures, kwargs, message", [
-    ({(0,): Figures(True, 3, 1), (1,): Figures(True, 0, 2)}, {}, "suppresses 3 rows > limit_rows 0"),
-    ({(0,): Figures(True, 0, 1, bound=5), (1,): Figures(True, 0, 2)}, {}, "is above the loss 1"),
-    ({(0,): Figures(True, 0, 3), (1,): Figures(True, 0, 2)}, {"monotonic_metric": True}, "monotonic_metric = True"),
-    ({(0,): Figures(True, 0, 1), (1,): Figures(False, 1, 2)}, {"limit_rows": 1, "monotonic_models": True},
-     "monotonic_models = True"),
-    ({(0,): Figures(True, 0, 1), (2,): Figures(True, 0, 2)}, {}, "missing [(1,)]"),
-    ({(0,): Figures(True, 0, 1), (1,): Figures(True, 0, 2)}, {"static_bounds": {(0,): 1.5}}, "static bound 1.5"),
-])
+@pytest.mark.parametrize(
+    "figures, kwargs, message",
+    [
+        ({(0,): Figures(True, 3, 1), (1,): Figures(True, 0, 2)}, {}, "suppresses 3 rows > limit_rows 0"),
+        ({(0,): Figures(True, 0, 1, bound=5), (1,): Figures(True, 0, 2)}, {}, "is above the loss 1"),
+        ({(0,): Figures(True, 0, 3), (1,): Figures(True, 0, 2)}, {"monotonic_metric": True}, "monotonic_metric = True"),
+        (
+            {(0,): Figures(True, 0, 1), (1,): Figures(False, 1, 2)},
+            {"limit_rows": 1, "monotonic_models": True},
+            "monotonic_models = True",
+        ),
+        ({(0,): Figures(True, 0, 1), (2,): Figures(True, 0, 2)}, {}, "missing [(1,)]"),
+        ({(0,): Figures(True, 0, 1), (1,): Figures(True, 0, 2)}, {"static_bounds": {(0,): 1.5}}, "static bound 1.5"),
+    ],
+)
 def test_figures_the_real_checker_could_not_give_are_refused(figures, kwargs, message):
     with pytest.raises(ValueError) as error:
         StandInChecker(figures, **kwargs)
@@ -251,7 +268,13 @@ def test_a_node_is_counted_once():
     assert checker.check((0, 1)) is first and checker.batch([(0, 1)]).check((0, 1)) is first
     assert [r.node for r in checker.check_many([(0, 0), (0, 1), (0, 0)])] == [(0, 0), (0, 1), (0, 0)]
     assert (checker.checks, checker.asked) == (2, [(0, 1), (0, 0)])
-    assert (first.anonymous, first.stats.suppressed, first.loss, first.bound, first.stats.min_class) == (False, 3, 1, 1, 2)
+    assert (first.anonymous, first.stats.suppressed, first.loss, first.bound, first.stats.min_class) == (
+        False,
+        3,
+        1,
+        1,
+        2,
+    )
 
 
 def test_the_search_runs_without_an_engine():
@@ -310,11 +333,21 @@ def stand_in_for(session, **overrides) -> StandInChecker:
     """The stand-in holding every node's figures as the session's real checker gives them."""
     real = session.checker(**overrides)
     results = {node: real.check(node) for node in session.lattice.nodes()}
-    figures = {n: Figures(r.anonymous, r.stats.suppressed, r.loss, r.bound, r.stats.min_class) for n, r in results.items()}
-    static = {n: real.static_bound(n) for n in results} if real.static_bound(session.lattice.bottom) is not None else None
-    return StandInChecker(figures, limit_rows=real.limit_rows, monotonic_models=real.monotonic_models,
-                          monotonic_metric=real.monotonic_metric, distinct=real.ctx.distinct_by_level,
-                          static_bounds=static, lattice=session.lattice)
+    figures = {
+        n: Figures(r.anonymous, r.stats.suppressed, r.loss, r.bound, r.stats.min_class) for n, r in results.items()
+    }
+    static = (
+        {n: real.static_bound(n) for n in results} if real.static_bound(session.lattice.bottom) is not None else None
+    )
+    return StandInChecker(
+        figures,
+        limit_rows=real.limit_rows,
+        monotonic_models=real.monotonic_models,
+        monotonic_metric=real.monotonic_metric,
+        distinct=real.ctx.distinct_by_level,
+        static_bounds=static,
+        lattice=session.lattice,
+    )
 
 
 @pytest.mark.parametrize("name", list(ALGORITHMS))

@@ -19,11 +19,16 @@ def plain(rows, uniques: bool, sizes: bool) -> ClassStats:
     """The figures of rows (size, classes, kept), read as ``lean_stats_query`` defines them."""
     kept = [(s, n) for s, n, k in rows if k]
     return ClassStats(
-        classes=sum(n for _, n, _ in rows), kept_classes=sum(n for _, n in kept),
-        suppressed=sum(s * n for s, n, k in rows if not k), min_kept=min((s for s, _ in kept), default=None),
-        dm_kept=sum(s * s * n for s, n in kept), dm_all=sum(s * s * n for s, n, _ in rows),
+        classes=sum(n for _, n, _ in rows),
+        kept_classes=sum(n for _, n in kept),
+        suppressed=sum(s * n for s, n, k in rows if not k),
+        min_kept=min((s for s, _ in kept), default=None),
+        dm_kept=sum(s * s * n for s, n in kept),
+        dm_all=sum(s * s * n for s, n, _ in rows),
         kept_uniques=sum(n for s, n in kept if s == 1) if uniques else None,
-        min_class=min((s for s, _, _ in rows), default=None), kept_sizes=dict(kept) if sizes else None)
+        min_class=min((s for s, _, _ in rows), default=None),
+        kept_sizes=dict(kept) if sizes else None,
+    )
 
 
 histograms = st.dictionaries(st.integers(1, 10**6), st.tuples(st.integers(1, 5000), st.booleans()), max_size=60)
@@ -46,10 +51,13 @@ def test_huge_classes_do_not_overflow():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(-10**15, 10**15), st.booleans(), st.integers(0, 10**6)), max_size=50))
+@given(st.lists(st.tuples(st.integers(-(10**15), 10**15), st.booleans(), st.integers(0, 10**6)), max_size=50))
 def test_text_bytes_count_what_fetched_bytes_counts(rows):
-    columns = {"a": np.array([r[0] for r in rows], dtype=np.int64), "b": np.array([r[1] for r in rows], dtype=bool),
-               "n": np.array([r[2] for r in rows], dtype=np.float64)}
+    columns = {
+        "a": np.array([r[0] for r in rows], dtype=np.int64),
+        "b": np.array([r[1] for r in rows], dtype=bool),
+        "n": np.array([r[2] for r in rows], dtype=np.float64),
+    }
     assert text_bytes(columns) == fetched_bytes(rows)
 
 

@@ -50,7 +50,8 @@ def enum_check(qis: Sequence[int]) -> str:
     in that order (so a leaf's position is its code; a duplicate label would shift them, and
     the hierarchies hold none)."""
     return "SELECT " + ", ".join(
-        f"enum_range(CAST(NULL AS {c.ident(enum_type(j)).sql(DIALECT)})) = $leaves_{j}" for j in qis)
+        f"enum_range(CAST(NULL AS {c.ident(enum_type(j)).sql(DIALECT)})) = $leaves_{j}" for j in qis
+    )
 
 
 def held_param(j: int) -> str:
@@ -70,8 +71,10 @@ def leaf_code(text: exp.Expression, j: int, strict: bool = True, held: bool = Fa
     position = exp.Anonymous(this="enum_code", expressions=[as_enum(text, j, strict)])
     if not held:
         return position
-    return exp.Anonymous(this="list_extract", expressions=[
-        c.param(held_param(j)), exp.Add(this=position, expression=exp.Literal.number(1))])
+    return exp.Anonymous(
+        this="list_extract",
+        expressions=[c.param(held_param(j)), exp.Add(this=position, expression=exp.Literal.number(1))],
+    )
 
 
 def scan_code(column: exp.Expression, leaves: Sequence[str], param: str) -> exp.Expression:
@@ -79,8 +82,10 @@ def scan_code(column: exp.Expression, leaves: Sequence[str], param: str) -> exp.
     in code order) by list_position, in the scan: NULL reads as the leaf '' and a value no leaf
     holds (or NULL without a leaf '') gets NULL, which the base class table then lacks (so
     ``prepare`` finds the rows short and names the values: ``DuckDBEngine._check_coverage``)."""
-    found = exp.Sub(this=exp.Anonymous(this="list_position", expressions=[c.param(param), column.copy()]),
-                    expression=exp.Literal.number(1))
+    found = exp.Sub(
+        this=exp.Anonymous(this="list_position", expressions=[c.param(param), column.copy()]),
+        expression=exp.Literal.number(1),
+    )
     empty = exp.Literal.number(list(leaves).index("")) if "" in leaves else exp.Null()
     case = exp.Case(ifs=[exp.If(this=exp.Is(this=column.copy(), expression=exp.Null()), true=empty)], default=found)
     return exp.Cast(this=case, to=c.datatype("INT"))
@@ -91,8 +96,9 @@ def coded_column(j: int) -> str:
     return f"k{j}"
 
 
-def distinct_query(relation: str, qis: Sequence[str], leaves: Sequence[Sequence[str] | None],
-                   sensitives: Sequence[str] = ()) -> tuple[str, dict[str, list[str]]]:
+def distinct_query(
+    relation: str, qis: Sequence[str], leaves: Sequence[Sequence[str] | None], sensitives: Sequence[str] = ()
+) -> tuple[str, dict[str, list[str]]]:
     """``sqlanon_distinct`` over the source ``relation`` (SQL text) and the lists to bind.
 
     A QI with ``leaves`` is encoded in the scan (``scan_code``, column ``k<j>``): the scan then
@@ -119,17 +125,27 @@ def distinct_query(relation: str, qis: Sequence[str], leaves: Sequence[Sequence[
         outer.append(c.as_text(c.col(f"c{r}")).as_(c.ident(c.distinct_sensitive(i))))
         r += 1
     keys = ", ".join(str(i + 1) for i in range(len(inner)))
-    scan = (f"SELECT {', '.join(e.sql(DIALECT) for e in inner)}, COUNT(*) AS {c.ident('n').sql(DIALECT)} "
-            f"FROM {relation} GROUP BY {keys}")
+    scan = (
+        f"SELECT {', '.join(e.sql(DIALECT) for e in inner)}, COUNT(*) AS {c.ident('n').sql(DIALECT)} "
+        f"FROM {relation} GROUP BY {keys}"
+    )
     if not raw:
         return scan, params
     rows = exp.Cast(this=exp.Sum(this=c.col("n")), to=c.datatype("BIGINT")).as_(c.ident("n"))
-    return (f"SELECT {', '.join(e.sql(DIALECT) for e in [*outer, rows])} FROM ({scan}) AS {c.ident('g').sql(DIALECT)} "
-            f"GROUP BY {keys}"), params
+    return (
+        f"SELECT {', '.join(e.sql(DIALECT) for e in [*outer, rows])} FROM ({scan}) AS {c.ident('g').sql(DIALECT)} "
+        f"GROUP BY {keys}"
+    ), params
 
 
-def classes_query(dimensions: int, sensitives: int, lnx: bool, coded: Sequence[bool] = (), enums: bool = True,
-                  held: Sequence[bool] = ()) -> exp.Select:
+def classes_query(
+    dimensions: int,
+    sensitives: int,
+    lnx: bool,
+    coded: Sequence[bool] = (),
+    enums: bool = True,
+    held: Sequence[bool] = (),
+) -> exp.Select:
     """``sqlanon_classes`` from ``sqlanon_distinct``: its rows are distinct, so are their
     codes; a text no leaf holds (a code the scan did not find) gets no row (the rows then fall
     short: see ``prepare``). A QI the scan encoded (``coded[j]``) has its code; the others'
@@ -147,15 +163,24 @@ def classes_query(dimensions: int, sensitives: int, lnx: bool, coded: Sequence[b
             code = leaf_code(c.col(c.distinct_text(j), "s"), j, strict=False, held=held[j])
         else:
             alias = f"d{j}"
-            query = query.join(c.table(c.label_table(j), alias), on=exp.and_(
-                exp.EQ(this=c.col("level", alias), expression=exp.Literal.number(0)),
-                exp.EQ(this=c.col("label", alias), expression=c.col(c.distinct_text(j), "s"))), join_type="left", copy=False)
+            query = query.join(
+                c.table(c.label_table(j), alias),
+                on=exp.and_(
+                    exp.EQ(this=c.col("level", alias), expression=exp.Literal.number(0)),
+                    exp.EQ(this=c.col("label", alias), expression=c.col(c.distinct_text(j), "s")),
+                ),
+                join_type="left",
+                copy=False,
+            )
             code = c.col("code", alias)
         columns.append(exp.Cast(this=code, to=c.datatype("INT")).as_(c.ident(c.qi(j))))
     for i in range(sensitives):
         alias = f"e{i}"
-        query = query.join(c.table(c.sval_table(i), alias),
-                           on=exp.EQ(this=c.col("label", alias), expression=c.col(c.distinct_sensitive(i), "s")), copy=False)
+        query = query.join(
+            c.table(c.sval_table(i), alias),
+            on=exp.EQ(this=c.col("label", alias), expression=c.col(c.distinct_sensitive(i), "s")),
+            copy=False,
+        )
         columns.append(c.col("code", alias).as_(c.ident(c.sensitive(i))))
     encoded = query.select(*columns, c.col("n", "s").as_(c.ident("n")), copy=False)
     known = exp.and_(*(exp.Not(this=exp.Is(this=c.col(c.qi(j)), expression=exp.Null())) for j in range(dimensions)))
@@ -169,15 +194,29 @@ def classes_view(dimensions: int) -> exp.Create:
     types of ``classes_query``, without a second table (3-5 ms on ADULT x40's 19,502 classes).
     A text no leaf holds has a NULL code there; the view leaves it out, so the rows fall short
     as they do through ``classes_query``."""
-    known = exp.and_(*(exp.Not(this=exp.Is(this=c.col(coded_column(j)), expression=exp.Null())) for j in range(dimensions)))
-    query = exp.select(*(c.col(coded_column(j)).as_(c.ident(c.qi(j))) for j in range(dimensions)), c.col("n")).from_(
-        c.table(c.DISTINCT)).where(known)
-    return exp.Create(this=c.table(c.CLASSES), kind="VIEW", expression=query,
-                      properties=exp.Properties(expressions=[exp.TemporaryProperty()]))
+    known = exp.and_(
+        *(exp.Not(this=exp.Is(this=c.col(coded_column(j)), expression=exp.Null())) for j in range(dimensions))
+    )
+    query = (
+        exp.select(*(c.col(coded_column(j)).as_(c.ident(c.qi(j))) for j in range(dimensions)), c.col("n"))
+        .from_(c.table(c.DISTINCT))
+        .where(known)
+    )
+    return exp.Create(
+        this=c.table(c.CLASSES),
+        kind="VIEW",
+        expression=query,
+        properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
+    )
 
 
-def wide_query(hierarchies: Sequence[EncodedHierarchy], with_leaves: bool, sensitives: int = 0, lnx: bool = False,
-               population: bool = False) -> tuple[exp.Select, dict[str, list[int]]]:
+def wide_query(
+    hierarchies: Sequence[EncodedHierarchy],
+    with_leaves: bool,
+    sensitives: int = 0,
+    lnx: bool = False,
+    population: bool = False,
+) -> tuple[exp.Select, dict[str, list[int]]]:
     """``sqlanon_wide`` (the columns of ``compiler.wide_query``, in the same types) from
     ``sqlanon_classes`` through the level lists, and the lists to bind."""
     params: dict[str, list[int]] = {}
@@ -188,8 +227,9 @@ def wide_query(hierarchies: Sequence[EncodedHierarchy], with_leaves: bool, sensi
         for l in range(levels):
             name = f"h{j}_{l}"
             params[name] = list(h.columns[l])  # a leaf's code at level l, by leaf code
-            value = exp.Cast(this=exp.Anonymous(this="list_extract", expressions=[c.param(name), leaf.copy()]),
-                             to=c.datatype("INT"))
+            value = exp.Cast(
+                this=exp.Anonymous(this="list_extract", expressions=[c.param(name), leaf.copy()]), to=c.datatype("INT")
+            )
             columns.append(c.narrow(value, len(h.labels[l])).as_(c.ident(c.wide_column(j, l))))
         if with_leaves:
             for l in range(levels):
@@ -238,9 +278,12 @@ def row_code(column: exp.Expression, j: int, leaves: Sequence[str] | None, param
     raises a conversion error for such a value."""
     if leaves is None:
         return exp.Add(this=leaf_code(c.as_text(column), j), expression=exp.Literal.number(1))
-    unknown = exp.Anonymous(this="error", expressions=[exp.DPipe(this=exp.Literal.string(UNKNOWN), expression=column.copy())])
-    found = exp.Coalesce(this=exp.Anonymous(this="list_position", expressions=[c.param(param), column.copy()]),
-                         expressions=[unknown])
+    unknown = exp.Anonymous(
+        this="error", expressions=[exp.DPipe(this=exp.Literal.string(UNKNOWN), expression=column.copy())]
+    )
+    found = exp.Coalesce(
+        this=exp.Anonymous(this="list_position", expressions=[c.param(param), column.copy()]), expressions=[unknown]
+    )
     if "" in leaves:
         empty: exp.Expression = exp.Literal.number(list(leaves).index("") + 1)
     else:

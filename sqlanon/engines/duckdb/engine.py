@@ -47,9 +47,16 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
     # Snapshots stay off by default (SqlEngine.snapshot_defaults): measured on ADULT and
     # ADULT x40, materializing costs more than reading from it saves.
 
-    def __init__(self, database: str = ":memory:", lookup: str = "wide", snapshots: SnapshotSettings | None = None,
-                 memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
-                 url: str | None = None):
+    def __init__(
+        self,
+        database: str = ":memory:",
+        lookup: str = "wide",
+        snapshots: SnapshotSettings | None = None,
+        memory_limit: str | None = None,
+        temp_directory: str | None = None,
+        threads: int | None = None,
+        url: str | None = None,
+    ):
         self.con = duckdb.connect(database)
         self.url = url  # the PostgreSQL database of a PostgreSQL input table
         for key, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory), ("threads", threads)):
@@ -58,7 +65,9 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         self._threads = int(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
         self._current_mode = (False, self._threads)  # (lean: optimizer off, threads)
         self._enums: dict[int, bool] = {}  # per QI: its leaves' ENUM exists; whether it holds each at its code
-        self._held: dict[int, list[int]] = {}  # per QI whose ENUM holds the held leaves only: their codes (_enum_leaves)
+        self._held: dict[
+            int, list[int]
+        ] = {}  # per QI whose ENUM holds the held leaves only: their codes (_enum_leaves)
         self._types: dict[str, str] = {}  # the source's column types, by name
         self._coded: list[bool] = []  # per QI: prepare's scan found its leaf codes (_scan_distinct)
         self._second: duckdb.DuckDBPyConnection | None = None  # batches run here too (_pipeline)
@@ -83,8 +92,9 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         with interruptible():
             return self.con.sql(sql, params=params or None).to_arrow_table()
 
-    def _create_table_as(self, name: str, query: exp.Expression, replace: bool = False,
-                         lean_rows: int | None = None) -> int:
+    def _create_table_as(
+        self, name: str, query: exp.Expression, replace: bool = False, lean_rows: int | None = None
+    ) -> int:
         create = c.create_temp_table(name, query)
         if replace:  # CREATE OR REPLACE saves a DROP per snapshot
             create.set("replace", True)
@@ -110,15 +120,22 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         follows, ``codes.list_lookup``), and whose leaves are distinct."""
         relation, params = self._source_relation(self._source)
         csv = self._source.kind == "csv"
-        self._coded = [codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv)
-                       and len(set(h.labels[0])) == len(h.labels[0]) for q, h in zip(self._qi_names, self._hierarchies)]
-        query, bound = codes.distinct_query(relation, self._qi_names,
-                                            [h.labels[0] if coded else None for coded, h in zip(self._coded, self._hierarchies)],
-                                            self._sensitives)
+        self._coded = [
+            codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv)
+            and len(set(h.labels[0])) == len(h.labels[0])
+            for q, h in zip(self._qi_names, self._hierarchies)
+        ]
+        query, bound = codes.distinct_query(
+            relation,
+            self._qi_names,
+            [h.labels[0] if coded else None for coded, h in zip(self._coded, self._hierarchies)],
+            self._sensitives,
+        )
         self._mode(False, 0)
         try:
-            self._distinct_rows = int(self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}",
-                                               {**params, **bound})[0][0])
+            self._distinct_rows = int(
+                self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.DISTINCT)} AS {query}", {**params, **bound})[0][0]
+            )
         except duckdb.Error as error:
             raise self._read_error(self._source, error) from None
 
@@ -135,11 +152,17 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
         if not enums:
             self._ensure_hierarchies()
         held = [enums and j in self._held for j in range(dimensions)]
-        query = codes.classes_query(dimensions, len(self._sensitives), Need.LNX in self._needs, self._coded, enums, held)
+        query = codes.classes_query(
+            dimensions, len(self._sensitives), Need.LNX in self._needs, self._coded, enums, held
+        )
         if not any(held):
             return self._create_table_as(c.CLASSES, query)
-        return int(self.run(c.create_temp_table(c.CLASSES, query),
-                            {codes.held_param(j): self._held[j] for j in range(dimensions) if held[j]})[0][0])
+        return int(
+            self.run(
+                c.create_temp_table(c.CLASSES, query),
+                {codes.held_param(j): self._held[j] for j in range(dimensions) if held[j]},
+            )[0][0]
+        )
 
     def _ensure_enums(self, qis: Sequence[int]) -> bool:
         """The ENUMs of QIs ``qis``' leaves, each created once, when first read (the class
@@ -176,16 +199,19 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
             return super()._check_coverage(j, column, hierarchy, name, source)
         relation, params = self._source_relation(self._source)
         value = c.as_text(c.col(name)).sql(DIALECT)
-        found = self.run(f"SELECT {value} AS value, COUNT(*) AS n FROM {relation} "
-                         f"WHERE NOT list_contains($leaves, {value}) GROUP BY 1",
-                         {**params, "leaves": list(hierarchy.labels[0])})
+        found = self.run(
+            f"SELECT {value} AS value, COUNT(*) AS n FROM {relation} "
+            f"WHERE NOT list_contains($leaves, {value}) GROUP BY 1",
+            {**params, "leaves": list(hierarchy.labels[0])},
+        )
         refuse_uncovered(name, self._source, found, hierarchy)
 
     def _create_wide(self, population: bool) -> None:
         """Through the level lists (``codes.py``), no join."""
         self._drop_second()  # its copy of the wide table is stale
-        query, params = codes.wide_query(self._hierarchies, Need.LEAVES in self._needs, len(self._sensitives),
-                                         Need.LNX in self._needs, population)
+        query, params = codes.wide_query(
+            self._hierarchies, Need.LEAVES in self._needs, len(self._sensitives), Need.LNX in self._needs, population
+        )
         if self.lookup == "wide":  # the lean checks group two paired QIs by one key (compiler.with_pairs)
             sizes = [[len(labels) for labels in h.labels] for h in self._hierarchies]
             self._pairs = c.pairable(sizes)
@@ -212,5 +238,3 @@ class DuckDBEngine(DuckDBSources, DuckDBSubset, DuckDBWriting, DuckDBBatches, Sq
     def close(self) -> None:
         self._drop_second()
         self.con.close()
-
-

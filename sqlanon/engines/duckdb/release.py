@@ -57,14 +57,17 @@ class Plan:
     bits: int
 
 
-def plan(hierarchies: Sequence[EncodedHierarchy], node: Node, failing: Sequence[tuple[int, ...]],
-         held: Sequence[Sequence[int] | None] | None = None) -> Plan | None:
+def plan(
+    hierarchies: Sequence[EncodedHierarchy],
+    node: Node,
+    failing: Sequence[tuple[int, ...]],
+    held: Sequence[Sequence[int] | None] | None = None,
+) -> Plan | None:
     """The lists for ``node`` whose classes ``failing`` (generalized codes) are suppressed;
     None when their key space exceeds ``MAX_BITS``. ``held[j]``: the leaf codes QI j's rows are
     read as positions in (its ENUM holds only the input's leaves, ``codes.held_only``),
     so its lists hold those leaves only; None: every leaf, a position being a leaf code."""
-    order = [range(len(h.labels[0])) if held is None or held[j] is None else held[j]
-             for j, h in enumerate(hierarchies)]
+    order = [range(len(h.labels[0])) if held is None or held[j] is None else held[j] for j, h in enumerate(hierarchies)]
     labels = []
     for h, level, leaves in zip(hierarchies, node, order):
         names, codes = h.labels[level], h.columns[level]  # by leaf code
@@ -89,8 +92,10 @@ def plan(hierarchies: Sequence[EncodedHierarchy], node: Node, failing: Sequence[
 
 def suppressed_query(bits: int) -> str:
     """SET the variable of the failing classes' keys (bound as ``$keys``) as a bitstring."""
-    return (f"SET VARIABLE {SUPPRESSED} = (SELECT bitstring_agg(CAST(k AS BIGINT), 0, {int(bits) - 1}) "
-            "FROM unnest($keys) AS t(k))")
+    return (
+        f"SET VARIABLE {SUPPRESSED} = (SELECT bitstring_agg(CAST(k AS BIGINT), 0, {int(bits) - 1}) "
+        "FROM unnest($keys) AS t(k))"
+    )
 
 
 def output_type(j: int) -> str:
@@ -107,9 +112,18 @@ def output_type_query(j: int) -> str:
     return f"CREATE OR REPLACE TEMP TYPE {c.ident(output_type(j)).sql('duckdb')} AS ENUM (SELECT unnest($values))"
 
 
-def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str], columns: Sequence[OutputColumn],
-                  chosen: Plan, mask: str, drop: bool, enums: bool = False,
-                  leaves: Sequence[Sequence[str] | None] | None = None, shuffled: bool = False) -> tuple[str, dict]:
+def release_query(
+    relation: str,
+    qis: Sequence[str],
+    passthrough: Sequence[str],
+    columns: Sequence[OutputColumn],
+    chosen: Plan,
+    mask: str,
+    drop: bool,
+    enums: bool = False,
+    leaves: Sequence[Sequence[str] | None] | None = None,
+    shuffled: bool = False,
+) -> tuple[str, dict]:
     """The released rows of ``relation`` (the input), in input order (``shuffled``: sorted by
     ``compiler.shuffle_order`` of each row's position, the caller binding ``order_key``), and
     their parameters:
@@ -133,9 +147,13 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
             params[f"key_{j}"] = part
             term = exp.Anonymous(this="list_extract", expressions=[c.param(f"key_{j}"), c.col(f"__c{j}")])
             key = term if key is None else exp.Add(this=key, expression=term)
-        bit = exp.Anonymous(this="get_bit", expressions=[
-            exp.Anonymous(this="getvariable", expressions=[exp.Literal.string(SUPPRESSED)]),
-            exp.Cast(this=key, to=c.datatype("INT"))])
+        bit = exp.Anonymous(
+            this="get_bit",
+            expressions=[
+                exp.Anonymous(this="getvariable", expressions=[exp.Literal.string(SUPPRESSED)]),
+                exp.Cast(this=key, to=c.datatype("INT")),
+            ],
+        )
         flag = exp.EQ(this=bit, expression=exp.Literal.number(1)).as_(c.ident("__s"))
         inner = f"SELECT *, {flag.sql('duckdb')} FROM ({inner}) AS r"
     selected = []
@@ -158,13 +176,20 @@ def release_query(relation: str, qis: Sequence[str], passthrough: Sequence[str],
                 params["mask"] = mask
             value = exp.Case(ifs=[exp.If(this=c.col("__s"), true=masked)], default=value)
         if enums:
-            every = exp.Anonymous(this="enum_range", expressions=[
-                exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=c.ident(output_type(j))))])
+            every = exp.Anonymous(
+                this="enum_range",
+                expressions=[
+                    exp.Cast(
+                        this=exp.Null(),
+                        to=exp.DataType(this=exp.DataType.Type.USERDEFINED, kind=c.ident(output_type(j))),
+                    )
+                ],
+            )
             value = exp.Anonymous(this="list_extract", expressions=[every, value])
         selected.append(value.as_(c.ident(column.name)))
     sql = f"SELECT {', '.join(e.sql('duckdb') for e in selected)} FROM ({inner}) AS o"
     if suppresses and drop:
-        sql += " WHERE NOT \"__s\""
+        sql += ' WHERE NOT "__s"'
     if shuffled:  # qualified: an output column may have the position's name
         sql += f" ORDER BY {', '.join(e.sql('duckdb') for e in c.shuffle_order(c.col(POSITION, 'o')))}"
     return sql, params

@@ -28,8 +28,10 @@ def csv_relation(path: str, delimiter: str, encoding: str | None = None) -> tupl
     NULL and a quoted one (``""``) the empty string, as the CSV writers print them. Quotes are
     RFC 4180's, not sniffed: the sniffer takes a file with a quote never closed for one without
     quoting and reads the quote as data."""
-    return ("read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding, "
-            "allow_quoted_nulls = false, quote = $quote, escape = $quote)"), {
+    return (
+        "read_csv($path, delim = $delim, header = true, all_varchar = true, encoding = $encoding, "
+        "allow_quoted_nulls = false, quote = $quote, escape = $quote)"
+    ), {
         "path": path,
         "delim": delimiter,
         "encoding": text_encoding.duckdb_name(encoding),
@@ -83,10 +85,15 @@ class DuckDBSources:
             elif kind == "duckdb":
                 if not source.table:
                     raise DataError(f"input {source.path} is a DuckDB file: give input.table")
-                self.con.execute(f"ATTACH {literal(source.path)} AS {c.ident(SOURCE_DB).sql(DIALECT)} (READ_ONLY)").fetchall()
-                tables = [r[0] for r in self.con.execute(
-                    "SELECT table_name FROM duckdb_tables() WHERE database_name = $db", {"db": SOURCE_DB}
-                ).fetchall()]
+                self.con.execute(
+                    f"ATTACH {literal(source.path)} AS {c.ident(SOURCE_DB).sql(DIALECT)} (READ_ONLY)"
+                ).fetchall()
+                tables = [
+                    r[0]
+                    for r in self.con.execute(
+                        "SELECT table_name FROM duckdb_tables() WHERE database_name = $db", {"db": SOURCE_DB}
+                    ).fetchall()
+                ]
                 if source.table not in tables:
                     raise DataError(
                         f"input {source.path} has no table '{source.table}'; tables: {', '.join(sorted(tables)) or 'none'}"
@@ -121,7 +128,9 @@ class DuckDBSources:
         except duckdb.Error as error:
             raise ConfigError(
                 f"the duckdb engine cannot read {source.describe()}: DuckDB {duckdb.__version__} has no postgres "
-                f"extension here ({first_line(error)}); use [engine] name = \"postgres\" to anonymize inside "
-                "PostgreSQL, or export the table to Parquet") from None
-        self.con.execute(f"ATTACH {literal(self.url or '')} AS {c.ident(SOURCE_DB).sql(DIALECT)} "
-                         "(TYPE postgres, READ_ONLY)").fetchall()
+                f'extension here ({first_line(error)}); use [engine] name = "postgres" to anonymize inside '
+                "PostgreSQL, or export the table to Parquet"
+            ) from None
+        self.con.execute(
+            f"ATTACH {literal(self.url or '')} AS {c.ident(SOURCE_DB).sql(DIALECT)} (TYPE postgres, READ_ONLY)"
+        ).fetchall()

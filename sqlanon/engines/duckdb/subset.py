@@ -34,12 +34,16 @@ class DuckDBSubset:
             fix = "give a column of true/false values (or use subset_file with key)"
             if kind not in ("BOOLEAN", "VARCHAR"):
                 raise ConfigError(f"delta-presence: the subset column '{subset.column}' is {kind}, not boolean: {fix}")
-            bad = self.run(f"SELECT DISTINCT {column} FROM {c.INPUT} WHERE TRY_CAST({column} AS BOOLEAN) IS NULL "
-                           f"ORDER BY 1 NULLS FIRST LIMIT {_SHOW}")
+            bad = self.run(
+                f"SELECT DISTINCT {column} FROM {c.INPUT} WHERE TRY_CAST({column} AS BOOLEAN) IS NULL "
+                f"ORDER BY 1 NULLS FIRST LIMIT {_SHOW}"
+            )
             if bad:
                 shown = cuts(v for (v,) in bad)
-                raise ConfigError(f"delta-presence: the subset column '{subset.column}' holds values that are not "
-                                  f"true or false, e.g. {shown}: {fix}")
+                raise ConfigError(
+                    f"delta-presence: the subset column '{subset.column}' holds values that are not "
+                    f"true or false, e.g. {shown}: {fix}"
+                )
             return subset_condition(subset, "s")
         files.regular_file(subset.file, "delta-presence: subset_file", ConfigError)
         reader, file_params = table_file_relation(subset.file)
@@ -50,25 +54,33 @@ class DuckDBSubset:
         except duckdb.Error as error:
             raise ConfigError(f"delta-presence: cannot read subset_file {subset.file}: {first_line(error)}") from None
         if subset.key not in found:
-            raise ConfigError(f"delta-presence: subset_file {subset.file} has no column '{subset.key}' (the key); "
-                              f"its columns are: {found}")
+            raise ConfigError(
+                f"delta-presence: subset_file {subset.file} has no column '{subset.key}' (the key); "
+                f"its columns are: {found}"
+            )
         key = c.ident(subset.key).sql(DIALECT)
-        self.run(f"CREATE OR REPLACE TEMP TABLE {c.ident(IDS).sql(DIALECT)} AS SELECT DISTINCT "
-                 f"{c.as_text(c.col(subset.key)).sql(DIALECT)} AS key FROM {reader} WHERE {key} IS NOT NULL",
-                 file_params)
+        self.run(
+            f"CREATE OR REPLACE TEMP TABLE {c.ident(IDS).sql(DIALECT)} AS SELECT DISTINCT "
+            f"{c.as_text(c.col(subset.key)).sql(DIALECT)} AS key FROM {reader} WHERE {key} IS NOT NULL",
+            file_params,
+        )
         value = c.as_text(c.col(subset.key, "s")).sql(DIALECT)
         ids = c.ident(IDS).sql(DIALECT)
-        duplicates = self.run(f"SELECT {value} FROM {c.INPUT} AS s WHERE {value} IN (SELECT key FROM {ids}) "
-                              f"GROUP BY 1 HAVING COUNT(*) > 1 ORDER BY 1 LIMIT {_SHOW}")
+        duplicates = self.run(
+            f"SELECT {value} FROM {c.INPUT} AS s WHERE {value} IN (SELECT key FROM {ids}) "
+            f"GROUP BY 1 HAVING COUNT(*) > 1 ORDER BY 1 LIMIT {_SHOW}"
+        )
         if duplicates:
-            raise ConfigError(f"delta-presence: identifiers of subset_file name more than one row of the input's key "
-                              f"column '{subset.key}' (e.g. {cuts(v for (v,) in duplicates)}): each "
-                              "identifier must name one row; use a key that is unique in the input")
-        missing = self.run(f"SELECT key FROM {ids} WHERE key NOT IN (SELECT {value} FROM {c.INPUT} AS s) "
-                           "ORDER BY key")
+            raise ConfigError(
+                f"delta-presence: identifiers of subset_file name more than one row of the input's key "
+                f"column '{subset.key}' (e.g. {cuts(v for (v,) in duplicates)}): each "
+                "identifier must name one row; use a key that is unique in the input"
+            )
+        missing = self.run(f"SELECT key FROM {ids} WHERE key NOT IN (SELECT {value} FROM {c.INPUT} AS s) ORDER BY key")
         if missing:
             raise ConfigError(
                 f"delta-presence: {len(missing)} identifier(s) of subset_file {subset.file} are not in the input's "
                 f"column '{subset.key}', e.g. {cuts(v for (v,) in missing[:_SHOW])}: the research subset "
-                "must be part of the population (remove them, or use the whole population as input)")
+                "must be part of the population (remove them, or use the whole population as input)"
+            )
         return subset_condition(subset, "s")

@@ -32,32 +32,62 @@ class DuckDBWriting:
     attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set.
     """
 
-    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
-              output: Output, target: str, classes=None) -> None:
+    def write(
+        self,
+        node: Node,
+        keep: KeepCondition,
+        params: dict,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+        classes=None,
+    ) -> None:
         """The released table as one streamed projection of the input (``duckdb/release.py``);
         with a research subset, or failing classes too many for a bitstring, through the row
         tables and the sorted query as before. ``classes``: the node's classes and verdicts
         from a runner in process (the failing ones are read there instead of by a query)."""
         csv = self._source.kind == "csv"
-        leaves = [h.labels[0] if codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv) else None
-                  for q, h in zip(self._qi_names, self._hierarchies)]
+        leaves = [
+            h.labels[0] if codes.list_lookup(len(h.labels[0]), self._types.get(q) == "VARCHAR", csv) else None
+            for q, h in zip(self._qi_names, self._hierarchies)
+        ]
         # a list is searched by position: its leaves must be distinct, as the ENUMs' must be
-        if (self._subset is None and all(len(set(found)) == len(found) for found in leaves if found is not None)
-                and self._ensure_enums([j for j, found in enumerate(leaves) if found is None])):
+        if (
+            self._subset is None
+            and all(len(set(found)) == len(found) for found in leaves if found is not None)
+            and self._ensure_enums([j for j, found in enumerate(leaves) if found is None])
+        ):
             # a QI read through an ENUM of its held leaves is read as their positions there
-            chosen = self._release_plan(node, keep, params, [self._held.get(j) if found is None else None
-                                                             for j, found in enumerate(leaves)], classes)
+            chosen = self._release_plan(
+                node,
+                keep,
+                params,
+                [self._held.get(j) if found is None else None for j, found in enumerate(leaves)],
+                classes,
+            )
             if chosen is not None:
                 relation, source_params = self._source_relation(self._source)
                 enums = output.kind == "parquet"  # a DuckDB table must not hold a temporary type
                 if enums:
                     for column in columns:
                         if column.kind == "qi":
-                            self.run(release.output_type_query(column.index),
-                                     {"values": release.output_values(chosen, column.index, MASK)})
+                            self.run(
+                                release.output_type_query(column.index),
+                                {"values": release.output_values(chosen, column.index, MASK)},
+                            )
                 key = row_order.order_key(output)
-                sql, bound = release.release_query(relation, self._qi_names, self._passthrough, columns, chosen, MASK,
-                                                   output.suppressed == "drop", enums, leaves, shuffled=key is not None)
+                sql, bound = release.release_query(
+                    relation,
+                    self._qi_names,
+                    self._passthrough,
+                    columns,
+                    chosen,
+                    MASK,
+                    output.suppressed == "drop",
+                    enums,
+                    leaves,
+                    shuffled=key is not None,
+                )
                 if key is not None:
                     bound[c.ORDER_KEY] = key
                 self._mode(False, 0)
@@ -71,8 +101,14 @@ class DuckDBWriting:
                 return
         super().write(node, keep, params, columns, output, target, classes)
 
-    def _release_plan(self, node: Node, keep: KeepCondition, params: dict,
-                      held: Sequence[Sequence[int] | None] | None = None, classes=None) -> release.Plan | None:
+    def _release_plan(
+        self,
+        node: Node,
+        keep: KeepCondition,
+        params: dict,
+        held: Sequence[Sequence[int] | None] | None = None,
+        classes=None,
+    ) -> release.Plan | None:
         """The lists and the bitstring of the failing classes for the streamed release; None
         when it cannot stream (see ``duckdb_release.py``); ``held`` as ``release.plan`` reads it."""
         keys = c.class_keys(node)
@@ -82,8 +118,12 @@ class DuckDBWriting:
             self.ensure_wide()
             self._mode(False, 0)
             verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, self.node_figures(node, keep))
-            failing = self.run(exp.select(*(c.col(k) for k in keys)).from_(verdicts.subquery(c.ident("v"))).where(
-                exp.Not(this=exp.Paren(this=c.col("__kept")))), params)
+            failing = self.run(
+                exp.select(*(c.col(k) for k in keys))
+                .from_(verdicts.subquery(c.ident("v")))
+                .where(exp.Not(this=exp.Paren(this=c.col("__kept")))),
+                params,
+            )
         chosen = release.plan(self._hierarchies, node, [tuple(int(x) for x in row) for row in failing], held)
         if chosen is not None and chosen.keys is not None:
             self.run(release.suppressed_query(chosen.bits), {"keys": chosen.suppressed})
@@ -105,20 +145,23 @@ class DuckDBWriting:
                 raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
             found = re.search(r"string '(.*?)' to ", str(error), re.S)
             if unknown >= 0:
-                text = str(error)[unknown + len(codes.UNKNOWN):].split("\n")[0]
+                text = str(error)[unknown + len(codes.UNKNOWN) :].split("\n")[0]
                 value = " (NULL)" if text == "NULL" else f" ({cut(text)})"
             else:
                 value = f" ({cut(found.group(1))})" if found else ""
-            raise DataError(f"input {self._source.describe()} changed while it was anonymized: it now holds a value"
-                            f"{value} that is in none of the hierarchies' leaves it held before. Nothing was written; "
-                            "run again when nothing writes to the input") from None
+            raise DataError(
+                f"input {self._source.describe()} changed while it was anonymized: it now holds a value"
+                f"{value} that is in none of the hierarchies' leaves it held before. Nothing was written; "
+                "run again when nothing writes to the input"
+            ) from None
         except duckdb.Error as error:
             raise OutputError(f"cannot write output {output.path}: {first_line(error)}") from None
 
     def _write_file(self, sql: str, params: dict, output: Output, target: str) -> None:
         if output.kind == "parquet":
-            self.con.execute(f"COPY ({sql}) TO {literal(target)} (FORMAT parquet{self._arrow_types(sql, params)})",
-                             params).fetchall()
+            self.con.execute(
+                f"COPY ({sql}) TO {literal(target)} (FORMAT parquet{self._arrow_types(sql, params)})", params
+            ).fetchall()
         elif output.kind == "csv":
             self.con.execute(
                 f"COPY ({sql}) TO {literal(target)} (FORMAT csv, HEADER true, DELIMITER {literal(output.delimiter)})",

@@ -26,7 +26,8 @@ from sqlanon.engines.store import Store, KeepCondition, OutputColumn, PreparedDa
 from sqlanon.engines.capabilities import Where
 from sqlanon.kernel.evaluate import keep_mask
 from sqlanon.kernel.grouping import group, total
-from sqlanon.kernel.runner import Kernel, table
+from sqlanon.kernel.runner import Kernel
+from sqlanon.kernel.tables import table
 from sqlanon.errors import DataError, OutputError, first_line
 from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
@@ -79,12 +80,21 @@ class MemoryEngine(Store):
             raise DataError(f"cannot read input {source.describe()}: {first_line(error)}") from None
 
     def distinct_values(self, column: str) -> list[str]:
-        table = self._data if self._data is not None and column in self._data.column_names else io.read_table(self._source, [column])
+        table = (
+            self._data
+            if self._data is not None and column in self._data.column_names
+            else io.read_table(self._source, [column])
+        )
         return sorted(pc.unique(io.as_text(table.column(column), column)).to_pylist())
 
     # -- preparation -------------------------------------------------------------------------
-    def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: Need = Need.NONE, sensitives: Sequence[str] = ()) -> PreparedData:
+    def prepare(
+        self,
+        qis: Sequence[tuple[str, EncodedHierarchy]],
+        passthrough: Sequence[str],
+        needs: Need = Need.NONE,
+        sensitives: Sequence[str] = (),
+    ) -> PreparedData:
         self._sensitives = list(sensitives)
         self._qi_names = [name for name, _ in qis]
         self._hierarchies = [h for _, h in qis]
@@ -111,16 +121,25 @@ class MemoryEngine(Store):
         n = np.bincount(inverse, minlength=count).astype(np.int64)
         nlnx = None
         if Need.LNX in needs:
-            _, combination = group(self._codes, radices[:len(qis)])
+            _, combination = group(self._codes, radices[: len(qis)])
             per_row = np.bincount(combination)[combination].astype(np.float64)
             nlnx = total(inverse, np.log(per_row), count)
         d = len(qis)
-        sensitives = [(name, values, np.array(counts, np.int64) / rows)
-                      for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)]
-        self._kernel = Kernel(self._hierarchies, table((0,) * d, distinct[:d], distinct[d:], n, nlnx), sensitives,
-                             self.settings, self._tables, self._count)
-        counts = tuple(tuple(np.bincount(codes, minlength=h.size).tolist())
-                       for codes, h in zip(self._codes, self._hierarchies))
+        sensitives = [
+            (name, values, np.array(counts, np.int64) / rows)
+            for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)
+        ]
+        self._kernel = Kernel(
+            self._hierarchies,
+            table((0,) * d, distinct[:d], distinct[d:], n, nlnx),
+            sensitives,
+            self.settings,
+            self._tables,
+            self._count,
+        )
+        counts = tuple(
+            tuple(np.bincount(codes, minlength=h.size).tolist()) for codes, h in zip(self._codes, self._hierarchies)
+        )
         return PreparedData(rows=rows, base_classes=count, value_counts=counts)
 
     def _text(self, name: str) -> pa.ChunkedArray:
@@ -137,8 +156,7 @@ class MemoryEngine(Store):
         ranks = pc.index_in(texts, value_set=pa.array([labels[v] for v in held.tolist()], pa.string()))
         if ranks.null_count:
             missing = pc.value_counts(pc.filter(texts, pc.is_null(ranks))).to_pylist()
-            refuse_uncovered(name, self._source, ((x["values"], x["counts"]) for x in missing),
-                                  hierarchy)
+            refuse_uncovered(name, self._source, ((x["values"], x["counts"]) for x in missing), hierarchy)
         return held[ranks.to_numpy().astype(np.int64)]
 
     def _encode_sensitive(self, name: str) -> tuple[list[str], list[int], np.ndarray]:
@@ -162,10 +180,12 @@ class MemoryEngine(Store):
         return self._kernel
 
     def check_sql(self, node: Node, keep: KeepCondition, needs: Need) -> str:
-        return (f"-- the memory engine runs no SQL. Node {','.join(map(str, node))} is checked by mapping each QI's "
-                "code column of the class table (or of a snapshot of a node it generalizes) to its level through "
-                "the hierarchy's int arrays, combining the codes into one integer key and summing the rows per key "
-                "(numpy bincount); the models' figures come from the per-class sensitive histograms the same way.")
+        return (
+            f"-- the memory engine runs no SQL. Node {','.join(map(str, node))} is checked by mapping each QI's "
+            "code column of the class table (or of a snapshot of a node it generalizes) to its level through "
+            "the hierarchy's int arrays, combining the codes into one integer key and summing the rows per key "
+            "(numpy bincount); the models' figures come from the per-class sensitive histograms the same way."
+        )
 
     def class_table(self, label: str | None = None) -> tuple:
         self.queries += 1
@@ -180,13 +200,22 @@ class MemoryEngine(Store):
         values = sorted(pc.unique(texts).to_pylist())
         position = pc.index_in(texts, value_set=pa.array(values, pa.string())).to_numpy().astype(np.int64)
         distinct, inverse = group(self._codes, radices)
-        per_label = np.bincount(inverse * len(values) + position,
-                                minlength=len(distinct[0]) * len(values)).reshape(len(distinct[0]), len(values))
+        per_label = np.bincount(inverse * len(values) + position, minlength=len(distinct[0]) * len(values)).reshape(
+            len(distinct[0]), len(values)
+        )
         return np.stack(distinct, axis=1).astype(np.int64).reshape(-1, d), per_label.sum(axis=1), values, per_label
 
     # -- output ------------------------------------------------------------------------------
-    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
-              output: Output, target: str, classes=None) -> None:
+    def write(
+        self,
+        node: Node,
+        keep: KeepCondition,
+        params: dict,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+        classes=None,
+    ) -> None:
         kernel = self._kernel
         cls = classes if classes is not None else kernel.node_classes(node, keep, params)
         rows = [kernel.up[j][level][self._codes[j]] for j, level in enumerate(node)]
@@ -197,9 +226,16 @@ class MemoryEngine(Store):
         self._release_rows(labels, cls.kept[inverse], columns, output, target)
         self.rows_scanned += self._data.num_rows
 
-    def write_intervals(self, ranks: Sequence[np.ndarray], intervals: Sequence[Sequence[tuple[int, int, str]]],
-                        keep: KeepCondition, params: dict, columns: Sequence[OutputColumn], output: Output,
-                        target: str) -> None:
+    def write_intervals(
+        self,
+        ranks: Sequence[np.ndarray],
+        intervals: Sequence[Sequence[tuple[int, int, str]]],
+        keep: KeepCondition,
+        params: dict,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+    ) -> None:
         buckets, labels = [], []
         for j, (rank, spans) in enumerate(zip(ranks, intervals)):
             spans = sorted(spans)
@@ -216,8 +252,14 @@ class MemoryEngine(Store):
     def check_output(self, output: Output) -> None:
         """Every type is written as read: Parquet by pyarrow, CSV by DuckDB's own writer."""
 
-    def _release_rows(self, labels: list[tuple[Sequence[str], np.ndarray]], kept: np.ndarray,
-                      columns: Sequence[OutputColumn], output: Output, target: str) -> None:
+    def _release_rows(
+        self,
+        labels: list[tuple[Sequence[str], np.ndarray]],
+        kept: np.ndarray,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+    ) -> None:
         """The released table: QI labels (masked where the row's class is suppressed),
         passthrough columns unchanged, in input order or shuffled (``row_order``: the rows
         taken in a permutation of the write's secret key); written as CSV or Parquet. ``labels[j]``:

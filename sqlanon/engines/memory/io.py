@@ -60,8 +60,8 @@ def refuse_if_too_large(source: Source) -> None:
     if available is not None and needed > available:
         raise DataError(
             f"input {source.describe()} needs about {_size(needed)} in memory, more than the "
-            f"{_size(available)} available ({MEMINFO} MemAvailable): use [engine] name = \"duckdb\" "
-            "with memory_limit = \"...\" (it spills to disk), or a machine with more memory"
+            f'{_size(available)} available ({MEMINFO} MemAvailable): use [engine] name = "duckdb" '
+            'with memory_limit = "..." (it spills to disk), or a machine with more memory'
         )
 
 
@@ -76,7 +76,7 @@ def _size(n: int) -> str:
 def refuse_duckdb_file(what: str, path: str) -> ConfigError:
     return ConfigError(
         f"the memory engine reads CSV, Parquet and pyarrow Tables and writes CSV and Parquet; "
-        f"{what} {path} is a DuckDB file: use [engine] name = \"duckdb\""
+        f'{what} {path} is a DuckDB file: use [engine] name = "duckdb"'
     )
 
 
@@ -92,22 +92,34 @@ def read_columns(source: Source) -> list[str]:
         first = handle.readline()
     if not first.strip():
         return []
-    return list(pcsv.read_csv(pa.py_buffer(first.encode("utf-8")), _csv_read_options(),
-                              pcsv.ParseOptions(delimiter=source.delimiter), _csv_convert_options()).column_names)
+    return list(
+        pcsv.read_csv(
+            pa.py_buffer(first.encode("utf-8")),
+            _csv_read_options(),
+            pcsv.ParseOptions(delimiter=source.delimiter),
+            _csv_convert_options(),
+        ).column_names
+    )
 
 
 def _csv_read_options(encoding: str | None = None) -> pcsv.ReadOptions:
     # pyarrow transcodes any other encoding to UTF-8 with Python's codec before parsing; a record
     # must fit in one block, so the block is as long as the longest line DuckDB reads
-    return pcsv.ReadOptions(autogenerate_column_names=False, encoding=codec(encoding, "input.encoding"),
-                            block_size=csv_input.LINE_LIMIT)
+    return pcsv.ReadOptions(
+        autogenerate_column_names=False, encoding=codec(encoding, "input.encoding"), block_size=csv_input.LINE_LIMIT
+    )
 
 
 def _csv_convert_options() -> pcsv.ConvertOptions:
     # Every column text, an empty field NULL and a quoted one ("") the empty string: DuckDB's
     # reading (engines/duckdb/sources.py, csv_relation).
-    return pcsv.ConvertOptions(strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=False,
-                               auto_dict_encode=False, column_types=None)
+    return pcsv.ConvertOptions(
+        strings_can_be_null=True,
+        null_values=[""],
+        quoted_strings_can_be_null=False,
+        auto_dict_encode=False,
+        column_types=None,
+    )
 
 
 def read_table(source: Source, columns: Sequence[str]) -> pa.Table:
@@ -123,8 +135,9 @@ def read_table(source: Source, columns: Sequence[str]) -> pa.Table:
         options = _csv_convert_options()
         options.column_types = {name: pa.string() for name in names}
         options.include_columns = columns
-        return pcsv.read_csv(source.path, _csv_read_options(source.encoding), pcsv.ParseOptions(delimiter=source.delimiter),
-                             options)
+        return pcsv.read_csv(
+            source.path, _csv_read_options(source.encoding), pcsv.ParseOptions(delimiter=source.delimiter), options
+        )
     except (pa.ArrowInvalid, UnicodeDecodeError) as error:
         raise _read_error(source, error) from None
 
@@ -149,19 +162,26 @@ def text_array(column: pa.ChunkedArray | pa.Array, name: str) -> pa.ChunkedArray
         kind = kind.value_type
     if pa.types.is_string(kind):
         return column
-    if (pa.types.is_large_string(kind) or pa.types.is_integer(kind) or pa.types.is_date32(kind)
-            or pa.types.is_null(kind) or pa.types.is_boolean(kind)):
+    if (
+        pa.types.is_large_string(kind)
+        or pa.types.is_integer(kind)
+        or pa.types.is_date32(kind)
+        or pa.types.is_null(kind)
+        or pa.types.is_boolean(kind)
+    ):
         return column.cast(pa.string())
     if pa.types.is_float64(kind):
         encoded = pc.dictionary_encode(column)
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-        texts = [pa.array([repr(v) for v in chunk.dictionary.to_pylist()], pa.string()).take(chunk.indices)
-                 for chunk in chunks]
+        texts = [
+            pa.array([repr(v) for v in chunk.dictionary.to_pylist()], pa.string()).take(chunk.indices)
+            for chunk in chunks
+        ]
         return pa.chunked_array(texts, pa.string()) if isinstance(encoded, pa.ChunkedArray) else texts[0]
     raise DataError(
         f"column '{name}' has type {kind}, which the memory engine cannot print as DuckDB does "
         "(it prints text, integers, booleans, dates and 64-bit floats): cast it in the source, "
-        "or use [engine] name = \"duckdb\""
+        'or use [engine] name = "duckdb"'
     )
 
 

@@ -30,9 +30,21 @@ _STRING = pa.string()
 #: type OID -> Arrow type, as DuckDB maps the PostgreSQL type (its postgres scanner, or the
 #: Parquet file of the same data)
 TYPES = {
-    16: pa.bool_(), 17: pa.binary(), 20: pa.int64(), 21: pa.int16(), 23: pa.int32(), 700: pa.float32(),
-    701: pa.float64(), 1082: pa.date32(), 1083: pa.time64("us"), 1114: pa.timestamp("us"),
-    1184: pa.timestamp("us", tz="UTC"), 25: _STRING, 1043: _STRING, 1042: _STRING, 19: _STRING,
+    16: pa.bool_(),
+    17: pa.binary(),
+    20: pa.int64(),
+    21: pa.int16(),
+    23: pa.int32(),
+    700: pa.float32(),
+    701: pa.float64(),
+    1082: pa.date32(),
+    1083: pa.time64("us"),
+    1114: pa.timestamp("us"),
+    1184: pa.timestamp("us", tz="UTC"),
+    25: _STRING,
+    1043: _STRING,
+    1042: _STRING,
+    19: _STRING,
 }
 
 
@@ -65,8 +77,12 @@ def numeric_scan_query(names: Sequence[str]) -> exp.Select:
     for name in names:
         value = c.col(name)
         scale = exp.Anonymous(this="scale", expressions=[value.copy()])
-        figures += [exp.Count(this=value.copy()), exp.Count(this=scale.copy()), exp.Max(this=scale.copy()),
-                    exp.Max(this=exp.Abs(this=value.copy()))]
+        figures += [
+            exp.Count(this=value.copy()),
+            exp.Count(this=scale.copy()),
+            exp.Max(this=scale.copy()),
+            exp.Max(this=exp.Abs(this=value.copy())),
+        ]
     return exp.select(*figures).from_(c.table(c.INPUT))
 
 
@@ -75,17 +91,20 @@ def scanned_types(names: Sequence[str], row: Sequence) -> dict[str, pa.DataType]
     holding NaN or +-Infinity, or a value wider than 38 digits, is refused."""
     types = {}
     for i, name in enumerate(names):
-        values, finite, scale, largest = row[4 * i: 4 * i + 4]
+        values, finite, scale, largest = row[4 * i : 4 * i + 4]
         if finite != values:
-            raise DataError(f"column '{name}' (numeric) holds NaN or Infinity, which a decimal output column cannot "
-                            "hold: replace them by NULL in the source, or cast the column to text")
+            raise DataError(
+                f"column '{name}' (numeric) holds NaN or Infinity, which a decimal output column cannot "
+                "hold: replace them by NULL in the source, or cast the column to text"
+            )
         scale = int(scale or 0)
         digits = len(str(int(largest))) if largest is not None and largest >= 1 else 0
         if digits + scale > MAX_DIGITS:
             raise DataError(
                 f"column '{name}' (numeric) holds values of {digits} digits before the point and up to {scale} after "
                 f"it: a decimal output column (DuckDB's, Parquet's) holds at most {MAX_DIGITS} digits. Round it in "
-                f"the source (a view with numeric({MAX_DIGITS}, {max(MAX_DIGITS - digits, 0)})), or cast it to text")
+                f"the source (a view with numeric({MAX_DIGITS}, {max(MAX_DIGITS - digits, 0)})), or cast it to text"
+            )
         types[name] = pa.decimal128(MAX_DIGITS, scale)
     return types
 
@@ -105,5 +124,7 @@ def _array(values: Sequence, field: pa.Field) -> pa.Array:
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as error:
         bad = next((v for v in values if isinstance(v, Decimal) and not v.is_finite()), None)
         shown = str(bad if bad is not None else error)[:80]
-        raise DataError(f"column '{field.name}' ({field.type}): cannot write {shown}: replace such values in the "
-                        "source (NaN and Infinity by NULL), or cast the column to text") from None
+        raise DataError(
+            f"column '{field.name}' ({field.type}): cannot write {shown}: replace such values in the "
+            "source (NaN and Infinity by NULL), or cast the column to text"
+        ) from None

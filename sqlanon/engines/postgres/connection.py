@@ -46,16 +46,18 @@ def connect(url: str | None):
     try:
         return psycopg.connect(url or "", autocommit=True)
     except psycopg.Error as error:
-        raise DataError(f"cannot connect to PostgreSQL ({describe(url)}): {first_line(error)}. Check [engine] url "
-                        "or the PG* environment variables (PGHOST, PGPORT, PGDATABASE, PGUSER; the password in "
-                        "PGPASSWORD or ~/.pgpass)") from None
+        raise DataError(
+            f"cannot connect to PostgreSQL ({describe(url)}): {first_line(error)}. Check [engine] url "
+            "or the PG* environment variables (PGHOST, PGPORT, PGDATABASE, PGUSER; the password in "
+            "PGPASSWORD or ~/.pgpass)"
+        ) from None
 
 
 def table_name(name: str, what: str) -> exp.Table:
     """``schema.table`` or ``table`` as a quoted sqlglot table."""
     parts = name.split(".") if isinstance(name, str) else []
     if not 1 <= len(parts) <= 2 or not all(parts):
-        raise ConfigError(f"{what} must be a PostgreSQL table as \"schema.table\" or \"table\", got {name!r}")
+        raise ConfigError(f'{what} must be a PostgreSQL table as "schema.table" or "table", got {name!r}')
     return exp.Table(this=ident(parts[-1]), db=ident(parts[0]) if len(parts) == 2 else None)
 
 
@@ -124,12 +126,14 @@ def lock_output_table(url: str | None, name: str):
             "SELECT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
             "WHERE l.locktype = 'advisory' AND l.granted AND "
             "((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(%(key)s, 0) LIMIT 1",
-            {"key": key}).fetchone()
+            {"key": key},
+        ).fetchone()
     except BaseException:
         con.close()
         raise
     con.close()
     who = f"PostgreSQL backend {holder[0]}" if holder else "another session"
-    raise OutputError(f"the output table {name} is being written by another sqlanon run ({who}): wait for it "
-                      "to end, or choose another output.table")
-
+    raise OutputError(
+        f"the output table {name} is being written by another sqlanon run ({who}): wait for it "
+        "to end, or choose another output.table"
+    )

@@ -34,8 +34,15 @@ from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.engines.profiles import PROFILES
 
 _PLACEHOLDER = re.compile(r"%\(([A-Za-z_][A-Za-z0-9_]*)\)s|%")
-_TYPES = {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT", pa.float64(): "DOUBLE PRECISION",
-          pa.string(): "TEXT", pa.large_string(): "TEXT", pa.bool_(): "BOOLEAN"}
+_TYPES = {
+    pa.int16(): "SMALLINT",
+    pa.int32(): "INTEGER",
+    pa.int64(): "BIGINT",
+    pa.float64(): "DOUBLE PRECISION",
+    pa.string(): "TEXT",
+    pa.large_string(): "TEXT",
+    pa.bool_(): "BOOLEAN",
+}
 BATCH = 10_000
 
 
@@ -132,8 +139,11 @@ class PostgresEngine(SqlEngine):
         schema = pa.schema([pa.field(name, kind) for name, kind in zip(names, types)])
         if not data:
             return schema.empty_table()
-        return pa_csv.read_csv(io.BytesIO(data), read_options=pa_csv.ReadOptions(column_names=names),
-                               convert_options=pa_csv.ConvertOptions(column_types=schema))
+        return pa_csv.read_csv(
+            io.BytesIO(data),
+            read_options=pa_csv.ReadOptions(column_names=names),
+            convert_options=pa_csv.ConvertOptions(column_types=schema),
+        )
 
     def _source_relation(self, source: Source) -> tuple[str, dict]:
         return pg.table_name(source.table, "input.table").sql(self.dialect), {}
@@ -141,17 +151,25 @@ class PostgresEngine(SqlEngine):
     def open(self, source: Source) -> list[str]:
         """Check the input table and return its column names (reads no rows)."""
         if source.kind != "postgres":
-            raise ConfigError(f"the postgres engine reads a table of its database ([input] table = \"schema.table\" "
-                              f"without a path), not {source.describe()}: load it into PostgreSQL, or use "
-                              "[engine] name = \"duckdb\"")
+            raise ConfigError(
+                f'the postgres engine reads a table of its database ([input] table = "schema.table" '
+                f"without a path), not {source.describe()}: load it into PostgreSQL, or use "
+                '[engine] name = "duckdb"'
+            )
         relation, _ = self._source_relation(source)
         found = self.con.execute("SELECT to_regclass(%(name)s) IS NOT NULL", {"name": relation}).fetchone()[0]
         if not found:
-            tables = [r[0] for r in self.con.execute(
-                "SELECT table_schema || '.' || table_name FROM information_schema.tables "
-                "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 20").fetchall()]
-            raise DataError(f"PostgreSQL ({pg.describe(self.url)}) has no table {source.table}; tables: "
-                            f"{', '.join(tables) or 'none'}")
+            tables = [
+                r[0]
+                for r in self.con.execute(
+                    "SELECT table_schema || '.' || table_name FROM information_schema.tables "
+                    "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 20"
+                ).fetchall()
+            ]
+            raise DataError(
+                f"PostgreSQL ({pg.describe(self.url)}) has no table {source.table}; tables: "
+                f"{', '.join(tables) or 'none'}"
+            )
         cursor = self.con.execute(f"SELECT * FROM {relation} LIMIT 0")
         self._source = source
         return [d.name for d in cursor.description]
@@ -176,8 +194,9 @@ class PostgresEngine(SqlEngine):
         """Temp tables are never analyzed by autovacuum: without statistics joins plan badly."""
         self.con.execute(f"ANALYZE {self.quoted(name)}")
 
-    def _create_table_as(self, name: str, query: exp.Expression, replace: bool = False,
-                         lean_rows: int | None = None) -> int:
+    def _create_table_as(
+        self, name: str, query: exp.Expression, replace: bool = False, lean_rows: int | None = None
+    ) -> int:
         if replace:
             self._drop_table(name)
         self.queries += 1

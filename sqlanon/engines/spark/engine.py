@@ -54,8 +54,13 @@ class SparkEngine(SqlEngine):
     row_seconds = 50e-9  # a check's scan per class-table row (issue 16: ~200 ms a check)
     scan_once = True  # prepare groups the source in one scan (_scan_distinct)
 
-    def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None,
-                 master: str | None = None, spark_conf: dict | None = None):
+    def __init__(
+        self,
+        lookup: str = "wide",
+        snapshots: SnapshotSettings | None = None,
+        master: str | None = None,
+        spark_conf: dict | None = None,
+    ):
         super().__init__(lookup, snapshots)
         self.spark = spark_io.session(master, dict(spark_conf or {}))
         self._views: dict[str, object] = {}  # cached view name -> its DataFrame (to unpersist)
@@ -105,7 +110,9 @@ class SparkEngine(SqlEngine):
     def _arrow(self, sql: str, params: dict) -> pa.Table:
         return self.frame(sql, params).toArrow()
 
-    def _cache(self, name: str, frame, replace: bool = False, at_most: int | None = None, count: bool = True) -> int | None:
+    def _cache(
+        self, name: str, frame, replace: bool = False, at_most: int | None = None, count: bool = True
+    ) -> int | None:
         """Cache ``frame`` as the temp view ``name`` and return its rows (computing it now;
         without ``count``, on first use). ``at_most``: a bound on its rows; small enough, it
         is cached as one partition."""
@@ -125,13 +132,20 @@ class SparkEngine(SqlEngine):
         except Exception as error:
             raise _spark_error(error) from None
 
-    def _create_table_as(self, name: str, query: exp.Expression, replace: bool = False,
-                         lean_rows: int | None = None) -> int:
+    def _create_table_as(
+        self, name: str, query: exp.Expression, replace: bool = False, lean_rows: int | None = None
+    ) -> int:
         self.queries += 1
         # The base class table has at most as many rows as the input, the wide table and every
         # snapshot at most as many as the base class table; the encoded data (read once, by
         # the output) keeps the input's partitions.
-        bound = None if name == c.DATA else self._input_rows if name == c.CLASSES else self._base_classes or self._input_rows
+        bound = (
+            None
+            if name == c.DATA
+            else self._input_rows
+            if name == c.CLASSES
+            else self._base_classes or self._input_rows
+        )
         return self._cache(name, self.frame(self.sql(query)), replace, bound)
 
     def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None:
@@ -184,8 +198,10 @@ class SparkEngine(SqlEngine):
     # -- output ------------------------------------------------------------------------------
     def _write(self, sql: str, params: dict, output: Output, target: str) -> None:
         if output.kind not in self.capabilities.outputs:
-            raise ConfigError(f"the spark engine writes {' and '.join(self.capabilities.outputs)}, not {output.kind} "
-                              f"(output {output.path}): use [engine] name = \"duckdb\"")
+            raise ConfigError(
+                f"the spark engine writes {' and '.join(self.capabilities.outputs)}, not {output.kind} "
+                f'(output {output.path}): use [engine] name = "duckdb"'
+            )
         self.queries += 1
         frame = self.frame(sql, params)
         if output.kind == "parquet":

@@ -31,8 +31,18 @@ SOURCE = "sqlanon_source"  # the source as a temp view, while hierarchy builders
 #: Spark types whose text (CAST AS STRING) is the text DuckDB prints, so QIs match their
 #: hierarchy rows alike on every engine; floats ("1.0E20" vs "1e+20"), decimals and timestamps
 #: print differently and are refused in QIs and sensitive attributes.
-TEXT_ALIKE = ("StringType", "VarcharType", "CharType", "ByteType", "ShortType", "IntegerType", "LongType",
-              "BooleanType", "DateType", "NullType")
+TEXT_ALIKE = (
+    "StringType",
+    "VarcharType",
+    "CharType",
+    "ByteType",
+    "ShortType",
+    "IntegerType",
+    "LongType",
+    "BooleanType",
+    "DateType",
+    "NullType",
+)
 
 
 OUTPUT_TIMESTAMPS = "spark.sql.parquet.outputTimestampType"
@@ -72,7 +82,7 @@ def default_conf(master: str) -> dict[str, str]:
     shuffle partitions as cores (200 tasks per GROUP BY would dominate a check)."""
     conf = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
     if master.startswith("local"):
-        cores = master[len("local["):-1] if master.startswith("local[") else "1"
+        cores = master[len("local[") : -1] if master.startswith("local[") else "1"
         conf["spark.sql.shuffle.partitions"] = str(os.cpu_count() if cores == "*" else cores)
     return conf
 
@@ -86,8 +96,10 @@ def columns_of(spark, source: Source) -> list[str]:
         return list(_guard(source, lambda: spark.read.parquet(source.path).columns))
     if kind == "spark":
         if not spark.catalog.tableExists(source.table):
-            raise DataError(f"Spark table '{source.table}' not found (input.table); tables: "
-                            f"{', '.join(sorted(t.name for t in spark.catalog.listTables())) or 'none'}")
+            raise DataError(
+                f"Spark table '{source.table}' not found (input.table); tables: "
+                f"{', '.join(sorted(t.name for t in spark.catalog.listTables())) or 'none'}"
+            )
         return list(spark.table(source.table).columns)
     if kind == "csv":
         files.input_files(kind, source.path)
@@ -130,7 +142,9 @@ def read_unordered(spark, source: Source, names: Sequence[str], texts: Sequence[
     matter (prepare's one GROUP BY): no row numbering, no join to the files' ranks."""
     if source.kind in ("csv", "arrow"):
         return read(spark, source, names, texts).drop(ROWID)
-    frame = spark.table(source.table) if source.kind == "spark" else _guard(source, lambda: spark.read.parquet(source.path))
+    frame = (
+        spark.table(source.table) if source.kind == "spark" else _guard(source, lambda: spark.read.parquet(source.path))
+    )
     _check_text_types(frame, source, texts)
     return frame.select(*(f"`{n}`" for n in names))
 
@@ -141,7 +155,8 @@ def _check_text_types(frame, source: Source, texts: Sequence[str]) -> None:
             raise DataError(
                 f"column '{field.name}' of {source.describe()} has type {field.dataType.simpleString()}, which Spark "
                 "prints differently from the other engines (hierarchies match a QI by its text): cast it to string "
-                "or an integer in the source")
+                "or an integer in the source"
+            )
 
 
 def _parquet_in_order(spark, source: Source):
@@ -150,13 +165,16 @@ def _parquet_in_order(spark, source: Source):
     from pyspark.sql import functions as F
 
     frame = _guard(source, lambda: spark.read.parquet(source.path))
-    located = frame.select("*", F.col("_metadata.file_path").alias("__path"), F.col("_metadata.row_index").alias("__index"))
+    located = frame.select(
+        "*", F.col("_metadata.file_path").alias("__path"), F.col("_metadata.row_index").alias("__index")
+    )
     # The paths as _metadata spells them (inputFiles() spells them otherwise): one small job.
     files = sorted(row[0] for row in located.select("__path").distinct().collect())
     ranks = spark.createDataFrame(pa.table({"__file": files, "__rank": pa.array(range(len(files)), pa.int64())}))
     joined = located.join(F.broadcast(ranks), located["__path"] == ranks["__file"])
-    return joined.select(*(F.col(f"`{n}`") for n in frame.columns),
-                         (F.col("__rank") * F.lit(2 ** 40) + F.col("__index")).alias(ROWID))
+    return joined.select(
+        *(F.col(f"`{n}`") for n in frame.columns), (F.col("__rank") * F.lit(2**40) + F.col("__index")).alias(ROWID)
+    )
 
 
 def _guard(source: Source, action):
@@ -197,4 +215,3 @@ def write_csv(frame, target: str, delimiter: str, path: str) -> None:
         arrow_csv.write_csv(table.schema, table.to_batches(), target, delimiter)
     except OSError as error:
         raise OutputError(f"cannot write output {path}: {error.strerror or error}") from None
-

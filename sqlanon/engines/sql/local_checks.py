@@ -16,7 +16,8 @@ from sqlglot import exp
 
 from sqlanon.core.needs import Need
 from sqlanon import sql as c
-from sqlanon.kernel.runner import Kernel, table
+from sqlanon.kernel.runner import Kernel
+from sqlanon.kernel.tables import table
 from sqlanon.criteria.population import POP
 
 

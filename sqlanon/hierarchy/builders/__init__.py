@@ -31,8 +31,10 @@ def build_hierarchy(attribute: str, spec: dict, values: Sequence[str]) -> Hierar
             f"attribute '{attribute}': unknown hierarchy type {kind!r}; valid types: {', '.join(BUILDERS)}"
         )
     if not values:  # a builder's levels are drawn from the values: none, nothing to build (or anonymize)
-        raise DataError(f"attribute '{attribute}': the {kind} hierarchy builder has no value to build over: the "
-                        "input has no rows, there is nothing to anonymize (give a table with rows, or a hierarchy file)")
+        raise DataError(
+            f"attribute '{attribute}': the {kind} hierarchy builder has no value to build over: the "
+            "input has no rows, there is nothing to anonymize (give a table with rows, or a hierarchy file)"
+        )
     rows = BUILDERS[kind](attribute, spec, sorted(set(values)))
     return Hierarchy.from_rows(attribute, rows, source=f"{kind} builder")
 

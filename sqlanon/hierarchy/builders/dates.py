@@ -37,5 +37,7 @@ def build_dates(attribute: str, spec: dict, values: list[str]) -> list[list[str]
             raise ConfigError(
                 f"attribute '{attribute}': value {cut(value)} does not match the date format {fmt!r}"
             ) from None
-    rows = [[value] + [GRANULARITIES[l](day) for l in levels] for value, day in sorted(days.items(), key=lambda x: x[1])]
+    rows = [
+        [value] + [GRANULARITIES[l](day) for l in levels] for value, day in sorted(days.items(), key=lambda x: x[1])
+    ]
     return with_top(rows)

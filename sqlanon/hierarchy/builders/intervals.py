@@ -84,6 +84,7 @@ def _levels_from_widths(attribute, spec):
         def place(n, text):
             low = start + width * math.floor((n - start) / width)
             return low, low + width
+
         return place
 
     return [level(w) for w in widths]
@@ -107,6 +108,7 @@ def _levels_from_cuts(attribute, spec):
                 f"attribute '{attribute}': value {cut(text)} lies outside the cuts {[str(p) for p in points]}; "
                 "widen the first and last cut or use bottom/top coding"
             )
+
         return place
 
     return [level(points) for points in cuts]

@@ -21,5 +21,7 @@ def build_mask(attribute: str, spec: dict, values: list[str]) -> list[list[str]]
         raise ConfigError(f"attribute '{attribute}': levels must be an int in [1, {longest}], got {levels!r}")
     rows = []
     for value in values:
-        rows.append([value] + [value[: max(0, len(value) - i)] + mask * min(i, len(value)) for i in range(1, levels + 1)])
+        rows.append(
+            [value] + [value[: max(0, len(value) - i)] + mask * min(i, len(value)) for i in range(1, levels + 1)]
+        )
     return with_top(rows, mask)
