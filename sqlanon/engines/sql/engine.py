@@ -1,5 +1,6 @@
-"""What every SQL engine shares: encoding, the class tables, checks, snapshots and the output
-query, all as compiler trees rendered for the engine's sqlglot ``dialect``.
+"""What every SQL store shares: encoding, the class tables, the execution of checks and the
+output query, all as compiler trees rendered for the engine's sqlglot ``dialect``. The checks
+themselves are the SQL runner's (``runner.py``) or the kernel's.
 
 A subclass supplies the connection and these hooks (the rest is dialect-neutral):
 
