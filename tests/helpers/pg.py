@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 import csv
-import glob
 import hashlib
 import os
 import shutil
@@ -21,23 +20,15 @@ from pathlib import Path
 
 import pytest
 
+from bench.datasets import pg_bindir
 from sqlanon import Source
 
 SKIP = "SQLANON_SKIP_POSTGRES"
 
 
 def bindir() -> Path | None:
-    candidates = []
-    if shutil.which("pg_config"):
-        found = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, check=False)
-        if found.returncode == 0:
-            candidates.append(found.stdout.strip())
-    # newest major version first
-    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True)
-    for folder in candidates:
-        if (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
-            return Path(folder)
-    return None
+    """The folder of initdb and pg_ctl (the benchmarks' finder, ``bench.datasets.pg_bindir``)."""
+    return pg_bindir()
 
 
 def _free_port() -> int:
