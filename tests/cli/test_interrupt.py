@@ -262,9 +262,11 @@ def test_signals_at_random_moments_of_the_start_never_hang(tmp_path):
 
 
 def test_sigterm_during_output_write_leaves_nothing(tmp_path):
+    """SIGTERM once the run's files are written in its private folder, before they are placed."""
     job, out = write_job(tmp_path, limit=0.0)
     process = start(job, {"SQLANON_TEST_PAUSE_BEFORE_PUBLISH": "30"})
-    assert wait_for(lambda: any(".sqlanon-" in name for name in os.listdir(out)))
+    # the output, the report and the HTML page staged: the run holds before placing them
+    assert wait_for(lambda: _staged(out) == ["released.parquet", "report.html", "report.json"])
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
