@@ -151,8 +151,9 @@ class Store(ABC):
         target: str,
         classes=None,
     ) -> None:
-        """``classes``: the node's classes and verdicts from a runner in process
-        (``CheckRunner.node_classes``), or None: the store finds the verdicts itself."""
+        """``classes()``: the node's classes and verdicts from a runner in process
+        (``CheckRunner.node_classes``; None from the SQL runner), asked only by a release that
+        reads them, so a store that finds the verdicts itself costs no pass of the kernel."""
 
     @abstractmethod
     def class_table(self, label: str | None = None) -> tuple: ...

@@ -35,8 +35,11 @@ class NodeRelease:
         """Write the released table (the job's output columns) to ``target``: a temporary file
         or table name given by the publication."""
         session, checker = self.session, self.checker
-        # a runner in process holds the node's verdicts: the store's release reads them there
-        classes = checker.runner.node_classes(self.node, checker.keep, checker.params)
+
+        # a runner in process holds the node's verdicts: a release that reads them asks for them
+        def classes():
+            return checker.runner.node_classes(self.node, checker.keep, checker.params)
+
         session.engine.write(
             self.node, checker.keep, checker.params, session.output_columns, session.job.output, target, classes
         )

@@ -44,7 +44,7 @@ class DuckDBWriting:
     ) -> None:
         """The released table as one streamed projection of the input (``duckdb/release.py``);
         with a research subset, or failing classes too many for a bitstring, through the row
-        tables and the sorted query as before. ``classes``: the node's classes and verdicts
+        tables and the sorted query as before. ``classes()``: the node's classes and verdicts
         from a runner in process (the failing ones are read there instead of by a query)."""
         csv = self._source.kind == "csv"
         leaves = [
@@ -112,8 +112,9 @@ class DuckDBWriting:
         """The lists and the bitstring of the failing classes for the streamed release; None
         when it cannot stream (see ``duckdb_release.py``); ``held`` as ``release.plan`` reads it."""
         keys = c.class_keys(node)
-        if classes is not None:  # local checks: the kernel has the node's classes and verdicts
-            failing = list(zip(*(codes[~classes.kept].tolist() for codes in classes.codes)))
+        found = classes() if classes is not None else None
+        if found is not None:  # local checks: the kernel has the node's classes and verdicts
+            failing = list(zip(*(codes[~found.kept].tolist() for codes in found.codes)))
         else:
             self.ensure_wide()
             self._mode(False, 0)

@@ -217,7 +217,7 @@ class MemoryEngine(Store):
         classes=None,
     ) -> None:
         kernel = self._kernel
-        cls = classes if classes is not None else kernel.node_classes(node, keep, params)
+        cls = kernel.node_classes(node, keep, params)  # this store's runner is its kernel
         rows = [kernel.up[j][level][self._codes[j]] for j, level in enumerate(node)]
         distinct, inverse = group(rows, [kernel.sizes[j][level] for j, level in enumerate(node)])
         if len(distinct[0]) != len(cls.n):  # the same classes, in the same code order
