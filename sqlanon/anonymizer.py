@@ -68,7 +68,7 @@ class Result:
         return summary_html(self.details)
 
 
-def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None, on_published=None) -> Result:
+def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None, on_published=None, interrupted=None) -> Result:
     """Run a job end to end. Raises a ``SqlanonError`` subclass on bad input.
 
     ``on_check`` is called with every check's result and ``on_phase`` with the name of each
@@ -78,11 +78,20 @@ def anonymize(job: Job, on_check=None, on_phase=None, on_progress=None, on_publi
     the report, the summary and the HTML page are published together, and only when a
     transformation was found and the output verified; otherwise nothing is written.
     ``on_published`` is called (without arguments) the moment they all stand: from there on
-    nothing takes the release back, an interrupt included.
+    nothing takes the release back, an interrupt included. ``interrupted`` (no arguments, a
+    bool) is asked just before that moment: when it answers true (a signal came that a library
+    swallowed) nothing is published and ``KeyboardInterrupt`` is raised.
     """
     if on_progress is not None:
         on_phase = _phases_to(on_progress, on_phase)
-    return _execute(job, on_check=on_check, on_phase=on_phase, on_progress=on_progress, on_published=on_published)
+    return _execute(
+        job,
+        on_check=on_check,
+        on_phase=on_phase,
+        on_progress=on_progress,
+        on_published=on_published,
+        interrupted=interrupted,
+    )
 
 
 def _phases_to(on_progress, on_phase):
@@ -94,18 +103,21 @@ def _phases_to(on_progress, on_phase):
     return phase
 
 
-def apply(job: Job, manifest: object, manifest_path: str | None = None, on_published=None) -> Result:
+def apply(job: Job, manifest: object, manifest_path: str | None = None, on_published=None, interrupted=None) -> Result:
     """Apply a saved transformation (a report, or its manifest, as parsed JSON) to the job's
     data, held to the job's own models and suppression limit, which are re-checked there and
     verified on the written output; ``success`` is False, with a ``reason``, if they no longer
     hold (and nothing is written). A manifest is input: a malformed one, or one whose models,
     limit or suppressed mode differ from the job's, is a ``ConfigError``. ``manifest_path``:
-    the manifest's file, which is never written over."""
+    the manifest's file, which is never written over. ``on_published`` and ``interrupted``: as
+    for ``anonymize``."""
     job = validated(job)
     source = f"manifest {manifest_path}" if manifest_path else "the manifest (given in code)"
     saved = held_to_job(saved_transformation(manifest, source), job)
     protect = {manifest_path: "the manifest"} if manifest_path else None
-    return _execute(job, manifest=saved, node=saved.levels, protect=protect, on_published=on_published)
+    return _execute(
+        job, manifest=saved, node=saved.levels, protect=protect, on_published=on_published, interrupted=interrupted
+    )
 
 
 def _execute(
@@ -117,9 +129,10 @@ def _execute(
     protect: dict | None = None,
     on_progress=None,
     on_published=None,
+    interrupted=None,
 ) -> Result:
     job = validated(job)
-    with _publication(job, protect, on_published) as publication:
+    with _publication(job, protect, on_published, interrupted) as publication:
         if job.algorithm in INTERVAL_ALGORITHMS and node is None:
             report, transformation = _execute_intervals(job, on_phase, publication), None
         else:
@@ -151,7 +164,7 @@ def _execute(
     return Result.of(report, transformation)
 
 
-def _publication(job: Job, protect: dict | None, on_published=None) -> Publication:
+def _publication(job: Job, protect: dict | None, on_published=None, interrupted=None) -> Publication:
     """Every target of the job, checked now, before any work: none may be a file the job
     reads or another target; an existing one only with ``overwrite``. An exception out of
     the run (a failed write or verification among them) leaves its ``with`` block, whose
@@ -163,6 +176,7 @@ def _publication(job: Job, protect: dict | None, on_published=None) -> Publicati
         settings_of(job).url,
         in_process=job.engine != "spark",
         on_commit=on_published,
+        interrupted=interrupted,
     )
     publication.reserve_output(job.output, job.input)
     publication.reserve(job.output.report, "report")

@@ -38,4 +38,6 @@ def guard(action: Callable[[], int]) -> None:
             raise
         click.echo(f"error: {error}", err=True)
         sys.exit(error.exit_code)
+    if received():  # a signal a library swallowed while the work went on to its end
+        interrupted()
     sys.exit(code)

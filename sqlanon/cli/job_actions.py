@@ -21,7 +21,7 @@ import click
 
 from sqlanon.anonymizer import anonymize as anonymize_job, apply as apply_manifest, summary
 from sqlanon.cli.arguments import absolute, node_levels
-from sqlanon.cli.interrupts import published
+from sqlanon.cli.interrupts import published, received
 from sqlanon.config.read import load_job
 from sqlanon.demo import demo_job, prepare_data
 from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK
@@ -96,7 +96,9 @@ def apply(config, manifest, output, report, order, overwrite, as_json, quiet) ->
     # The job's report path is usually the manifest itself: this run writes a report only
     # where --report says (and the guard refuses the manifest there too), its HTML beside it.
     job = replace(job, output=replace(job.output, report=absolute(report), summary=None, html=True))
-    result = apply_manifest(job, load_manifest(manifest), manifest_path=manifest, on_published=published)
+    result = apply_manifest(
+        job, load_manifest(manifest), manifest_path=manifest, on_published=published, interrupted=received
+    )
     return _finish(job, result, as_json, quiet)
 
 
@@ -105,7 +107,10 @@ def _run(job, as_json: bool, quiet: bool = False) -> int:
     progress = Display()
     try:
         result = anonymize_job(
-            job, on_progress=progress if progress.active and not quiet else None, on_published=published
+            job,
+            on_progress=progress if progress.active and not quiet else None,
+            on_published=published,
+            interrupted=received,
         )
     finally:
         progress.close()

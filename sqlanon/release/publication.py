@@ -88,12 +88,16 @@ class Publication:
         url: str | None = None,
         in_process: bool = True,
         on_commit: Callable[[], None] | None = None,
+        interrupted: Callable[[], bool] | None = None,
     ):
         self.protected = protected
         self.overwrite = overwrite
         self.url = url  # the PostgreSQL database of an output table
         self.in_process = in_process
         self.on_commit = on_commit  # called at the point of no return (before the clean-up)
+        # asked just before that point: whether a signal came that a library swallowed (DuckDB
+        # can consume one at the end of a query); then nothing is published
+        self.interrupted = interrupted
         self._files: list[_File] = []
         self._folders: list[_Folder] = []
         self._locks: list[TargetLock] = []
@@ -279,6 +283,8 @@ class Publication:
                 f.placed = True
                 sync(f.folder.fd)
                 hold(f"publish:place-{i}")
+            if self.interrupted is not None and self.interrupted():
+                raise KeyboardInterrupt
             if self._table is not None:
                 self._publish_table()
                 decided = True  # the renamed table cannot be taken back (a recovery sees its name gone)

@@ -297,3 +297,56 @@ def test_kill_during_output_write_leaves_no_partial_output_and_next_run_cleans_u
     _, err = again.communicate(timeout=120)
     assert again.returncode == 0, err
     assert sorted(os.listdir(out)) == ["released.parquet", "report.html", "report.json"]
+
+
+# A real run over ADULT whose signal a library swallows in the last moments of the work, where
+# the run would end before the watcher raised it again: just before the publication (nothing may
+# be published then) or just after it (the release stands, and the run still says it was stopped).
+SWALLOWED_AROUND_PUBLISHING = """
+import os, signal, sys, time
+from sqlanon.cli import entry
+from sqlanon.release import publication
+
+commit = publication.Publication.commit
+
+def swallowed():
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+    except KeyboardInterrupt:
+        pass  # as DuckDB may at the end of a query: the run goes on
+
+def committing(self):
+    if %(before)r:
+        swallowed()
+    commit(self)
+    if not %(before)r:
+        swallowed()
+
+publication.Publication.commit = committing
+sys.argv = ["sqlanon", "anonymize", %(job)r]
+entry.main()
+"""
+
+
+@pytest.mark.parametrize("before", [True, False], ids=["before-publishing", "after-publishing"])
+def test_a_signal_swallowed_at_the_end_of_the_work_still_ends_the_run(tmp_path, before):
+    job, out = write_job(tmp_path, limit=0.0)
+    (tmp_path / "swallowing.py").write_text(SWALLOWED_AROUND_PUBLISHING % {"before": before, "job": str(job)})
+    run = subprocess.run(
+        [sys.executable, "-m", "swallowing"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
+    )
+    assert run.returncode == 130, run.stderr
+    if before:
+        assert run.stderr.endswith(INTERRUPTED + "\n") and "Traceback" not in run.stderr, run.stderr
+        assert os.listdir(out) == []
+    else:
+        assert run.stderr.endswith(
+            "interrupted after the release was published: its files are complete and verified\n"
+        ), run.stderr
+        assert sorted(os.listdir(out)) == ["released.parquet", "report.html", "report.json"]
