@@ -212,17 +212,22 @@ IN_EXEC = """
 def test_an_interrupt_a_library_swallows_still_ends_the_run(tmp_path, case):
     (tmp_path / "misbehaving.py").write_text(MISBEHAVING % case)
     started = time.monotonic()
-    run = subprocess.run(
-        [sys.executable, "-m", "misbehaving"],
-        capture_output=True,
-        text=True,
-        timeout=20,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
-    )
+    run = run_module(tmp_path, "misbehaving", timeout=20)
     seconds = time.monotonic() - started
     assert (run.returncode, run.stderr) == (130, INTERRUPTED + "\n")
     assert seconds < 5, seconds  # the start-up, then 0.8 s at most from the signal
+
+
+def run_module(folder, name, timeout):
+    """Run ``folder/<name>.py`` as ``python -m <name>``, with sqlanon importable."""
+    return subprocess.run(
+        [sys.executable, "-m", name],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=folder,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
+    )
 
 
 def handling_signals(pid):
@@ -333,14 +338,7 @@ entry.main()
 def test_a_signal_swallowed_at_the_end_of_the_work_still_ends_the_run(tmp_path, before):
     job, out = write_job(tmp_path, limit=0.0)
     (tmp_path / "swallowing.py").write_text(SWALLOWED_AROUND_PUBLISHING % {"before": before, "job": str(job)})
-    run = subprocess.run(
-        [sys.executable, "-m", "swallowing"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *sys.path])},
-    )
+    run = run_module(tmp_path, "swallowing", timeout=120)
     assert run.returncode == 130, run.stderr
     if before:
         assert run.stderr.endswith(INTERRUPTED + "\n") and "Traceback" not in run.stderr, run.stderr
