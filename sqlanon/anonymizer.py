@@ -65,6 +65,7 @@ class Result:
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: the HTML report's summary (no histogram, no manifest)."""
+        assert self.details is not None, "a result made by ``Result.of`` holds its report"
         return summary_html(self.details)
 
 
@@ -124,7 +125,7 @@ def _execute(
     job: Job,
     on_check=None,
     on_phase=None,
-    manifest: dict | None = None,
+    manifest: SavedTransformation | None = None,
     node=None,
     protect: dict | None = None,
     on_progress=None,
@@ -196,6 +197,7 @@ def _execute_lattice(
         if node is None:
             outcome, checker = session.search(on_check=on_check, on_progress=on_progress)
         else:
+            assert manifest is not None, "a saved transformation gives the node"
             check_hierarchies(job, manifest, session.hierarchy_objects)
             node = session.validate_node(node)
             checker = session.checker()
@@ -273,13 +275,12 @@ def _execute_intervals(job: Job, on_phase, publication: Publication) -> Report:
         seconds["search"] = time.perf_counter() - started
         started = time.perf_counter()
         verification = None
-        solution = outcome.solution
         if outcome.found and job.output.writes:
             verification = write_verified(
                 session,
                 publication,
                 lambda target: write_intervals(session, outcome, target),
-                Promise(solution.suppressed, outcome.cost.limit),
+                Promise(outcome.suppressed, outcome.cost.limit),
                 phase,
             )
         seconds["output"] = time.perf_counter() - started

@@ -114,18 +114,19 @@ class Session:
             self.snapshot_settings = self.check_placement.snapshot_settings(
                 job.snapshots, self.engine.capabilities.snapshots
             )
-            if self.prepared.value_counts is None:
+            value_counts = self.prepared.value_counts
+            if value_counts is None:
                 # a one-scan SQL prepare counts once checks are placed: the kernel has them in numpy
-                counts = self._runner.value_counts() if self._runner is not None else self.engine.value_counts()
-                self.prepared = replace(self.prepared, value_counts=counts)
-            for hierarchy, counts in zip(self.hierarchy_objects, self.prepared.value_counts):
+                value_counts = self._runner.value_counts() if self._runner is not None else self.engine.value_counts()
+                self.prepared = replace(self.prepared, value_counts=value_counts)
+            for hierarchy, counts in zip(self.hierarchy_objects, value_counts):
                 refuse_header_row(hierarchy, counts[0])  # a header read as a value would change the loss
             # a '*' leaf some row holds: released, that row would look suppressed
-            refuse_masked_leaves(job.input, self.qis, self.hierarchies, self.prepared.value_counts)
+            refuse_masked_leaves(job.input, self.qis, self.hierarchies, value_counts)
         except BaseException:
             self.engine.close()
             raise
-        self.ctx = metric_context(self.prepared.rows, self.hierarchies, self.prepared.value_counts)
+        self.ctx = metric_context(self.prepared.rows, self.hierarchies, value_counts)
         self.lattice = Lattice(
             [len(h.labels) - 1 for h in self.hierarchies], [h.distinct for h in self.hierarchies], self.qis
         )
@@ -226,7 +227,7 @@ class Session:
         """The job's privacy models, their auxiliary tables stored in the engine."""
         models = build_models(job.k, job.models)
         for model in models:
-            if model.population and model.subset != self.subset:
+            if model.subset is not None and model.subset != self.subset:
                 raise ConfigError(
                     f"the delta-presence model reads the research subset {model.subset.describe()}, "
                     "which this session did not prepare"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 
 from sqlanon.criteria.conditions import Conditions
@@ -137,7 +137,7 @@ class Checker:
             needs = needs | (known[0] if known else Need.NONE)
         start = self.snapshots.start(node)
         stats = self.runner.class_stats(node, self.keep, self.params, needs, start=start.handle)
-        if key is not None:
+        if self.memo is not None and key is not None:
             self.memo[key] = (needs, stats)
         return stats, True
 
@@ -242,13 +242,13 @@ class Batch:
             return known
         stats = self.fetched.pop(node, None)
         if stats is None and self.many is not None:
-            stats = self._fetch(node)
+            stats = self._fetch(node, self.many)
         if stats is None:
             return checker.check(node)
         return checker._record(node, stats)
 
-    def _fetch(self, node: Node) -> ClassStats | None:
-        """Compute ``node`` and the next unchecked nodes after it in one runner call."""
+    def _fetch(self, node: Node, many: Callable[..., list[ClassStats] | None]) -> ClassStats | None:
+        """Compute ``node`` and the next unchecked nodes after it in one runner call (``many``)."""
         checker = self.checker
         wanted = [node]
         while len(wanted) < self.size and self.position < len(self.ahead):
@@ -260,7 +260,7 @@ class Batch:
             return None
         self.size = min(2 * self.size, BATCH_MOST)
         started = time.perf_counter()
-        found = self.many(wanted, checker.keep, checker.params, checker.needs)
+        found = many(wanted, checker.keep, checker.params, checker.needs)
         checker.seconds += time.perf_counter() - started
         if found is None:
             self.many = None  # the runner answers this job one node at a time

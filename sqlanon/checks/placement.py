@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from sqlanon.engines.capabilities import Where
 from sqlanon.engines.store import Store
 from sqlanon.errors import ConfigError
 from sqlanon.core.snapshots import SnapshotSettings
@@ -60,7 +61,9 @@ _UNITS = {
 
 def parse_size(text: str) -> int:
     """``"512MB"`` -> bytes (the formats config.py accepts)."""
-    number, unit = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]+)\s*", text).groups()
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]+)\s*", text)
+    assert match is not None, f"not a size: {text!r} (the job's validation refuses it)"
+    number, unit = match.groups()
     return int(float(number) * _UNITS[unit.lower()])
 
 
@@ -86,7 +89,7 @@ class Placement:
     ``checks_placement_reason``), and the engine's query latency in seconds when ``auto``
     measured it."""
 
-    where: str
+    where: Where
     why: str
     latency: float | None = None
 
@@ -102,7 +105,7 @@ class Placement:
 
 def for_intervals(engine: Store) -> Placement:
     """The ordered-interval algorithms run no per-node check: nothing is fetched for them."""
-    where = "sql" if "sql" in engine.capabilities.placements else "local"
+    where: Where = "sql" if "sql" in engine.capabilities.placements else "local"
     return Placement(where, "the ordered-interval search reads the class table itself")
 
 
@@ -140,19 +143,23 @@ def decide(
         return Placement("sql", f"the class table ({_size(needed)}) exceeds the local budget ({_size(allowed)})")
     if requested == "local":
         return Placement("local", 'engine.checks = "local"')
-    local, scan = rows * KERNEL_ROW_SECONDS, rows * engine.row_seconds
+    # both placements are open: the engine runs SQL checks, so it declares their cost
+    row_seconds = engine.row_seconds
+    assert row_seconds is not None, f"the {engine.name} engine runs SQL checks but declares no row_seconds"
+    local, scan = rows * KERNEL_ROW_SECONDS, rows * row_seconds
     if local <= scan:  # a query costs its latency on top: measuring it cannot change the choice
         return Placement(
             "local",
             f"a local check (~{local * 1e3:.2f} ms: {rows:,} rows x {KERNEL_ROW_SECONDS * 1e9:.0f} ns) "
             f"costs less than a query's scan alone (~{scan * 1e3:.2f} ms: {rows:,} rows x "
-            f"{engine.row_seconds * 1e9:.0f} ns), whatever its latency",
+            f"{row_seconds * 1e9:.0f} ns), whatever its latency",
         )
     if settle is not None:
         settle()
     latency = engine.query_latency()
-    sql = latency + rows * engine.row_seconds
-    measured = f"{latency * 1e3:.2f} ms measured latency + {rows:,} rows x {engine.row_seconds * 1e9:.0f} ns"
+    assert latency is not None, f"the {engine.name} engine runs SQL checks but measures no query latency"
+    sql = latency + rows * row_seconds
+    measured = f"{latency * 1e3:.2f} ms measured latency + {rows:,} rows x {row_seconds * 1e9:.0f} ns"
     if local <= sql:
         return Placement(
             "local",

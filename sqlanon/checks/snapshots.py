@@ -109,7 +109,7 @@ class Snapshots:
         non-anonymous node's (Flash's next checks on its path generalize it; an anonymous
         node's generalizations are tagged), and only when it is small enough to be cheaper
         to read than the base class table, by the history's ratio."""
-        return (self.settings.rollup or self.settings.history) and self._small_and_open(classes, anonymous)
+        return bool(self.settings.rollup or self.settings.history) and self._small_and_open(classes, anonymous)
 
     def start(self, node: Node) -> Start:
         last = self.last
@@ -133,7 +133,9 @@ class Snapshots:
                 if fewest is None or key < fewest:
                     chosen, fewest = slot, key
             if chosen is not None:
-                best, kind = self.history[self._node_at[chosen]], "history"
+                occupant = self._node_at[chosen]
+                assert occupant is not None, "a slot in use holds its node"
+                best, kind = self.history[occupant], "history"
         if best is None:
             return Start("base")
         if kind == "history":
@@ -147,7 +149,7 @@ class Snapshots:
     def wants(self, node: Node, classes: int, anonymous: bool) -> bool:
         """Would the history keep this node's snapshot?"""
         return (
-            self.settings.history
+            bool(self.settings.history)
             and self.settings.history_size > 0
             and node not in self.history
             and self._small_and_open(classes, anonymous)

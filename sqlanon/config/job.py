@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Literal, Mapping
 
 from sqlanon.core.genetic import GeneticParams
 from sqlanon.core.risk import RiskSettings
@@ -44,7 +44,7 @@ class KOptimizeOptions:
     its tree's subtrees on this many threads (cores).
     """
 
-    suppression_rows: int | str | None = None
+    suppression_rows: int | Literal["unlimited"] | None = None
     upper_bound: str = "none"
     order: Mapping[str, list[str]] = field(default_factory=dict)
     threads: int = 1
@@ -122,6 +122,7 @@ class Job:
             return h
         if isinstance(h, dict):
             return build_hierarchy(attribute.name, h, values() if callable(values) else values)
+        assert h is not None, f"'{attribute.name}' has no hierarchy (the job's validation refuses a QI without one)"
         return read_hierarchy(h, attribute.name, encoding=attribute.encoding)
 
 

@@ -29,4 +29,5 @@ class Need(Flag):
 
     def names(self) -> list[str]:
         """The flags set, as a message names them."""
-        return [flag.name.lower() for flag in Need if flag and flag in self]
+        # a member met iterating a Flag is named (the stubs allow a nameless combination)
+        return [flag.name.lower() for flag in Need if flag and flag in self and flag.name]

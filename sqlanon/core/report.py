@@ -15,7 +15,7 @@ This module imports nothing of sqlanon: every layer may build or read a report.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 #: field metadata: leave the key out of the document when the value is None (or empty)
@@ -25,8 +25,8 @@ FLAT = {"flat": True}
 
 
 def _plain(value: Any) -> Any:
-    """``value`` as JSON holds it: dataclasses (ours) through their ``to_dict``."""
-    if is_dataclass(value) and not isinstance(value, type):
+    """``value`` as JSON holds it: the report's sections through their ``to_dict``."""
+    if isinstance(value, _Section):
         return value.to_dict()
     if isinstance(value, list):
         return [_plain(v) for v in value]

@@ -16,12 +16,15 @@ over a class's histogram of labels, for the independent re-check of the written 
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from sqlglot import exp
 
 from sqlanon.core.needs import Need
 from sqlanon.sql import col, param
+
+if TYPE_CHECKING:
+    from sqlanon.criteria.population import ResearchSubset
 
 #: float comparisons of entropies and distances allow this much rounding error
 EPSILON = 1e-10
@@ -37,13 +40,20 @@ class PrivacyModel:
     whole_table: bool = False
     #: reads each class's population count (delta-presence's research subset)
     population: bool = False
-    #: the auxiliary table its figures read (t-closeness's distances), None for most models
-    aux: str | None = None
+    #: the research subset a model reading the population releases (None for the others)
+    subset: ResearchSubset | None = None
     #: optional figures the engine must add to ClassStats (e.g. "uniques")
     needs: Need = Need.NONE
     #: the figure reported on the output: the worst class is its min ("min") or max ("max")
     worst: str = "min"
     key: str = "m"
+    #: the keys of its job entry beside ``type`` (its constructor's arguments)
+    options: tuple[str, ...] = ()
+
+    @property
+    def aux(self) -> str | None:
+        """The auxiliary table its figures read (t-closeness's distances), None for most models."""
+        return None
 
     def bind(self, key: str) -> "PrivacyModel":
         """Give the model its prefix for column and parameter names in a combined query."""
@@ -70,7 +80,7 @@ class PrivacyModel:
         """Predicate a class must satisfy to be kept; ``size`` is the class's row count."""
         return exp.true()
 
-    def class_columns(self, histogram: exp.Expression, keys: Sequence[str]) -> exp.Select | None:
+    def class_columns(self, histogram: exp.Query, keys: Sequence[str]) -> exp.Select | None:
         """One row per class (``keys`` and the model's figures) from the histogram query."""
         return None
 
@@ -110,8 +120,13 @@ class PrivacyModel:
     def table_holds(self, value: float) -> bool:
         return True
 
+    def empty_classes_hold(self, empty: int) -> bool:
+        """The node holds on its ``empty`` population classes without subset rows (asked of a
+        model reading the population only)."""
+        return True
 
-def number(value) -> exp.Literal:
+
+def number(value) -> exp.Literal | exp.Neg:
     return exp.Literal.number(value)
 
 

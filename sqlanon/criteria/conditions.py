@@ -39,8 +39,15 @@ class Conditions:
     def __call__(self, size: exp.Expression) -> exp.Expression:
         conditions = [m.class_condition(size.copy()) for m in self.models]
         conditions = [c for c in conditions if c != exp.true()] or [exp.true()]
-        return exp.and_(*conditions)
+        combined = exp.and_(*conditions)
+        assert isinstance(combined, exp.Expression)  # an And, or its one condition: a tree node either way
+        return combined
 
     def figures(self, histogram_for, keys) -> list[exp.Select]:
         """The per-class figure queries (none when ``has_figures`` is false)."""
-        return [m.class_columns(histogram_for(m.attribute), keys) for m in self.histogram_models]
+        found = []
+        for m in self.histogram_models:
+            query = m.class_columns(histogram_for(m.attribute), keys)
+            assert query is not None, f"{m.name} reads '{m.attribute}' but gives no figures of it"
+            found.append(query)
+        return found

@@ -51,6 +51,7 @@ class DeltaPresence(PrivacyModel):
     monotonic_with_suppression = False
     #: reads each class's population count ``pop`` (carried by the class table)
     population = True
+    subset: ResearchSubset  # always given
 
     def __init__(
         self,

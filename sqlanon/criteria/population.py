@@ -37,7 +37,10 @@ class ResearchSubset:
     @property
     def input_column(self) -> str:
         """The input column the subset is read from."""
-        return self.column if self.column is not None else self.key
+        if self.column is not None:
+            return self.column
+        assert self.key is not None, "a subset file comes with its key column"
+        return self.key
 
     def describe(self) -> dict:
         if self.column is not None:
@@ -50,7 +53,7 @@ def subset_condition(subset: ResearchSubset, alias: str) -> exp.Expression:
     if subset.column is not None:
         return exp.Cast(this=c.col(subset.column, alias), to=exp.DataType.build("BOOLEAN"))
     ids = exp.select(c.col("key")).from_(c.table(IDS))
-    return exp.In(this=c.as_text(c.col(subset.key, alias)), query=ids.subquery())
+    return exp.In(this=c.as_text(c.col(subset.input_column, alias)), query=ids.subquery())
 
 
 def classes_query(qis: list[str], sensitives: int, lnx: bool) -> exp.Select:

@@ -42,6 +42,7 @@ class TCloseness(PrivacyModel):
     options = ("attribute", "t", "distance", "hierarchy", "order", "encoding")
     monotonic_with_suppression = False
     worst = "max"
+    attribute: str  # always given
 
     def __init__(
         self, attribute: str, t: float, distance: str = "equal", hierarchy=None, order=None, encoding: str | None = None

@@ -38,6 +38,7 @@ _QUOTED = 'quote the whole value and double each quote in it (the value 5"x is w
 
 def header(source: Source) -> list[str]:
     """The field names of the CSV's first line, in the input's encoding ([] for an empty file)."""
+    assert source.path is not None  # a CSV source is a file
     try:
         with open(source.path, newline="", encoding=reading_codec(source.encoding)) as handle:
             return next(csv.reader(handle, delimiter=source.delimiter), [])
@@ -51,6 +52,7 @@ def check_header(source: Source) -> None:
     """Refuse a compressed file, a header with an empty name, and one that names a column twice:
     DuckDB would rename the second one (``x_1``, ``column2`` for an empty name) and pyarrow keep
     both, and either way a role would land on the wrong column."""
+    assert source.path is not None  # a CSV source is a file
     refuse_compressed(source.path)
     names = header(source)
     empty = [position for position, name in enumerate(names, start=1) if not name.strip()]
@@ -123,6 +125,7 @@ def read_error(source: Source, error: Exception) -> DataError:
 
 
 def _diagnosis(source: Source, said: str) -> str | None:
+    assert source.path is not None  # a CSV source is a file
     found = first_undecodable(source.path, source.encoding)
     if found is not None:
         return undecodable_message(f"input {source.path}", source.path, source.encoding, found, "[input] encoding")
@@ -167,6 +170,7 @@ def first_malformed_row(source: Source, limit: int = LINE_LIMIT) -> str | None:
     """What is wrong with the first row that breaks the CSV rules (a quote never closed,
     characters after a closing quote, a value too long, another number of fields than the
     header's), naming its line; None when every row is well formed."""
+    assert source.path is not None  # a CSV source is a file
     try:
         with open(source.path, newline="", encoding=reading_codec(source.encoding)) as handle, _field_limit(limit):
             reader = csv.reader(handle, delimiter=source.delimiter, strict=True)
@@ -214,6 +218,7 @@ def _field_limit(limit: int) -> Iterator[None]:
 def refuse_unclosed_quote(source: Source) -> None:
     """Refuse a CSV with a quote never closed, which pyarrow reads as one value up to the end of
     the file. Such a file holds an odd number of quotes; only then is it parsed here."""
+    assert source.path is not None  # a CSV source is a file
     try:
         with open(source.path, "rb") as handle:
             quotes = sum(block.count(b'"') for block in iter(lambda: handle.read(1 << 24), b""))

@@ -110,7 +110,7 @@ class DuckDBSettings(Settings):
     memory_limit: str | None = None
     temp_directory: str | None = None
     threads: int | None = None
-    url: str | None = None  # type: ignore[assignment]  (a field here, a property on the base)
+    url: str | None = None  # a field here, a property on the base
 
     PATHS: ClassVar[tuple[str, ...]] = ("temp_directory",)
 
@@ -135,7 +135,7 @@ class DuckDBSettings(Settings):
 class PostgresSettings(Settings):
     """The database (a libpq URL or key=value string; None: the ``PG*`` environment variables)."""
 
-    url: str | None = None  # type: ignore[assignment]
+    url: str | None = None  # a field here, a property on the base
 
     def check(self, engine: str, input_kind: str | None) -> None:
         _url(self.url)

@@ -42,9 +42,13 @@ SnapshotHandle = Any  # the runner's storage of a node's classes: a temp table, 
 
 
 class CheckRunner(Protocol):
-    where: Where
     batches: bool
     snapshots: bool
+
+    @property
+    def where(self) -> Where:
+        """Read-only: each runner's is a constant of its class (the kernel's ``"local"``)."""
+        ...
 
     def class_stats(
         self, node: Node, keep: Conditions, params: dict, needs: Need, start: SnapshotHandle | None = None

@@ -110,6 +110,11 @@ class Store(ABC):
         """``subset``: delta-presence's research subset; only an engine whose capabilities
         say ``research_subset`` is given one."""
 
+    def value_counts(self) -> tuple[tuple[int, ...], ...]:
+        """Rows per leaf code of every QI, asked only of a store whose prepare left them out
+        (``PreparedData.value_counts`` None: a SQL engine's one scan, which counts them here)."""
+        raise NotImplementedError(f"the {self.name} engine's prepare counts the rows per leaf code")
+
     @abstractmethod
     def distinct_values(self, column: str) -> list[str]: ...
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from sqlglot import exp
 
-_COMPARE = {
+_COMPARE: dict[type[exp.Expression], np.ufunc] = {
     exp.GTE: np.greater_equal,
     exp.GT: np.greater,
     exp.LTE: np.less_equal,
@@ -30,9 +30,14 @@ _COMPARE = {
     exp.EQ: np.equal,
     exp.NEQ: np.not_equal,
 }
-_ARITHMETIC = {exp.Add: np.add, exp.Sub: np.subtract, exp.Mul: np.multiply, exp.Div: np.true_divide}
-_LOGIC = {exp.And: np.logical_and, exp.Or: np.logical_or}
-_UNARY = {exp.Not: np.logical_not, exp.Ln: np.log, exp.Abs: np.abs}
+_ARITHMETIC: dict[type[exp.Expression], np.ufunc] = {
+    exp.Add: np.add,
+    exp.Sub: np.subtract,
+    exp.Mul: np.multiply,
+    exp.Div: np.true_divide,
+}
+_LOGIC: dict[type[exp.Expression], np.ufunc] = {exp.And: np.logical_and, exp.Or: np.logical_or}
+_UNARY: dict[type[exp.Expression], np.ufunc] = {exp.Not: np.logical_not, exp.Ln: np.log, exp.Abs: np.abs}
 
 
 def evaluate(node: exp.Expression, columns: dict[str, np.ndarray], params: dict):
@@ -66,7 +71,7 @@ def compile_tree(node: exp.Expression) -> Evaluator:
         return lambda columns, params: value
     if kind is exp.Paren:
         return compile_tree(node.this)
-    if kind is exp.Cast:
+    if type(node) is exp.Cast:  # type(node) narrows node: the branch reads the Cast's ``to``
         if node.to.this not in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT):
             raise NotImplementedError(f"CAST to {node.to.sql()} is not evaluated in memory")
         inner = compile_tree(node.this)
@@ -84,7 +89,7 @@ def compile_tree(node: exp.Expression) -> Evaluator:
     if unary is not None:
         inner = compile_tree(node.this)
         return lambda columns, params: unary(inner(columns, params))
-    if kind is exp.Case:
+    if type(node) is exp.Case:
         return _case(node)
     if kind is exp.Sum:
         inner = compile_tree(node.this)
@@ -142,7 +147,7 @@ class Compiled:
     """A keep condition's trees built once: the combined per-class predicate over ``n`` and
     the metric's sums per number of QIs (``Conditions.stats_columns``)."""
 
-    def __init__(self, keep):
+    def __init__(self, keep) -> None:
         self.predicate = keep(exp.column("n"))
         self._predicate = compile_tree(self.predicate)
         self._source = keep

@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
 
 import numba
 import numpy as np
 
 OVERFLOW = 2**62
+
+K = TypeVar("K", bound=Hashable)  # a map's key (the kernel's: QI and levels)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -158,15 +161,15 @@ def group(columns: Sequence[np.ndarray], radices: Sequence[int]) -> tuple[list[n
     return list(distinct), inverse
 
 
-class Maps:
+class Maps(Generic[K]):
     """Code maps laid end to end in one array, each found by its key, so a compiled loop takes
     any subset of them by offset: built once per kernel, not per check. With ``build``, a key
     not given is built when ``offsets`` first names it and appended (the array grows by
     doubling; offsets already handed out stay valid, and ``values`` read before still holds
     them): a 5,001-level hierarchy has 12.5 M pairs of levels, a search reads a few of them."""
 
-    def __init__(self, maps: dict[Hashable, np.ndarray], build: Callable[[Hashable], np.ndarray] | None = None):
-        self.starts: dict[Hashable, int] = {}
+    def __init__(self, maps: dict[K, np.ndarray], build: Callable[[K], np.ndarray] | None = None):
+        self.starts: dict[K, int] = {}
         self._build = build
         parts = [np.asarray(values, np.int64) for values in maps.values()]
         at = 0
@@ -181,11 +184,11 @@ class Maps:
         """Every map built so far, end to end (one zero when there is none)."""
         return self._buffer[: self._end] if self._end else self._buffer[:1]
 
-    def offsets(self, chosen: Sequence[Hashable | None]) -> np.ndarray:
+    def offsets(self, chosen: Sequence[K | None]) -> np.ndarray:
         """Per column, the start of the map keyed ``chosen[j]`` (None: the column as it is)."""
         return np.array([-1 if key is None else self._start(key) for key in chosen], np.int64)
 
-    def _start(self, key: Hashable) -> int:
+    def _start(self, key: K) -> int:
         start = self.starts.get(key)
         if start is not None:
             return start

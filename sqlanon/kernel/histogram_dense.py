@@ -13,6 +13,8 @@ of them empty.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
@@ -32,6 +34,9 @@ def lowest_bit(m):  # pragma: no cover - compiled
     return x
 
 
+#: an intrinsic or a jitted function, callable in compiled code only (the intrinsic's Python
+#: signature is its typing's), so no Python callable type covers both
+trailing_zeros: Any
 try:  # one instruction (cttz); a semi-internal module of numba, so lowest_bit stands in
     from numba.cpython.unsafe.numbers import trailing_zeros
 except ImportError:  # pragma: no cover - another numba

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Literal
 
 import numpy as np
 
@@ -59,6 +60,8 @@ from sqlanon.core.stats import ClassStats
 
 #: the most check plans (radices and map offsets per step) kept before starting afresh
 PLANS = 1 << 16
+#: the verdicts of classes not decided yet: ``Kernel.classes`` decides them once their columns are in
+_UNDECIDED = np.zeros(0, bool)
 
 
 class Kernel:
@@ -76,7 +79,7 @@ class Kernel:
     It is a check runner (``engines/runner.py``): the in-process one, which the memory engine
     always uses and a SQL engine with ``checks = "local"`` builds over its fetched class table."""
 
-    where = "local"
+    where: Literal["local"] = "local"
     batches = False  # a check costs microseconds here: one node at a time
     snapshots = True  # a snapshot is the arrays themselves
 
@@ -99,15 +102,15 @@ class Kernel:
         self.sizes = [[len(level) for level in h.labels] for h in self.hierarchies]
         # per QI the leaf codes its base table holds: every code a check meets generalizes one
         self._held_leaves = [
-            np.flatnonzero(np.bincount(base.matrix[j], minlength=self.sizes[j][0]))
+            np.flatnonzero(np.bincount(base.codes()[j], minlength=self.sizes[j][0]))
             for j in range(len(self.hierarchies))
         ]
         self.up = [leaf_levels(h, held) for h, held in zip(self.hierarchies, self._held_leaves)]
         # the up maps keyed (QI, from level, to level) end to end, so a check passes its
         # columns' maps to the compiled loop by offset; each built when a check first reads it
         # (a search reads a few of the pairs of levels), as are the levels' leaf counts
-        self.maps = Maps({}, self._up_map)
-        self.leaf_maps = Maps({}, lambda key: self.leaves(*key))
+        self.maps: Maps[tuple[int, int, int]] = Maps({}, self._up_map)
+        self.leaf_maps: Maps[tuple[int, int]] = Maps({}, lambda key: self.leaves(*key))
         self._arrays: dict[tuple[str, int, int], np.ndarray] = {}  # per (kind, QI, level): _per_code
         self._pending: Table | None = None  # the table of the node the last check computed
         self._derived: dict = {}  # per auxiliary table, what the figures derive from it once
@@ -119,8 +122,9 @@ class Kernel:
         # codes as int32 when every domain allows (a check reads the code matrix twice and
         # writes it once: half the bytes through the cache); the groupings keep the type
         widest = max([size for sizes in self.sizes for size in sizes] + [len(values) for values in self.values] + [1])
-        base = replace(base, matrix=np.ascontiguousarray(base.matrix, np.int32 if widest < 2**31 else np.int64))
-        self.base = self._by_class(base) if base.matrix.shape[0] > len(base.node) else base
+        matrix = np.ascontiguousarray(base.codes(), np.int32 if widest < 2**31 else np.int64)
+        base = replace(base, matrix=matrix)
+        self.base = self._by_class(base) if matrix.shape[0] > len(base.node) else base
 
     def _up_map(self, key: tuple[int, int, int]) -> np.ndarray:
         """QI j's codes at level a mapped to level b: through the leaves the base table holds,
@@ -162,7 +166,7 @@ class Kernel:
         d = len(table.node)
         radices = [self.sizes[j][level] for j, level in enumerate(table.node)]
         matrix, inverse, n = self.grouper.regroup(
-            np.ascontiguousarray(table.matrix[:d]),
+            np.ascontiguousarray(table.codes()[:d]),
             radices,
             self.maps.values,
             np.full(d, -1, np.int64),
@@ -175,7 +179,7 @@ class Kernel:
         live = table.n > 0  # population-only rows (n = 0, sensitive codes read as 0) hold no value
         rows = int(live.sum())
         histograms: list[Pairs | Dense] = []
-        for codes, values in zip(table.matrix[d:], self.values):
+        for codes, values in zip(table.codes()[d:], self.values):
             pairs = Pairs(
                 *regroup_histograms(
                     np.arange(rows + 1, dtype=np.int64),
@@ -253,7 +257,7 @@ class Kernel:
                         for h in histograms
                     ]
         columns: dict[str, np.ndarray] = {"n": n}
-        cls = Classes(table, n, columns, None, live, empty)
+        cls = Classes(table, n, columns, _UNDECIDED, live, empty)
         if leaves or compiled(keep).reads_leaves(len(table.node)):
             matrix = cls.matrix
             for j, level in enumerate(table.node):
@@ -263,6 +267,7 @@ class Kernel:
         if pop is not None:
             columns["pop"] = pop
         for model in keep.histogram_models:
+            assert histograms is not None  # a model that reads histograms has its attribute's codes in the table
             columns.update(self._figures(model, histograms, n))
         cls.kept = compiled(keep).keep(columns, params)
         return cls
@@ -289,7 +294,7 @@ class Kernel:
         self.count(self.base_rows * len(self.hierarchies))
         return tuple(
             tuple(
-                np.bincount(self.base.matrix[j], weights=self.base.n, minlength=h.size)
+                np.bincount(self.base.codes()[j], weights=self.base.n, minlength=h.size)
                 .round()
                 .astype(np.int64)
                 .tolist()
@@ -315,7 +320,7 @@ class Kernel:
                 offsets = self._leaf_offsets[table.node] = self.leaf_maps.offsets(list(enumerate(node)))
             leaves = tuple(int(x) for x in weighted_sums(cls.matrix, n, kept, self.leaf_maps.values, offsets))
         figures_ = compiled(keep).figures(len(node), {**cls.columns, "kept": kept}, params)
-        histograms = None
+        histograms: tuple[tuple[int, ...], ...] | None = None
         if Need.SUPPRESSED_HISTOGRAMS in needs:
             histograms = tuple(() for _ in node)
             if suppressed:

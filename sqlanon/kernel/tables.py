@@ -40,6 +40,7 @@ class Table:
         node's) or the leaves or suppressed codes are asked for, so most checks of a search
         with suppression never pay for them (a third of a regrouping)."""
         if self.matrix is None:
+            assert self.gather is not None  # a table without its codes comes with what makes them
             self.matrix, self.gather = self.gather(), None
         return self.matrix
 
@@ -71,7 +72,7 @@ class Dense:
         return Pairs(*dense_pairs(self.counts, self.held, n))
 
 
-def dense_type(rows: int) -> type:
+def dense_type(rows: int) -> type[np.uint16] | type[np.int32]:
     """The narrowest count type no class of a table of ``rows`` rows can overflow: a merge
     reads and writes the whole matrix, so its width is the merge's cost."""
     return np.uint16 if rows < 2**16 else np.int32

@@ -74,7 +74,7 @@ class HeadClasses:
         if self.lab is not None:
             moved_labels = np.stack(
                 [
-                    np.bincount(old, weights=self.model.labels[rows, c], minlength=self.count)[split]
+                    np.bincount(old, weights=self.model.label_rows[rows, c], minlength=self.count)[split]
                     for c in range(self.lab.shape[1])
                 ],
                 axis=1,

@@ -15,7 +15,7 @@ metric, their label counts) comes from the engine once; everything here runs in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -62,6 +62,12 @@ class IntervalModel:
         self.first = np.cumsum([0] + [dom.size - 1 for dom in self.domains])  # first alphabet index per attribute
 
     @property
+    def label_rows(self) -> np.ndarray:
+        """``labels``, which a model for the classification metric counts."""
+        assert self.labels is not None, "the model counts no labels (only the classification metric's does)"
+        return self.labels
+
+    @property
     def dimensions(self) -> int:
         return len(self.domains)
 
@@ -70,7 +76,7 @@ class IntervalModel:
 
     def cuts_by_attribute(self, cuts: Sequence[int]) -> list[list[int]]:
         """A cut set (alphabet indices) as the sorted cut ranks of each attribute."""
-        per = [[] for _ in self.domains]
+        per: list[list[int]] = [[] for _ in self.domains]
         for v in sorted(cuts):
             j, r = self.alphabet[v]
             per[j].append(r)
@@ -107,7 +113,7 @@ def build_model(
     counts: np.ndarray,
     label_counts: np.ndarray | None = None,
     label_values: Sequence[str] = (),
-    orders: dict[str, list[str]] | None = None,
+    orders: Mapping[str, list[str]] | None = None,
 ) -> IntervalModel:
     """The model over the engine's class table: ``codes`` (m, d) leaf codes, ``counts`` (m,)."""
     orders = orders or {}

@@ -33,9 +33,21 @@ class IntervalOutcome:
     def found(self) -> bool:
         return self.solution.cuts is not None
 
+    @property
+    def cuts(self) -> list[int]:
+        """The solution's cut set, of an outcome that ``found`` one."""
+        assert self.solution.cuts is not None, "the search found no cut set"
+        return self.solution.cuts
+
+    @property
+    def suppressed(self) -> int:
+        """The rows the solution suppresses, of an outcome that ``found`` one."""
+        assert self.solution.suppressed is not None, "the search found no cut set"
+        return self.solution.suppressed
+
     def figures(self) -> dict:
         """Classes and smallest kept class of the solution."""
-        cuts = self.model.cuts_by_attribute(self.solution.cuts)
+        cuts = self.model.cuts_by_attribute(self.cuts)
         sizes, _ = class_figures(self.model, *partition(self.model, cuts))
         kept = sizes[sizes >= self.job.k]
         return {"classes": int(len(kept)), "min_class_size": int(kept.min()) if len(kept) else None}
@@ -94,7 +106,7 @@ def write_intervals(session, outcome: IntervalOutcome, target: str) -> None:
     model = outcome.model
     intervals = [
         [(a, b, interval_label(domain, a, b)) for a, b in spans]
-        for domain, spans in zip(model.domains, model.intervals(outcome.solution.cuts))
+        for domain, spans in zip(model.domains, model.intervals(outcome.cuts))
     ]
     model_k = KAnonymity(outcome.job.k)
     session.engine.write_intervals(
@@ -134,7 +146,7 @@ def interval_report(outcome: IntervalOutcome) -> dict:
     if outcome.found:
         report.update(
             {
-                "cuts": model.describe(solution.cuts),
+                "cuts": model.describe(outcome.cuts),
                 "loss": solution.cost,
                 "suppressed": solution.suppressed,
                 **outcome.figures(),

@@ -84,7 +84,7 @@ class KOptimize:
         # ``paper_order`` (the paper's generic order for both metrics, to compare)
         self.cm_ties = int(cost.name == "classification" and not paper_order)
         if self.cm_ties:
-            self._label_rows = np.ascontiguousarray(self.model.labels.T)
+            self._label_rows = np.ascontiguousarray(self.model.label_rows.T)
         else:
             self._label_rows = np.zeros((0, self.model.ranks.shape[1]), dtype=np.int64)
         self.heads = HeadClasses(self.model)
@@ -242,7 +242,7 @@ class KOptimize:
             # its share of the bound.
             row_delta = (self.row_suppressed - row_bound) * (per_row >= 0)
             class_delta = np.bincount(per_row[rows], weights=row_delta[rows], minlength=len(size)).astype(np.int64)
-            pruned = set()
+            pruned: set[int] = set()
             for items, (moved, moved_delta) in self._splits(tail, per_row, len(size), [model.weights, row_delta]):
                 child = bound + kernels.child_delta(moved, moved_delta, size, class_delta, k)
                 pruned.update(v for i, (_, v, _) in enumerate(items) if child[i] >= self.best)

@@ -32,9 +32,11 @@ from sqlanon.koptimize.prune import CM, DM
 
 TASKS_PER_THREAD = 32
 COUNTERS = ("nodes", "pruned_nodes", "pruned_values", "useless_values", "infeasible_values")
+#: a subtree: its head (the values taken) and its tail (the values still to try), as (head, tail)
+Task = tuple[list[int], list[int]]
 
 
-def _subtrees(head: list[int], tail: list[int]) -> list[tuple[list[int], list[int]]]:
+def _subtrees(head: list[int], tail: list[int]) -> list[Task]:
     """The children of the node ``head`` with the ordered ``tail``, as (head, tail): each value
     in turn, with the values after it (the set-enumeration tree)."""
     return [(head + [v], tail[i + 1 :]) for i, v in enumerate(tail)]
@@ -73,8 +75,9 @@ class Walker:
                 heads.push(v)
             self.ccls[:m] = heads.cls
             self.sizes[: heads.count] = heads.sizes()
-            if model.labels is not None:
-                self.class_labels[:, : heads.count] = heads.labels().T
+            head_labels = heads.labels()  # None when the model counts no labels
+            if head_labels is not None:
+                self.class_labels[:, : heads.count] = head_labels.T
             self.counts[0] = heads.count
             self.head_marks[search._pos[head]] = 1
             self.head_vals[: len(head)] = head
@@ -158,7 +161,7 @@ class Walker:
             "infeasible_values": int(r[tree.R_INFEASIBLE]),
         }
 
-    def donate(self) -> list[tuple[list[int], list[int]]]:
+    def donate(self) -> list[Task]:
         """Between two ``run`` calls (paused on entering a node at depth D): the children not
         yet started of the shallowest node above D that has any, as (head, tail) in the order
         the tree would expand them; that node's loop then ends after its current child, so
@@ -177,7 +180,7 @@ class Walker:
                 return _subtrees(head, tail)
         return []
 
-    def children(self) -> list[tuple[list[int], list[int]]]:
+    def children(self) -> list[Task]:
         """After the subtree's root was entered (``run(1)``): its children, as (head, tail),
         in the order the tree expands them."""
         head = [int(v) for v in self.head_vals[: self.regs[tree.R_HEAD]]]
@@ -190,14 +193,14 @@ class _Shared:
     """What the threads share: the best cost (the search's), counters, the tasks left, and
     how many threads walk a task (``busy``) or wait for one (``hungry``)."""
 
-    def __init__(self, search, tasks: list, base: dict[str, int]):
+    def __init__(self, search, tasks: list[Task], base: dict[str, int]):
         self.search, self.tasks, self.lock = search, tasks, threading.Lock()
         self.ready = threading.Condition(self.lock)
         self.counters = dict(base)
         self.stopped = False
         self.busy = self.hungry = 0
 
-    def take(self):
+    def take(self) -> Task | None:
         """The next task; while there is none but a thread is still walking one, wait for
         it to give some away. None: the tree is done (or the search stopped)."""
         with self.lock:
@@ -281,7 +284,9 @@ def _walk_task(shared: _Shared, head: list[int], tail: list[int], chunk: int) ->
 def walk(search, threads: int, chunk: int) -> bool:
     """The whole tree: True when it was exhausted (the best cost is proven optimal)."""
     V = len(search.model.alphabet)
-    root = ([], list(range(V)))
+    root: Task = ([], list(range(V)))
+    tasks: list[Task]
+    base: dict[str, int]
     if threads <= 1:
         tasks, base = [root], {}
     else:
@@ -323,7 +328,7 @@ def walk(search, threads: int, chunk: int) -> bool:
     return not results and not shared.tasks and not shared.stopped
 
 
-def _cut(search, root, wanted: int) -> tuple[list, dict[str, int]]:
+def _cut(search, root: Task, wanted: int) -> tuple[list[Task], dict[str, int]]:
     """The top of the tree as subtrees in depth-first order: the one with the longest tail is
     entered (``run(1)``) and replaced by its children until there are ``wanted``."""
     tasks = [root]

@@ -36,6 +36,8 @@ class Numbered(Protocol):
 
     def order_terms(self) -> tuple: ...
 
+    def order_key(self, node: Node) -> tuple: ...
+
 
 #: the types of the neighbour arrays the compiled walk reads (``up_array``, ``down_array``)
 WALK_IDS = (np.uint16, np.int64)

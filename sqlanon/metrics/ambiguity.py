@@ -15,7 +15,7 @@ from sqlanon.metrics.base import Metric
 
 
 def _product(d: int) -> exp.Expression:
-    result = exp.Cast(this=col("leaves0"), to=exp.DataType.build("DOUBLE"))
+    result: exp.Expression = exp.Cast(this=col("leaves0"), to=exp.DataType.build("DOUBLE"))
     for j in range(1, d):
         result = exp.Mul(this=result, expression=exp.Cast(this=col(f"leaves{j}"), to=exp.DataType.build("DOUBLE")))
     return exp.Mul(this=col("n"), expression=exp.Paren(this=result))

@@ -11,10 +11,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Sequence
 
 from sqlanon.core.needs import Need
 from sqlanon.lattice import Node
 from sqlanon.core.stats import ClassStats
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,12 @@ class Metric:
 
     #: the column whose per-class histogram the metric reads (classification's label)
     attribute: str | None = None
+
+    def class_columns(self, histogram: exp.Query, keys: Sequence[str]) -> exp.Select | None:
+        """One row per class (``keys`` and the metric's figures) from the histogram of
+        ``attribute``, as a privacy model gives (classification's majority count); None for a
+        metric that reads no histogram."""
+        return None
 
     def stats_columns(self, d: int) -> dict:
         """Sums the engine adds to a check's figures (sqlglot expressions over the flagged

@@ -37,7 +37,7 @@ class KLDivergence(Metric):
     def stats_columns(self, d: int) -> dict[str, exp.Expression]:
         zero = exp.Literal.number(0)
         n = _double(col("n"))
-        box = exp.Ln(this=_double(col("leaves0")))
+        box: exp.Expression = exp.Ln(this=_double(col("leaves0")))
         for j in range(1, d):
             box = exp.Add(this=box, expression=exp.Ln(this=_double(col(f"leaves{j}"))))
         kept = exp.Sub(

@@ -65,7 +65,7 @@ def dankar(
     'snb'
     """
     classes, frame = prepare(table, sampling_fraction, population_size)
-    kw = {"population_size": frame.population_size}
+    population = frame.population_size
     if classes.uniques == 0:
         return DankarEstimate("none", 0.0, 0.0, False, "no sample uniques: no population unique is estimated", ())
     if frame.is_census:
@@ -80,13 +80,13 @@ def dankar(
         )
     f = frame.fraction
     if f <= SMALL_FRACTION:
-        p = pitman(classes, **kw)
+        p = pitman(classes, population_size=population)
         if p.valid:
             return _pick(p, False, f"f = {f:.6g} <= {SMALL_FRACTION}: Pitman", (p,))
-        z = zayatz(classes, **kw)
+        z = zayatz(classes, population_size=population)
         return _pick(z, True, f"f = {f:.6g} <= {SMALL_FRACTION}: Pitman did not converge ({p.reason}); Zayatz", (p, z))
-    s = snb(classes, **kw)
-    z = zayatz(classes, **kw)
+    s = snb(classes, population_size=population)
+    z = zayatz(classes, population_size=population)
     if not s.valid:
         return _pick(z, True, f"f = {f:.6g} > {SMALL_FRACTION}: SNB did not converge ({s.reason}); Zayatz", (s, z))
     best = z if z.uniques < s.uniques else s

@@ -38,7 +38,7 @@ class ClassSizes:
             raise ValueError(  # noqa: TRY004 - every bad input is a ValueError, by contract
                 f"The class-size table must be a mapping {{size: number of classes}}, got {type(table).__name__}."
             )
-        pairs = []
+        pairs: list[tuple[int, int]] = []
         for size, count in table.items():
             if isinstance(size, bool) or not isinstance(size, Integral) or size < 1:
                 raise ValueError(f"Class sizes must be ints >= 1, got {size!r}.")

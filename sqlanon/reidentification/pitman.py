@@ -92,10 +92,12 @@ def pitman(
         # every alpha < 1, so the likelihood climbs to alpha -> 1 and has no maximum.
         return failed("pitman", "every sample record is unique: the likelihood has no maximum (alpha -> 1)")
     fit = fit_pitman(classes, grid)
-    if fit.alpha is None:
+    theta, alpha = fit.theta, fit.alpha
+    if theta is None or alpha is None:
+        assert fit.reason is not None, "a fit without parameters says why"
         return failed("pitman", fit.reason, fit.evaluations)
-    params = (("theta", fit.theta), ("alpha", fit.alpha))
-    uniques = expected_uniques(fit.theta, fit.alpha, frame.population_size, exact=exact)
+    params = (("theta", theta), ("alpha", alpha))
+    uniques = expected_uniques(theta, alpha, frame.population_size, exact=exact)
     if not (math.isfinite(uniques) and 0.0 <= uniques <= frame.population_size):
         return failed("pitman", f"estimate {uniques!r} outside [0, N]", fit.evaluations, params)
     return UniquenessEstimate("pitman", uniques, uniques / frame.population_size, True, fit.evaluations, None, params)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlanon.core.needs import Need
-from sqlanon.release.verify import Population
+from sqlanon.release.population import Population
 
 if TYPE_CHECKING:
     from sqlanon.core.stats import ClassStats

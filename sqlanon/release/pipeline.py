@@ -23,7 +23,8 @@ from sqlanon.criteria import build_models
 from sqlanon.config.engine import settings_of
 from sqlanon.errors import VerificationError
 from sqlanon.release.publication import Publication
-from sqlanon.release.verify import Population, fresh_database, verify
+from sqlanon.release.population import Population
+from sqlanon.release.verify import fresh_database, verify
 from sqlanon.core.report import VerificationReport
 
 

@@ -59,7 +59,13 @@ class _Folder:
     path: str
     fd: int
     staging: str = field(default_factory=staging_name)
-    staging_fd: int | None = None
+    staging_fd: int | None = None  # None until the private folder is made, and after the clean-up
+
+    @property
+    def private(self) -> int:
+        """The private folder's descriptor: open from the reservation to the clean-up."""
+        assert self.staging_fd is not None, f"the private folder of {self.path} is not open"
+        return self.staging_fd
 
 
 @dataclass
@@ -130,11 +136,12 @@ class Publication:
         self._output = output
         try:
             if output.kind == "postgres":
-                self._pg_lock = pg.lock_output_table(self.url, output.table)
+                table = _table_of(output)
+                self._pg_lock = pg.lock_output_table(self.url, table)
                 pg.check_output_table(
-                    self.url, output.table, source.table if source.kind == "postgres" else None, self.overwrite
+                    self.url, table, source.table if source.kind == "postgres" else None, self.overwrite
                 )
-                self._table = pg.temporary_table(output.table)
+                self._table = pg.temporary_table(table)
             elif output.kind != "duckdb":
                 self.reserve(output.path, "output")
             else:
@@ -145,7 +152,8 @@ class Publication:
 
     def _reserve_database(self, output: Output) -> None:
         what = "output database"
-        owner = self.protected.owner(output.path)
+        path = _path_of(output)
+        owner = self.protected.owner(path)
         if owner is not None:
             if owner.startswith("the input database"):
                 raise OutputError(
@@ -153,10 +161,10 @@ class Publication:
                     "table to another .duckdb file (the input is opened read-only and never modified)"
                 )
             raise OutputError(f"the {what} {output.path} is {owner}, which sqlanon never writes: choose another path")
-        real = check_file(output.path, what, Protected(), self._taken, overwrite=True)
+        real = check_file(path, what, Protected(), self._taken, overwrite=True)
         self._taken[real] = what
         self._table = f"__sqlanon_tmp_{secrets.token_hex(8)}"
-        self._lock(output.path, what, table=real)
+        self._lock(path, what, table=real)
         if os.path.exists(real) and not self.overwrite and output.table in duckdb_tables(real):
             raise OutputError(f"table '{output.table}' already exists in {output.path}: {overwrite_hint()}")
 
@@ -206,12 +214,18 @@ class Publication:
 
     # -- staging (during the run) ------------------------------------------------------------
     @property
+    def _reserved(self) -> Output:
+        """The output ``reserve_output`` claimed."""
+        assert self._output is not None, "no output was reserved"
+        return self._output
+
+    @property
     def output_target(self) -> str:
         """Where the engine writes the released table: a temporary file or table name."""
         if self._table is not None:
             return self._table
-        target = self._file(self._output.path)
-        staging = target.folder.staging_fd
+        target = self._file(_path_of(self._reserved))
+        staging = target.folder.private
         if self.in_process and (path := through(staging, target.name)) is not None:
             return path
         return os.path.join(target.folder.path, target.folder.staging, target.name)
@@ -220,19 +234,19 @@ class Publication:
     def staged_output(self) -> Output:
         """The output as staged, for the verification to read before anything is published."""
         if self._table is not None:
-            return replace(self._output, table=self._table)
-        return replace(self._output, path=self.output_target)
+            return replace(self._reserved, table=self._table)
+        return replace(self._reserved, path=self.output_target)
 
     def output_written(self) -> None:
         if self._table is None:
-            self._file(self._output.path).written = True
+            self._file(_path_of(self._reserved)).written = True
 
     def put_text(self, path: str, text: str) -> None:
         """Write a reserved text target's content (in the run's private folder)."""
         target = self._file(path)
         try:
-            remove(target.folder.staging_fd, target.name)
-            create_text(target.folder.staging_fd, target.name, text)
+            remove(target.folder.private, target.name)
+            create_text(target.folder.private, target.name, text)
         except OSError as error:
             raise OutputError(f"cannot write the {target.what} {path}: {error.strerror or error}") from None
         target.written = True
@@ -249,7 +263,7 @@ class Publication:
         decided = False  # past the point of no return: the publication stands whatever follows
         try:
             for f in staged:
-                f.inode = identity(f.folder.staging_fd, f.name)
+                f.inode = identity(f.folder.private, f.name)
                 if f.inode is None:
                     raise OutputError(f"the staged {f.what} of {f.path} is missing from its private folder")
                 if exists(f.folder.fd, f.name):
@@ -262,19 +276,19 @@ class Publication:
             record = self._journal(staged) if self._folders else {}
             for folder in self._folders:
                 write_journal(
-                    folder.staging_fd, {**record, "role": "primary" if folder is self._folders[0] else "secondary"}
+                    folder.private, {**record, "role": "primary" if folder is self._folders[0] else "secondary"}
                 )
             hold("publish:journal")
             for f in staged:
                 if f.backup:
-                    keep(f.folder.fd, f.name, f.folder.staging_fd, f.backup)
+                    keep(f.folder.fd, f.name, f.folder.private, f.backup)
             hold("publish:backup")
             for i, f in enumerate(staged):
                 if f.backup:
-                    place_over(f.folder.staging_fd, f.name, f.folder.fd, f.name)
+                    place_over(f.folder.private, f.name, f.folder.fd, f.name)
                 else:
                     try:
-                        place_new(f.folder.staging_fd, f.name, f.folder.fd, f.name)
+                        place_new(f.folder.private, f.name, f.folder.fd, f.name)
                     except FileExistsError:
                         raise OutputError(
                             f"the {f.what} {f.path} appeared while the run worked: nothing was "
@@ -290,7 +304,7 @@ class Publication:
                 decided = True  # the renamed table cannot be taken back (a recovery sees its name gone)
                 hold("publish:table")
             if self._folders:
-                write_journal(self._folders[0].staging_fd, {**record, "role": "primary", "state": "committed"})
+                write_journal(self._folders[0].private, {**record, "role": "primary", "state": "committed"})
             decided = True
             if self.on_commit is not None:
                 self.on_commit()
@@ -315,7 +329,7 @@ class Publication:
         if self._table is not None and self._output is not None and self._output.kind == "duckdb":
             table = {
                 "kind": "duckdb",
-                "database": os.path.realpath(self._output.path),
+                "database": os.path.realpath(_path_of(self._output)),
                 "temp": self._table,
                 "created": self._created_db,
             }
@@ -337,11 +351,12 @@ class Publication:
         }
 
     def _publish_table(self) -> None:
-        output = self._output
+        output = self._reserved
+        assert self._table is not None, "no output table was staged"
         if output.kind == "postgres":
-            pg.publish_table(self.url, self._table, output.table, self.overwrite)
+            pg.publish_table(self.url, self._table, _table_of(output), self.overwrite)
         else:
-            publish_duckdb_table(output.path, self._table, output.table, self.overwrite)
+            publish_duckdb_table(_path_of(output), self._table, _table_of(output), self.overwrite)
 
     def _restore(self, staged: list[_File]) -> None:
         """Undo the placements of a commit that failed, through the folders' descriptors: a
@@ -349,7 +364,7 @@ class Publication:
         for f in reversed(staged):
             if f.placed:
                 if f.backup:
-                    place_over(f.folder.staging_fd, f.backup, f.folder.fd, f.name)
+                    place_over(f.folder.private, f.backup, f.folder.fd, f.name)
                 elif identity(f.folder.fd, f.name) == f.inode:
                     remove(f.folder.fd, f.name)
             f.placed = False
@@ -362,9 +377,9 @@ class Publication:
                 if self._output.kind == "postgres":
                     pg.drop_table(self.url, self._table)
                 elif self._created_db:
-                    remove_duckdb_database(self._output.path)
+                    remove_duckdb_database(_path_of(self._output))
                 else:
-                    drop_duckdb_table(self._output.path, self._table)
+                    drop_duckdb_table(_path_of(self._output), self._table)
             except Exception:  # the table's database may be unreachable: the next run drops it
                 pass
         self._close()
@@ -395,6 +410,18 @@ class Publication:
     def __exit__(self, kind, error, trace) -> None:
         if not self.committed:
             self.abort()
+
+
+def _path_of(output: Output) -> str:
+    """The file of an output that writes one (a file, or a DuckDB database)."""
+    assert output.path is not None, "the output names no file"
+    return output.path
+
+
+def _table_of(output: Output) -> str:
+    """The table of an output that writes one (PostgreSQL, or a table in a DuckDB database)."""
+    assert output.table is not None, "the output names no table"
+    return output.table
 
 
 def _pause_for_tests() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,11 +26,12 @@ from sqlglot import exp
 
 from sqlanon.engines.postgres import connection as pg
 from sqlanon.sql import col, ident
-from sqlanon.engines.duckdb.sources import csv_relation, table_file_relation
-from sqlanon.core.specs import Output, Source
+from sqlanon.engines.duckdb.sources import csv_relation
+from sqlanon.core.specs import Output
 from sqlanon.core.mask import MASK
 from sqlanon.errors import VerificationError, cut
 from sqlanon.core.report import VerificationReport
+from sqlanon.release.population import Population, population_counts
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,14 @@ def _relation(output: Output) -> tuple[str, dict]:
     if output.kind == "parquet":
         return "read_parquet($path)", {"path": output.path}
     if output.kind == "csv":
-        return csv_relation(output.path, output.delimiter)
-    return exp.Table(this=ident(output.table), db=ident("main"), catalog=ident("verify_db")).sql("duckdb"), {}
+        return csv_relation(_named(output.path), output.delimiter)
+    return exp.Table(this=ident(_named(output.table)), db=ident("main"), catalog=ident("verify_db")).sql("duckdb"), {}
+
+
+def _named(name: str | None) -> str:
+    """The path or table an output of its kind names (the job's validation saw to it)."""
+    assert name is not None, "the output names no path or table for its kind"
+    return name
 
 
 def _connect(config: dict | None = None) -> duckdb.DuckDBPyConnection:
@@ -93,7 +100,7 @@ def _reader(
             return cursor.fetchall() if cursor.description else []
 
         try:
-            yield run, pg.quoted(output.table), {}, "postgres"
+            yield run, pg.quoted(_named(output.table)), {}, "postgres"
         finally:
             con.close()
         return
@@ -133,7 +140,7 @@ class Released:
 def read_released(
     output: Output,
     qis: list[str],
-    attributes: list[str] = (),
+    attributes: Sequence[str] = (),
     url: str | None = None,
     config: dict | None = None,
     database: duckdb.DuckDBPyConnection | None = None,
@@ -141,8 +148,8 @@ def read_released(
     """One GROUP BY over the written output (a fresh connection, with the DuckDB settings
     ``config``, or the fresh ``database``): its groups' rows, and with ``attributes`` the
     attributes' values per group."""
-    attributes = list(attributes)
-    names = [*qis, *attributes]
+    read = list(attributes)
+    names = [*qis, *read]
     with _reader(output, url, config, database) as (run, relation, params, dialect):
         rows = run(_grouped_sql(tuple(names), relation, dialect), params)
     d = len(qis)
@@ -151,9 +158,9 @@ def read_released(
     for row in rows:
         key, n = tuple(row[:d]), int(row[-1])
         sizes[key] = sizes.get(key, 0) + n
-        if attributes:
+        if read:
             histograms[key][tuple(row[d:-1])] += n
-    return Released(list(qis), attributes, sizes, dict(histograms))
+    return Released(list(qis), read, sizes, dict(histograms))
 
 
 @lru_cache(maxsize=64)
@@ -228,66 +235,6 @@ def _class_sizes(released: Released, masked_key: tuple, suppressed: int) -> dict
     return dict(sizes)
 
 
-@dataclass(frozen=True)
-class Population:
-    """What the re-check of delta-presence needs beside the output: the input (the
-    population), the QIs' hierarchy rows (value -> label at each level), the levels written,
-    and the research subset (``sqlanon.criteria.population.ResearchSubset``)."""
-
-    source: Source
-    hierarchies: list
-    levels: tuple
-    subset: object
-
-
-def population_counts(population: Population, qis: list[str]) -> tuple[Counter, Counter]:
-    """Per class of the written levels (keyed by its labels as written): the input's rows and
-    the research subset's rows, counted with a fresh connection straight from the input."""
-    source, subset = population.source, population.subset
-    con = duckdb.connect()
-    try:
-        if source.kind == "arrow":
-            con.register("population", source.arrow)
-            relation, params = "population", {}
-        elif source.kind == "csv":  # read as the engine read it: every column text, in the input's encoding
-            relation, params = csv_relation(source.path, source.delimiter, source.encoding)
-        elif source.kind == "parquet":
-            relation, params = "read_parquet($path)", {"path": source.path}
-        else:
-            con.execute(
-                f"ATTACH {exp.Literal.string(source.path).sql('duckdb')} AS population_db (READ_ONLY)"
-            ).fetchall()
-            relation = exp.Table(this=ident(source.table), db=ident("main"), catalog=ident("population_db")).sql(
-                "duckdb"
-            )
-            params = {}
-        text = [
-            exp.Coalesce(
-                this=exp.Cast(this=col(q), to=exp.DataType.build("VARCHAR")), expressions=[exp.Literal.string("")]
-            )
-            for q in qis
-        ]
-        if subset.column is not None:
-            member = f"COALESCE(TRY_CAST({col(subset.column).sql('duckdb')} AS BOOLEAN), FALSE)"
-        else:
-            reader, ids = table_file_relation(subset.file, "ids")
-            key = exp.Cast(this=col(subset.key), to=exp.DataType.build("VARCHAR")).sql("duckdb")
-            member = f"{key} IN (SELECT {key} FROM {reader} WHERE {key} IS NOT NULL)"
-            params = {**params, **ids}
-        rows = con.execute(
-            f"SELECT {', '.join(t.sql('duckdb') for t in text)}, {member} FROM {relation}", params
-        ).fetchall()
-    finally:
-        con.close()
-    maps = [{row[0]: row[level] for row in rows_} for rows_, level in zip(population.hierarchies, population.levels)]
-    everyone, chosen = Counter(), Counter()
-    for row in rows:
-        key = tuple(m[v] for m, v in zip(maps, row[:-1]))
-        everyone[key] += 1
-        chosen[key] += bool(row[-1])
-    return everyone, chosen
-
-
 def _class_text(qis: list[str], key: tuple) -> str:
     """A released class for a message: each QI with its value, cut like every echoed value."""
     return "{" + ", ".join(f"{q}: {'NULL' if v is None else cut(v)}" for q, v in zip(qis, key)) + "}"
@@ -322,8 +269,8 @@ def check_models(
         for i, a in enumerate(attributes):
             counts: Counter = Counter()
             for histogram in released.histograms.values():
-                for values, n in histogram.items():
-                    counts[values[i]] += n
+                for combination, n in histogram.items():
+                    counts[combination[i]] += n
             if any(not math.isclose(counts.get(v, 0) / total, q, abs_tol=1e-12) for v, q in overall[a].items()):
                 raise VerificationError(
                     f"output {named}: the distribution of '{a}' differs from the input's. This is a bug."
@@ -346,6 +293,7 @@ def check_models(
     for key, size in groups.items():
         for index, model in enumerate(models):
             if model.population:
+                assert population is not None, "delta-presence is re-checked with the population's counts"
                 everyone, chosen = population
                 if chosen.get(key, 0) != size:
                     raise VerificationError(

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqlanon.report.histogram_svg import histogram_svg
-from sqlanon.core.report import Report
+from sqlanon.core.report import Report, Risk
 
 
 def _pct(x) -> str:
@@ -105,7 +105,14 @@ def run_markdown(report: Report, image: str | None = None) -> str:
         ]
     else:
         lines.append("**No transformation satisfied the privacy models: nothing was released.**")
-    return _document(lines, report.risk.before, report.risk.after, True, utility, image)
+    risk = _risk(report)
+    return _document(lines, risk.before, risk.after, True, utility, image)
+
+
+def _risk(report: Report) -> Risk:
+    """The risk section every run's report has (``sqlanon/report/build.py`` adds it)."""
+    assert report.risk is not None, "a run's report carries its risk"
+    return report.risk
 
 
 def _intro(source: str, rows: int, qis: list[str]) -> list[str]:
@@ -198,5 +205,8 @@ def markdown_files(report: Report | dict, markdown_path: str | Path) -> dict[str
     image not yet written."""
     image = histogram_name(markdown_path)
     if isinstance(report, Report):
-        return {image: histogram_svg(report.risk.to_dict()), str(markdown_path): run_markdown(report, Path(image).name)}
+        return {
+            image: histogram_svg(_risk(report).to_dict()),
+            str(markdown_path): run_markdown(report, Path(image).name),
+        }
     return {image: histogram_svg(report["risk"]), str(markdown_path): markdown(report, Path(image).name)}

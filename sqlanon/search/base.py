@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,7 +49,8 @@ class SearchAlgorithm:
         self.lattice = lattice
         self.checker = checker
         self.optimum = Optimum(lattice, checker)
-        self.counters: dict[str, int] = {}
+        # mostly counts; a heuristic adds why it stopped, the genetic search its minimum levels
+        self.counters: dict[str, Any] = {}
 
     def traverse(self) -> None:
         raise NotImplementedError

@@ -25,6 +25,7 @@ from sqlanon.search.tagging import NOT_ANONYMOUS, Tags
 
 class Flash(SearchAlgorithm):
     name = "flash"
+    tags: Tags  # made by ``traverse`` before anything reads it
 
     # Nodes are the lattice's ids (sqlanon/lattice/index.py); the heap holds their ranks in
     # the traversal order, which is the order c(n) of the paper.

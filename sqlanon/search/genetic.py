@@ -46,9 +46,10 @@ class Genetic(RandomizedSearch):
 
     def explore(self) -> None:
         p = self.params
-        self.low = self._minimum_levels()
-        if self.low is None:
+        low = self._minimum_levels()
+        if low is None:
             return  # the top is not anonymous: no node is
+        self.low = low
         if p.variant == "hybrid":
             Hybrid(self, self.low).run()
             return

@@ -146,9 +146,10 @@ class Hybrid:
         if known is not None:
             return known
         if self._fails(node):
-            node = self._repair(node)
-            if node is None:
+            repaired = self._repair(node)
+            if repaired is None:
                 return None
+            node = repaired
             known = self.checker.checked(node)
             if known is not None:
                 return known
@@ -231,11 +232,11 @@ class Hybrid:
         if self.box > 4 * max(self.params.max_evaluations, 1):
             return False
         for flat in range(self.box):
-            node, rest = [], flat
+            levels, rest = [], flat
             for l, h in zip(self.low, self.high):
                 rest, offset = divmod(rest, h - l + 1)
-                node.append(l + offset)
-            node = tuple(node)
+                levels.append(l + offset)
+            node = tuple(levels)
             if (
                 self.checker.checked(node) is None
                 and not self._fails(node)

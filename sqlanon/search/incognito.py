@@ -71,8 +71,8 @@ class Incognito(SearchAlgorithm):
         """Breadth-first from the bottom of each subset lattice; returns the anonymous nodes."""
         anonymous: set[Node] = set()
         order = sorted(candidates, key=lambda n: (sum(l for l in n if l != ABSENT), n))
-        for _, same_level in itertools.groupby(order, key=_height):
-            same_level = list(same_level)
+        for _, group in itertools.groupby(order, key=_height):
+            same_level = list(group)
             # A node tags only higher levels, so which nodes of this level get checked is
             # known once the levels below are done: the engine may compute them together.
             batch = self.checker.batch(self._full(n) for n in same_level if n not in anonymous)

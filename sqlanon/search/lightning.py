@@ -65,9 +65,12 @@ class Lightning(HeuristicSearch):
     def _prune(self, node: Node) -> bool:
         if node in self.expanded or node in self.insufficient:
             return True
-        if self.optimum.best is not None and self.beaten(self.checker.checked(node)):
-            self.insufficient.add(node)
-            return True
+        if self.optimum.best is not None:
+            result = self.checker.checked(node)
+            assert result is not None, "a node is checked when it is queued or expanded to"
+            if self.beaten(result):
+                self.insufficient.add(node)
+                return True
         return False
 
     def _expand(self, node: Node) -> Node | None:
@@ -99,7 +102,7 @@ class Lightning(HeuristicSearch):
 
     def _descend(self, node: Node) -> None:
         self.counters["descents"] += 1
-        current = node
+        current: Node | None = node
         while current is not None and not self._done():
             current = self._expand(current)
             if current is not None and self._prune(current):

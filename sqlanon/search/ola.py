@@ -16,6 +16,8 @@ are not monotonic; with a monotonic metric the optimum is a k-minimal node and i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from sqlanon.lattice import Node
@@ -27,6 +29,7 @@ from sqlanon.search.tagging import Tags
 class OLA(SearchAlgorithm):
     name = "ola"
     options = ("stable",)
+    tags: Tags  # made by ``traverse`` before anything reads it
 
     def __init__(self, lattice, checker, stable: bool = False):
         super().__init__(lattice, checker)
@@ -61,7 +64,7 @@ class OLA(SearchAlgorithm):
         self.explored.add((bottom, top))
         low, high = sum(bottom), sum(top)
         if high - low > 1:
-            middle = self.lattice.nodes_between(bottom, top, (low + high) // 2)
+            middle: Iterable[Node] = self.lattice.nodes_between(bottom, top, (low + high) // 2)
             if self.stable:
                 middle = sorted(middle, key=self.lattice.order_key)
             for node in middle:

@@ -33,7 +33,7 @@ def class_query(node: Node, with_leaves: bool = False, projection: bool = True, 
     joined = exp.select(exp.Star()).from_(query.subquery(ident("base")), copy=False)
     for i, figure in enumerate(figures):
         alias = f"f{i}"
-        using = [ident(k) for k in class_keys(node)]
+        using = tuple(ident(k) for k in class_keys(node))
         joined = joined.join(figure.subquery(ident(alias)), using=using, copy=False)
     return joined
 
@@ -159,7 +159,7 @@ def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, unique
         inner += [exp.Max(this=col(wide_leaves(j, l), "c")).as_(ident(f"leaves{j}")) for j, l in enumerate(node)]
     classes = _grouped(exp.select(*inner).from_(table(WIDE, "c")), node, alike, pairs, slot)
 
-    def only(aggregate: exp.Expression, condition: exp.Expression) -> exp.Filter:
+    def only(aggregate: exp.Expression, condition: exp.Expr) -> exp.Filter:
         return exp.Filter(this=aggregate, expression=exp.Where(this=condition))
 
     kept = exp.Paren(this=keep)
@@ -243,7 +243,7 @@ def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: boo
         .from_(class_query(node, False, projection, lookup, figures).subquery(ident("cls")))
         .where(exp.Not(this=exp.Paren(this=keep)))
     )
-    union = None
+    union: exp.Query | None = None
     for j in range(len(node)):
         part = (
             exp.select(
@@ -255,6 +255,7 @@ def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: boo
             .group_by(col(f"g{j}"))
         )
         union = part if union is None else exp.union(union, part, distinct=False)
+    assert union is not None, "a node has a QI"
     return (
         exp.select(exp.Star())
         .from_(union.subquery(ident("u")))

@@ -47,7 +47,7 @@ def _hex_read_by_conv(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def render(query: exp.Expression, dialect: str, pretty: bool = False) -> str:
+def render(query: exp.Expr, dialect: str, pretty: bool = False) -> str:
     """The SQL of ``query`` for ``dialect`` (duckdb, postgres or spark).
 
     >>> from sqlglot import exp

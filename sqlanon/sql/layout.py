@@ -26,7 +26,8 @@ def generalized(
 ) -> tuple[exp.Select, list[exp.Expression], list[exp.Expression]]:
     """Join the lookup tables a node needs; return the generalized code and leaf-count
     expressions per QI. With ``projection`` a QI at level 0 is read as it is, without a join."""
-    codes, leaves = [], []
+    codes: list[exp.Expression] = []
+    leaves: list[exp.Expression] = []
     for j, level in enumerate(node):
         if level == 0 and projection:
             codes.append(col(qi(j), source_alias))
@@ -78,8 +79,8 @@ def node_source(node: Node, projection: bool, lookup: str) -> tuple[exp.Select, 
     """FROM the class table (alias ``c``) with each QI's generalized code and leaf count."""
     if lookup == "wide":
         query = exp.select().from_(table(WIDE, "c"), copy=False)
-        codes = [col(wide_column(j, l), "c") for j, l in enumerate(node)]
-        leaves = [col(wide_leaves(j, l), "c") for j, l in enumerate(node)]
+        codes: list[exp.Expression] = [col(wide_column(j, l), "c") for j, l in enumerate(node)]
+        leaves: list[exp.Expression] = [col(wide_leaves(j, l), "c") for j, l in enumerate(node)]
         return query, codes, leaves
     query = exp.select().from_(table(CLASSES, "c"), copy=False)
     return generalized(query, node, "c", projection)
@@ -120,7 +121,7 @@ def snapshot_query(node: Node, tops: Sequence[int], with_leaves: bool, sensitive
         columns.append(exp.Sum(this=col("pop", "c")).as_(ident("pop")))
     if lnx:
         total = exp.Sum(this=exp.Mul(this=n.copy(), expression=col("lnx", "c")))
-        rows = exp.Sum(this=n.copy())
+        rows: exp.Expression = exp.Sum(this=n.copy())
         if population:  # a group of population rows only has n = 0: its lnx is NULL, not 0 / 0
             rows = exp.Nullif(this=rows, expression=exp.Literal.number(0))
         columns.append(exp.Div(this=total, expression=rows).as_(ident("lnx")))

@@ -88,7 +88,7 @@ def distinct_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = Fal
 def labelled_classes_query(dimensions: int, label: str | None) -> exp.Select:
     """Distinct QI code combinations with their counts, split by the text of the ``label``
     column of the input when one is given (the class table K-Optimize searches in memory)."""
-    keys = [col(qi(j), "d") for j in range(dimensions)]
+    keys: list[exp.Expression] = [col(qi(j), "d") for j in range(dimensions)]
     query = exp.select(*keys).from_(table(DATA, "d"))
     if label is not None:
         text = as_text(col(label, "i"))

@@ -130,6 +130,7 @@ def _release(gen: exp.Select, dimensions: int, keep_condition, columns, drop_sup
     query = decode(query)
     selected = []
     for name, kind, index in columns:
+        value: exp.Expression
         if kind == "qi":
             value = case(kept.copy(), label(index), param("mask"))
         else:

@@ -34,7 +34,9 @@ def col(name: str, table: str | None = None) -> exp.Column:
 
 def table(name: str, alias: str | None = None) -> exp.Table:
     t = exp.Table(this=ident(name))
-    return t.as_(ident(alias)) if alias else t
+    if alias:  # what ``as_`` does to a table, kept typed as the table
+        t.set("alias", ident(alias))
+    return t
 
 
 def hier_table(j: int) -> str:
@@ -53,7 +55,7 @@ def param(name: str) -> exp.Placeholder:
     return exp.Placeholder(this=name)
 
 
-def case(condition: exp.Expression, then: exp.Expression, default: exp.Expression) -> exp.Case:
+def case(condition: exp.Expr, then: exp.Expression, default: exp.Expression) -> exp.Case:
     return exp.Case(ifs=[exp.If(this=condition, true=then)], default=default)
 
 
@@ -61,11 +63,11 @@ def total(e: exp.Expression) -> exp.Expression:
     return exp.Coalesce(this=exp.Sum(this=e), expressions=[exp.Literal.number(0)])
 
 
-def wide_column(j: int, level: int) -> str:
+def wide_column(j: int, level: int | str) -> str:
     return f"q{j}_{level}"
 
 
-def wide_leaves(j: int, level: int) -> str:
+def wide_leaves(j: int, level: int | str) -> str:
     return f"c{j}_{level}"
 
 
@@ -109,7 +111,7 @@ def cut_table(j: int) -> str:
     return f"sqlanon_cut_{j}"
 
 
-def aggregate(histogram: exp.Expression, keys: Sequence[str], figures: dict[str, exp.Expression]) -> exp.Select:
+def aggregate(histogram: exp.Query, keys: Sequence[str], figures: dict[str, exp.Expression]) -> exp.Select:
     """``SELECT keys, figure AS name .. FROM histogram GROUP BY keys``."""
     columns = [col(k) for k in keys] + [e.as_(ident(name)) for name, e in figures.items()]
     return exp.select(*columns).from_(histogram.subquery(ident("h"))).group_by(*(col(k) for k in keys))

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import queue
 from collections import deque
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Generator, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from sqlanon import sql as c
+from sqlanon.core.stats import ClassStats
 from sqlanon.engines.duckdb.connection import DIALECT, interruptible
 from sqlanon.engines.sql.fetched import fetched_bytes, text_bytes
-from sqlanon.engines.sql.batches import statements
+from sqlanon.engines.sql.batches import SqlBatches, statements
+from sqlanon.lattice import Node
 
 
 ROW_GROUP = 122_880  # rows of one DuckDB row group: a smaller table is scanned by one thread
@@ -27,24 +30,38 @@ _PIECE = 16  # nodes a statement of a batch on two connections holds at most (_p
 _AHEAD = 4  # statements of a batch handed to the connections before the first one is read
 
 
-class DuckDBBatches:
+class DuckDBBatches(SqlBatches):
     """Batches on two connections.
 
     A part of ``DuckDBEngine`` (``engines/duckdb/engine.py``), which mixes it in: it reads the
-    attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set.
+    attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set. It specializes
+    ``SqlBatches``, whose batches it falls back on (``super()``); ``SqlEngine`` mixes that in
+    too, so the engine's method order is the same as without the base.
     """
+
+    if TYPE_CHECKING:  # the host's (DuckDBEngine's and SqlEngine's); nothing at runtime
+        con: duckdb.DuckDBPyConnection
+        queries: int
+        bytes_fetched: int
+        _threads: int
+        _second: duckdb.DuckDBPyConnection | None
+        _pieces: ThreadPoolExecutor | None
+        _idle: queue.SimpleQueue[duckdb.DuckDBPyConnection]
+
+        def quoted(self, name: str) -> str: ...
+        def _mode(self, lean: bool, rows: int) -> None: ...
 
     def run_batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
         """Rows of lean checks: statements of ``_PIECE`` queries on two connections
         (``_pipeline``)."""
-        if not self._splits(lean_rows, len(queries)):
+        if lean_rows is None or not self._splits(lean_rows, len(queries)):
             return super().run_batch(queries, params, lean_rows)
         cuts = statements(len(queries), _PIECE, least=2)
         texts = (c.batch_query(queries[a:b], DIALECT, tags=range(a, b)) for a, b in cuts)
         with closing(self._pipeline(lean_rows, texts, params, rows=True)) as results:
             return [row for rows in results for row in rows]
 
-    def run_sizes_batch(self, nodes, render, read, params: dict, lean_rows: int):
+    def run_sizes_batch(self, nodes: Sequence[Node], render, read, params: dict, lean_rows: int) -> list[ClassStats]:
         """Class sizes: statements of ``_PIECE`` nodes on two connections (``_pipeline``).
         This thread renders the next statement and reads each one's figures while the
         connections run the others: with a batch cut in two halves, one per connection,
@@ -64,7 +81,9 @@ class DuckDBBatches:
         more, runs on two connections when DuckDB has two threads."""
         return lean_rows is not None and lean_rows < ROW_GROUP and self._threads >= 2 and count >= 4
 
-    def _pipeline(self, lean_rows: int, queries: Iterator[str], params: dict, rows: bool = False):
+    def _pipeline(
+        self, lean_rows: int, queries: Iterator[str], params: dict, rows: bool = False
+    ) -> Generator[Any, None, None]:
         """Yield the result of each of ``queries`` in order (arrays; ``rows``: a list of
         tuples). Two threads run them, each on whichever of the two connections is free, so
         one that finishes early takes the next statement instead of waiting for its turn.
@@ -79,12 +98,13 @@ class DuckDBBatches:
             self._pieces = ThreadPoolExecutor(2, thread_name_prefix="sqlanon-batch")
             for con in connections:
                 self._idle.put(con)
-        pending: deque = deque()
+        pieces = self._pieces
+        pending: deque[Future[tuple[list[tuple] | dict[str, Any], int]]] = deque()
 
         def submit() -> None:
             sql = next(queries, None)
             if sql is not None:
-                pending.append(self._pieces.submit(_fetch_piece, self._idle, sql, params, rows))
+                pending.append(pieces.submit(_fetch_piece, self._idle, sql, params, rows))
 
         try:
             for _ in range(_AHEAD):
@@ -122,7 +142,9 @@ class DuckDBBatches:
             self._second = None
 
 
-def _fetch_piece(idle: queue.SimpleQueue, sql: str, params: dict, rows: bool) -> tuple[object, int]:
+def _fetch_piece(
+    idle: queue.SimpleQueue[duckdb.DuckDBPyConnection], sql: str, params: dict, rows: bool
+) -> tuple[list[tuple] | dict[str, Any], int]:
     """A statement of a batch on an idle connection, from a thread of the batch: its result
     (arrays; ``rows``: tuples) and the text length of what it fetched (counters stay the
     caller's). Two threads share the two connections, so one is idle when a thread starts."""

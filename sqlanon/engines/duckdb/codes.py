@@ -108,8 +108,8 @@ def distinct_query(
     ``u<i>``), as ``compiler.distinct_query`` does; with none such the scan is the table."""
     raw = [name for name, known in zip(qis, leaves) if known is None] + list(sensitives)
     params: dict[str, list[str]] = {}
-    inner: list[exp.Expression] = []
-    outer: list[exp.Expression] = []
+    inner: list[exp.Expr] = []
+    outer: list[exp.Expr] = []
     r = 0
     for j, (name, known) in enumerate(zip(qis, leaves)):
         if known is not None:
@@ -227,7 +227,7 @@ def wide_query(
         for l in range(levels):
             name = f"h{j}_{l}"
             params[name] = list(h.columns[l])  # a leaf's code at level l, by leaf code
-            value = exp.Cast(
+            value: exp.Expression = exp.Cast(
                 this=exp.Anonymous(this="list_extract", expressions=[c.param(name), leaf.copy()]), to=c.datatype("INT")
             )
             columns.append(c.narrow(value, len(h.labels[l])).as_(c.ident(c.wide_column(j, l))))

@@ -67,7 +67,8 @@ def plan(
     None when their key space exceeds ``MAX_BITS``. ``held[j]``: the leaf codes QI j's rows are
     read as positions in (its ENUM holds only the input's leaves, ``codes.held_only``),
     so its lists hold those leaves only; None: every leaf, a position being a leaf code."""
-    order = [range(len(h.labels[0])) if held is None or held[j] is None else held[j] for j, h in enumerate(hierarchies)]
+    given = held if held is not None else [None] * len(hierarchies)
+    order = [range(len(h.labels[0])) if found is None else found for h, found in zip(hierarchies, given)]
     labels = []
     for h, level, leaves in zip(hierarchies, node, order):
         names, codes = h.labels[level], h.columns[level]  # by leaf code
@@ -78,7 +79,8 @@ def plan(
     bits = prod(len(r) + 1 for r in ranks)
     if bits > MAX_BITS:
         return None
-    strides, stride = [], 1
+    strides: list[int] = []
+    stride = 1
     for r in reversed(ranks):
         strides.insert(0, stride)
         stride *= len(r) + 1
@@ -141,8 +143,8 @@ def release_query(
         kept.append(position.as_(c.ident(POSITION)))
     inner = f"SELECT {', '.join(e.sql('duckdb') for e in [*leaf, *kept])} FROM {relation}"
     suppresses = chosen.keys is not None
-    if suppresses:
-        key = None
+    if chosen.keys is not None:  # suppresses
+        key: exp.Expression | None = None
         for j, part in enumerate(chosen.keys):
             params[f"key_{j}"] = part
             term = exp.Anonymous(this="list_extract", expressions=[c.param(f"key_{j}"), c.col(f"__c{j}")])
@@ -170,7 +172,7 @@ def release_query(
         else:
             params[name] = chosen.labels[j]
             masked = c.param("mask")
-        value = exp.Anonymous(this="list_extract", expressions=[c.param(name), c.col(f"__c{j}")])
+        value: exp.Expression = exp.Anonymous(this="list_extract", expressions=[c.param(name), c.col(f"__c{j}")])
         if suppresses:
             if not enums:
                 params["mask"] = mask

@@ -5,6 +5,8 @@ DuckDB anywhere (the engine, delta-presence's identifier file, the verification)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
@@ -55,10 +57,17 @@ class DuckDBSources:
     attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set.
     """
 
+    if TYPE_CHECKING:  # the host's (DuckDBEngine's and SqlEngine's); nothing at runtime
+        con: duckdb.DuckDBPyConnection
+        url: str | None
+        _source: Source
+        _types: dict[str, str]
+
     def _source_relation(self, source: Source) -> tuple[str, dict]:
         """SQL of the source as a relation, with its parameters."""
         kind = source.kind
         if kind == "csv":
+            assert source.path is not None  # a CSV source is a file
             return csv_relation(source.path, source.delimiter, source.encoding)
         if kind == "parquet":
             return "read_parquet($path)", {"path": source.path}
@@ -76,6 +85,7 @@ class DuckDBSources:
         """Attach or register the source and return its column names (reads no rows)."""
         kind = source.kind
         if kind in ("csv", "duckdb", "parquet"):
+            assert source.path is not None  # a source of these kinds is a file (or a Parquet glob)
             files.input_files(kind, source.path)
         if kind == "csv":
             check_header(source)
@@ -83,6 +93,7 @@ class DuckDBSources:
             if kind == "postgres":
                 self._attach_postgres(source)
             elif kind == "duckdb":
+                assert source.path is not None  # a DuckDB source is a file
                 if not source.table:
                     raise DataError(f"input {source.path} is a DuckDB file: give input.table")
                 self.con.execute(

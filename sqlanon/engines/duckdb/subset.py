@@ -4,6 +4,8 @@ rows (``sqlanon/criteria/population.py``)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
 from sqlglot import exp
 
@@ -25,6 +27,13 @@ class DuckDBSubset:
     attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set.
     """
 
+    if TYPE_CHECKING:  # the host's (DuckDBEngine's and SqlEngine's); nothing at runtime
+        con: duckdb.DuckDBPyConnection
+
+        def run(
+            self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None
+        ) -> list[tuple]: ...
+
     def _prepare_subset(self, subset: ResearchSubset) -> exp.Expression:
         """Check the subset's column (or identifier file) on the data; return the predicate
         over ``sqlanon_input`` (alias ``s``) that marks its rows."""
@@ -45,6 +54,7 @@ class DuckDBSubset:
                     f"true or false, e.g. {shown}: {fix}"
                 )
             return subset_condition(subset, "s")
+        assert subset.file is not None and subset.key is not None  # without a column: a file and its key column
         files.regular_file(subset.file, "delta-presence: subset_file", ConfigError)
         reader, file_params = table_file_relation(subset.file)
         try:

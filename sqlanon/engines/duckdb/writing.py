@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import duckdb
 from sqlglot import exp
 
-from sqlanon.core.specs import Output
+from sqlanon.core.specs import Output, Source
 from sqlanon.core.mask import MASK
 from sqlanon import sql as c
 from sqlanon.engines.duckdb import codes
@@ -21,16 +22,42 @@ from sqlanon.engines import row_order
 from sqlanon.engines.store import KeepCondition, OutputColumn
 from sqlanon.engines.csv_input import reading_failed
 from sqlanon.engines.duckdb.connection import DIALECT, interruptible, literal
+from sqlanon.engines.sql.release import SqlRelease
 from sqlanon.errors import DataError, OutputError, cut, first_line
+from sqlanon.hierarchy import EncodedHierarchy
 from sqlanon.lattice import Node
 
+if TYPE_CHECKING:
+    from sqlanon.criteria.population import ResearchSubset
 
-class DuckDBWriting:
+
+class DuckDBWriting(SqlRelease):
     """The output of the DuckDB engine.
 
     A part of ``DuckDBEngine`` (``engines/duckdb/engine.py``), which mixes it in: it reads the
-    attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set.
+    attributes ``DuckDBEngine.__init__`` and ``SqlEngine.__init__`` set. It specializes
+    ``SqlRelease``, whose release it falls back on (``super().write``); ``SqlEngine`` mixes that
+    in too, so the engine's method order is the same as without the base.
     """
+
+    if TYPE_CHECKING:  # the host's (DuckDBEngine's and SqlEngine's); nothing at runtime
+        con: duckdb.DuckDBPyConnection
+        queries: int
+        _source: Source
+        _types: dict[str, str]
+        _qi_names: list[str]
+        _hierarchies: list[EncodedHierarchy]
+        _passthrough: list[str]
+        _subset: ResearchSubset | None
+        _rows: int
+        _held: dict[int, list[int]]
+
+        def run(
+            self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None
+        ) -> list[tuple]: ...
+        def _source_relation(self, source: Source) -> tuple[str, dict]: ...
+        def _read_error(self, source: Source, error: Exception) -> DataError: ...
+        def _ensure_enums(self, qis: Sequence[int]) -> bool: ...
 
     def write(
         self,
@@ -187,6 +214,7 @@ class DuckDBWriting:
 
     def _write_duckdb(self, sql: str, params: dict, output: Output, target: str) -> None:
         """``target`` is a temporary table name in the output database; the caller renames."""
+        assert output.path is not None  # a DuckDB output is a file
         alias = c.ident("sqlanon_out").sql(DIALECT)
         self.con.execute(f"ATTACH {literal(output.path)} AS {alias}").fetchall()
         try:

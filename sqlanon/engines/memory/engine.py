@@ -54,6 +54,18 @@ class MemoryEngine(Store):
         self._sensitives: list[str] = []
         self._data: pa.Table | None = None
 
+    @property
+    def _prepared_data(self) -> pa.Table:
+        """The columns prepare read (asked only once prepared)."""
+        assert self._data is not None, "the memory engine is not prepared"
+        return self._data
+
+    @property
+    def _prepared_kernel(self) -> Kernel:
+        """The runner prepare built (asked only once prepared)."""
+        assert self._kernel is not None, "the memory engine is not prepared"
+        return self._kernel
+
     def class_table_columns(self) -> int:
         """Nothing is fetched for the checks: the class table is built here."""
         return 0
@@ -69,6 +81,7 @@ class MemoryEngine(Store):
         if kind == "duckdb":
             raise io.refuse_duckdb_file("input", source.path)
         if kind in ("csv", "parquet"):
+            assert source.path is not None  # a CSV or Parquet source is a file (or a glob)
             files.input_files(kind, source.path)
         if kind == "arrow" and not isinstance(source.arrow, pa.Table):
             raise DataError("the in-memory input must be a pyarrow.Table")
@@ -94,7 +107,9 @@ class MemoryEngine(Store):
         passthrough: Sequence[str],
         needs: Need = Need.NONE,
         sensitives: Sequence[str] = (),
+        subset: None = None,
     ) -> PreparedData:
+        """``subset``: never given (``capabilities``: no research subset)."""
         self._sensitives = list(sensitives)
         self._qi_names = [name for name, _ in qis]
         self._hierarchies = [h for _, h in qis]
@@ -125,25 +140,25 @@ class MemoryEngine(Store):
             per_row = np.bincount(combination)[combination].astype(np.float64)
             nlnx = total(inverse, np.log(per_row), count)
         d = len(qis)
-        sensitives = [
+        frequencies = [
             (name, values, np.array(counts, np.int64) / rows)
             for name, values, counts in zip(self._sensitives, self._svalues, self._scounts)
         ]
         self._kernel = Kernel(
             self._hierarchies,
             table((0,) * d, distinct[:d], distinct[d:], n, nlnx),
-            sensitives,
+            frequencies,
             self.settings,
             self._tables,
             self._count,
         )
-        counts = tuple(
+        leaf_counts = tuple(
             tuple(np.bincount(codes, minlength=h.size).tolist()) for codes, h in zip(self._codes, self._hierarchies)
         )
-        return PreparedData(rows=rows, base_classes=count, value_counts=counts)
+        return PreparedData(rows=rows, base_classes=count, value_counts=leaf_counts)
 
     def _text(self, name: str) -> pa.ChunkedArray:
-        return io.as_text(self._data.column(name), name)
+        return io.as_text(self._prepared_data.column(name), name)
 
     def _encode(self, j: int, name: str, hierarchy: EncodedHierarchy) -> np.ndarray:
         """The column's leaf codes, looked up among the leaves it holds: those are found by a
@@ -177,7 +192,7 @@ class MemoryEngine(Store):
     # -- checks: always the kernel's ------------------------------------------------------------
     def runner(self, where: Where) -> Kernel:
         """The kernel over the class table prepare built (``capabilities``: local only)."""
-        return self._kernel
+        return self._prepared_kernel
 
     def check_sql(self, node: Node, keep: KeepCondition, needs: Need) -> str:
         return (
@@ -189,7 +204,7 @@ class MemoryEngine(Store):
 
     def class_table(self, label: str | None = None) -> tuple:
         self.queries += 1
-        self.rows_scanned += self._data.num_rows
+        self.rows_scanned += self._prepared_data.num_rows
         d = len(self._codes)
         radices = [len(h.labels[0]) for h in self._hierarchies]
         if label is None:
@@ -216,7 +231,7 @@ class MemoryEngine(Store):
         target: str,
         classes=None,
     ) -> None:
-        kernel = self._kernel
+        kernel = self._prepared_kernel
         cls = kernel.node_classes(node, keep, params)  # this store's runner is its kernel
         rows = [kernel.up[j][level][self._codes[j]] for j, level in enumerate(node)]
         distinct, inverse = group(rows, [kernel.sizes[j][level] for j, level in enumerate(node)])
@@ -224,7 +239,7 @@ class MemoryEngine(Store):
             raise AssertionError("the rows' classes differ from the class table's")
         labels = [(kernel.labels(j, level), rows[j]) for j, level in enumerate(node)]
         self._release_rows(labels, cls.kept[inverse], columns, output, target)
-        self.rows_scanned += self._data.num_rows
+        self.rows_scanned += self._prepared_data.num_rows
 
     def write_intervals(
         self,
@@ -247,14 +262,14 @@ class MemoryEngine(Store):
         sizes = np.bincount(inverse, minlength=len(distinct[0]))
         kept = keep_mask(keep, {"n": sizes}, params)
         self._release_rows(labels, kept[inverse], columns, output, target)
-        self.rows_scanned += self._data.num_rows
+        self.rows_scanned += self._prepared_data.num_rows
 
     def check_output(self, output: Output) -> None:
         """Every type is written as read: Parquet by pyarrow, CSV by DuckDB's own writer."""
 
     def _release_rows(
         self,
-        labels: list[tuple[Sequence[str], np.ndarray]],
+        labels: Sequence[tuple[Sequence[str] | np.ndarray, np.ndarray]],
         kept: np.ndarray,
         columns: Sequence[OutputColumn],
         output: Output,
@@ -275,7 +290,7 @@ class MemoryEngine(Store):
                 index = np.where(kept, codes, len(texts))  # the mask is the last text
                 array = pa.array([*texts, MASK], pa.string()).take(index[kept] if drop else index)
             else:
-                array = self._data.column(self._passthrough[column.index])
+                array = self._prepared_data.column(self._passthrough[column.index])
                 array = array.filter(pa.array(kept)) if drop else array
             arrays.append(array)
         table = pa.table(arrays, names=[c.name for c in columns]) if columns else pa.table({})

@@ -46,6 +46,7 @@ def estimate(source: Source) -> int:
     """Bytes needed to hold the source and its encoding, before reading any row."""
     if source.kind == "arrow":
         return int(source.arrow.nbytes * OVERHEAD)
+    assert source.path is not None  # a CSV or Parquet source is a file (or a glob)
     if source.kind == "csv":
         return int(os.path.getsize(source.path) * OVERHEAD)
     total = 0
@@ -65,7 +66,7 @@ def refuse_if_too_large(source: Source) -> None:
         )
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -73,7 +74,7 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def refuse_duckdb_file(what: str, path: str) -> ConfigError:
+def refuse_duckdb_file(what: str, path: str | None) -> ConfigError:
     return ConfigError(
         f"the memory engine reads CSV, Parquet and pyarrow Tables and writes CSV and Parquet; "
         f'{what} {path} is a DuckDB file: use [engine] name = "duckdb"'
@@ -84,6 +85,7 @@ def read_columns(source: Source) -> list[str]:
     """The source's column names, reading no rows where the format allows."""
     if source.kind == "arrow":
         return list(source.arrow.column_names)
+    assert source.path is not None  # a CSV or Parquet source is a file (or a glob)
     if source.kind == "parquet":
         return list(pq.read_schema(sorted(glob.glob(source.path))[0]).names)
     check_header(source)
@@ -128,6 +130,7 @@ def read_table(source: Source, columns: Sequence[str]) -> pa.Table:
     try:
         if source.kind == "arrow":
             return source.arrow.select(columns)
+        assert source.path is not None  # a CSV or Parquet source is a file (or a glob)
         if source.kind == "parquet":
             return pa.concat_tables(pq.read_table(path, columns=columns) for path in sorted(glob.glob(source.path)))
         names = read_columns(source)

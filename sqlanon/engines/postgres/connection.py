@@ -53,8 +53,8 @@ def connect(url: str | None):
         ) from None
 
 
-def table_name(name: str, what: str) -> exp.Table:
-    """``schema.table`` or ``table`` as a quoted sqlglot table."""
+def table_name(name: str | None, what: str) -> exp.Table:
+    """``schema.table`` or ``table`` as a quoted sqlglot table; anything else (None: not given) is refused."""
     parts = name.split(".") if isinstance(name, str) else []
     if not 1 <= len(parts) <= 2 or not all(parts):
         raise ConfigError(f'{what} must be a PostgreSQL table as "schema.table" or "table", got {name!r}')

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 import pyarrow as pa
@@ -28,6 +29,9 @@ from sqlanon.engines.sql.engine import SqlEngine
 from sqlanon.errors import ConfigError, DataError, OutputError
 from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.engines.profiles import PROFILES
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 DIALECT = "spark"
 #: A class table (or snapshot) of at most this many rows is cached as one partition: a check
@@ -63,7 +67,7 @@ class SparkEngine(SqlEngine):
     ):
         super().__init__(lookup, snapshots)
         self.spark = spark_io.session(master, dict(spark_conf or {}))
-        self._views: dict[str, object] = {}  # cached view name -> its DataFrame (to unpersist)
+        self._views: dict[str, DataFrame] = {}  # cached view name -> its DataFrame (to unpersist)
         self._input_rows: int | None = None
 
     # -- execution -------------------------------------------------------------------------
@@ -109,6 +113,16 @@ class SparkEngine(SqlEngine):
 
     def _arrow(self, sql: str, params: dict) -> pa.Table:
         return self.frame(sql, params).toArrow()
+
+    @overload
+    def _cache(
+        self, name: str, frame, replace: bool = False, at_most: int | None = None, count: Literal[True] = True
+    ) -> int: ...
+
+    @overload
+    def _cache(
+        self, name: str, frame, replace: bool = False, at_most: int | None = None, *, count: Literal[False]
+    ) -> None: ...
 
     def _cache(
         self, name: str, frame, replace: bool = False, at_most: int | None = None, count: bool = True

@@ -91,6 +91,7 @@ def columns_of(spark, source: Source) -> list[str]:
     """The source's column names (reads no rows)."""
     kind = source.kind
     if kind == "parquet":
+        assert source.path is not None  # a Parquet source is a path (a glob, a folder or a URL)
         if "://" not in source.path:
             files.input_files(kind, source.path, folders=True)  # Spark reads a folder of Parquet files too
         return list(_guard(source, lambda: spark.read.parquet(source.path).columns))
@@ -102,6 +103,7 @@ def columns_of(spark, source: Source) -> list[str]:
             )
         return list(spark.table(source.table).columns)
     if kind == "csv":
+        assert source.path is not None  # a CSV source is a file
         files.input_files(kind, source.path)
     if kind == "arrow" and not isinstance(source.arrow, pa.Table):
         raise DataError("the in-memory input must be a pyarrow.Table")
@@ -186,7 +188,7 @@ def _guard(source: Source, action):
         raise
 
 
-def write_parquet(frame, target: str, path: str) -> None:
+def write_parquet(frame, target: str, path: str | None) -> None:
     """One Parquet file at ``target``: Spark writes a folder beside it, whose single part file
     is renamed to ``target``; the folder is removed whatever happens. ``coalesce(1)`` keeps the
     sorted order (it concatenates the sorted partitions)."""
@@ -207,7 +209,7 @@ def write_parquet(frame, target: str, path: str) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def write_csv(frame, target: str, delimiter: str, path: str) -> None:
+def write_csv(frame, target: str, delimiter: str, path: str | None) -> None:
     """CSV written on the driver from Arrow by DuckDB's CSV writer (``arrow_csv``): every type
     printed as the DuckDB engine prints it."""
     table = frame.toArrow()

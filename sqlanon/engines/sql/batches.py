@@ -7,6 +7,10 @@ DuckDB and Spark run the statements concurrently (``engines/duckdb/batches.py``,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from sqlglot import exp
 
 from sqlanon import sql as c
 from sqlanon.core.stats import ClassStats
@@ -32,6 +36,15 @@ class SqlBatches:
     A part of ``SqlEngine`` (``engines/sql/engine.py``), which mixes it in: it calls ``run``,
     ``run_columns`` and ``dialect`` there.
     """
+
+    if TYPE_CHECKING:  # the host's (SqlEngine's); nothing at runtime
+        dialect: ClassVar[str]
+        sizes_in_process: ClassVar[bool]
+
+        def run(
+            self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None
+        ) -> list[tuple]: ...
+        def run_columns(self, sql: str, params: dict, lean_rows: int | None = None) -> dict[str, np.ndarray]: ...
 
     def run_batch(self, queries: Sequence[str], params: dict, lean_rows: int | None) -> list[tuple]:
         """The rows of several per-node queries (one row of figures each), each tagged with its

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -111,6 +111,9 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
     #: a size-only check fetches the node's class sizes and makes their histogram and verdicts
     #: in process (``compiler.class_sizes_query``): where a fetched row costs next to nothing
     sizes_in_process = False
+
+    if TYPE_CHECKING:  # the hook every subclass supplies (see the module docstring); nothing at runtime
+        def _query(self, sql: str, params: dict) -> tuple[list[str], list[tuple]]: ...
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
         self.lookup = lookup
@@ -210,7 +213,7 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
         self.run(f"DROP TABLE IF EXISTS {self.quoted(name)}")
 
     # -- execution -------------------------------------------------------------------------
-    def sql(self, query: exp.Expression, pretty: bool = False) -> str:
+    def sql(self, query: exp.Expr, pretty: bool = False) -> str:
         return render(query, self.dialect, pretty)
 
     def quoted(self, name: str) -> str:

@@ -112,9 +112,9 @@ class NodeQueries:
         (``read_sizes``)."""
         row = rows[0]
         with_leaves, uniques = Need.LEAVES in needs, Need.UNIQUES in needs
-        classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, min_class = (
-            int(x) if x is not None else None for x in row[:7]
-        )
+        # COUNT and COALESCE(SUM, 0) are never NULL; a MIN is, over no (kept) class
+        classes, kept_classes, suppressed, dm_kept, dm_all = (int(row[i]) for i in (0, 1, 2, 4, 5))
+        min_kept, min_class = (int(x) if x is not None else None for x in (row[3], row[6]))
         rest = list(row[7:])
         leaves = tuple(int(x) for x in rest[:len(node)]) if with_leaves else None
         rest = rest[len(node):] if with_leaves else rest

@@ -5,6 +5,7 @@ hierarchies' coverage of the input's values (``SqlEngine.prepare``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +28,39 @@ class SqlPreparation:
     A part of ``SqlEngine`` (``engines/sql/engine.py``), which mixes it in: it reads the attributes
     ``SqlEngine.__init__`` sets and calls the hooks the module docstring there lists.
     """
+
+    if TYPE_CHECKING:  # the host's state and hooks (SqlEngine and the engine's subclass); nothing at runtime
+        dialect: ClassVar[str]
+        scan_once: ClassVar[bool]
+        lookup: str
+        aux_tables: dict[str, pa.Table]
+        rows_scanned: int
+        queries: int
+        bytes_fetched: int
+        _source: Source
+        _base_classes: int
+        _sensitives: list[str]
+        _subset: ResearchSubset | None
+        _row_tables: bool
+        _hierarchy_tables: bool
+        _wide_pending: bool
+        _population: bool
+
+        def sql(self, query: exp.Expr, pretty: bool = False) -> str: ...
+        def quoted(self, name: str) -> str: ...
+        def run(
+            self, query: exp.Expression | str, params: dict | None = None, lean_rows: int | None = None
+        ) -> list[tuple]: ...
+        def _count(self, name: str) -> int: ...
+        def _mode(self, lean: bool, rows: int) -> None: ...
+        def _row_id(self) -> exp.Expression | None: ...
+        def _arrow(self, sql: str, params: dict) -> pa.Table: ...
+        def _prepare_subset(self, subset: ResearchSubset) -> exp.Expression: ...
+        def _source_relation(self, source: Source) -> tuple[str, dict]: ...
+        def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None: ...
+        def _create_table_as(
+            self, name: str, query: exp.Expression, replace: bool = False, lean_rows: int | None = None
+        ) -> int: ...
 
     def _create_input(self, names: Sequence[str]) -> None:
         """``sqlanon_input``: the columns the job reads, copied from the source once."""
@@ -95,7 +129,8 @@ class SqlPreparation:
                 classes = population_classes_query([n for n, _ in qis], len(self._sensitives), Need.LNX in needs)
         self._row_tables = not once
         self._needs = needs
-        self._base_classes = self._distinct_classes() if once else self._create_table_as(c.CLASSES, classes)
+        # no class query (None) after one scan: the classes come from its distinct table
+        self._base_classes = self._distinct_classes() if classes is None else self._create_table_as(c.CLASSES, classes)
         if once:  # the rows per leaf code wait for the placement (value_counts): the kernel has them in numpy
             counts, encoded = None, int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build(
                 "BIGINT"))).from_(c.table(c.CLASSES)))[0][0] or 0)
@@ -208,7 +243,7 @@ class SqlPreparation:
         (with a research subset: the population's values, the subset's counts). ``distinct``:
         counted over ``sqlanon_distinct`` (``name`` its text column) instead of the rows."""
         value = c.as_text(c.col(name, "s"))
-        count = exp.Count(this=exp.Star()) if member is None else exp.Sum(
+        count: exp.Expression = exp.Count(this=exp.Star()) if member is None else exp.Sum(
             this=exp.Case(ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)))
         if distinct:
             count = exp.Cast(this=exp.Sum(this=c.col("n", "s")), to=exp.DataType.build("BIGINT"))

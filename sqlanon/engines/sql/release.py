@@ -5,6 +5,7 @@ positions (``row_order``), written to the target by the engine's ``_write``."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -24,6 +25,21 @@ class SqlRelease:
     A part of ``SqlEngine`` (``engines/sql/engine.py``), which mixes it in: it reads the attributes
     ``SqlEngine.__init__`` sets and calls the hooks the module docstring there lists.
     """
+
+    if TYPE_CHECKING:  # the host's (SqlEngine's and the engine's subclass's); nothing at runtime
+        lookup: str
+        rows_scanned: int
+
+        def sql(self, query: exp.Expr, pretty: bool = False) -> str: ...
+        def node_figures(
+            self, node: Node, keep: KeepCondition | None, lookup: str | None = None
+        ) -> list[exp.Select]: ...
+        def ensure_wide(self) -> None: ...
+        def _ensure_row_tables(self) -> None: ...
+        def _count(self, name: str) -> int: ...
+        def _mode(self, lean: bool, rows: int) -> None: ...
+        def _materialize(self, name: str, data: pa.Table, replace: bool = False) -> None: ...
+        def _write(self, sql: str, params: dict, output: Output, target: str) -> None: ...
 
     def check_output(self, output: Output) -> None:
         """Every SQL engine writes every column type it reads: nothing to refuse."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Literal
 
 import numpy as np
 from sqlglot import exp
@@ -27,9 +28,9 @@ from sqlanon.lattice import Node
 class SqlRunner:
     """Checks as queries in ``store`` (a prepared ``SqlEngine``)."""
 
-    where = "sql"
+    where: Literal["sql"] = "sql"
 
-    def __init__(self, store):
+    def __init__(self, store) -> None:
         store.ensure_wide()
         self.store = store
         self.layout = layout = store.layout()

@@ -7,6 +7,7 @@ Labels: month "2019-03", quarter "2019-Q1", year "2019", decade "2010-2019".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlanon.errors import ConfigError, cut
@@ -20,7 +21,7 @@ GRANULARITIES = {
 }
 
 
-def build_dates(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
+def build_dates(attribute: str, spec: dict, values: Sequence[str]) -> list[list[str]]:
     check_keys(attribute, spec, {"format", "levels"})
     fmt = spec.get("format", "%Y-%m-%d")
     levels = spec.get("levels", list(GRANULARITIES))

@@ -12,6 +12,7 @@ and the intervals next to them are clamped to those ends.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
 from sqlanon.errors import ConfigError, cut
@@ -31,7 +32,7 @@ def _number(attribute: str, text: str) -> Decimal:
     return value
 
 
-def build_intervals(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
+def build_intervals(attribute: str, spec: dict, values: Sequence[str]) -> list[list[str]]:
     check_keys(attribute, spec, {"widths", "cuts", "start", "bottom", "top"})
     numbers = {v: _number(attribute, v) for v in values}
     integral = all(n == n.to_integral_value() for n in numbers.values()) and all(

@@ -6,11 +6,13 @@ keeping the width; ``levels`` caps the number of masked characters.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlanon.errors import ConfigError
 from sqlanon.hierarchy.builders.common import check_keys, with_top
 
 
-def build_mask(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
+def build_mask(attribute: str, spec: dict, values: Sequence[str]) -> list[list[str]]:
     check_keys(attribute, spec, {"mask", "levels"})
     mask = spec.get("mask", "*")
     if not isinstance(mask, str) or len(mask) != 1:

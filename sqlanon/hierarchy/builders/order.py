@@ -8,11 +8,13 @@ A group is labelled "first..last" (or the value itself when alone).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlanon.errors import ConfigError, cut
 from sqlanon.hierarchy.builders.common import check_keys, with_top
 
 
-def build_order(attribute: str, spec: dict, values: list[str]) -> list[list[str]]:
+def build_order(attribute: str, spec: dict, values: Sequence[str]) -> list[list[str]]:
     check_keys(attribute, spec, {"values", "fanout"})
     ordered = spec.get("values")
     fanout = spec.get("fanout")
