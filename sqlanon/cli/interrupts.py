@@ -147,10 +147,26 @@ def ignore_signals() -> None:
         pass
 
 
-def _terminate(signum: int, frame: object) -> None:
+def _terminate(signum: int, frame: Any) -> None:
     _received.append(signum)
-    if not _decided:  # once the exit code is chosen, a second signal could only interrupt the exit
+    # once the exit code is chosen, a second signal could only interrupt the exit
+    if not _decided and not _in_extension_init(frame):
         raise KeyboardInterrupt
+
+
+def _in_extension_init(frame: Any) -> bool:
+    """Whether the interrupted Python code runs inside a compiled module's initialisation
+    (DuckDB's pybind11 module builds its enums in Python at ``import duckdb``). An exception
+    raised there is not passed on: the module prints it with a traceback and a "Critical native
+    error", and may stay half-built. Such a signal is only recorded; the watcher raises it again
+    once the module is built, or ends the process at the deadline."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "exec_module" and code.co_filename == "<frozen importlib._bootstrap_external>":
+            if type(frame.f_locals.get("self")).__name__ == "ExtensionFileLoader":
+                return True
+        frame = frame.f_back
+    return False
 
 
 def _quiet_when_swallowed(previous: Callable[[Any], object]) -> None:

@@ -203,11 +203,25 @@ IN_EXEC = """
     exec("kill()\\ntime.sleep(30)")
 """
 
+# DuckDB's compiled module builds its enums in Python while ``import duckdb`` initialises it;
+# an interrupt raised there came out as its "Critical native error" and a traceback
+IN_EXTENSION_INIT = """
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.endswith("enum.py") and "_duckdb" in sys.modules:
+            sys.setprofile(None)
+            kill()
+
+    sys.setprofile(profile)
+    import duckdb
+    sys.setprofile(None)
+    time.sleep(30)
+"""
+
 
 @pytest.mark.parametrize(
     "case",
-    [SWALLOWS_ONCE, SWALLOWS_ALWAYS, SWALLOWS_AS_UNRAISABLE, IN_EXEC],
-    ids=["swallowed-once", "swallowed-always", "swallowed-as-unraisable", "in-exec"],
+    [SWALLOWS_ONCE, SWALLOWS_ALWAYS, SWALLOWS_AS_UNRAISABLE, IN_EXEC, IN_EXTENSION_INIT],
+    ids=["swallowed-once", "swallowed-always", "swallowed-as-unraisable", "in-exec", "in-extension-init"],
 )
 def test_an_interrupt_a_library_swallows_still_ends_the_run(tmp_path, case):
     (tmp_path / "misbehaving.py").write_text(MISBEHAVING % case)
