@@ -18,7 +18,7 @@ test:  ## the suite CI runs (all but the slowest Spark cases)
 test-all:  ## the suite with the slowest Spark cases too
 	$(PYTHON) -m pytest -q -m ''
 
-lint:  ## ruff, the imports' layers, the tests' layout and the public modules' types
+lint:  ## ruff, the imports' layers, the tests' layout and mypy over the whole package
 	$(PYTHON) -m pytest -q tests/project
 
 docs:  ## the documentation site, strictly (every link and page resolves)

@@ -53,7 +53,7 @@ class _Levels:
     the answer is an AND over the QIs (a scan of 200 entries per check, in Python or numpy,
     would cost as much as a compiled check). Levels above any stored one need no entry."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.used = 0  # the bits of the slots in use
         self.at_most: list[list[int]] = []  # [j][l]: slots whose level j <= l
 

@@ -11,11 +11,14 @@ import click
 
 from sqlanon.cli.arguments import absolute, data_source
 from sqlanon.cli.init_job import write_job
-from sqlanon.errors import EXIT_OK
+from sqlanon.errors import EXIT_OK, ConfigError
 
 
 def init(data, output, delimiter, table, encoding, overwrite) -> int:
-    write_job(data_source(data, delimiter, table, encoding), absolute(output), overwrite)
+    target = absolute(output)
+    if target is None:
+        raise ConfigError("--output names the job file to write (default job.toml), got an empty path")
+    write_job(data_source(data, delimiter, table, encoding), target, overwrite)
     click.echo(
         f"wrote {output}: remove the '#' in front of the settings to keep, then run sqlanon anonymize {output}",
         err=True,

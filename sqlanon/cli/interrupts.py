@@ -207,7 +207,7 @@ def _watcher(reading: int) -> None:
     time.sleep(REDELIVER)
     if not _decided:
         try:  # as if the signal came again: does nothing if the main thread now ignores it
-            _thread.interrupt_main(signum)
+            _thread.interrupt_main(signal.Signals(signum))
         except (ValueError, RuntimeError):
             pass
     time.sleep(DEADLINE - REDELIVER)

@@ -24,7 +24,7 @@ from sqlanon.cli.arguments import absolute, node_levels
 from sqlanon.cli.interrupts import published, received
 from sqlanon.config.read import load_job
 from sqlanon.demo import demo_job, prepare_data
-from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK
+from sqlanon.errors import EXIT_NO_SOLUTION, EXIT_OK, ConfigError
 from sqlanon.progress import Display
 from sqlanon.release import Publication, protected_files
 from sqlanon.report.manifest_input import load_manifest
@@ -86,6 +86,8 @@ def summary_path(output) -> str:
 
 def demo(config, rows, overwrite, as_json) -> int:
     job = load_job(config, overwrite=overwrite or None) if config else demo_job(Path.cwd() / "demo")
+    if job.input.path is None:
+        raise ConfigError(f"{config}: the demo writes its data to the job's [input] path; this job reads a table")
     if prepare_data(job.input.path, rows, overwrite):
         click.echo(f"wrote {rows} demo rows to {job.input.path}", err=True)
     return _run(job, as_json)

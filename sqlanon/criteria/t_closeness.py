@@ -244,7 +244,7 @@ class TCloseness(PrivacyModel):
         return d
 
     # -- Python twin -------------------------------------------------------------------------
-    def class_value(self, histogram, overall):
+    def class_value(self, histogram: dict[str, int], overall: dict[str, float]) -> float:
         n = sum(histogram.values())
         diff = {v: histogram.get(v, 0) / n - q for v, q in overall.items()}
         if self.distance == "equal":

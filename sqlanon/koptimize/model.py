@@ -53,7 +53,7 @@ class IntervalModel:
     labels: np.ndarray | None  # (m, L) int64
     label_values: tuple[str, ...] = ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.rows = int(self.weights.sum())
         # Σ_all: (attribute, rank) of every non-least value, attribute by attribute.
         self.alphabet: list[tuple[int, int]] = [

@@ -10,13 +10,30 @@ from sqlglot import exp
 
 from sqlanon.sql.layout import join_labels, node_source, group_key_names
 from sqlanon.sql.template import KEYS, TAG
-from sqlanon.sql.trees import (WIDE, case, class_keys, col, ident, param, sensitive, sval_table,
-                                           table, total, wide_leaves)
+from sqlanon.sql.trees import (
+    WIDE,
+    case,
+    class_keys,
+    col,
+    ident,
+    param,
+    sensitive,
+    sval_table,
+    table,
+    total,
+    wide_leaves,
+)
 from sqlanon.lattice import Node
 
 
-def class_query(node: Node, with_leaves: bool = False, projection: bool = True, lookup: str = "wide",
-                figures: Sequence[exp.Select] = (), lnx: bool = False) -> exp.Select:
+def class_query(
+    node: Node,
+    with_leaves: bool = False,
+    projection: bool = True,
+    lookup: str = "wide",
+    figures: Sequence[exp.Select] = (),
+    lnx: bool = False,
+) -> exp.Select:
     """The node's class table: generalized codes ``g<j>``, size ``n`` (and ``leaves<j>``), and
     the columns of every per-class ``figures`` query (keyed by ``g<j>``) joined to it."""
     query, codes, leaves = node_source(node, projection, lookup)
@@ -53,11 +70,17 @@ def histogram_query(node: Node, i: int, projection: bool = True, lookup: str = "
     keys = [col(k, "x") for k in class_keys(node)]
     size = exp.Window(this=exp.Sum(this=col("f", "x")), partition_by=keys)
     rank = exp.Window(
-        this=exp.RowNumber(), partition_by=[k.copy() for k in keys],
+        this=exp.RowNumber(),
+        partition_by=[k.copy() for k in keys],
         order=exp.Order(expressions=[exp.Ordered(this=col("f", "x"), desc=True), exp.Ordered(this=col("v", "x"))]),
     )
     return (
-        exp.select(exp.Column(this=exp.Star(), table=ident("x")), size.as_(ident("cn")), rank.as_(ident("r")), col("q", "sv").as_(ident("q")))
+        exp.select(
+            exp.Column(this=exp.Star(), table=ident("x")),
+            size.as_(ident("cn")),
+            rank.as_(ident("r")),
+            col("q", "sv").as_(ident("q")),
+        )
         .from_(counts.subquery(ident("x")))
         .join(table(sval_table(i), "sv"), on=exp.EQ(this=col("code", "sv"), expression=col("v", "x")))
     )
@@ -69,12 +92,15 @@ def population_query(node: Node, projection: bool = True, lookup: str = "wide") 
     population without subset rows (``empty_population_query`` counts them; see
     ``sqlanon/criteria/population.py``)."""
     query, codes, _ = node_source(node, projection, lookup)
-    return query.select(
-        *(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)),
-        exp.Sum(this=col("pop", "c")).as_(ident("pop")),
-        copy=False,
-    ).group_by(*(x.copy() for x in codes), copy=False).having(
-        exp.GT(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
+    return (
+        query.select(
+            *(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)),
+            exp.Sum(this=col("pop", "c")).as_(ident("pop")),
+            copy=False,
+        )
+        .group_by(*(x.copy() for x in codes), copy=False)
+        .having(exp.GT(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
+    )
 
 
 def empty_population_query(node: Node, projection: bool = True, lookup: str = "wide") -> exp.Select:
@@ -82,15 +108,26 @@ def empty_population_query(node: Node, projection: bool = True, lookup: str = "w
     (``SUM(n) = 0``), which ``population_query`` drops: delta-presence with dmin > 0 fails on
     each of them, and no suppression removes them (see ``sqlanon/criteria/delta_presence.py``)."""
     query, codes, _ = node_source(node, projection, lookup)
-    empty = query.select(exp.Literal.number(1).as_(ident("one")), copy=False).group_by(
-        *(x.copy() for x in codes), copy=False).having(
-        exp.EQ(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
+    empty = (
+        query.select(exp.Literal.number(1).as_(ident("one")), copy=False)
+        .group_by(*(x.copy() for x in codes), copy=False)
+        .having(exp.EQ(this=exp.Sum(this=col("n", "c")), expression=exp.Literal.number(0)), copy=False)
+    )
     return exp.select(exp.Count(this=exp.Star())).from_(empty.subquery(ident("e")), copy=False)
 
 
-def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection: bool = True, lookup: str = "wide",
-                figures: Sequence[exp.Select] = (), uniques: bool = False, sums: dict | None = None,
-                lnx: bool = False, empty: exp.Select | None = None) -> exp.Select:
+def stats_query(
+    node: Node,
+    keep: exp.Expression,
+    with_leaves: bool,
+    projection: bool = True,
+    lookup: str = "wide",
+    figures: Sequence[exp.Select] = (),
+    uniques: bool = False,
+    sums: dict | None = None,
+    lnx: bool = False,
+    empty: exp.Select | None = None,
+) -> exp.Select:
     """One row of reduced figures for a node (see ``ClassStats``); ``empty``
     (``empty_population_query``) adds the last column, ``empty_classes``."""
     n = col("n")
@@ -122,21 +159,29 @@ def stats_query(node: Node, keep: exp.Expression, with_leaves: bool, projection:
     return exp.select(*columns).from_(flagged.subquery(ident("f"), copy=False), copy=False)
 
 
-def class_size_query(node: Node, keep: exp.Expression | None = None, projection: bool = True, lookup: str = "wide",
-                     figures: Sequence[exp.Select] = ()) -> exp.Select:
+def class_size_query(
+    node: Node,
+    keep: exp.Expression | None = None,
+    projection: bool = True,
+    lookup: str = "wide",
+    figures: Sequence[exp.Select] = (),
+) -> exp.Select:
     """The node's class-size frequency table: ``SELECT n AS size, COUNT(*) AS classes FROM
     (class query) GROUP BY n``; with ``keep``, over the kept classes only (a class whose
     condition is NULL counts as suppressed, as in ``stats_query``). The risk analysis reads it.
     """
     classes = class_query(node, False, projection, lookup, figures).subquery(ident("cls"), copy=False)
-    query = exp.select(col("n").as_(ident("size")), exp.Count(this=exp.Star()).as_(ident("classes"))).from_(classes, copy=False)
+    query = exp.select(col("n").as_(ident("size")), exp.Count(this=exp.Star()).as_(ident("classes"))).from_(
+        classes, copy=False
+    )
     if keep is not None:
         query = query.where(exp.Is(this=exp.Paren(this=keep), expression=exp.true()), copy=False)
     return query.group_by(col("n"), copy=False).order_by(col("size"), copy=False)
 
 
-def _grouped(query: exp.Select, node: Node, alike: Sequence[bool], pairs: Sequence[int] = (),
-             slot: bool = False) -> exp.Select:
+def _grouped(
+    query: exp.Select, node: Node, alike: Sequence[bool], pairs: Sequence[int] = (), slot: bool = False
+) -> exp.Select:
     """GROUP BY ``group_key_names`` (``slot``: the one slot column ``KEYS``, for a template);
     with none left the rows are one class (none when there are no rows, as a GROUP BY would
     have it)."""
@@ -146,8 +191,15 @@ def _grouped(query: exp.Select, node: Node, alike: Sequence[bool], pairs: Sequen
     return query.having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(0)))
 
 
-def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, uniques: bool = False,
-                     alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False) -> exp.Select:
+def lean_stats_query(
+    node: Node,
+    keep: exp.Expression,
+    with_leaves: bool,
+    uniques: bool = False,
+    alike: Sequence[bool] = (),
+    pairs: Sequence[int] = (),
+    slot: bool = False,
+) -> exp.Select:
     """``stats_query`` for jobs whose models and metric read only class sizes (and leaf
     counts), over the wide form: one nesting level, FILTER aggregates, no group keys in the
     inner projection. DuckDB binds and plans it in about half the time (bench/check_overhead.py).
@@ -168,24 +220,35 @@ def lean_stats_query(node: Node, keep: exp.Expression, with_leaves: bool, unique
     columns = [
         exp.Count(this=exp.Star()).as_(ident("classes")),
         only(exp.Count(this=exp.Star()), kept.copy()).as_(ident("kept_classes")),
-        exp.Coalesce(this=only(exp.Sum(this=n.copy()), exp.Not(this=surely_kept)), expressions=[zero.copy()]).as_(ident("suppressed")),
+        exp.Coalesce(this=only(exp.Sum(this=n.copy()), exp.Not(this=surely_kept)), expressions=[zero.copy()]).as_(
+            ident("suppressed")
+        ),
         only(exp.Min(this=n.copy()), kept.copy()).as_(ident("min_kept")),
-        exp.Coalesce(this=only(exp.Sum(this=exp.Mul(this=n.copy(), expression=n.copy())), kept.copy()),
-                     expressions=[zero.copy()]).as_(ident("dm_kept")),
-        exp.Coalesce(this=exp.Sum(this=exp.Mul(this=n.copy(), expression=n.copy())), expressions=[zero.copy()]).as_(ident("dm_all")),
+        exp.Coalesce(
+            this=only(exp.Sum(this=exp.Mul(this=n.copy(), expression=n.copy())), kept.copy()), expressions=[zero.copy()]
+        ).as_(ident("dm_kept")),
+        exp.Coalesce(this=exp.Sum(this=exp.Mul(this=n.copy(), expression=n.copy())), expressions=[zero.copy()]).as_(
+            ident("dm_all")
+        ),
         exp.Min(this=n.copy()).as_(ident("min_class")),
     ]
     if with_leaves:
-        columns += [exp.Coalesce(this=only(exp.Sum(this=exp.Mul(this=n.copy(), expression=col(f"leaves{j}"))), kept.copy()),
-                                 expressions=[zero.copy()]).as_(ident(f"leaves{j}")) for j in range(len(node))]
+        columns += [
+            exp.Coalesce(
+                this=only(exp.Sum(this=exp.Mul(this=n.copy(), expression=col(f"leaves{j}"))), kept.copy()),
+                expressions=[zero.copy()],
+            ).as_(ident(f"leaves{j}"))
+            for j in range(len(node))
+        ]
     if uniques:
         one = exp.and_(kept.copy(), exp.EQ(this=n.copy(), expression=exp.Literal.number(1)))
         columns.append(only(exp.Count(this=exp.Star()), one).as_(ident("uniques")))
     return exp.select(*columns).from_(classes.subquery(ident("cls")))
 
 
-def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool] = (), pairs: Sequence[int] = (),
-                         slot: bool = False) -> exp.Select:
+def size_histogram_query(
+    node: Node, keep: exp.Expression, alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False
+) -> exp.Select:
     """The lean check of a job whose models and metric read class sizes only (k-anonymity and
     discernibility, say), over the wide form: the node's class-size histogram, one row per
     distinct class size ``n`` with its number of classes and its verdict (a condition that is
@@ -196,12 +259,16 @@ def size_histogram_query(node: Node, keep: exp.Expression, alike: Sequence[bool]
     as in ``group_key_names``; ``slot`` as in ``_grouped``."""
     classes = class_sizes_query(node, alike, pairs, slot)
     kept = exp.Is(this=exp.Paren(this=keep), expression=exp.true())
-    return (exp.select(col("n"), exp.Count(this=exp.Star()).as_(ident("classes")), kept.as_(ident("kept")))
-            .from_(classes.subquery(ident("cls"))).group_by(col("n")))
+    return (
+        exp.select(col("n"), exp.Count(this=exp.Star()).as_(ident("classes")), kept.as_(ident("kept")))
+        .from_(classes.subquery(ident("cls")))
+        .group_by(col("n"))
+    )
 
 
-def class_sizes_query(node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False,
-                      tagged: bool = False) -> exp.Select:
+def class_sizes_query(
+    node: Node, alike: Sequence[bool] = (), pairs: Sequence[int] = (), slot: bool = False, tagged: bool = False
+) -> exp.Select:
     """The sizes of the node's classes, one row each, over the wide form: the lean check of a
     size-only job where fetching a row costs next to nothing (an embedded database). The
     size histogram and the verdicts per distinct size are then made in process
@@ -229,14 +296,17 @@ def batch_query(queries: Sequence[str], dialect: str, tags: Sequence[int] | None
         return " UNION ALL ".join(queries)
     tag = ident(BATCH_NODE).sql(dialect)
     part = ident("b").sql(dialect)
-    return " UNION ALL ".join(f"SELECT {i} AS {tag}, {part}.* FROM ({sql}) AS {part}" for i, sql in zip(tags or range(len(queries)), queries))
+    return " UNION ALL ".join(
+        f"SELECT {i} AS {tag}, {part}.* FROM ({sql}) AS {part}" for i, sql in zip(tags or range(len(queries)), queries)
+    )
 
 
 BATCH_NODE = "sqlanon_node"
 
 
-def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: bool = True, lookup: str = "wide",
-                               figures: Sequence[exp.Select] = ()) -> exp.Expression:
+def suppressed_histogram_query(
+    node: Node, keep: exp.Expression, projection: bool = True, lookup: str = "wide", figures: Sequence[exp.Select] = ()
+) -> exp.Expression:
     """Rows ``(j, code, c)``: suppressed rows per generalized value of every QI."""
     suppressed = (
         exp.select(exp.Star())
@@ -264,8 +334,9 @@ def suppressed_histogram_query(node: Node, keep: exp.Expression, projection: boo
     )
 
 
-def failing_classes_query(node: Node, keep: exp.Expression, lookup: str = "wide",
-                          figures: Sequence[exp.Select] = ()) -> exp.Select:
+def failing_classes_query(
+    node: Node, keep: exp.Expression, lookup: str = "wide", figures: Sequence[exp.Select] = ()
+) -> exp.Select:
     """The classes that fail the models, smallest first, with their decoded QI values."""
     query = (
         exp.select()

@@ -12,8 +12,7 @@ DIALECTS = ("duckdb", "postgres", "spark")
 
 # PostgreSQL and Spark have no unsigned integers (sqlglot passes UTINYINT/USMALLINT through):
 # the signed type one size up holds every code.
-_SIGNED = {exp.DataType.Type.UTINYINT: exp.DataType.Type.SMALLINT,
-           exp.DataType.Type.USMALLINT: exp.DataType.Type.INT}
+_SIGNED = {exp.DataType.Type.UTINYINT: exp.DataType.Type.SMALLINT, exp.DataType.Type.USMALLINT: exp.DataType.Type.INT}
 
 
 def _signed(node: exp.Expression) -> exp.Expression:
@@ -39,11 +38,15 @@ def _hex_read_by_conv(node: exp.Expression) -> exp.Expression:
     the same number as decimal text (up to 16 digits: CONV reads 64 unsigned bits)."""
     if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.BIT:
         text = node.this
-        if not (isinstance(text, exp.Concat) and len(text.expressions) == 2
-                and text.expressions[0] == exp.Literal.string("x")):
+        if not (
+            isinstance(text, exp.Concat)
+            and len(text.expressions) == 2
+            and text.expressions[0] == exp.Literal.string("x")
+        ):
             raise ValueError(f"Spark has no bit strings: no rendering of {node.sql()}")
-        return exp.Anonymous(this="CONV", expressions=[text.expressions[1], exp.Literal.number(16),
-                                                       exp.Literal.number(10)])
+        return exp.Anonymous(
+            this="CONV", expressions=[text.expressions[1], exp.Literal.number(16), exp.Literal.number(10)]
+        )
     return node
 
 

@@ -8,8 +8,21 @@ from typing import Sequence
 
 from sqlglot import exp
 
-from sqlanon.sql.trees import (CLASSES, WIDE, col, datatype, ident, label_table, pair_column, qi,
-                                           sensitive, table, wide_column, wide_leaves, hier_table)
+from sqlanon.sql.trees import (
+    CLASSES,
+    WIDE,
+    col,
+    datatype,
+    ident,
+    label_table,
+    pair_column,
+    qi,
+    sensitive,
+    table,
+    wide_column,
+    wide_leaves,
+    hier_table,
+)
 from sqlanon.lattice import Node
 
 
@@ -49,13 +62,26 @@ def narrow(e: exp.Expression, values: int | None, wide: bool = False) -> exp.Exp
     if values is None:
         return e
     types = exp.DataType.Type
-    kind = (types.UTINYINT if values <= 256 else types.USMALLINT if values <= 65536
-            else types.UINT if wide and values <= PAIR_CODES else None)
+    kind = (
+        types.UTINYINT
+        if values <= 256
+        else types.USMALLINT
+        if values <= 65536
+        else types.UINT
+        if wide and values <= PAIR_CODES
+        else None
+    )
     return exp.Cast(this=e, to=exp.DataType(this=kind)) if kind else e
 
 
-def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, lnx: bool = False,
-               sizes: Sequence[Sequence[int]] | None = None, population: bool = False) -> exp.Select:
+def wide_query(
+    levels: Sequence[int],
+    with_leaves: bool,
+    sensitives: int = 0,
+    lnx: bool = False,
+    sizes: Sequence[Sequence[int]] | None = None,
+    population: bool = False,
+) -> exp.Select:
     """``sqlanon_wide``: join every lookup table once; ``levels[j]`` is QI j's top level and
     ``sizes[j][l]`` the number of codes at level l (for narrow types). With ``population``
     (delta-presence), the base table's population count ``pop`` is carried too."""
@@ -63,8 +89,10 @@ def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, ln
     columns = []
     for j, top in enumerate(levels):
         query = _join(query, j, "c", qi(j))
-        columns += [narrow(col(f"l{l}", f"h{j}"), sizes[j][l] if sizes else None).as_(ident(wide_column(j, l)))
-                    for l in range(top + 1)]
+        columns += [
+            narrow(col(f"l{l}", f"h{j}"), sizes[j][l] if sizes else None).as_(ident(wide_column(j, l)))
+            for l in range(top + 1)
+        ]
         if with_leaves:
             columns += [col(f"c{l}", f"h{j}").as_(ident(wide_leaves(j, l))) for l in range(top + 1)]
     columns += [col(sensitive(i), "c").as_(ident(sensitive(i))) for i in range(sensitives)]
@@ -75,7 +103,9 @@ def wide_query(levels: Sequence[int], with_leaves: bool, sensitives: int = 0, ln
     return query.select(*columns, col("n", "c").as_(ident("n")), copy=False)
 
 
-def node_source(node: Node, projection: bool, lookup: str) -> tuple[exp.Select, list[exp.Expression], list[exp.Expression]]:
+def node_source(
+    node: Node, projection: bool, lookup: str
+) -> tuple[exp.Select, list[exp.Expression], list[exp.Expression]]:
     """FROM the class table (alias ``c``) with each QI's generalized code and leaf count."""
     if lookup == "wide":
         query = exp.select().from_(table(WIDE, "c"), copy=False)
@@ -86,8 +116,16 @@ def node_source(node: Node, projection: bool, lookup: str) -> tuple[exp.Select, 
     return generalized(query, node, "c", projection)
 
 
-def snapshot_query(node: Node, tops: Sequence[int], with_leaves: bool, sensitives: int, lnx: bool,
-                   source: str | None, lookup: str, population: bool = False) -> exp.Select:
+def snapshot_query(
+    node: Node,
+    tops: Sequence[int],
+    with_leaves: bool,
+    sensitives: int,
+    lnx: bool,
+    source: str | None,
+    lookup: str,
+    population: bool = False,
+) -> exp.Select:
     """A node's classes to keep as a snapshot: in the wide form (every QI's code at each level
     from the node's up to its top, ``q<j>_<l>``, with leaf counts ``c<j>_<l>``), so any
     generalization of the node is one GROUP BY over it without a join, and the checks read it
@@ -143,10 +181,16 @@ def with_pairs(wide: exp.Select, sizes: Sequence[Sequence[int]], pairs: Sequence
     for j in pairs:
         for level, count in enumerate(sizes[j]):
             for partner, partner_count in enumerate(sizes[j + 1]):
-                code = exp.Add(this=exp.Mul(this=exp.Cast(this=col(wide_column(j, level), "w"), to=datatype("UINT")),
-                                            expression=exp.Literal.number(partner_count)),
-                               expression=col(wide_column(j + 1, partner), "w"))
-                columns.append(narrow(code, count * partner_count, wide=True).as_(ident(pair_column(j, level, partner))))
+                code = exp.Add(
+                    this=exp.Mul(
+                        this=exp.Cast(this=col(wide_column(j, level), "w"), to=datatype("UINT")),
+                        expression=exp.Literal.number(partner_count),
+                    ),
+                    expression=col(wide_column(j + 1, partner), "w"),
+                )
+                columns.append(
+                    narrow(code, count * partner_count, wide=True).as_(ident(pair_column(j, level, partner)))
+                )
     return exp.select(exp.Star(), *columns).from_(wide.subquery(ident("w")))
 
 

@@ -8,9 +8,24 @@ from typing import Sequence
 
 from sqlglot import exp
 
-from sqlanon.sql.trees import (CLASSES, DATA, DISTINCT, INPUT, ROW, as_text, col, datatype,
-                                           distinct_sensitive, distinct_text, ident, label_table, qi, sensitive,
-                                           sval_table, table)
+from sqlanon.sql.trees import (
+    CLASSES,
+    DATA,
+    DISTINCT,
+    INPUT,
+    ROW,
+    as_text,
+    col,
+    datatype,
+    distinct_sensitive,
+    distinct_text,
+    ident,
+    label_table,
+    qi,
+    sensitive,
+    sval_table,
+    table,
+)
 from sqlanon.sql.dialects import render
 
 
@@ -19,11 +34,7 @@ def base_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = False) 
     when models read them) with their counts. With ``lnx`` each row also carries ln c_x, c_x
     the rows of its QI combination (for the KL-divergence)."""
     keys = [col(qi(j)) for j in range(dimensions)] + [col(sensitive(i)) for i in range(sensitives)]
-    query = (
-        exp.select(*keys, exp.Count(this=exp.Star()).as_(ident("n")))
-        .from_(table(DATA))
-        .group_by(*keys)
-    )
+    query = exp.select(*keys, exp.Count(this=exp.Star()).as_(ident("n"))).from_(table(DATA)).group_by(*keys)
     return with_lnx(query, dimensions) if lnx else query
 
 
@@ -41,24 +52,39 @@ def distinct_query(relation: str, qis: Sequence[str], sensitives: Sequence[str] 
     by their text over those few groups (values of one text, NULL and '' say, merge there)."""
     names = [*qis, *sensitives]
     raw = [col(name).as_(ident(f"c{i}")) for i, name in enumerate(names)]
-    inner = (f"SELECT {', '.join(render(e, dialect) for e in raw)}, COUNT(*) AS {render(ident('n'), dialect)} "
-             f"FROM {relation} GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+    inner = (
+        f"SELECT {', '.join(render(e, dialect) for e in raw)}, COUNT(*) AS {render(ident('n'), dialect)} "
+        f"FROM {relation} GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}"
+    )
     aliases = [distinct_text(j) for j in range(len(qis))] + [distinct_sensitive(i) for i in range(len(sensitives))]
     texts = [as_text(col(f"c{i}")).as_(ident(alias)) for i, alias in enumerate(aliases)]
     rows = exp.Cast(this=exp.Sum(this=col("n")), to=datatype("BIGINT")).as_(ident("n"))
-    return (f"SELECT {', '.join(render(e, dialect) for e in [*texts, rows])} FROM ({inner}) AS {render(ident('g'), dialect)} "
-            f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}")
+    return (
+        f"SELECT {', '.join(render(e, dialect) for e in [*texts, rows])} FROM ({inner}) AS {render(ident('g'), dialect)} "
+        f"GROUP BY {', '.join(str(i + 1) for i in range(len(names)))}"
+    )
 
 
 def value_counts_query(dimensions: int) -> exp.Expression:
     """Rows per leaf code of every QI over the base class table, in one query: ``(j, code,
     rows)``, and ``(-1, NULL, all rows)`` (which, short of the input's rows, means a value
     fell out of the encoding: see ``missing_values_query``)."""
-    total = exp.select(exp.Literal.number(-1).as_(ident("j")), exp.Cast(this=exp.Null(), to=datatype("INT")).as_(ident("code")),
-                       exp.Sum(this=col("n")).as_(ident("rows"))).from_(table(CLASSES))
-    per = [exp.select(exp.Literal.number(j).as_(ident("j")), col(qi(j)).as_(ident("code")),
-                      exp.Sum(this=col("n")).as_(ident("rows")), copy=False)
-           .from_(table(CLASSES), copy=False).group_by(col(qi(j)), copy=False) for j in range(dimensions)]
+    total = exp.select(
+        exp.Literal.number(-1).as_(ident("j")),
+        exp.Cast(this=exp.Null(), to=datatype("INT")).as_(ident("code")),
+        exp.Sum(this=col("n")).as_(ident("rows")),
+    ).from_(table(CLASSES))
+    per = [
+        exp.select(
+            exp.Literal.number(j).as_(ident("j")),
+            col(qi(j)).as_(ident("code")),
+            exp.Sum(this=col("n")).as_(ident("rows")),
+            copy=False,
+        )
+        .from_(table(CLASSES), copy=False)
+        .group_by(col(qi(j)), copy=False)
+        for j in range(dimensions)
+    ]
     return exp.union(total, *per, distinct=False, copy=False)
 
 
@@ -70,14 +96,22 @@ def distinct_classes_query(dimensions: int, sensitives: int = 0, lnx: bool = Fal
     keys = []
     for j in range(dimensions):
         alias = f"d{j}"
-        query = query.join(table(label_table(j), alias), on=exp.and_(
-            exp.EQ(this=col("level", alias), expression=exp.Literal.number(0)),
-            exp.EQ(this=col("label", alias), expression=col(distinct_text(j), "s"))), copy=False)
+        query = query.join(
+            table(label_table(j), alias),
+            on=exp.and_(
+                exp.EQ(this=col("level", alias), expression=exp.Literal.number(0)),
+                exp.EQ(this=col("label", alias), expression=col(distinct_text(j), "s")),
+            ),
+            copy=False,
+        )
         keys.append((col("code", alias), qi(j)))
     for i in range(sensitives):
         alias = f"e{i}"
-        query = query.join(table(sval_table(i), alias),
-                           on=exp.EQ(this=col("label", alias), expression=col(distinct_sensitive(i), "s")), copy=False)
+        query = query.join(
+            table(sval_table(i), alias),
+            on=exp.EQ(this=col("label", alias), expression=col(distinct_sensitive(i), "s")),
+            copy=False,
+        )
         keys.append((col("code", alias), sensitive(i)))
     rows = exp.Cast(this=exp.Sum(this=col("n", "s")), to=datatype("BIGINT"))
     query = query.select(*(key.as_(ident(name)) for key, name in keys), rows.as_(ident("n")), copy=False)

@@ -10,8 +10,7 @@ from sqlglot import exp
 
 from sqlanon.sql.checks import class_query
 from sqlanon.sql.layout import generalized, join_labels
-from sqlanon.sql.trees import (DATA, ROW, case, class_keys, col, cut_table, datatype, ident, param, qi,
-                                           rank_table, table)
+from sqlanon.sql.trees import DATA, ROW, case, class_keys, col, cut_table, datatype, ident, param, qi, rank_table, table
 from sqlanon.lattice import Node
 
 #: the parameter holding a shuffle's secret key (sqlanon/engines/row_order.py)
@@ -42,8 +41,9 @@ def shuffle_key(row: exp.Expression) -> exp.Expression:
     text = exp.Cast(this=row, to=datatype("TEXT"))
     digest = exp.SHA2(this=exp.Concat(expressions=[param(ORDER_KEY), text]), length=exp.Literal.number(256))
     digits = exp.Substring(this=digest, start=exp.Literal.number(1), length=exp.Literal.number(KEY_DIGITS))
-    bits = exp.DataType(this=exp.DataType.Type.BIT,
-                        expressions=[exp.DataTypeParam(this=exp.Literal.number(4 * KEY_DIGITS))])
+    bits = exp.DataType(
+        this=exp.DataType.Type.BIT, expressions=[exp.DataTypeParam(this=exp.Literal.number(4 * KEY_DIGITS))]
+    )
     bit_string = exp.Cast(this=exp.Concat(expressions=[exp.Literal.string("x"), digits]), to=bits)
     return exp.Cast(this=bit_string, to=datatype("BIGINT"))
 
@@ -78,8 +78,17 @@ def output_query(
     gen = exp.select(col(ROW, "d")).from_(table(DATA, "d"))
     gen, codes, _ = generalized(gen, node, "d", projection=True)
     gen = gen.select(*(code.as_(ident(f"g{j}")) for j, code in enumerate(codes)))
-    return _release(gen, len(node), keep_condition, columns, drop_suppressed,
-                    lambda query: join_labels(query, node, "o"), lambda j: col("label", f"v{j}"), verdicts, shuffled)
+    return _release(
+        gen,
+        len(node),
+        keep_condition,
+        columns,
+        drop_suppressed,
+        lambda query: join_labels(query, node, "o"),
+        lambda j: col("label", f"v{j}"),
+        verdicts,
+        shuffled,
+    )
 
 
 def interval_output_query(
@@ -101,14 +110,33 @@ def interval_output_query(
     for j in range(dimensions):
         rank, cut = f"r{j}", f"b{j}"
         gen = gen.join(table(rank_table(j), rank), on=exp.EQ(this=col(qi(j), "d"), expression=col("code", rank)))
-        gen = gen.join(table(cut_table(j), cut), on=exp.Between(this=col("rank", rank), low=col("lo", cut), high=col("hi", cut)))
+        gen = gen.join(
+            table(cut_table(j), cut), on=exp.Between(this=col("rank", rank), low=col("lo", cut), high=col("hi", cut))
+        )
         gen = gen.select(col("lo", cut).as_(ident(f"g{j}")), col("label", cut).as_(ident(f"t{j}")))
-    return _release(gen, dimensions, keep_condition, columns, drop_suppressed, lambda query: query,
-                    lambda j: col(f"t{j}", "o"), shuffled=shuffled)
+    return _release(
+        gen,
+        dimensions,
+        keep_condition,
+        columns,
+        drop_suppressed,
+        lambda query: query,
+        lambda j: col(f"t{j}", "o"),
+        shuffled=shuffled,
+    )
 
 
-def _release(gen: exp.Select, dimensions: int, keep_condition, columns, drop_suppressed: bool, decode, label,
-             verdicts: exp.Select | None = None, shuffled: bool = False) -> exp.Select:
+def _release(
+    gen: exp.Select,
+    dimensions: int,
+    keep_condition,
+    columns,
+    drop_suppressed: bool,
+    decode,
+    label,
+    verdicts: exp.Select | None = None,
+    shuffled: bool = False,
+) -> exp.Select:
     """Count each row's class (``g<j>`` columns) with a window, mask the QIs of rows in classes
     that fail ``keep_condition`` or, when given, the per-class ``verdicts`` (or drop them), and
     select the output columns in input order, or ``shuffled``."""

@@ -38,8 +38,10 @@ class NodeTemplate:
         self.sql = render(build((SLOT,) * dimensions), dialect)
         # only the QIs whose slot the template holds: a lean template groups by KEYS alone,
         # and 2 x d replacements that find nothing cost more than the rest of its render
-        slots = ((j, ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
-                 for j in range(dimensions))
+        slots = (
+            (j, ident(wide_column(j, SLOT)).sql(dialect), ident(wide_leaves(j, SLOT)).sql(dialect))
+            for j in range(dimensions)
+        )
         self._tokens = [(j, code, leaves) for j, code, leaves in slots if code in self.sql or leaves in self.sql]
         self._keys = col(KEYS, "c").sql(dialect)
         self._tag = col(TAG).sql(dialect)
@@ -53,8 +55,10 @@ class NodeTemplate:
         for j, code, leaves in self._tokens:
             real = self._real.get((j, node[j]))
             if real is None:
-                real = self._real[j, node[j]] = (ident(wide_column(j, node[j])).sql(self.dialect),
-                                                  ident(wide_leaves(j, node[j])).sql(self.dialect))
+                real = self._real[j, node[j]] = (
+                    ident(wide_column(j, node[j])).sql(self.dialect),
+                    ident(wide_leaves(j, node[j])).sql(self.dialect),
+                )
             sql = sql.replace(code, real[0]).replace(leaves, real[1])
         if keys:
             columns = self._columns

@@ -120,6 +120,8 @@ def aggregate(histogram: exp.Query, keys: Sequence[str], figures: dict[str, exp.
 def create_temp_table(name: str, query: exp.Expression) -> exp.Create:
     """CREATE TEMPORARY TABLE name AS query."""
     return exp.Create(
-        this=table(name), kind="TABLE", expression=query,
+        this=table(name),
+        kind="TABLE",
+        expression=query,
         properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
     )

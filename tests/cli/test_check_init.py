@@ -130,6 +130,8 @@ def test_cli_errors_exit_2_and_3(tmp_path):
     assert no_table.exit_code == 2 and "name its table with --table" in no_table.stderr
     model = run("check", ADULT / "adult.csv", "--delimiter", ";", "--quasi", "age", "--model", "l-diversity:l=2")
     assert model.exit_code == 2 and "unknown privacy model 'l-diversity'" in model.stderr
+    empty = run("init", ADULT / "adult.csv", "--delimiter", ";", "--output", "")
+    assert empty.exit_code == 2 and "--output names the job file to write" in empty.stderr
 
 
 def test_check_the_adult_release_matches_the_run(tmp_path):

@@ -89,6 +89,15 @@ def test_demo_data_is_deterministic_and_hierarchies_are_current(tmp_path):
         ).read_bytes()
 
 
+def test_demo_of_a_job_that_reads_a_table_is_refused(tmp_path):
+    """The demo writes its data to the job's [input] path: a job reading a table has none."""
+    job = tmp_path / "table.toml"
+    job.write_text('[input]\ntable = "people"\n[attributes.a]\nrole = "insensitive"\n')
+    result = CliRunner().invoke(main, ["demo", str(job)])
+    assert result.exit_code == 2 and "this job reads a table" in result.stderr, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]
+
+
 def test_quiet_prints_nothing_and_json_only_json(demo_job):
     result = CliRunner().invoke(main, ["anonymize", str(demo_job), "--quiet", "--json"])
     assert result.exit_code == 0

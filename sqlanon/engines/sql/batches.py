@@ -57,10 +57,14 @@ class SqlBatches:
     def run_sizes_batch(self, nodes: Sequence[Node], render, read, params: dict, lean_rows: int) -> list[ClassStats]:
         """A batch of ``sizes`` checks: ``render(node, tag)`` is a node's query, ``read(arrays,
         count)`` the figures of ``count`` nodes from their statement's result (tags from 0)."""
-        return [stats for a, b in statements(len(nodes))
-                for stats in read(self.run_columns(self.sizes_batch_query(nodes[a:b], render), params, lean_rows), b - a)]
+        return [
+            stats
+            for a, b in statements(len(nodes))
+            for stats in read(self.run_columns(self.sizes_batch_query(nodes[a:b], render), params, lean_rows), b - a)
+        ]
 
     def sizes_batch_query(self, nodes: Sequence[Node], render) -> str:
         """One statement of the ``sizes`` checks of ``nodes``, tagged 0, 1, ..."""
-        return c.batch_query([render(node, tag) for tag, node in enumerate(nodes)], self.dialect,
-                             tagged=self.sizes_in_process)
+        return c.batch_query(
+            [render(node, tag) for tag, node in enumerate(nodes)], self.dialect, tagged=self.sizes_in_process
+        )

@@ -113,6 +113,7 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
     sizes_in_process = False
 
     if TYPE_CHECKING:  # the hook every subclass supplies (see the module docstring); nothing at runtime
+
         def _query(self, sql: str, params: dict) -> tuple[list[str], list[tuple]]: ...
 
     def __init__(self, lookup: str = "wide", snapshots: SnapshotSettings | None = None):
@@ -138,9 +139,19 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
     # -- what the runners read -----------------------------------------------------------------
     def layout(self) -> Layout:
         """What the prepared tables hold, for a runner (read once the wide form is built)."""
-        return Layout(tuple(self._qi_names), tuple(self._hierarchies), tuple(self._sensitives), self._subset,
-                      self._needs, self._rows, self._base_classes, tuple(self._tops), tuple(self._pairs), self.lookup,
-                      self.settings.projection)
+        return Layout(
+            tuple(self._qi_names),
+            tuple(self._hierarchies),
+            tuple(self._sensitives),
+            self._subset,
+            self._needs,
+            self._rows,
+            self._base_classes,
+            tuple(self._tops),
+            tuple(self._pairs),
+            self.lookup,
+            self.settings.projection,
+        )
 
     def runner(self, where: Where) -> CheckRunner:
         """``sql``: every check a query here (``SqlRunner``); ``local``: the base class table
@@ -159,10 +170,16 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
         code column of the base class table grouped, then summed — over none of its rows."""
         keys = [c.col(c.qi(j)) for j in range(len(self._qi_names))]
         empty = exp.select(exp.Star()).from_(c.table(c.CLASSES)).limit(0).subquery(c.ident("b"))
-        grouped = (exp.select(*keys, exp.Sum(this=c.col("n")).as_(c.ident("n"))).from_(empty)
-                   .group_by(*(key.copy() for key in keys)))
-        query = self.sql(exp.select(exp.Count(this=exp.Star()), exp.Sum(this=c.col("n")), exp.Min(this=c.col("n")))
-                         .from_(grouped.subquery(c.ident("g"))))
+        grouped = (
+            exp.select(*keys, exp.Sum(this=c.col("n")).as_(c.ident("n")))
+            .from_(empty)
+            .group_by(*(key.copy() for key in keys))
+        )
+        query = self.sql(
+            exp.select(exp.Count(this=exp.Star()), exp.Sum(this=c.col("n")), exp.Min(this=c.col("n"))).from_(
+                grouped.subquery(c.ident("g"))
+            )
+        )
         seconds = []
         for _ in range(times):
             started = time.perf_counter()
@@ -175,8 +192,14 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
         research subset the population counts (then only classes with subset rows count)."""
         lookup = lookup or self.lookup
         projection = self.settings.projection
-        figures = [] if keep is None or not keep.has_figures else keep.figures(
-            lambda name: c.histogram_query(node, self._sensitives.index(name), projection, lookup), c.class_keys(node))
+        figures = (
+            []
+            if keep is None or not keep.has_figures
+            else keep.figures(
+                lambda name: c.histogram_query(node, self._sensitives.index(name), projection, lookup),
+                c.class_keys(node),
+            )
+        )
         if self._subset is not None:
             figures.append(c.population_query(node, projection, lookup))
         return figures
@@ -187,9 +210,19 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
 
     def check_sql(self, node: Node, keep: Conditions, needs: Need) -> str:
         """The SQL of a node's check in this database (pretty-printed), wherever the checks run."""
-        return self.sql(c.stats_query(node, keep(c.col("n")), Need.LEAVES in needs, self.settings.projection,
-                                      self.lookup, self.node_figures(node, keep), uniques=Need.UNIQUES in needs,
-                                      empty=self.empty_population(node, self.lookup)), pretty=True)
+        return self.sql(
+            c.stats_query(
+                node,
+                keep(c.col("n")),
+                Need.LEAVES in needs,
+                self.settings.projection,
+                self.lookup,
+                self.node_figures(node, keep),
+                uniques=Need.UNIQUES in needs,
+                empty=self.empty_population(node, self.lookup),
+            ),
+            pretty=True,
+        )
 
     # -- hooks with defaults -------------------------------------------------------------------
     def _mode(self, lean: bool, rows: int) -> None:
@@ -206,8 +239,9 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
         return pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)})
 
     def _prepare_subset(self, subset: ResearchSubset) -> exp.Expression:
-        raise ConfigError(f"the {self.name} engine does not support delta-presence (a research subset); "
-                          "use engine.name = \"duckdb\"")
+        raise ConfigError(
+            f'the {self.name} engine does not support delta-presence (a research subset); use engine.name = "duckdb"'
+        )
 
     def _drop_table(self, name: str) -> None:
         self.run(f"DROP TABLE IF EXISTS {self.quoted(name)}")
@@ -254,8 +288,9 @@ class SqlEngine(SqlPreparation, SqlBatches, SqlRelease, Store):
         self.bytes_fetched += data.nbytes
         return data
 
-    def create_table(self, name: str, query: exp.Expression, replace: bool = False,
-                     lean_rows: int | None = None) -> int:
+    def create_table(
+        self, name: str, query: exp.Expression, replace: bool = False, lean_rows: int | None = None
+    ) -> int:
         """A temp table from ``query`` (a runner's snapshot), its rows (``_create_table_as``)."""
         return self._create_table_as(name, query, replace=replace, lean_rows=lean_rows)
 

@@ -27,9 +27,16 @@ def fetch_kernel(store) -> Kernel:
     d, s = len(layout.qi_names), len(layout.sensitives)
     population = layout.subset is not None
     lnx = Need.LNX in layout.needs
-    names = [c.qi(j) for j in range(d)] + [c.sensitive(i) for i in range(s)] + ["n"] + \
-        ([POP] if population else []) + (["lnx"] if lnx else [])
-    data = store.fetch_arrow(exp.select(*(c.col(name) for name in names)).from_(c.table(c.CLASSES)), layout.base_classes)
+    names = (
+        [c.qi(j) for j in range(d)]
+        + [c.sensitive(i) for i in range(s)]
+        + ["n"]
+        + ([POP] if population else [])
+        + (["lnx"] if lnx else [])
+    )
+    data = store.fetch_arrow(
+        exp.select(*(c.col(name) for name in names)).from_(c.table(c.CLASSES)), layout.base_classes
+    )
     store.class_table_bytes = data.nbytes
 
     def column(name: str, dtype) -> np.ndarray:
@@ -38,8 +45,13 @@ def fetch_kernel(store) -> Kernel:
 
     n = column("n", np.int64)
     base = table(
-        (0,) * d, [column(c.qi(j), np.int64) for j in range(d)], [column(c.sensitive(i), np.int64) for i in range(s)], n,
-        n * column("lnx", np.float64) if lnx else None, column(POP, np.int64) if population else None)
+        (0,) * d,
+        [column(c.qi(j), np.int64) for j in range(d)],
+        [column(c.sensitive(i), np.int64) for i in range(s)],
+        n,
+        n * column("lnx", np.float64) if lnx else None,
+        column(POP, np.int64) if population else None,
+    )
     sensitives = []
     for name in layout.sensitives:
         values, counts = store.sensitive_values(name)
@@ -50,8 +62,10 @@ def fetch_kernel(store) -> Kernel:
 def _scanned(store):
     """A kernel pass reads rows in process: counted in ``rows_scanned``, not in ``queries``
     (those are the database's)."""
+
     def count(rows: int) -> None:
         store.rows_scanned += rows
+
     return count
 
 
@@ -70,10 +84,12 @@ def numeric(values: pa.ChunkedArray, dtype) -> np.ndarray:
         if kind is None or kind.kind not in "iuf":  # no such column today: pyarrow's own way
             parts.append(pc.fill_null(chunk, pa.scalar(0, chunk.type)).to_numpy(zero_copy_only=False).astype(dtype))
             continue
-        data = np.frombuffer(chunk.buffers()[1], dtype=kind, count=chunk.offset + len(chunk))[chunk.offset:].astype(dtype)
+        data = np.frombuffer(chunk.buffers()[1], dtype=kind, count=chunk.offset + len(chunk))[chunk.offset :].astype(
+            dtype
+        )
         if chunk.null_count:  # a NULL's slot holds anything: zero it by the validity bitmap
             bits = np.unpackbits(np.frombuffer(chunk.buffers()[0], np.uint8), bitorder="little")
-            data[bits[chunk.offset:chunk.offset + len(chunk)] == 0] = 0
+            data[bits[chunk.offset : chunk.offset + len(chunk)] == 0] = 0
         parts.append(data)
     if len(parts) == 1:
         return parts[0]

@@ -33,8 +33,9 @@ class NodeQueries:
         """The store's (``SqlEngine.sizes_in_process``), read at each check."""
         return self.store.sizes_in_process
 
-    def check(self, node: Node, keep: Conditions, needs: Need, source,
-              tag: int | None = None) -> tuple[str, object, dict]:
+    def check(
+        self, node: Node, keep: Conditions, needs: Need, source, tag: int | None = None
+    ) -> tuple[str, object, dict]:
         """A node's check query over the base class table or the snapshot ``source``: its
         shape, its SQL (text from a template, or a tree) and the metric's named sums. Shapes:
         ``sizes``: the models and metric read class sizes only, so the node's class-size
@@ -48,8 +49,12 @@ class NodeQueries:
         with_leaves, uniques, lnx = Need.LEAVES in needs, Need.UNIQUES in needs, Need.LNX in needs
         sums = keep.stats_columns(len(node))
         signature = keep.signature
-        lean = (not sums and not keep.has_figures and (source is not None or layout.lookup == "wide")
-                and layout.subset is None)  # a research subset joins the population query (see node_figures)
+        lean = (
+            not sums
+            and not keep.has_figures
+            and (source is not None or layout.lookup == "wide")
+            and layout.subset is None
+        )  # a research subset joins the population query (see node_figures)
         # a QI whose level has one value adds nothing to a grouping: the lean shapes leave it
         # out; two paired QIs are one key in the base wide table (compiler.with_pairs). The
         # templates group by a slot the node's keys replace; with no key left, by nothing.
@@ -60,27 +65,67 @@ class NodeQueries:
             alike = () if slot else (True,) * len(node)
         if lean and not with_leaves and self.sizes_in_process:
             tagged = tag is not None
-            return "sizes", self.node_query(("class sizes", slot, tagged), node,
-                                            lambda n, lookup: c.class_sizes_query(n, alike, (), slot, tagged), source,
-                                            keys, tag), sums
+            return (
+                "sizes",
+                self.node_query(
+                    ("class sizes", slot, tagged),
+                    node,
+                    lambda n, lookup: c.class_sizes_query(n, alike, (), slot, tagged),
+                    source,
+                    keys,
+                    tag,
+                ),
+                sums,
+            )
         if lean and not with_leaves:
-            return "sizes", self.node_query(("sizes", signature, slot), node,
-                                            lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike, (), slot),
-                                            source, keys), sums
+            return (
+                "sizes",
+                self.node_query(
+                    ("sizes", signature, slot),
+                    node,
+                    lambda n, lookup: c.size_histogram_query(n, keep(c.col("n")), alike, (), slot),
+                    source,
+                    keys,
+                ),
+                sums,
+            )
         if lean:
-            return "lean", self.node_query(("lean", with_leaves, uniques, signature, slot), node,
-                                           lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques,
-                                                                                alike, (), slot),
-                                           source, keys), sums
-        return "stats", self.node_query(
-            ("stats", with_leaves, uniques, lnx, signature), node,
-            lambda n, lookup: c.stats_query(n, keep(c.col("n")), with_leaves, layout.projection, lookup,
-                                            store.node_figures(n, keep, lookup), uniques=uniques, sums=sums, lnx=lnx,
-                                            empty=store.empty_population(n, lookup)),
-            source), sums
+            return (
+                "lean",
+                self.node_query(
+                    ("lean", with_leaves, uniques, signature, slot),
+                    node,
+                    lambda n, lookup: c.lean_stats_query(n, keep(c.col("n")), with_leaves, uniques, alike, (), slot),
+                    source,
+                    keys,
+                ),
+                sums,
+            )
+        return (
+            "stats",
+            self.node_query(
+                ("stats", with_leaves, uniques, lnx, signature),
+                node,
+                lambda n, lookup: c.stats_query(
+                    n,
+                    keep(c.col("n")),
+                    with_leaves,
+                    layout.projection,
+                    lookup,
+                    store.node_figures(n, keep, lookup),
+                    uniques=uniques,
+                    sums=sums,
+                    lnx=lnx,
+                    empty=store.empty_population(n, lookup),
+                ),
+                source,
+            ),
+            sums,
+        )
 
-    def node_query(self, shape: tuple, node: Node, build, read=None, keys: Sequence[str] = (),
-                   tag: int | None = None) -> str | exp.Expression:
+    def node_query(
+        self, shape: tuple, node: Node, build, read=None, keys: Sequence[str] = (), tag: int | None = None
+    ) -> str | exp.Expression:
         """The SQL of a per-node query over the base class table or the snapshot ``read``.
         Whatever reads the wide form (the wide table, any snapshot) comes from a template
         rendered once per shape; only base checks in the join layout build a tree per node."""
@@ -104,7 +149,9 @@ class NodeQueries:
         or the size histogram with the verdicts."""
         if self.sizes_in_process:
             return from_class_sizes(found["n"], keep, params, Need.UNIQUES in needs, Need.SIZES in needs)
-        return from_size_histogram(found["n"], found["classes"], found["kept"], Need.UNIQUES in needs, Need.SIZES in needs)
+        return from_size_histogram(
+            found["n"], found["classes"], found["kept"], Need.UNIQUES in needs, Need.SIZES in needs
+        )
 
     def read_check(self, shape: str, node: Node, rows: list, needs: Need, sums: dict) -> ClassStats:
         """ClassStats from the rows of a node's check query (see ``check``); suppressed
@@ -116,10 +163,23 @@ class NodeQueries:
         classes, kept_classes, suppressed, dm_kept, dm_all = (int(row[i]) for i in (0, 1, 2, 4, 5))
         min_kept, min_class = (int(x) if x is not None else None for x in (row[3], row[6]))
         rest = list(row[7:])
-        leaves = tuple(int(x) for x in rest[:len(node)]) if with_leaves else None
-        rest = rest[len(node):] if with_leaves else rest
+        leaves = tuple(int(x) for x in rest[: len(node)]) if with_leaves else None
+        rest = rest[len(node) :] if with_leaves else rest
         unique_count = int(rest.pop(0)) if uniques else None
         empty = int(rest.pop()) if shape == "stats" and self.layout.subset is not None else None  # the last column
         figures = {name: float(value) for name, value in zip(sums, rest)} if sums else None
-        return ClassStats(classes, kept_classes, suppressed, min_kept, dm_kept, dm_all, leaves, None, unique_count,
-                          figures, min_class, None, empty)
+        return ClassStats(
+            classes,
+            kept_classes,
+            suppressed,
+            min_kept,
+            dm_kept,
+            dm_all,
+            leaves,
+            None,
+            unique_count,
+            figures,
+            min_class,
+            None,
+            empty,
+        )

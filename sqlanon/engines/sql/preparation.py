@@ -69,14 +69,21 @@ class SqlPreparation:
         row_id = self._row_id()
         if row_id is not None:
             columns.insert(0, self.sql(row_id.as_(c.ident("rowid"))))
-        self.run(f"CREATE TEMPORARY TABLE {self.quoted(c.INPUT)} AS SELECT {', '.join(columns)} FROM {relation}", params)
+        self.run(
+            f"CREATE TEMPORARY TABLE {self.quoted(c.INPUT)} AS SELECT {', '.join(columns)} FROM {relation}", params
+        )
 
     def _read_error(self, source: Source, error: Exception) -> DataError:
         return DataError(f"cannot read input {source.describe()}: {first_line(error)}")
 
-    def prepare(self, qis: Sequence[tuple[str, EncodedHierarchy]], passthrough: Sequence[str],
-                needs: Need = Need.NONE, sensitives: Sequence[str] = (),
-                subset: ResearchSubset | None = None) -> PreparedData:
+    def prepare(
+        self,
+        qis: Sequence[tuple[str, EncodedHierarchy]],
+        passthrough: Sequence[str],
+        needs: Need = Need.NONE,
+        sensitives: Sequence[str] = (),
+        subset: ResearchSubset | None = None,
+    ) -> PreparedData:
         """``sensitives``: attributes whose per-class histograms the models read; only then
         do the class tables carry their codes. ``subset``: the research subset of
         delta-presence; only its rows are encoded and released, and the class tables carry
@@ -96,8 +103,14 @@ class SqlPreparation:
         self._hierarchies = [h for _, h in qis]  # the scan may encode with them
         if once:
             self._scan_distinct()
-            rows = int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build("BIGINT")))
-                                .from_(c.table(c.DISTINCT)))[0][0] or 0)
+            rows = int(
+                self.run(
+                    exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build("BIGINT"))).from_(
+                        c.table(c.DISTINCT)
+                    )
+                )[0][0]
+                or 0
+            )
         else:
             self._create_input(names)
             rows = self._count(c.INPUT)
@@ -111,10 +124,14 @@ class SqlPreparation:
         population, member = rows, None
         if subset is not None:
             member = self._prepare_subset(subset)
-            rows = self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(c.INPUT, "s")).where(member.copy()))[0][0]
+            rows = self.run(exp.select(exp.Count(this=exp.Star())).from_(c.table(c.INPUT, "s")).where(member.copy()))[
+                0
+            ][0]
             if rows == 0:
-                raise ConfigError(f"delta-presence: the research subset ({subset.describe()}) has no row of the input: "
-                                  "there is nothing to release")
+                raise ConfigError(
+                    f"delta-presence: the research subset ({subset.describe()}) has no row of the input: "
+                    "there is nothing to release"
+                )
         for i, name in enumerate(self._sensitives):
             self._store_sensitive(i, c.distinct_sensitive(i) if once else name, rows, member, once)
         if once:
@@ -132,16 +149,27 @@ class SqlPreparation:
         # no class query (None) after one scan: the classes come from its distinct table
         self._base_classes = self._distinct_classes() if classes is None else self._create_table_as(c.CLASSES, classes)
         if once:  # the rows per leaf code wait for the placement (value_counts): the kernel has them in numpy
-            counts, encoded = None, int(self.run(exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build(
-                "BIGINT"))).from_(c.table(c.CLASSES)))[0][0] or 0)
+            counts, encoded = (
+                None,
+                int(
+                    self.run(
+                        exp.select(exp.Cast(this=exp.Sum(this=c.col("n")), to=exp.DataType.build("BIGINT"))).from_(
+                            c.table(c.CLASSES)
+                        )
+                    )[0][0]
+                    or 0
+                ),
+            )
             self.rows_scanned += self._base_classes
         else:
             counts, encoded = self._value_counts()
         if once and encoded != rows:  # the joins to the leaves dropped a value no hierarchy holds
             for j, (name, hierarchy) in enumerate(qis):
                 self._check_coverage(j, c.distinct_text(j), hierarchy, name, c.DISTINCT)
-            raise DataError(f"input {self._source.describe()}: {rows - encoded} rows were lost in the encoding. "
-                            "This is a bug, please report it.")
+            raise DataError(
+                f"input {self._source.describe()}: {rows - encoded} rows were lost in the encoding. "
+                "This is a bug, please report it."
+            )
         # The wide form serves checks in SQL: an engine that scans once builds it only when one
         # runs (local checks never read it), the others at once, as before.
         self._wide_pending = self.lookup == "wide"
@@ -150,8 +178,12 @@ class SqlPreparation:
             self.ensure_wide()
         self._tops = [len(h.labels) - 1 for _, h in qis]
         self._rows = rows
-        return PreparedData(rows=rows, base_classes=self._base_classes, value_counts=counts,
-                            population=population if subset is not None else None)
+        return PreparedData(
+            rows=rows,
+            base_classes=self._base_classes,
+            value_counts=counts,
+            population=population if subset is not None else None,
+        )
 
     def value_counts(self) -> tuple[tuple[int, ...], ...]:
         """Rows per leaf code of every QI by one query (``PreparedData.value_counts``, which a
@@ -174,8 +206,9 @@ class SqlPreparation:
     def _distinct_classes(self) -> int:
         """CREATE ``sqlanon_classes`` from ``sqlanon_distinct``; its rows."""
         self._ensure_hierarchies()
-        return self._create_table_as(c.CLASSES, c.distinct_classes_query(
-            len(self._qi_names), len(self._sensitives), Need.LNX in self._needs))
+        return self._create_table_as(
+            c.CLASSES, c.distinct_classes_query(len(self._qi_names), len(self._sensitives), Need.LNX in self._needs)
+        )
 
     def ensure_wide(self) -> None:
         """``sqlanon_wide``, if the layout reads it and it is not built yet; and the hierarchy
@@ -190,9 +223,17 @@ class SqlPreparation:
         """CREATE ``sqlanon_wide`` from ``sqlanon_classes`` (through the hierarchy tables,
         which ``ensure_wide`` has stored)."""
         hierarchies = self._hierarchies
-        self._create_table_as(c.WIDE, c.wide_query(
-            [len(h.labels) - 1 for h in hierarchies], Need.LEAVES in self._needs, len(self._sensitives), Need.LNX in self._needs,
-            [[len(labels) for labels in h.labels] for h in hierarchies], population=population))
+        self._create_table_as(
+            c.WIDE,
+            c.wide_query(
+                [len(h.labels) - 1 for h in hierarchies],
+                Need.LEAVES in self._needs,
+                len(self._sensitives),
+                Need.LNX in self._needs,
+                [[len(labels) for labels in h.labels] for h in hierarchies],
+                population=population,
+            ),
+        )
 
     def _scan_distinct(self) -> None:
         """``sqlanon_distinct``: the one scan of the input (see ``prepare``)."""
@@ -227,37 +268,58 @@ class SqlPreparation:
     def _store_hierarchy(self, j: int, hierarchy: EncodedHierarchy) -> None:
         levels = len(hierarchy.labels)
         codes = [np.asarray(column, np.int32) for column in hierarchy.columns]
-        columns = {"code": codes[0], **{f"l{l}": codes[l] for l in range(levels)},
-                   **{f"c{l}": np.asarray(hierarchy.leaves[l], np.int32)[codes[l]] for l in range(levels)}}
+        columns = {
+            "code": codes[0],
+            **{f"l{l}": codes[l] for l in range(levels)},
+            **{f"c{l}": np.asarray(hierarchy.leaves[l], np.int32)[codes[l]] for l in range(levels)},
+        }
         self._materialize(c.hier_table(j), pa.table({k: pa.array(v, pa.int32()) for k, v in columns.items()}))
-        labels = pa.table({
-            "level": pa.array([l for l in range(levels) for _ in hierarchy.labels[l]], pa.int32()),
-            "code": pa.array([code for l in range(levels) for code in range(len(hierarchy.labels[l]))], pa.int32()),
-            "label": pa.array([text for l in range(levels) for text in hierarchy.labels[l]], pa.string()),
-        })
+        labels = pa.table(
+            {
+                "level": pa.array([l for l in range(levels) for _ in hierarchy.labels[l]], pa.int32()),
+                "code": pa.array([code for l in range(levels) for code in range(len(hierarchy.labels[l]))], pa.int32()),
+                "label": pa.array([text for l in range(levels) for text in hierarchy.labels[l]], pa.string()),
+            }
+        )
         self._materialize(c.label_table(j), labels)
 
-    def _store_sensitive(self, i: int, name: str, rows: int, member: exp.Expression | None = None,
-                         distinct: bool = False) -> None:
+    def _store_sensitive(
+        self, i: int, name: str, rows: int, member: exp.Expression | None = None, distinct: bool = False
+    ) -> None:
         """``sqlanon_sval_<i>``: the attribute's distinct values as text, sorted, with counts
         (with a research subset: the population's values, the subset's counts). ``distinct``:
         counted over ``sqlanon_distinct`` (``name`` its text column) instead of the rows."""
         value = c.as_text(c.col(name, "s"))
-        count: exp.Expression = exp.Count(this=exp.Star()) if member is None else exp.Sum(
-            this=exp.Case(ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)))
+        count: exp.Expression = (
+            exp.Count(this=exp.Star())
+            if member is None
+            else exp.Sum(
+                this=exp.Case(
+                    ifs=[exp.If(this=member.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0)
+                )
+            )
+        )
         if distinct:
             count = exp.Cast(this=exp.Sum(this=c.col("n", "s")), to=exp.DataType.build("BIGINT"))
-        query = (exp.select(value.as_(c.ident("label")), count).from_(c.table(c.DISTINCT if distinct else c.INPUT, "s"))
-                 .group_by(value.copy()))
+        query = (
+            exp.select(value.as_(c.ident("label")), count)
+            .from_(c.table(c.DISTINCT if distinct else c.INPUT, "s"))
+            .group_by(value.copy())
+        )
         # Sorted here: the codes are positions in Python's order, whatever the database's collation.
         found = sorted(self.run(query))
         self.rows_scanned += rows
-        self._materialize(c.sval_table(i), pa.table({
-            "code": pa.array(range(len(found)), pa.int32()),
-            "label": pa.array([r[0] for r in found], pa.string()),
-            "n": pa.array([int(r[1]) for r in found], pa.int64()),
-            "q": pa.array([int(r[1]) / rows for r in found], pa.float64()),
-        }))
+        self._materialize(
+            c.sval_table(i),
+            pa.table(
+                {
+                    "code": pa.array(range(len(found)), pa.int32()),
+                    "label": pa.array([r[0] for r in found], pa.string()),
+                    "n": pa.array([int(r[1]) for r in found], pa.int64()),
+                    "q": pa.array([int(r[1]) / rows for r in found], pa.float64()),
+                }
+            ),
+        )
 
     def sensitive_values(self, name: str) -> tuple[list[str], list[int]]:
         """The attribute's distinct values (text, sorted; their codes are the positions) and rows."""
@@ -275,8 +337,7 @@ class SqlPreparation:
         """Every value of QI ``name`` (``column`` of ``source``: the rows or the distinct
         table) is a leaf of its hierarchy."""
         self._ensure_hierarchies()
-        refuse_uncovered(name, self._source, self.run(c.missing_values_query(j, column, source)),
-                              hierarchy)
+        refuse_uncovered(name, self._source, self.run(c.missing_values_query(j, column, source)), hierarchy)
 
     def class_table(self, label: str | None = None) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
         """The class table for an in-memory search, read once: leaf codes of each distinct QI

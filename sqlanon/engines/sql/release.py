@@ -44,8 +44,16 @@ class SqlRelease:
     def check_output(self, output: Output) -> None:
         """Every SQL engine writes every column type it reads: nothing to refuse."""
 
-    def write(self, node: Node, keep: KeepCondition, params: dict, columns: Sequence[OutputColumn],
-              output: Output, target: str, classes=None) -> None:
+    def write(
+        self,
+        node: Node,
+        keep: KeepCondition,
+        params: dict,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+        classes=None,
+    ) -> None:
         """Write the released table to ``target`` (a temporary name chosen by the caller); the
         verdicts are the database's, so a runner's ``classes`` are not read."""
         self._ensure_row_tables()
@@ -53,13 +61,26 @@ class SqlRelease:
         figures = self.node_figures(node, keep)
         verdicts = c.verdict_query(node, keep(c.col("n")), self.lookup, figures) if figures else None
         key = row_order.order_key(output)
-        query = c.output_query(node, keep, [(x.name, x.kind, x.index) for x in columns],
-                               drop_suppressed=output.suppressed == "drop", verdicts=verdicts, shuffled=key is not None)
+        query = c.output_query(
+            node,
+            keep,
+            [(x.name, x.kind, x.index) for x in columns],
+            drop_suppressed=output.suppressed == "drop",
+            verdicts=verdicts,
+            shuffled=key is not None,
+        )
         self._write_query(query, params, output, target, key)
 
-    def write_intervals(self, ranks: Sequence[np.ndarray], intervals: Sequence[Sequence[tuple[int, int, str]]],
-                        keep: KeepCondition, params: dict, columns: Sequence[OutputColumn], output: Output,
-                        target: str) -> None:
+    def write_intervals(
+        self,
+        ranks: Sequence[np.ndarray],
+        intervals: Sequence[Sequence[tuple[int, int, str]]],
+        keep: KeepCondition,
+        params: dict,
+        columns: Sequence[OutputColumn],
+        output: Output,
+        target: str,
+    ) -> None:
         """Write the released table of an ordered-interval anonymization: ``ranks[j][code]`` is
         the rank of leaf code ``code`` of QI j in its order (-1: absent from the data) and
         ``intervals[j]`` its (first rank, last rank, label) intervals. Both become tables (the
@@ -67,16 +88,30 @@ class SqlRelease:
         self._ensure_row_tables()
         for j, (rank, spans) in enumerate(zip(ranks, intervals)):
             codes = np.flatnonzero(rank >= 0)
-            self._materialize(c.rank_table(j), pa.table({
-                "code": pa.array(codes, pa.int32()), "rank": pa.array(rank[codes], pa.int32())}), replace=True)
-            self._materialize(c.cut_table(j), pa.table({
-                "lo": pa.array([a for a, _, _ in spans], pa.int32()),
-                "hi": pa.array([b for _, b, _ in spans], pa.int32()),
-                "label": pa.array([text for _, _, text in spans], pa.string()),
-            }), replace=True)
+            self._materialize(
+                c.rank_table(j),
+                pa.table({"code": pa.array(codes, pa.int32()), "rank": pa.array(rank[codes], pa.int32())}),
+                replace=True,
+            )
+            self._materialize(
+                c.cut_table(j),
+                pa.table(
+                    {
+                        "lo": pa.array([a for a, _, _ in spans], pa.int32()),
+                        "hi": pa.array([b for _, b, _ in spans], pa.int32()),
+                        "label": pa.array([text for _, _, text in spans], pa.string()),
+                    }
+                ),
+                replace=True,
+            )
         key = row_order.order_key(output)
-        query = c.interval_output_query(len(ranks), keep, [(x.name, x.kind, x.index) for x in columns],
-                                        drop_suppressed=output.suppressed == "drop", shuffled=key is not None)
+        query = c.interval_output_query(
+            len(ranks),
+            keep,
+            [(x.name, x.kind, x.index) for x in columns],
+            drop_suppressed=output.suppressed == "drop",
+            shuffled=key is not None,
+        )
         self._write_query(query, params, output, target, key)
 
     def _write_query(self, query: exp.Expression, params: dict, output: Output, target: str, key: str | None) -> None:

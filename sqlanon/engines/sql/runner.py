@@ -41,8 +41,9 @@ class SqlRunner:
         self._pending: tuple[Node, Stored | None] | None = None  # the node the last check computed, and its source
 
     # -- checks ------------------------------------------------------------------------------
-    def class_stats(self, node: Node, keep: Conditions, params: dict, needs: Need,
-                    start: Stored | None = None) -> ClassStats:
+    def class_stats(
+        self, node: Node, keep: Conditions, params: dict, needs: Need, start: Stored | None = None
+    ) -> ClassStats:
         store, shapes = self.store, self.shapes
         store.ensure_wide()
         source = start  # a snapshot's temp table (keep_snapshot), or None: the base class table
@@ -50,13 +51,16 @@ class SqlRunner:
         rows = self.tables.rows_of(source)
         lean_rows = rows if shape != "stats" else None
         if shape == "sizes":
-            stats = shapes.read_sizes(store.run_columns(query, shapes.params(shape, params), lean_rows), keep, params,
-                                      needs)
+            stats = shapes.read_sizes(
+                store.run_columns(query, shapes.params(shape, params), lean_rows), keep, params, needs
+            )
         else:
             stats = shapes.read_check(shape, node, store.run(query, params, lean_rows), needs, sums)
         store.rows_scanned += rows
         if Need.SUPPRESSED_HISTOGRAMS in needs:
-            histograms = self._suppressed_histograms(node, keep, params, source) if stats.suppressed else tuple(() for _ in node)
+            histograms = (
+                self._suppressed_histograms(node, keep, params, source) if stats.suppressed else tuple(() for _ in node)
+            )
             stats = replace(stats, suppressed_histograms=histograms)
         if Need.SIZES in needs and shape != "sizes":
             # the kept classes' size frequencies (population uniqueness): a second query, over the base table
@@ -67,9 +71,11 @@ class SqlRunner:
     def _suppressed_histograms(self, node: Node, keep: Conditions, params: dict, read=None):
         store, layout = self.store, self.layout
         query = self.shapes.node_query(
-            ("histograms", keep.signature), node,
-            lambda n, lookup: c.suppressed_histogram_query(n, keep(c.col("n")), layout.projection, lookup,
-                                                           store.node_figures(n, keep, lookup)),
+            ("histograms", keep.signature),
+            node,
+            lambda n, lookup: c.suppressed_histogram_query(
+                n, keep(c.col("n")), layout.projection, lookup, store.node_figures(n, keep, lookup)
+            ),
             read,
         )
         rows = store.run(query, params)
@@ -79,8 +85,9 @@ class SqlRunner:
             result[j].append(int(count))
         return tuple(tuple(h) for h in result)
 
-    def class_stats_many(self, nodes: Sequence[Node], keep: Conditions, params: dict,
-                         needs: Need) -> list[ClassStats] | None:
+    def class_stats_many(
+        self, nodes: Sequence[Node], keep: Conditions, params: dict, needs: Need
+    ) -> list[ClassStats] | None:
         """The figures of several nodes in one query (``compiler.batch_query``), each exactly
         what ``class_stats`` returns for it; None when they must be checked one at a time:
         figures that take a second query per node (suppressed histograms; kept sizes outside
@@ -121,12 +128,16 @@ class SqlRunner:
                 order = np.argsort(tags, kind="stable")
                 tags, found = tags[order], {name: values[order] for name, values in found.items()}
             if shapes.sizes_in_process:
-                stats = from_batch_sizes(tags, found["n"], count, keep, params, Need.UNIQUES in needs, Need.SIZES in needs)
+                stats = from_batch_sizes(
+                    tags, found["n"], count, keep, params, Need.UNIQUES in needs, Need.SIZES in needs
+                )
                 if stats is not None:
                     return stats
             cuts = np.searchsorted(tags, np.arange(count + 1))
-            return [shapes.read_sizes({name: values[a:b] for name, values in found.items()}, keep, params, needs)
-                    for a, b in zip(cuts[:-1], cuts[1:])]
+            return [
+                shapes.read_sizes({name: values[a:b] for name, values in found.items()}, keep, params, needs)
+                for a, b in zip(cuts[:-1], cuts[1:])
+            ]
 
         # each node's class sizes (or size histogram): the result ordered by its tag, cut where the tag changes
         assert lean_rows is not None
@@ -154,25 +165,36 @@ class SqlRunner:
         """Up to ``limit`` classes failing the models, smallest first: (labels..., size)."""
         store = self.store
         store.ensure_wide()
-        query = c.failing_classes_query(node, keep(c.col("n", "cls")), self.layout.lookup,
-                                        store.node_figures(node, keep))
+        query = c.failing_classes_query(
+            node, keep(c.col("n", "cls")), self.layout.lookup, store.node_figures(node, keep)
+        )
         return store.run(query, {**params, "limit": limit})
 
     def class_sizes(self, node: Node, keep: Conditions | None = None, params: dict | None = None) -> dict[int, int]:
         """Class size -> number of classes of ``node`` (with ``keep``: of its kept classes)."""
         store = self.store
         store.ensure_wide()
-        query = c.class_size_query(node, None if keep is None else keep(c.col("n")), self.layout.projection,
-                                   self.layout.lookup, store.node_figures(node, keep))
+        query = c.class_size_query(
+            node,
+            None if keep is None else keep(c.col("n")),
+            self.layout.projection,
+            self.layout.lookup,
+            store.node_figures(node, keep),
+        )
         return {int(size): int(count) for size, count in store.run(query, params)}
 
     def class_figures(self, node: Node, keep: Conditions, params: dict) -> list[dict]:
         """Every class of a node with its size, the models' figures and its verdict, in code order."""
         store = self.store
         store.ensure_wide()
-        cls = c.class_query(node, False, True, self.layout.lookup, store.node_figures(node, keep)).subquery(c.ident("cls"))
-        query = (exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept"))).from_(cls)
-                 .order_by(*(c.col(k) for k in c.class_keys(node))))
+        cls = c.class_query(node, False, True, self.layout.lookup, store.node_figures(node, keep)).subquery(
+            c.ident("cls")
+        )
+        query = (
+            exp.select(exp.Star(), keep(c.col("n")).as_(c.ident("kept")))
+            .from_(cls)
+            .order_by(*(c.col(k) for k in c.class_keys(node)))
+        )
         names, rows = store.run_named(store.sql(query), params)
         return [dict(zip(names, row)) for row in rows]
 

@@ -43,9 +43,16 @@ class SnapshotTables:
         else:
             self._serial += 1
             name = f"sqlanon_snap_{self._serial}"
-        query = c.snapshot_query(node, layout.tops, Need.LEAVES in layout.needs, len(layout.sensitives),
-                                 Need.LNX in layout.needs, source.name if source is not None else None, layout.lookup,
-                                 layout.subset is not None)
+        query = c.snapshot_query(
+            node,
+            layout.tops,
+            Need.LEAVES in layout.needs,
+            len(layout.sensitives),
+            Need.LNX in layout.needs,
+            source.name if source is not None else None,
+            layout.lookup,
+            layout.subset is not None,
+        )
         wide_form = source is not None or layout.lookup == "wide"
         rows = store.create_table(name, query, replace=True, lean_rows=self.rows_of(source) if wide_form else None)
         store.rows_scanned += self.rows_of(source)
