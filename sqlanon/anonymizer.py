@@ -20,8 +20,9 @@ from sqlanon.report.build import IntervalRun, LatticeRun, run_report
 from sqlanon.report.html import html_report, one_line, summary_html
 from sqlanon.report.manifest_input import SavedTransformation, check_hierarchies, held_to_job, saved_transformation
 from sqlanon.report.markdown import markdown_files, summary_targets
+from sqlanon.report.summary import model_text
 from sqlanon.core.report import Report, Seconds
-from sqlanon.search import HEURISTICS, SearchOutcome
+from sqlanon.search import SearchOutcome
 from sqlanon.session import Session
 
 #: the library's logger: the run's phases and outcome at INFO (sqlanon itself prints nothing)
@@ -208,7 +209,7 @@ def _execute_lattice(
             if not result.anonymous:
                 reason = (
                     f"the saved transformation no longer satisfies "
-                    f"{', '.join(_model_text(m.describe()) for m in checker.models)} on this data: "
+                    f"{', '.join(model_text(m.describe()) for m in checker.models)} on this data: "
                     f"{result.stats.suppressed} rows would be suppressed, the limit is {checker.limit_rows}"
                 )
         seconds["search"] = time.perf_counter() - started
@@ -285,88 +286,3 @@ def _execute_intervals(job: Job, on_phase, publication: Publication) -> Report:
             )
         seconds["output"] = time.perf_counter() - started
         return run_report(IntervalRun(session, outcome, Seconds(**seconds), verification))
-
-
-def _model_text(model: dict) -> str:
-    parameters = ", ".join(f"{k}={v}" for k, v in model.items() if k not in ("model", "achieved", "hierarchy", "order"))
-    return "k=" + str(model["k"]) if model["model"] == "k-anonymity" else f"{model['model']}({parameters})"
-
-
-def summary(report: dict) -> str:
-    """A short human summary (printed on stderr by the CLI)."""
-    if not report["success"] and report.get("reason"):
-        return f"Not applied: {report['reason']}."
-    intervals = "interval_model" in report
-    if not report["success"]:
-        models = report["privacy"]["models"]
-        k = next((m["k"] for m in models if m["model"] == "k-anonymity"), 1)
-        reason = f": the input has only {report['rows']} rows" if k > report["rows"] else ""
-        named = ", ".join(_model_text(m) for m in models)
-        searched = (
-            f"{report['checks']} nodes searched"
-            if intervals
-            else f"{report['checks']} checks of {report['lattice_size']} nodes"
-        )
-        if report["algorithm"] in HEURISTICS and not report["optimal"]:
-            return (
-                f"No transformation satisfying {named} found ({report['algorithm']} stopped by "
-                f"{report['stopped']} after {searched})."
-            )
-        return (
-            f"No transformation satisfies {named} with at most "
-            f"{report['privacy']['suppression_limit_rows']} suppressed rows{reason} ({searched})."
-        )
-    if intervals:
-        proof = "proven optimal" if report["proven_optimal"] else "best found, not proven optimal"
-        cuts = "; ".join(f"{q}: {len(v)} interval(s)" for q, v in report["cuts"].items())
-        lines = [f"Cut set ({report['algorithm']}, {report['metric']}, {proof}): {cuts}"]
-    else:
-        levels = ", ".join(f"{k}={v}" for k, v in report["levels"].items())
-        kind = (
-            "Saved transformation"
-            if report["algorithm"] == "apply"
-            else "Optimal transformation"
-            if report["optimal"]
-            else "Best transformation found"
-        )
-        lines = [f"{kind} ({report['algorithm']}, {report['metric']}): {levels}"]
-    lines += [
-        f"  loss {report['loss']}, {report['suppressed']} of {report['rows']} rows suppressed, "
-        f"{report['classes']} classes (smallest {report['min_class_size']})",
-        (
-            f"  {report['checks']} nodes"
-            if intervals
-            else f"  {report['checks']} checks of {report['lattice_size']} nodes"
-        )
-        + ", "
-        + ", ".join(f"{k} {v:.2f}s" for k, v in report["seconds"].items()),
-    ]
-    risk = report.get("risk") or {}
-    if risk.get("after"):
-        b, a = risk["before"], risk["after"]
-        lines.append(
-            f"  risk before -> after: highest {b['highest_risk']:.4g} -> {a['highest_risk']:.4g}, "
-            f"average {b['average_risk']:.4g} -> {a['average_risk']:.4g}, "
-            f"sample uniqueness {b['sample_uniqueness']:.4g} -> {a['sample_uniqueness']:.4g}"
-            + (
-                f", population uniqueness {b['population']['share']:.4g} -> {a['population']['share']:.4g}"
-                if b.get("population")
-                and a.get("population")
-                and b["population"].get("share") is not None
-                and a["population"].get("share") is not None
-                else ""
-            )
-        )
-    if report["algorithm"] in HEURISTICS:
-        lines.append(
-            f"  heuristic search stopped by {report['stopped']}; "
-            + (
-                "the search covered the lattice, so this is the optimum"
-                if report["optimal"]
-                else "the optimum may be better"
-            )
-        )
-    if report["output"]:
-        lines.append(f"  wrote {report['output']} ({'verified' if report['verified'] else 'NOT verified'})")
-    lines += [f"  warning: {warning}" for warning in report.get("warnings", [])]
-    return "\n".join(lines)

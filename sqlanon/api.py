@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from sqlanon import anonymizer, frames
-from sqlanon.anonymizer import Result, summary
+from sqlanon.anonymizer import Result
 from sqlanon.assess import check
 from sqlanon.checks.checker import CheckResult
 from sqlanon.config.job import ROLES, Attribute, Job
@@ -37,6 +37,7 @@ from sqlanon.errors import ConfigError, NotAnonymousError
 from sqlanon.hierarchy import Hierarchy
 from sqlanon.progress import ProgressArgument, ProgressCallback, progress_callback
 from sqlanon.report.risk import analyse
+from sqlanon.report.summary import summary
 from sqlanon.session import Session
 
 #: keywords of ``anonymize`` that set the Job's search and engine (the job file's names); the
@@ -348,15 +349,18 @@ class Anonymizer:
 
     @property
     def manifest_(self) -> dict[str, Any] | None:
+        # the report's own document: what ``transform`` applies, edits included
         return None if self.result_ is None else self.result_.report.get("manifest")
 
     def fit(self, data: Any) -> "Anonymizer":
         result = anonymize(data, self.quasi, **self.settings)
+        report = result.details
+        assert report is not None  # a run's Result carries its typed report
         if not result.success:
-            raise NotAnonymousError(summary(result.report), result)
-        if "manifest" not in result.report:
+            raise NotAnonymousError(summary(report), result)
+        if report.manifest is None:
             raise ConfigError(
-                f"the algorithm {result.report['algorithm']!r} finds cuts, not levels of the "
+                f"the algorithm {report.algorithm!r} finds cuts, not levels of the "
                 "hierarchies: fit/transform needs a lattice algorithm (flash, ola, lightning, ...)"
             )
         self.result_ = self.last_result_ = result

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from sqlanon.anonymizer import anonymize as anonymize_job, apply as apply_manifest, summary
+from sqlanon.anonymizer import anonymize as anonymize_job, apply as apply_manifest
 from sqlanon.cli.arguments import absolute, node_levels
 from sqlanon.cli.interrupts import published, received
 from sqlanon.config.read import load_job
@@ -30,6 +30,7 @@ from sqlanon.release import Publication, protected_files
 from sqlanon.report.manifest_input import load_manifest
 from sqlanon.report.markdown import markdown as markdown_text, markdown_files, summary_targets
 from sqlanon.report.risk import analyse, text
+from sqlanon.report.summary import summary
 from sqlanon.session import Session, hierarchy_for
 
 
@@ -122,7 +123,8 @@ def _run(job, as_json: bool, quiet: bool = False) -> int:
 def _finish(job, result, as_json: bool, quiet: bool) -> int:
     """Summary on stderr (unless quiet), the report on stdout with --json, the exit code."""
     if not quiet:
-        click.echo(summary(result.report), err=True)
+        assert result.details is not None  # a run's Result carries its typed report
+        click.echo(summary(result.details), err=True)
         for line in written(job, result.success):
             click.echo(f"  {line}", err=True)
     if as_json:
