@@ -25,7 +25,9 @@ def _marks(item: pytest.Item) -> list[str]:
     callspec = getattr(item, "callspec", None)
     values = {v for v in callspec.params.values() if isinstance(v, str)} if callspec is not None else set()
     fixtures = set(getattr(item, "fixturenames", ()))
-    return [name for name, (fixture, value, _, _) in NEEDS.items() if fixture in fixtures or value in values]
+    # an engine parameter names the engine, or the engine and a placement ("spark-local")
+    engines = {v.partition("-")[0] for v in values}
+    return [name for name, (fixture, value, _, _) in NEEDS.items() if fixture in fixtures or value in engines]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the markers set here
