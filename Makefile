@@ -10,7 +10,7 @@ install:  ## the project with its test, PostgreSQL, Spark, docs and bench extras
 	$(PYTHON) -m pip install -e '.[test,postgres,spark,docs,bench]'
 
 test-fast:  ## everything but the slow, PostgreSQL, Spark and browser tests
-	$(PYTHON) -m pytest -q -m '$(FAST)'
+	$(PYTHON) -m pytest -q -n 2 -m '$(FAST)'
 
 test:  ## the suite CI runs (all but the slowest Spark cases)
 	$(PYTHON) -m pytest -q
