@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from helpers.jobs import ADULT, ADULT_QIS, adult_job, on_engine, table_job
+from helpers.jobs import ADULT, ADULT_QIS, LOCAL, adult_job, on_engine, table_job
 from hypothesis import HealthCheck, given, settings
 from scipy.stats import spearmanr
 from helpers.outputs import read_back
@@ -38,8 +38,6 @@ from sqlanon.core.snapshots import SnapshotSettings
 
 REFERENCE = "duckdb"  # checks in SQL (helpers.jobs.on_engine)
 OTHERS = [name for name in ENGINES if name != REFERENCE]
-#: the same SQL engines with their checks in process (``[engine] checks = "local"``)
-LOCAL = ["duckdb-local", "postgres-local", "spark-local"]
 VARIANTS = OTHERS + LOCAL
 
 
@@ -185,6 +183,7 @@ def _flash_cases():
             yield pytest.param(engine, *row, marks=marks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine, k, limit, node, loss, suppressed, checks", list(_flash_cases()))
 def test_flash_discernibility_on_adult_9_qis(adult9, engine, k, limit, node, loss, suppressed, checks):
     found = summary(*adult9[engine].search("flash", k=k, suppression_limit=limit))
@@ -279,6 +278,7 @@ def test_explain_agrees(models5, engine):
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.slow
 @given(job=jobs())
 def test_random_tables(engine, job, request):
     results = {}
@@ -294,6 +294,7 @@ def test_random_tables(engine, job, request):
 SWITCHES = list(itertools.product((True, False), repeat=3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", engine_cases())
 @pytest.mark.parametrize("models", [(), (MODELS["entropy"],)], ids=["k", "entropy"])
 def test_switches_change_no_result_and_count_alike(adult_available, engine, models, request):
@@ -323,6 +324,7 @@ def test_switches_change_no_result_and_count_alike(adult_available, engine, mode
 
 
 # -- output -----------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", engine_cases())
 @pytest.mark.parametrize("kind, suppressed", [("csv", "mask"), ("parquet", "drop")])
 def test_written_outputs_are_identical_and_verified(adult_available, tmp_path, engine, kind, suppressed, request):
@@ -635,6 +637,7 @@ def test_grouping_paths_agree():
 @settings(
     max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.slow
 @given(job=jobs())
 def test_random_tables_write_the_same_csv(engine, job, tmp_path_factory, request):
     folder = tmp_path_factory.mktemp("out")

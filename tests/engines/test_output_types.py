@@ -18,6 +18,7 @@ import psycopg
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers.jobs import ENGINE_NAMES
 from helpers.pg import _ordered_table, load_arrow
 
 from sqlanon import Attribute, Hierarchy, Job, Output, Source, anonymize
@@ -106,10 +107,7 @@ def _released(engine: str, fmt: str, folder, request, drop=()):
     return path
 
 
-ENGINES = ["duckdb", "memory", "postgres", "spark"]
-
-
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
 def test_parquet_keeps_every_type_and_value(engine, inputs, request):
     written = pq.read_table(_released(engine, "parquet", inputs, request))
     reference = pq.read_table(_released("duckdb", "parquet", inputs, request))
@@ -288,6 +286,7 @@ def test_postgres_refuses_nan_in_a_typed_numeric(postgres_url, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_spark_keeps_the_types_of_an_arrow_input(inputs, request):
     """A pyarrow Table reaches Spark through the driver: a timestamp without a zone stays one."""
     request.getfixturevalue("spark")

@@ -17,11 +17,16 @@ from helpers.pg import on_postgres
 from bench.datasets import ADULT, ADULT_QIS
 from bench.datasets import ADULT_SUBSET as ADULT_SUBSET
 from sqlanon import Attribute, Hierarchy, Job, Output, Source
+from sqlanon.engines.profiles import PROFILES
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository (tests/helpers/jobs.py)
 
+#: every registered engine (engines/profiles.py), so a new engine joins the tests that take them
+ENGINE_NAMES = sorted(PROFILES)
+#: the engines that check in SQL, again with their checks in process ("<name>-local")
+LOCAL = [f"{name}-local" for name in ENGINE_NAMES if "sql" in PROFILES[name].capabilities.placements]
 #: every engine and check placement, as ``on_engine`` takes them
-EVERY_PLACEMENT = ["duckdb", "duckdb-local", "memory", "postgres", "postgres-local", "spark", "spark-local"]
+EVERY_PLACEMENT = sorted(ENGINE_NAMES + LOCAL)
 
 
 def adult_hierarchy(name: str) -> Path:

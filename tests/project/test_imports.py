@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers.jobs import ENGINE_NAMES
+
 PACKAGE = Path(__file__).resolve().parents[2] / "sqlanon"  # tests/project/test_imports.py
 #: third-party packages an extra installs (pyproject's optional dependencies): imported where used
 OPTIONAL = {"pyspark", "psycopg", "polars", "pandas", "tqdm", "matplotlib", "PIL"}
-ENGINE_NAMES = {"duckdb", "memory", "postgres", "spark"}
 #: modules of sqlanon that load a heavy dependency only some runs need, imported in the function
 #: that needs them: the hierarchy reader's Arrow path (pyarrow, numpy), which loading a job and
 #: ``sqlanon --help`` must not pay for
@@ -277,7 +278,7 @@ def test_the_job_layer_names_no_engine():
                 constants = [x.value for x in (node.left, *node.comparators) if isinstance(x, ast.Constant)]
                 assert not (
                     any(t.endswith("engine") or "engine" in t.split(".")[-1:] for t in texts)
-                    and ENGINE_NAMES & set(constants)
+                    and set(ENGINE_NAMES) & set(constants)
                 ), f"{path.name}:{node.lineno}: {ast.unparse(node)}"
 
 
