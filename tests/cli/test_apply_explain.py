@@ -3,6 +3,7 @@
 import csv
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from sqlanon.cli.commands import main
@@ -14,6 +15,7 @@ def rewrite(path, keep):
         csv.writer(handle).writerows(rows[: keep + 1])
 
 
+@pytest.mark.slow
 def test_explain_prints_sql_and_smallest_failing_classes(demo_job):
     result = CliRunner().invoke(main, ["explain", str(demo_job), "--node", "1,2,0", "--show", "3"])
     assert result.exit_code == 0, result.output

@@ -56,6 +56,7 @@ class CountingConnection:
         return getattr(self._real, name)
 
 
+@pytest.mark.slow
 def test_a_300_column_csv_is_read_by_one_query_and_every_column_gets_its_entry(tmp_path, monkeypatch):
     data = tmp_path / "wide.csv"
     kinds = write_wide_csv(data, 300, 400)

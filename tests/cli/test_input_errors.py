@@ -435,6 +435,7 @@ def test_a_line_just_under_the_limit_is_read(tmp_path, engine):
     assert sorted((tmp_path / "out.csv").read_text().splitlines()[1:]) == ["a,1", "a,3", f"b,{long}", f"b,{long}"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_bad_utf8_on_line_1999990_is_an_input_error(tmp_path, engine):
     """y is only read when the output is written (DuckDB streams it from the input): its bad

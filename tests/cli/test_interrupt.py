@@ -254,6 +254,7 @@ def handling_signals(pid):
     return bool(caught & 1 << (signal.SIGTERM - 1))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc/<pid>/status (Linux)")
 def test_signals_at_random_moments_of_the_start_never_hang(tmp_path):
     """20 runs, each sent SIGINT or SIGTERM at a random moment of its first 1.5 s once its
@@ -280,6 +281,7 @@ def test_signals_at_random_moments_of_the_start_never_hang(tmp_path):
             assert seconds < 3, outcomes
 
 
+@pytest.mark.slow
 def test_sigterm_during_output_write_leaves_nothing(tmp_path):
     """SIGTERM once the run's files are written in its private folder, before they are placed."""
     job, out = write_job(tmp_path, limit=0.0)
@@ -298,6 +300,7 @@ def _staged(out):
     return sorted(name for folder in folders for name in os.listdir(folder)) if folders else []
 
 
+@pytest.mark.slow
 def test_kill_during_output_write_leaves_no_partial_output_and_next_run_cleans_up(tmp_path):
     job, out = write_job(tmp_path, limit=0.0)
     process = start(job, {"SQLANON_TEST_PAUSE_BEFORE_PUBLISH": "30"})

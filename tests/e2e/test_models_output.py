@@ -101,6 +101,7 @@ def achieved(report, model, **match):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [0.0, 0.1])
 def test_l_diversity_output_confirmed_by_pycanon(tmp_path, adult_available, limit):
     result = anonymize(load_job(write_job(tmp_path, limit, L_MODELS)))

@@ -6,9 +6,12 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from helpers.jobs import ADULT, ROOT
 
 
+@pytest.mark.slow
 def test_the_notebook_session_runs(tmp_path):
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "notebook.py"), str(ADULT), str(tmp_path)],

@@ -69,6 +69,7 @@ def job(tmp_path):
     return write_job(tmp_path / "work")
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_new_target_never_both_publish(job):
     folder = job.parent
     first = start(job, hold="publish:staged")
@@ -84,6 +85,7 @@ def test_two_runs_on_one_new_target_never_both_publish(job):
     assert leftovers(folder) == []
 
 
+@pytest.mark.slow
 def test_concurrent_overwrite_runs_never_mix_their_files(job):
     folder = job.parent
     first = start(job, "--overwrite", "--k", "3", hold="publish:staged")
@@ -96,6 +98,7 @@ def test_concurrent_overwrite_runs_never_mix_their_files(job):
     assert "k = 3" in (folder / "report.html").read_text() or "k=3" in (folder / "report.html").read_text()
 
 
+@pytest.mark.slow
 def test_a_file_created_at_the_target_mid_run_is_kept(job):
     folder = job.parent
     process = start(job, hold="publish:staged")
@@ -109,6 +112,7 @@ def test_a_file_created_at_the_target_mid_run_is_kept(job):
     assert leftovers(folder) == []
 
 
+@pytest.mark.slow
 def test_a_file_created_at_a_later_target_mid_run_takes_back_the_earlier_ones(job):
     folder = job.parent
     process = start(job, hold="publish:place-0")  # the output is in place, the report not yet
@@ -121,6 +125,7 @@ def test_a_file_created_at_a_later_target_mid_run_takes_back_the_earlier_ones(jo
     assert leftovers(folder) == []
 
 
+@pytest.mark.slow
 def test_a_folder_swapped_for_a_symlink_mid_run_redirects_nothing(tmp_path):
     job = write_job(tmp_path / "work", output="out/o.csv", report="out/report.json")
     (tmp_path / "work" / "out").mkdir()
@@ -140,6 +145,7 @@ def test_a_folder_swapped_for_a_symlink_mid_run_redirects_nothing(tmp_path):
     assert sorted(os.listdir(tmp_path / "work" / "out.moved")) == ["o.csv", "report.html", "report.json"]
 
 
+@pytest.mark.slow
 def test_symlinks_planted_beside_the_targets_are_never_followed(job, tmp_path):
     folder = job.parent
     outside = tmp_path / "outside.txt"
@@ -175,6 +181,7 @@ MOMENTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", MOMENTS)
 def test_a_kill_at_any_step_of_a_publication_is_rolled_back_or_forward_by_the_next_run(job, moment):
     """A release at k = 2 stands; a run at k = 3 with --overwrite is killed at ``moment``. The
@@ -202,6 +209,7 @@ def test_a_kill_at_any_step_of_a_publication_is_rolled_back_or_forward_by_the_ne
     assert leftovers(folder) == []
 
 
+@pytest.mark.slow
 def test_a_kill_before_the_journal_leaves_nothing_to_restore_and_nothing_behind(job):
     folder = job.parent
     process = start(job, hold="publish:staged")
@@ -215,6 +223,7 @@ def test_a_kill_before_the_journal_leaves_nothing_to_restore_and_nothing_behind(
     assert leftovers(folder) == [] and not any((folder / name).exists() for name in TARGETS)
 
 
+@pytest.mark.slow
 def test_a_second_run_refused_by_the_lock_leaves_the_first_ones_files_alone(job):
     folder = job.parent
     first = start(job, hold="publish:place-1")
@@ -260,6 +269,7 @@ def test_every_command_that_writes_names_a_read_only_folder(job, read_only_fs):
     assert snapshot(folder) == before and os.listdir(read_only_fs) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", ["publish:place-1", "publish:table"])
 def test_a_kill_around_an_output_tables_rename_is_finished_by_the_next_run(tmp_path, moment):
     """The table is renamed after the files are in place: killed before it, the next run puts

@@ -233,6 +233,7 @@ def oracle_verdicts(size_oracle, limit, threshold, fraction, average=None):
 CASES = [(0.0, 0.0002, 0.1, None), (0.05, 0.00002, 0.3, None), (0.0, 0.0003, 0.1, 0.08)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit, threshold, fraction, average", CASES)
 def test_population_uniqueness_optimum_against_brute_force(size_oracle, limit, threshold, fraction, average):
     verdicts = oracle_verdicts(size_oracle, limit, threshold, fraction, average)

@@ -321,6 +321,7 @@ def test_demo_runs_from_any_folder_and_never_replaces_someone_elses_data(tmp_pat
     assert run("demo", "--rows", "0").exit_code == 2
 
 
+@pytest.mark.slow
 def test_demo_runs_from_a_built_wheel(tmp_path):
     """A regular (not editable) install ships the demo job and hierarchies."""
     wheels, site, work = tmp_path / "wheels", tmp_path / "site", tmp_path / "work"

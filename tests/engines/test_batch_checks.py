@@ -69,6 +69,7 @@ def adult5(adult_available):
         yield session
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(BATCHED))
 def test_batch_equals_single_checks_on_adult(adult5, case):
     metric, models = BATCHED[case]
@@ -158,6 +159,7 @@ def test_statements_cut_evenly():
         assert max(b - a for a, b in cuts) - min(b - a for a, b in cuts) <= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric, models", [("discernibility", ()), ("loss", (MODELS["recursive"],))])
 def test_a_long_batch_keeps_its_order_through_the_pipeline(adult_available, metric, models):
     """More statements than the pipeline keeps in flight (``_AHEAD``), taken by whichever
@@ -270,6 +272,7 @@ def test_hand_made_table_every_node():
         assert single[nodes.index((0, 0))].suppressed == sum(n for n in counts.values() if n < 2)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(job=jobs())
 def test_random_tables_batch_equals_single(job):

@@ -116,6 +116,7 @@ def test_hand_population_figures_agree(level):
     assert [(r["n"], r["pop"]) for r in rows["local"]] == CLASSES[level]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(ADULT_CASES))
 def test_adult_population_every_check_agrees(adult_population, case):  # noqa: F811
     """delta-presence on ADULT (with distinct-l-diversity in "combined"): every node Flash

@@ -111,6 +111,7 @@ def test_numeric_reads_arrow_buffers_with_nulls_offsets_and_chunks():
     con.close()
 
 
+@pytest.mark.slow
 def test_a_fresh_process_prepares_and_anonymizes_without_importing_pandas(adult_available, tmp_path):
     """pyarrow imports pandas on its first to_numpy or pa.array (0.3-1 s); a one-shot run
     with local checks prepares, searches, writes and verifies without either."""

@@ -104,6 +104,7 @@ def test_the_sorted_release_beyond_the_bitstring_writes_the_same_bytes(adult_x4,
     assert streamed.read_bytes() == sorted_.read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 def test_a_seeded_shuffle_is_the_same_on_one_thread_and_on_four(adult_x4, tmp_path, kind):
     """The streamed shuffle numbers the rows in input order whatever the threads: one seed, one

@@ -169,6 +169,7 @@ def same(a, b):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lookup", ["wide", "join"])
 def test_duckdb_snapshots_change_no_result_on_adult(adult_available, lookup):
     """Every switch combination, with figures that snapshots must carry: leaf counts (loss),
@@ -201,6 +202,7 @@ def test_duckdb_snapshots_change_no_result_on_adult(adult_available, lookup):
     assert plain[:2] == (0, 0) and full[0] + full[1] > 0 and full[2] < plain[2]
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs(), st.sampled_from(SWITCHES), st.sampled_from(["flash", "ola", "lightning"]))
 def test_duckdb_snapshots_change_no_result_on_random_tables(job, switches, algorithm):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+
+import pytest
 import tomllib
 from importlib.metadata import version
 
@@ -42,6 +44,7 @@ def test_the_package_ships_py_typed():
     assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["sqlanon"]
 
 
+@pytest.mark.slow
 def test_the_package_passes_mypy():
     """``mypy`` over the whole package, the public modules with the flags of ``--strict`` on top
     (pyproject's [tool.mypy] and its override)."""

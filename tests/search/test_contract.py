@@ -62,6 +62,7 @@ def test_ola_natural_and_stable_orders_agree(session, stable):
     assert outcome.optimum.node == reference.optimum.node
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs())
 def test_optimal_algorithms_agree_on_random_tables(job):

@@ -143,6 +143,7 @@ def test_genetic_raises_minimum_levels_only_when_nothing_may_be_suppressed(adult
     assert "minimum_levels" not in outcome.counters
 
 
+@pytest.mark.slow
 def test_heuristics_never_enumerate_the_lattice(monkeypatch):
     """On creditcard (24 QIs, 4.9e13 nodes) nothing may list nodes by level."""
 
@@ -251,6 +252,7 @@ def test_search_keys_are_read_and_checked():
         ("mach2019", "datafly", None),
     ],
 )
+@pytest.mark.slow
 def test_wide_datasets_finish_within_ten_seconds_with_a_verified_output(tmp_path, name, algorithm, qis):
     job = dataset_job(name, qis, k=5, algorithm=algorithm, time_limit=10.0, seed=1 if algorithm == "genetic" else None)
     job = replace(job, output=replace(job.output, path=str(tmp_path / "out.parquet")))

@@ -104,6 +104,7 @@ def tables(draw):
     return data, hierarchies, k, limit, metric
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables())
 def test_k_optimize_equals_brute_force_on_random_tables(table):
@@ -193,6 +194,7 @@ def test_adult_discernibility_optimum_is_at_most_flash(adult_available):
     assert sum(n * n for n in sizes.values()) == outcome.solution.cost
 
 
+@pytest.mark.slow
 def test_adult_classification_with_salary_class(adult_available):
     """CM with the salary-class label, QIs sex, race, marital-status (11 alphabet values):
     K-Optimize equals the brute force over all 2,048 cut sets, with and without suppression."""
@@ -611,6 +613,7 @@ def test_dm_floor_exceeds_the_per_record_bound():
     assert 35 < floor[0] <= 49
 
 
+@pytest.mark.slow
 def test_compiled_tree_equals_the_numpy_tree_and_the_floor_prunes(adult_available):
     """DM without suppression on ADULT (sex, age, race; k = 50): the compiled search walks the
     same tree as the numpy search (same nodes, same pruning), and without the class floor the
@@ -820,6 +823,7 @@ def test_compiled_tree_with_the_classification_metric_equals_the_numpy_tree(
     assert compiled.cost == plain.cost == evaluate(cost, compiled.cuts)[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_cm_prune_after_a_child_on_the_rows_beside_its_cut_equals_a_whole_regrouping(data):
@@ -915,6 +919,7 @@ def test_allset_classes_groups_rows_with_a_table_sized_to_them(table_rows, rows)
     assert (slot_id == -1).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_cm_prune_on_entry_row_by_row_equals_a_whole_grouping(data):

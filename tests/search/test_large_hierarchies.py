@@ -83,6 +83,7 @@ def job_of(shape, engine, **kwargs):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_every_optimum_is_the_oracles(shape, engine):
     """Flash on the one QI's chain of levels, for every metric, k and limit: the oracle's loss

@@ -39,6 +39,7 @@ def oracle(adult_available):
     return adult_oracle(QIS8)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit", [0.0, 0.1])
 @pytest.mark.parametrize("name", list(MODELS) + ["combined"])
 def test_models_on_eight_qis_against_exhaustive_search(memory, duckdb, oracle, name, limit):

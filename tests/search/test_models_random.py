@@ -1,6 +1,7 @@
 """Privacy models on random small tables (hypothesis): every node's verdict and suppressed rows
 against the numpy oracle, and every optimal algorithm against exhaustive search."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,6 +71,7 @@ def model_jobs(draw):
     return job, hierarchies, tree
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(model_jobs())
 def test_models_on_random_tables(case):

@@ -345,6 +345,7 @@ def test_every_algorithm_finds_the_true_optimum_of_the_counterexample(algorithm)
             assert session.search(algorithm)[0].optimum.node == optimum, dmin
 
 
+@pytest.mark.slow
 def test_without_bounds_delta_presence_is_the_subset_alone():
     """With dmin = 0 and dmax = 1 every class passes: the search over the population must
     then equal the plain search over the subset's rows, for every metric."""
@@ -513,6 +514,7 @@ def presence_jobs(draw):
     return job, hierarchies
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(presence_jobs())
 def test_presence_on_random_tables(case):

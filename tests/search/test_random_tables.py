@@ -11,6 +11,7 @@ from helpers.random_tables import jobs
 from sqlanon.session import Session
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("checks", ["sql", "local"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs())
@@ -30,6 +31,7 @@ def test_flash_equals_exhaustive_on_random_tables(checks, job):
     assert flash.optimum.stats.min_kept is None or flash.optimum.stats.min_kept >= job.k
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs(), st.sampled_from(["parquet", "csv", "duckdb"]), st.sampled_from(["mask", "drop"]))
 def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, suppressed):
@@ -78,6 +80,7 @@ def test_written_output_satisfies_the_model_and_leaves_nothing_else(job, kind, s
     assert len(rows) == (n - result.suppressed if suppressed == "drop" else n)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs(), st.sampled_from(["flash", "exhaustive", "lightning"]))
 def test_both_placements_give_the_same_figures_on_random_tables(job, algorithm):

@@ -276,6 +276,7 @@ def test_merge_dense_and_its_masks_are_numpy(case, groups):
     assert np.array_equal(mask, dense_masks(expected))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(dense_cases, st.integers(1, 6))
 def test_dense_figures_are_the_pairs_figures(case, l):
@@ -300,6 +301,7 @@ def test_dense_figures_are_the_pairs_figures(case, l):
     assert equal_dense(counts, held, n, q).tolist() == equal_distance(bounds, v, share, q).tolist()
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(dense_cases, st.integers(1, 4))
 def test_dense_hierarchical_distance_is_the_pairs_distance(case, height):

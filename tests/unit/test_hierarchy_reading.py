@@ -21,6 +21,7 @@ def zip_codes(path, rows=ROWS):
     return path
 
 
+@pytest.mark.slow
 def test_a_million_row_hierarchy_is_read_and_encoded(tmp_path):
     h = read_hierarchy(zip_codes(tmp_path / "zip.csv"), "zip")
     assert len(h.rows) == ROWS and h.height == 4
