@@ -12,11 +12,11 @@ install:  ## the project with its test, PostgreSQL, Spark, docs and bench extras
 test-fast:  ## everything but the slow, PostgreSQL, Spark and browser tests
 	$(PYTHON) -m pytest -q -n 2 -m '$(FAST)'
 
-test:  ## the suite CI runs (all but the slowest Spark cases)
-	$(PYTHON) -m pytest -q
+test:  ## the suite CI runs (all but the slowest Spark cases), on two workers
+	$(PYTHON) -m pytest -q -n 2
 
 test-all:  ## the suite with the slowest Spark cases too
-	$(PYTHON) -m pytest -q -m ''
+	$(PYTHON) -m pytest -q -n 2 -m ''
 
 lint:  ## ruff, the imports' layers, the tests' layout and mypy over the whole package
 	$(PYTHON) -m pytest -q tests/project

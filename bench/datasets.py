@@ -40,6 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from sqlanon import Attribute, Job, Source
+from sqlanon.core.options import gathered
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 FILES = {
@@ -82,7 +83,7 @@ def dataset_job(name: str, qis: int | list[str] | None = None, **kwargs) -> Job:
     chosen = names if qis is None else names[:qis] if isinstance(qis, int) else list(qis)
     attributes = [Attribute(c, "quasi", str(SHARED / hierarchy.format(c))) for c in chosen]
     attributes += [Attribute(c, "insensitive") for c in names if c not in chosen]
-    return Job(input=Source(path=str(SHARED / data), delimiter=";"), attributes=attributes, **kwargs)
+    return Job(input=Source(path=str(SHARED / data), delimiter=";"), attributes=attributes, **gathered(kwargs))
 
 
 # -- ADULT replicated ----------------------------------------------------------------------------

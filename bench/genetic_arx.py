@@ -38,7 +38,7 @@ from pathlib import Path
 
 from bench.common import RESULTS, write_json
 from bench.datasets import ADULT_CSV, adult_hierarchy, columns, dataset_job
-from sqlanon.config.job import GeneticParams
+from sqlanon.core.genetic import GeneticParams
 from sqlanon.session import ALL_NEEDS, Session
 
 HERE = Path(__file__).resolve().parent

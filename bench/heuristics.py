@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.common import write_json
 from bench.datasets import adult_hierarchy, columns, dataset_job
-from sqlanon.config.job import GeneticParams
+from sqlanon.core.genetic import GeneticParams
 from sqlanon.session import ALL_NEEDS, Session
 
 HEURISTICS = ("lightning", "datafly", "igreedy", "genetic", "random")

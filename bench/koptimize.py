@@ -34,7 +34,7 @@ import pyarrow as pa
 from bench.common import write_json
 from bench.datasets import ADULT_CSV, adult_hierarchy, columns
 from sqlanon import Attribute, Hierarchy, Job, Source
-from sqlanon.config.job import KOptimizeOptions
+from sqlanon.core.options import KOptimizeOptions
 from sqlanon.koptimize.runner import interval_model, search_intervals
 from sqlanon.session import Session
 

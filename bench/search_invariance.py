@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bench.common import uptime
 from bench.datasets import ADULT_QIS, dataset_job
+from sqlanon.search import ALGORITHMS
 from sqlanon.session import ALL_NEEDS, Session
 
 OPTIMAL = ("flash", "ola", "incognito", "exhaustive")
@@ -33,7 +34,9 @@ HEURISTICS = ("lightning", "datafly", "igreedy", "genetic", "random")
 
 
 def record(session: Session, algorithm: str, **overrides) -> dict:
-    outcome, checker = session.search(algorithm, **overrides)
+    """One search's decisions; ``seed`` goes to the algorithms that take one (and is recorded)."""
+    taken = {k: v for k, v in overrides.items() if k != "seed" or "seed" in ALGORITHMS[algorithm].Options.keys()}
+    outcome, checker = session.search(algorithm, **taken)
     best = outcome.optimum
     return {
         "algorithm": algorithm,

@@ -40,6 +40,8 @@ from sqlanon.report.risk import analyse
 from sqlanon.report.summary import summary
 from sqlanon.session import Session
 
+#: keywords of ``anonymize`` that set the algorithm's options (``Job.search_options``)
+_SEARCH_KEYWORDS = ("time_limit", "step_limit", "seed", "stop", "stable")
 #: keywords of ``anonymize`` that set the Job's search and engine (the job file's names); the
 #: engines' own settings (``memory_limit=``, ``url=``, ``master=`` ...) go to ``Job.engine_settings``
 _JOB_KEYWORDS = (
@@ -47,11 +49,7 @@ _JOB_KEYWORDS = (
     "algorithm",
     "weights",
     "label",
-    "time_limit",
-    "step_limit",
-    "seed",
-    "stop",
-    "stable",
+    *_SEARCH_KEYWORDS,
     "max_lattice_size",
     "lookup",
     "checks",
@@ -150,6 +148,8 @@ def job_from_keywords(
         seed=order_seed,
     )
     own = {key: settings.pop(key) for key in list(settings) if key in _ENGINE_KEYWORDS}
+    # the algorithm's own keys, as a job file's [search] gives them (None: not given)
+    options = {key: settings.pop(key) for key in list(settings) if key in _SEARCH_KEYWORDS}
     job = Job(
         input=source,
         attributes=attributes,
@@ -158,6 +158,7 @@ def job_from_keywords(
         models=tuple(specs),
         engine=engine,
         engine_settings=own,
+        search_options={key: value for key, value in options.items() if value is not None},
         risk=risk_settings,
         output=out,
         **settings,

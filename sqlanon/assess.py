@@ -143,7 +143,7 @@ def check(
                 "check assesses a table as it is; delta-presence compares a release with its "
                 "population: anonymize with the model instead"
             )
-        chosen = build_models(k, specs)
+        chosen = build_models([{"type": "k-anonymity", "k": k}, *specs])
         attributes = list(dict.fromkeys(m.attribute for m in chosen if m.attribute))
         source, frame = source_of(data, delimiter, table, encoding)
         described = source.describe() if frame is None else f"{frame.kind} table"

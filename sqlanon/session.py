@@ -17,10 +17,11 @@ from math import prod
 
 from sqlanon.checks.checker import Checker
 from sqlanon.core.needs import Need
+from sqlanon.core.options import SEARCH_KEYS
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.metrics.context import metric_context
 from sqlanon.criteria import build_models
-from sqlanon.config.validate import check_models, research_subset, sensitive_attributes, validated
+from sqlanon.config.validate import algorithm_options, check_models, research_subset, sensitive_attributes, validated
 from sqlanon.config.engine import engine_for
 from sqlanon.kernel import grouping
 from sqlanon.engines.runner import CheckRunner
@@ -225,7 +226,7 @@ class Session:
 
     def models(self, job: Job):
         """The job's privacy models, their auxiliary tables stored in the engine."""
-        models = build_models(job.k, job.models)
+        models = build_models(job.model_specs)
         for model in models:
             if model.subset is not None and model.subset != self.subset:
                 raise ConfigError(
@@ -255,15 +256,22 @@ class Session:
     ) -> tuple[SearchOutcome, Checker]:
         """``on_progress``: called with a ``sqlanon.progress.Progress`` after every check and
         when the search ends."""
-        checker = self.checker(on_check=on_check, **overrides)
         name = algorithm or self.job.algorithm
         if name not in ALGORITHMS:
             raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")
-        job = replace(self.job, **overrides)
         cls = ALGORITHMS[name]
+        # the algorithm's own keys (one it does not take is refused, naming the ones that do)
+        given = {key: overrides.pop(key) for key in SEARCH_KEYS if key in overrides}
+        checker = self.checker(on_check=on_check, **overrides)
+        job = replace(self.job, **overrides)
         self._refuse_huge_lattice(job, name, self.lattice.size)
-        options = {option: getattr(job, option) for option in cls.options}
-        search = cls(self.lattice, checker, **options)
+        if name == self.job.algorithm and not given:
+            options = self.job.options  # read when the job was validated
+        else:  # another algorithm (its defaults), or options given here: read now
+            options = algorithm_options(
+                name, {**(self.job.search_options if name == self.job.algorithm else {}), **given}
+            )
+        search = cls(self.lattice, checker, **options.kwargs())
         if on_progress is None:
             outcome = search.run()
         else:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Mapping
+from typing import Any, ClassVar, Mapping
 
-from sqlanon.core.genetic import GeneticParams
+from sqlanon.core.options import INTERVAL_OPTIONS, Options
 from sqlanon.core.risk import RiskSettings
 from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.core.specs import Output, Source
@@ -31,29 +31,9 @@ class Attribute:
     encoding: str | None = None  # the hierarchy file's text encoding (None: UTF-8)
 
 
-@dataclass(frozen=True)
-class KOptimizeOptions:
-    """``[search.koptimize]``: settings of the ordered-interval algorithms (k-optimize, hill-climb).
-
-    The classification metric's label column is ``[search] label``, as for the lattice
-    algorithms. ``suppression_rows``: the
-    suppression limit as a number of rows (an int >= 0 or "unlimited"); when absent the limit is
-    floor(privacy.suppression_limit * N). ``upper_bound``: "flash" seeds K-Optimize with Flash's
-    optimum mapped to cuts, "none" starts without one. ``order``: per attribute, its values in
-    the order to use instead of the natural or the hierarchy's order. ``threads``: k-optimize walks
-    its tree's subtrees on this many threads (cores).
-    """
-
-    suppression_rows: int | Literal["unlimited"] | None = None
-    upper_bound: str = "none"
-    order: Mapping[str, list[str]] = field(default_factory=dict)
-    threads: int = 1
-
-
-INTERVAL_ALGORITHMS = ("k-optimize", "hill-climb")
-INTERVAL_OPTIONS = ("time_limit", "step_limit", "seed")  # the [search] keys they take
+#: the ordered-interval algorithms (sqlanon/koptimize/), which run apart from the lattice searches
+INTERVAL_ALGORITHMS = tuple(INTERVAL_OPTIONS)
 INTERVAL_METRICS = ("discernibility", "classification")
-UPPER_BOUNDS = ("none", "flash")
 
 
 @dataclass(frozen=True)
@@ -71,13 +51,11 @@ class Job:
     #: master), read and validated by the engine's settings class (sqlanon/engines/profiles.py)
     engine_settings: Mapping[str, Any] = field(default_factory=dict)
     lookup: str = "wide"  # "wide": levels joined once at preparation; "join": per check
-    stable: bool = False  # OLA only: visit nodes in Flash's stable order (StableOLA)
+    #: the [search] keys the algorithm owns, as given (e.g. Lightning's stop, the genetic
+    #: search's seed and [search.genetic]), read and checked by the algorithm's options class
+    #: (sqlanon/core/options.py) when the job is validated
+    search_options: Mapping[str, Any] = field(default_factory=dict)
     max_lattice_size: int = 100_000  # optimal algorithms refuse larger lattices
-    time_limit: float | None = None  # heuristics: stop after this many seconds
-    step_limit: int | None = None  # heuristics: stop after this many checks
-    seed: int | None = None  # genetic, random: None draws one (the report records it)
-    stop: str = "best"  # lightning: "best" (until a limit or the end) or "first" anonymous node
-    genetic: GeneticParams = field(default_factory=GeneticParams)
     output: Output = field(default_factory=Output)
     #: privacy models besides k-anonymity, as [[privacy.models]] entries (dicts with a type)
     models: tuple[dict, ...] = ()
@@ -85,7 +63,6 @@ class Job:
     weights: Mapping[str, float] | None = None
     #: the class label column of the classification metric
     label: str | None = None
-    koptimize: KOptimizeOptions = field(default_factory=KOptimizeOptions)
     #: [engine] rollup, history, projection, history_size, history_ratio
     snapshots: SnapshotSettings = field(default_factory=SnapshotSettings)
     #: [risk] the population behind the sample and the at-risk threshold (sqlanon/core/risk.py)
@@ -100,19 +77,18 @@ class Job:
     validated: ClassVar[bool] = False
 
     @property
+    def model_specs(self) -> tuple[dict, ...]:
+        """Every privacy model of the job as its entry, k-anonymity first: k is a model like
+        the others, ``k`` its setting as [privacy] gives it (the models read their entries)."""
+        return ({"type": "k-anonymity", "k": self.k}, *self.models)
+
+    @property
     def quasi_identifiers(self) -> list[Attribute]:
         return [a for a in self.attributes if a.role == "quasi"]
 
     def limit_rows(self, rows: int) -> int:
         """floor(s * N) on the exact decimal given, so 0.29 of 100 rows is 29, not 28."""
         return int(Fraction(str(self.suppression_limit)) * rows)
-
-    def interval_limit_rows(self, rows: int) -> int:
-        """The suppression limit of the ordered-interval algorithms, in rows."""
-        given = self.koptimize.suppression_rows
-        if given is None:
-            return self.limit_rows(rows)
-        return rows if given == "unlimited" else given
 
     def hierarchy_of(self, attribute: Attribute, values=None) -> Hierarchy:
         """The attribute's hierarchy: given, read from its file, or built from its spec over
@@ -132,15 +108,19 @@ class ValidJob(Job):
     ``Job``, which a run validates again, since a changed setting may break what was checked."""
 
     validated: ClassVar[bool] = True
+    #: the algorithm's options, read from ``search_options`` by its options class
+    options: Options
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Job:  # type: ignore[misc]
         # ``replace`` calls the class with every field: what it makes has not been validated
         return Job(*args, **kwargs)
 
     @classmethod
-    def of(cls, job: Job) -> "ValidJob":
-        """``job``'s settings as a valid job (``validate`` calls this once every check passed)."""
+    def of(cls, job: Job, options: Options) -> "ValidJob":
+        """``job``'s settings as a valid job, with the algorithm's ``options`` read (``validate``
+        calls this once every check passed)."""
         valid = object.__new__(cls)
         for setting in fields(job):
             object.__setattr__(valid, setting.name, getattr(job, setting.name))
+        object.__setattr__(valid, "options", options)
         return valid

@@ -5,15 +5,15 @@ of a run (``config/validate.py``)."""
 from __future__ import annotations
 
 import tomllib
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 from sqlanon.core import files
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import ROLES, Attribute, Job, KOptimizeOptions
+from sqlanon.config.job import ROLES, Attribute, Job
 from sqlanon.config.models import InFile, privacy_models
-from sqlanon.core.genetic import GeneticParams
+from sqlanon.core.options import SEARCH_KEYS, SEARCH_TABLES
 from sqlanon.core.specs import Output, Source
 from sqlanon.core.risk import RISK_KEYS, RiskSettings
 from sqlanon.core.snapshots import SnapshotSettings
@@ -26,26 +26,11 @@ _ENGINE_COMMON = {"name", "lookup", "checks", "local_budget", *SnapshotSettings.
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop", "encoding"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {
-        "algorithm",
-        "metric",
-        "stable",
-        "max_lattice_size",
-        "weights",
-        "label",
-        "time_limit",
-        "step_limit",
-        "seed",
-        "stop",
-        "genetic",
-        "koptimize",
-    },
+    "search": {"algorithm", "metric", "max_lattice_size", "weights", "label", *SEARCH_KEYS},
     "engine": None,  # the common keys and the engine's own: checked by the engine's settings
     "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter", "order", "seed"},
     "risk": set(RISK_KEYS),
 }
-
-_KOPTIMIZE = {"suppression_rows", "upper_bound", "order", "threads"}
 
 
 def load_job(path: str | Path, **overrides: Any) -> Job:
@@ -136,12 +121,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         attributes.append(Attribute(name, spec["role"], hierarchy, spec.get("encoding")))
     privacy, search, output = doc.get("privacy", {}), doc.get("search", {}), doc.get("output", {})
     engine = doc.get("engine", {})
-    koptimize = search.get("koptimize", {})
-    if not isinstance(koptimize, dict):
-        raise ConfigError(f"{where}: [search.koptimize] must be a table")
-    extra = set(koptimize) - _KOPTIMIZE
-    if extra:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.koptimize]; known: {sorted(_KOPTIMIZE)}")
+    _search_tables(search, where)
     risk = RiskSettings.from_table(doc.get("risk", {}), where)
     k, others = privacy_models(privacy.get("k"), privacy.get("models", []), risk, InFile(where, resolve))
     job = Job(
@@ -158,16 +138,10 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         snapshots=SnapshotSettings(**{k: v for k, v in engine.items() if k in SnapshotSettings.__dataclass_fields__}),
         checks=engine.get("checks", "auto"),
         local_budget=engine.get("local_budget"),
-        stable=search.get("stable", False),
+        search_options={key: value for key, value in search.items() if key in SEARCH_KEYS},
         max_lattice_size=search.get("max_lattice_size", 100_000),
-        time_limit=search.get("time_limit"),
-        step_limit=search.get("step_limit"),
-        seed=search.get("seed"),
-        stop=search.get("stop", "best"),
-        genetic=_genetic(search.get("genetic", {}), where),
         weights=search.get("weights"),
         label=search.get("label"),
-        koptimize=KOptimizeOptions(**koptimize),
         risk=risk,
         output=Output(
             path=resolve(output.get("path")),
@@ -193,14 +167,18 @@ def _html_option(value: Any, resolve, where: str) -> str | bool:
     raise ConfigError(f'{where}: output.html must be true, false or a file path (e.g. "report.html"), got {value!r}')
 
 
-def _genetic(table: Any, where: str) -> GeneticParams:
-    known = set(GeneticParams.__dataclass_fields__)
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: [search.genetic] must be a table with keys {sorted(known)}")
-    extra = set(table) - known
-    if extra:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.genetic]; known: {sorted(known)}")
-    return GeneticParams(**table)
+def _search_tables(search: dict, where: str) -> None:
+    """[search.genetic] and [search.koptimize]: tables of their class's keys (their values are
+    checked with the algorithm's options, when the job is validated)."""
+    for key, table in SEARCH_TABLES.items():
+        if key not in search:
+            continue
+        known = {f.name for f in fields(table)}
+        if not isinstance(search[key], dict):
+            raise ConfigError(f"{where}: [search.{key}] must be a table with keys {sorted(known)}")
+        extra = set(search[key]) - known
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {sorted(extra)} in [search.{key}]; known: {sorted(known)}")
 
 
 def apply_overrides(job: Job, **overrides: Any) -> Job:
@@ -215,10 +193,11 @@ def apply_overrides(job: Job, **overrides: Any) -> Job:
         overwrite=o.pop("overwrite", job.output.overwrite),
         order=o.pop("order", job.output.order),
     )
-    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm", "time_limit", "step_limit", "seed"}
+    options: dict[str, Any] = {key: o.pop(key) for key in ("time_limit", "step_limit", "seed") if key in o}
+    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm"}
     if unknown:
         raise ConfigError(f"unknown override(s): {sorted(unknown)}")
-    return replace(job, output=output, **o)
+    return replace(job, output=output, search_options={**job.search_options, **options}, **o)
 
 
 def _engine_settings(table: dict, resolve) -> dict:

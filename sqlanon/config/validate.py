@@ -11,15 +11,10 @@ from dataclasses import replace
 
 from sqlanon.core import encodings
 from sqlanon.config.delimiters import check_delimiter
-from sqlanon.config.job import (
-    INTERVAL_ALGORITHMS,
-    INTERVAL_METRICS,
-    INTERVAL_OPTIONS,
-    ROLES,
-    UPPER_BOUNDS,
-    Job,
-    ValidJob,
-)
+from collections.abc import Mapping
+
+from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, ROLES, Job, ValidJob
+from sqlanon.core.options import INTERVAL_OPTIONS, IntervalOptions, Options
 from sqlanon.core.specs import ORDERS, SUPPRESSED_MODES, Output
 from sqlanon.core.wording import in_code, role_setting
 from sqlanon.criteria import DeltaPresence, build_model
@@ -53,13 +48,16 @@ def validate(job: Job) -> ValidJob:
     job = _engine(job)
     if isinstance(job.max_lattice_size, bool) or not isinstance(job.max_lattice_size, int) or job.max_lattice_size < 1:
         raise ConfigError(f"The 'max_lattice_size' parameter must be an int >= 1, got {job.max_lattice_size!r}.")
-    if not isinstance(job.stable, bool):
-        raise ConfigError(f"search.stable must be true or false, got {job.stable!r}")
-    if job.algorithm in INTERVAL_ALGORITHMS:
-        _heuristic_settings(job, INTERVAL_OPTIONS, optimal=False)
-    else:
-        algorithm = ALGORITHMS[job.algorithm]
-        _heuristic_settings(job, algorithm.options, algorithm.optimal)
+    options = algorithm_options(job.algorithm, job.search_options)
+    if (
+        isinstance(options, IntervalOptions)
+        and options.koptimize.suppression_rows is not None
+        and job.suppression_limit
+    ):
+        raise ConfigError(
+            "give the suppression limit once: privacy.suppression_limit (a fraction) or "
+            "search.koptimize.suppression_rows (rows), not both"
+        )
     if job.lookup not in ("wide", "join"):
         raise ConfigError(f"engine.lookup must be 'wide' or 'join', got '{job.lookup}'")
     _attributes(job)
@@ -78,7 +76,7 @@ def validate(job: Job) -> ValidJob:
     _order(job.output)
     if job.output.path is not None and job.output.kind == "duckdb" and not job.output.table:
         raise ConfigError("output.table is required when the output is a .duckdb file")
-    return ValidJob.of(job)  # a fresh object: a job handed in stays as it was given
+    return ValidJob.of(job, options)  # a fresh object: a job handed in stays as it was given
 
 
 def _order(output: Output) -> None:
@@ -178,31 +176,35 @@ def _listed(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def _heuristic_settings(job: Job, options: tuple[str, ...], optimal: bool) -> None:
-    t = job.time_limit
-    if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or not t > 0):
-        raise ConfigError(f"search.time_limit must be a number of seconds > 0, got {t!r}")
-    for key in ("step_limit", "seed"):
-        value = getattr(job, key)
-        least = 1 if key == "step_limit" else 0
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
-            raise ConfigError(f"search.{key} must be an int >= {least}, got {value!r}")
-    if job.stop not in ("best", "first"):
-        raise ConfigError(f"search.stop must be 'best' or 'first', got {job.stop!r}")
-    job.genetic.validate()
-    given = [
-        key
-        for key, default in (("time_limit", None), ("step_limit", None), ("seed", None), ("stop", "best"))
-        if getattr(job, key) != default and key not in options
-    ]
-    if given:
-        users = [a for a, cls in ALGORITHMS.items() if given[0] in cls.options]
-        users += [a for a in INTERVAL_ALGORITHMS if given[0] in INTERVAL_OPTIONS]
+def algorithm_options(algorithm: str, given: Mapping) -> Options:
+    """The options of ``algorithm`` (a known one) read from ``given`` (the job's
+    ``search_options``): a key another algorithm owns is refused, naming the ones it applies to."""
+    if not isinstance(given, Mapping):
+        raise ConfigError(f"the search options must be a table of [search] keys, got {given!r}")
+    cls = INTERVAL_OPTIONS[algorithm] if algorithm in INTERVAL_OPTIONS else ALGORITHMS[algorithm].Options
+    owners = _owners()
+    for key in given:
+        if key in cls.keys():
+            continue
+        if key not in owners:
+            raise ConfigError(f"unknown search option {key!r}; known: {', '.join(sorted(owners))}")
+        optimal = algorithm in ALGORITHMS and ALGORITHMS[algorithm].optimal
         raise ConfigError(
-            f"search.{given[0]} does not apply to the algorithm '{job.algorithm}'"
+            f"search.{key} does not apply to the algorithm '{algorithm}'"
             + (" (an optimal algorithm always runs to the proven optimum)" if optimal else "")
-            + f"; it applies to: {', '.join(users)}"
+            + f"; it applies to: {', '.join(owners[key])}"
         )
+    return cls.read(given)
+
+
+def _owners() -> dict[str, list[str]]:
+    """Each search option -> the algorithms that take it."""
+    classes = {**{name: a.Options for name, a in ALGORITHMS.items()}, **INTERVAL_OPTIONS}
+    owners: dict[str, list[str]] = {}
+    for name, cls in classes.items():
+        for key in cls.keys():
+            owners.setdefault(key, []).append(name)
+    return owners
 
 
 def _encodings(job: Job) -> None:
@@ -316,8 +318,7 @@ def _metric_options(job: Job) -> None:
 
 
 def _intervals(job: Job) -> None:
-    """Settings of k-optimize and hill-climb (``[search.koptimize]``)."""
-    options = job.koptimize
+    """What k-optimize and hill-climb check and cost (their options: ``algorithm_options``)."""
     others = sorted({str(spec.get("type")) for spec in job.models if isinstance(spec, dict)})
     if others:
         # the ordered-interval searches cost and check class sizes only: a further model would
@@ -337,26 +338,6 @@ def _intervals(job: Job) -> None:
         )
     if job.label is not None and not isinstance(job.label, str):
         raise ConfigError(f"search.label must be a column name, got {job.label!r}")
-    rows = options.suppression_rows
-    if rows is not None:
-        if rows != "unlimited" and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
-            raise ConfigError(f'search.koptimize.suppression_rows must be an int >= 0 or "unlimited", got {rows!r}')
-        if job.suppression_limit:
-            raise ConfigError(
-                "give the suppression limit once: privacy.suppression_limit (a fraction) or "
-                "search.koptimize.suppression_rows (rows), not both"
-            )
-    if options.upper_bound not in UPPER_BOUNDS:
-        raise ConfigError(
-            f"search.koptimize.upper_bound must be one of {', '.join(UPPER_BOUNDS)}, got {options.upper_bound!r}"
-        )
-    if not isinstance(options.order, dict):
-        raise ConfigError("search.koptimize.order must be a table: attribute = [values in order]")
-    threads = options.threads
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ConfigError(f"search.koptimize.threads must be an int >= 1 (cores to use), got {threads!r}")
-    if job.algorithm == "hill-climb" and job.time_limit is None and job.step_limit is None:
-        raise ConfigError("hill-climb runs until a limit: set search.time_limit (seconds) or search.step_limit")
 
 
 def research_subset(job: Job):

@@ -60,11 +60,14 @@ def _defaults(cls) -> set[str]:
     return set(names[len(names) - len(cls.__init__.__defaults__ or ()) :])
 
 
-def build_models(k: int, specs: Sequence[dict]) -> list[PrivacyModel]:
-    """k-anonymity (skipped when k = 1, which every class meets) and the job's other models,
-    each bound to its own column and parameter prefix."""
-    models: list[PrivacyModel] = [KAnonymity(k)] if k > 1 or not specs else []
-    models += [build_model(dict(spec)).bind(f"m{i}") for i, spec in enumerate(specs, start=1)]
+def build_models(specs: Sequence[dict]) -> list[PrivacyModel]:
+    """The job's models from their entries (``Job.model_specs``: k-anonymity first, skipped
+    when k = 1, which every class meets, unless it is the only one), each other bound to its
+    own column and parameter prefix."""
+    k = [spec["k"] for spec in specs if spec.get("type") == "k-anonymity"]
+    others = [spec for spec in specs if spec.get("type") != "k-anonymity"]
+    models: list[PrivacyModel] = [KAnonymity(k[0])] if k and (k[0] > 1 or not others) else []
+    models += [build_model(dict(spec)).bind(f"m{i}") for i, spec in enumerate(others, start=1)]
     return models
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from sqlanon.config.job import Job
+from sqlanon.config.job import Job, ValidJob
+from sqlanon.core.options import HillClimbOptions, IntervalOptions
 from sqlanon.config.validate import validate
 from sqlanon.criteria import KAnonymity
 from sqlanon.errors import ConfigError
@@ -23,7 +24,7 @@ from sqlanon.koptimize.search import KOptimize, Solution
 
 @dataclass
 class IntervalOutcome:
-    job: Job
+    job: ValidJob
     model: IntervalModel
     cost: Cost
     solution: Solution
@@ -53,7 +54,7 @@ class IntervalOutcome:
         return {"classes": int(len(kept)), "min_class_size": int(kept.min()) if len(kept) else None}
 
 
-def interval_model(session, job: Job | None = None) -> IntervalModel:
+def interval_model(session, job: ValidJob | None = None) -> IntervalModel:
     """The model of a session's data: the class table read once from the engine."""
     job = job or session.job
     label = job.label if job.metric == "classification" else None
@@ -63,22 +64,40 @@ def interval_model(session, job: Job | None = None) -> IntervalModel:
             f"sensitive or insensitive); such columns: {session.qis + session.passthrough}"
         )
     codes, counts, values, per_label = session.engine.class_table(label)
-    return build_model(session.qis, session.hierarchies, codes, counts, per_label, values, job.koptimize.order)
+    return build_model(
+        session.qis, session.hierarchies, codes, counts, per_label, values, _options(job).koptimize.order
+    )
+
+
+def _options(job: ValidJob) -> IntervalOptions:
+    """The interval algorithm's options (a job of another algorithm: k-optimize's defaults)."""
+    return job.options if isinstance(job.options, IntervalOptions) else IntervalOptions()
 
 
 def search_intervals(session, model: IntervalModel | None = None, **overrides) -> IntervalOutcome:
-    """Run the job's interval algorithm (or ``algorithm=``) with any job field overridden."""
-    job = validate(replace(session.job, **overrides)) if overrides else session.job  # the session validated its own
+    """Run the job's interval algorithm (or ``algorithm=``) with any job field or option
+    (``seed=``, ``koptimize=`` ...) overridden."""
+    job = (
+        validate(with_overrides(session.job, **overrides)) if overrides else session.job
+    )  # the session validated its own
+    options = _options(job)
     model = model or interval_model(session, job)
-    cost = make_cost(job.metric, model, job.k, job.interval_limit_rows(session.rows))
-    if job.algorithm == "hill-climb":
-        solution = HillClimb(cost, job.seed, job.time_limit, job.step_limit).run()
+    cost = make_cost(job.metric, model, job.k, options.limit_rows(session.rows, job.limit_rows(session.rows)))
+    if isinstance(options, HillClimbOptions):
+        solution = HillClimb(cost, options.seed, options.time_limit, options.step_limit).run()
         return IntervalOutcome(job, model, cost, solution, None)
     cuts, bound = None, None
-    if job.koptimize.upper_bound == "flash":
+    if options.koptimize.upper_bound == "flash":
         cuts, bound = flash_upper_bound(session, job, model, cost)
-    solution = KOptimize(cost, job.time_limit, job.step_limit, upper_bound=cuts, threads=job.koptimize.threads).run()
+    threads = options.koptimize.threads
+    solution = KOptimize(cost, options.time_limit, options.step_limit, upper_bound=cuts, threads=threads).run()
     return IntervalOutcome(job, model, cost, solution, bound)
+
+
+def with_overrides(job: Job, **overrides) -> Job:
+    """``job`` with fields and the interval algorithms' options replaced."""
+    given = {key: overrides.pop(key) for key in HillClimbOptions.keys() if key in overrides}
+    return replace(job, search_options={**job.search_options, **given}, **overrides)
 
 
 def flash_upper_bound(session, job: Job, model: IntervalModel, cost: Cost) -> tuple[list[int] | None, dict]:
@@ -123,19 +142,20 @@ def write_intervals(session, outcome: IntervalOutcome, target: str) -> None:
 def interval_report(outcome: IntervalOutcome) -> dict:
     """The algorithm's part of report.json."""
     job, solution, model = outcome.job, outcome.solution, outcome.model
+    options = _options(job)
     report = {
         "interval_model": {
             "alphabet_size": len(model.alphabet),
             "domains": {d.name: {"values": d.size, "order": d.order} for d in model.domains},
             "label": job.label if job.metric == "classification" else None,
             # as given: rows, "unlimited", or None (then floor(suppression_limit * N))
-            "suppression_rows": job.koptimize.suppression_rows,
+            "suppression_rows": options.koptimize.suppression_rows,
             "search_in_memory": True,
             "class_table_rows": int(model.ranks.shape[1]),
         },
         "proven_optimal": solution.proven,
-        "time_limit": job.time_limit,
-        "step_limit": job.step_limit,
+        "time_limit": options.time_limit,
+        "step_limit": options.step_limit,
         "history": solution.history,
         "algorithm_counters": solution.counters,
     }

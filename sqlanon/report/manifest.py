@@ -29,8 +29,9 @@ def hierarchy_digest(attribute, hierarchy) -> str:
 def manifest_models(job: Job) -> list[dict[str, Any]]:
     """The job's models as its manifest lists them: k-anonymity first, then each
     ``[[privacy.models]]`` entry as given (``model`` for its ``type``)."""
-    return [{"model": "k-anonymity", "k": job.k}] + [
-        {"model": spec["type"], **{k: _plain(v) for k, v in spec.items() if k != "type"}} for spec in job.models
+    return [
+        {"model": spec["type"], **{key: _plain(v) for key, v in spec.items() if key != "type"}}
+        for spec in job.model_specs
     ]
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sqlanon.checks.checker import CheckResult, Checker
+from sqlanon.core import options
 from sqlanon.lattice import Lattice
 from sqlanon.search.completion import complete
 from sqlanon.search.optimum import Optimum
@@ -37,8 +38,9 @@ class SearchOutcome:
 class SearchAlgorithm:
     name = ""
     optimal = True
-    #: job settings the algorithm takes as keyword arguments (e.g. OLA's ``stable``)
-    options: tuple[str, ...] = ()
+    #: the [search] keys the algorithm owns, taken by its constructor as keyword arguments
+    #: (e.g. OLA's ``stable``; sqlanon/core/options.py)
+    Options: type[options.Options] = options.Options
     #: the predictive tags of the optimal algorithms that keep them (search/tagging.py), read by
     #: the progress display; the heuristics' budget (search/heuristic.py)
     tags: Tags | None = None

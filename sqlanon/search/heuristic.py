@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 
 from sqlanon.checks.checker import Batch, CheckResult
+from sqlanon.core import options
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
 
@@ -25,7 +26,7 @@ class BudgetExhausted(Exception):
 
 class HeuristicSearch(SearchAlgorithm):
     optimal = False
-    options: tuple[str, ...] = ("time_limit", "step_limit")
+    Options: type[options.Options] = options.HeuristicOptions
 
     def __init__(self, lattice, checker, time_limit: float | None = None, step_limit: int | None = None):
         super().__init__(lattice, checker)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 
+from sqlanon.core.options import LightningOptions
 from sqlanon.lattice import Node
 from sqlanon.search.heuristic import HeuristicSearch
 
@@ -27,7 +28,7 @@ STOPS = ("best", "first")
 
 class Lightning(HeuristicSearch):
     name = "lightning"
-    options = HeuristicSearch.options + ("stop",)
+    Options = LightningOptions
 
     def __init__(self, lattice, checker, time_limit=None, step_limit=None, stop: str = "best"):
         super().__init__(lattice, checker, time_limit, step_limit)

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from sqlanon.core.options import OLAOptions
 from sqlanon.lattice import Node
 from sqlanon.search.base import SearchAlgorithm
 from sqlanon.search.completion import complete
@@ -28,7 +29,7 @@ from sqlanon.search.tagging import Tags
 
 class OLA(SearchAlgorithm):
     name = "ola"
-    options = ("stable",)
+    Options = OLAOptions
     tags: Tags  # made by ``traverse`` before anything reads it
 
     def __init__(self, lattice, checker, stable: bool = False):

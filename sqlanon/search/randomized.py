@@ -10,12 +10,13 @@ from __future__ import annotations
 import random
 import secrets
 from sqlanon.core.genetic import GeneticParams
+from sqlanon.core.options import RandomizedOptions
 from sqlanon.lattice import Node
 from sqlanon.search.heuristic import BudgetExhausted, HeuristicSearch
 
 
 class RandomizedSearch(HeuristicSearch):
-    options = HeuristicSearch.options + ("seed", "genetic")
+    Options = RandomizedOptions
 
     def __init__(
         self,

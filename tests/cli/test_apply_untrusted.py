@@ -401,15 +401,17 @@ def test_the_verification_refuses_a_promise_other_than_the_jobs(small):
     job = validated(load_job(small[0]))
     diversity = {"type": "distinct-l-diversity", "attribute": "diagnosis", "l": 2}
     job_l = validated(replace(load_job(small[0]), models=(diversity,)))
-    check_promise(job, 12, Promise(0, 0, build_models(2, ())))  # the job's own: k = 2, no suppression
+    check_promise(
+        job, 12, Promise(0, 0, build_models([{"type": "k-anonymity", "k": 2}]))
+    )  # the job's own: k = 2, no suppression
     with pytest.raises(
         VerificationError,
         match=r"verified against the models \[\] with at most 0 suppressed rows, "
         r'but the job asks \[\{"model": "distinct-l-diversity"',
     ):
-        check_promise(job_l, 12, Promise(0, 0, build_models(2, ())))
+        check_promise(job_l, 12, Promise(0, 0, build_models([{"type": "k-anonymity", "k": 2}])))
     with pytest.raises(VerificationError, match="with at most 6 suppressed rows, but the job asks .* with at most 0"):
-        check_promise(job, 12, Promise(0, 6, build_models(2, ())))
+        check_promise(job, 12, Promise(0, 6, build_models([{"type": "k-anonymity", "k": 2}])))
 
 
 def test_an_interval_search_does_not_release_a_model_it_did_not_check(tmp_path):

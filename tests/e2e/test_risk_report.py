@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from helpers.jobs import ADULT, adult_hierarchy, adult_job, on_engine, table_job
+from helpers.jobs import ADULT, adult_hierarchy, adult_job, on_engine, table_job, seeded
 
 from sqlanon import Output, anonymize
 from sqlanon.core.needs import Need
@@ -251,7 +251,7 @@ def test_population_uniqueness_optimum_against_brute_force(size_oracle, limit, t
             optimum = session.search(algorithm)[0].optimum
             assert optimum.loss == best and verdicts[optimum.node] == (True, best), algorithm
         for algorithm in ("lightning", "genetic", "datafly"):
-            found = session.search(algorithm, step_limit=40, seed=1)[0].optimum
+            found = session.search(algorithm, step_limit=40, **seeded(algorithm, 1))[0].optimum
             assert found is None or verdicts[found.node][0], algorithm  # whatever it returns is anonymous
     with Session(adult_job(QIS, k=1, suppression_limit=limit, models=models)) as duck:  # DuckDB agrees
         optimum = duck.search("flash")[0].optimum

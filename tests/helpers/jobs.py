@@ -18,6 +18,8 @@ from bench.datasets import ADULT, ADULT_QIS
 from bench.datasets import ADULT_SUBSET as ADULT_SUBSET
 from sqlanon import Attribute, Hierarchy, Job, Output, Source
 from sqlanon.engines.profiles import PROFILES
+from sqlanon.search import ALGORITHMS
+from sqlanon.core.options import gathered
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository (tests/helpers/jobs.py)
 
@@ -37,7 +39,7 @@ def adult_job(qis=ADULT_QIS, **kwargs) -> Job:
     """ADULT with the given QIs; the other columns are released unchanged (insensitive)."""
     attributes = [Attribute(q, "quasi", str(adult_hierarchy(q))) for q in qis]
     attributes += [Attribute(c, "insensitive") for c in ADULT_QIS if c not in qis]
-    return Job(input=Source(path=str(ADULT / "adult.csv"), delimiter=";"), attributes=attributes, **kwargs)
+    return Job(input=Source(path=str(ADULT / "adult.csv"), delimiter=";"), attributes=attributes, **gathered(kwargs))
 
 
 def occupation_job(qis, **kwargs) -> Job:
@@ -69,7 +71,7 @@ def table_job(
         else:
             attributes.append(Attribute(name, roles.get(name, "insensitive")))
     kwargs.setdefault("output", Output())
-    return Job(input=Source(arrow=pa.table(columns)), attributes=attributes, **kwargs)
+    return Job(input=Source(arrow=pa.table(columns)), attributes=attributes, **gathered(kwargs))
 
 
 def on_engine(job: Job, engine: str, request) -> Job:
@@ -87,3 +89,9 @@ def on_engine(job: Job, engine: str, request) -> Job:
     if engine == "postgres":
         return on_postgres(job, request.getfixturevalue("postgres_url"))
     return job
+
+
+def seeded(algorithm: str, seed: int) -> dict:
+    """``seed=`` for an algorithm that takes one (the randomized heuristics), else nothing: a
+    search refuses an option of another algorithm."""
+    return {"seed": seed} if "seed" in ALGORITHMS[algorithm].Options.keys() else {}

@@ -233,7 +233,7 @@ def test_no_probing_of_models_rules_and_engines():
     """What a model, a metric, a keep condition or an engine offers is declared on its type
     (core/needs.py, criteria/conditions.py, criteria/base.py, engines/store.py): no getattr or
     hasattr on them. What remains reads a dataclass's own fields by name, a module by name (the
-    lazy loaders), a search's options off the job, or a caller's object (a stream, a table)."""
+    lazy loaders), an algorithm's options (core/options.py), or a caller's object (a stream, a table)."""
     allowed = {
         "config/validate.py",
         "config/job.py",
@@ -245,7 +245,7 @@ def test_no_probing_of_models_rules_and_engines():
         "core/report.py",
         "core/genetic.py",
         "engines/profiles.py",
-        "session.py",
+        "core/options.py",
     }
     found = []
     for path in PACKAGE.rglob("*.py"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from helpers.jobs import ADULT_QIS, adult_job, table_job
-from sqlanon.config.job import GeneticParams
+from sqlanon.core.genetic import GeneticParams
 from sqlanon.config.read import job_from_dict
 from sqlanon.config.validate import validate
 from sqlanon.errors import ConfigError
@@ -127,7 +127,7 @@ def test_variant_in_the_job_file():
         "privacy": {"k": 2},
         "search": {"algorithm": "genetic", "genetic": {"variant": "hybrid"}},
     }
-    assert job_from_dict(doc).genetic == GeneticParams(variant="hybrid")
+    assert validate(job_from_dict(doc)).options.genetic == GeneticParams(variant="hybrid")
     assert GeneticParams().variant == "hybrid"  # the default; "kgen" runs the algorithm as published
     doc["search"]["genetic"]["variant"] = "arx"
     with pytest.raises(ConfigError, match="search.genetic.variant must be one of 'kgen', 'hybrid', got 'arx'"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers.jobs import ADULT_SUBSET, adult_job
+from helpers.jobs import ADULT_SUBSET, adult_job, seeded
 
 from sqlanon.lattice import generalizes
 from sqlanon.search.heuristic import HeuristicSearch
@@ -25,7 +25,9 @@ def session(adult_available):
 
 @pytest.mark.parametrize("algorithm", HEURISTICS)
 def test_a_spent_budget_still_finds_a_solution(session, algorithm):
-    outcome, checker = session.search(algorithm, k=50, suppression_limit=0.0, metric="loss", step_limit=1, seed=3)
+    outcome, checker = session.search(
+        algorithm, k=50, suppression_limit=0.0, metric="loss", step_limit=1, **seeded(algorithm, 3)
+    )
     best = outcome.optimum
     assert best is not None and best.anonymous
     top = checker.checked(session.lattice.top)
@@ -67,7 +69,9 @@ def test_the_climb_is_a_binary_search_of_datafly_s_path(session):
 @pytest.mark.parametrize("algorithm", HEURISTICS)
 def test_no_solution_only_when_the_top_fails(session, algorithm):
     rows = session.rows
-    outcome, checker = session.search(algorithm, k=rows + 1, suppression_limit=0.0, step_limit=5, seed=3)
+    outcome, checker = session.search(
+        algorithm, k=rows + 1, suppression_limit=0.0, step_limit=5, **seeded(algorithm, 3)
+    )
     assert outcome.optimum is None
     top = checker.checked(session.lattice.top)
     assert top is not None and not top.anonymous

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from helpers.jobs import ADULT, adult_job, table_job
 from sqlanon import Output, anonymize
-from sqlanon.config.job import KOptimizeOptions
+from sqlanon.core.options import KOptimizeOptions
 from sqlanon.config.read import load_job
 from sqlanon.koptimize.costs import evaluate, make_cost
 from sqlanon.koptimize.model import cuts_of_levels
@@ -476,7 +476,8 @@ def test_job_file_with_koptimize_keys(tmp_path, adult_available):
     path = tmp_path / "job.toml"
     path.write_text(JOB.format(adult=ADULT))
     job = load_job(path)
-    assert job.koptimize.suppression_rows == 50 and job.time_limit == 30
+    options = validate(job).options
+    assert options.koptimize.suppression_rows == 50 and options.time_limit == 30
     result = anonymize(job)
     assert result.success and result.report["verified"] and result.report["proven_optimal"]
     assert result.report["interval_model"]["label"] == "salary-class"
@@ -494,9 +495,12 @@ def test_cli_runs_k_optimize_and_hill_climb(tmp_path, adult_available):
 
     path = tmp_path / "job.toml"
     path.write_text(JOB.format(adult=ADULT))
-    # Flash takes no time or step limit (it always runs to the proven optimum): its own job file.
+    # Flash takes no time or step limit (it always runs to the proven optimum) and no
+    # [search.koptimize]: its own job file.
     optimal = tmp_path / "flash.toml"
-    optimal.write_text(JOB.format(adult=ADULT).replace("time_limit = 30\n", "").replace("step_limit = 3000\n", ""))
+    flash = JOB.format(adult=ADULT).replace("time_limit = 30\n", "").replace("step_limit = 3000\n", "")
+    flash = flash.replace('[search.koptimize]\nsuppression_rows = 50\nupper_bound = "flash"\n', "")
+    optimal.write_text(flash)
     runs, stderr = {}, {}
     for algorithm in ("k-optimize", "hill-climb", "flash"):
         job = optimal if algorithm == "flash" else path

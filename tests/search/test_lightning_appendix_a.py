@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers.jobs import EVERY_PLACEMENT, on_engine, table_job
+from helpers.jobs import EVERY_PLACEMENT, on_engine, table_job, seeded
 
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity
 from sqlanon.criteria.recursive_cl_diversity import RecursiveCLDiversity
@@ -91,5 +91,5 @@ def test_less_generalized_holds_and_more_generalized_fails(request, engine, mode
 @pytest.mark.parametrize("model", [RECURSIVE, ENTROPY], ids=["recursive-3-2", "entropy-1.8"])
 def test_every_search_returns_the_less_generalized_node(algorithm, model):
     with Session(job(model)) as session:
-        outcome, _ = session.search(algorithm, seed=1)
+        outcome, _ = session.search(algorithm, **seeded(algorithm, 1))
         assert outcome.optimum.node == LESS and outcome.optimum.stats.suppressed == 10

@@ -13,7 +13,7 @@ import math
 import pytest
 
 from helpers.contract import assert_optimal_algorithms_agree
-from helpers.jobs import adult_oracle, occupation_job
+from helpers.jobs import adult_oracle, occupation_job, seeded
 from helpers.models_adult import COMBINED, MODELS, oracle_spec
 from sqlanon.session import ALL_NEEDS, Session
 
@@ -95,7 +95,9 @@ def test_heuristics_with_privacy_models(session, oracle, name, limit):
     expected = [oracle_spec(m) for m in models] + [{"type": "k-anonymity", "k": k}]
     reference, checker = session.search("flash", models=models, k=k, suppression_limit=limit, metric="loss")
     for heuristic in HEURISTICS:
-        outcome, checker = session.search(heuristic, models=models, k=k, suppression_limit=limit, metric="loss", seed=3)
+        outcome, checker = session.search(
+            heuristic, models=models, k=k, suppression_limit=limit, metric="loss", **seeded(heuristic, 3)
+        )
         found = outcome.optimum
         assert found is not None, heuristic
         assert oracle.evaluate(found.node, expected, checker.limit_rows)[0], (heuristic, found.node)

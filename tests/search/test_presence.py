@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers.contract import assert_optimal_algorithms_agree
-from helpers.jobs import adult_hierarchy, table_job
+from helpers.jobs import adult_hierarchy, table_job, seeded
 from helpers.oracle import ModelOracle
 from helpers.presence import (
     ADULT_CASES,
@@ -432,7 +432,7 @@ def test_adult_heuristics_honour_delta_presence(adult_session, adult_oracle, lim
     reference, _ = adult_session.search("flash", models=models, k=k, suppression_limit=limit, metric="loss")
     for heuristic in HEURISTICS:
         outcome, checker = adult_session.search(
-            heuristic, models=models, k=k, suppression_limit=limit, metric="loss", seed=3
+            heuristic, models=models, k=k, suppression_limit=limit, metric="loss", **seeded(heuristic, 3)
         )
         found = outcome.optimum
         assert found is not None and adult_oracle.evaluate(found.node, expected, checker.limit_rows)[0], heuristic

@@ -28,8 +28,8 @@ def _models_check():
     node = (0, 2, 1)
     conditions = Conditions(
         build_models(
-            5,
             [
+                {"type": "k-anonymity", "k": 5},
                 {"type": "recursive-cl-diversity", "attribute": "diagnosis", "c": 3, "l": 2},
                 {"type": "t-closeness", "attribute": "diagnosis", "t": 0.2},
             ],
@@ -44,7 +44,11 @@ def _presence_check():
     from sqlanon.criteria import build_models
 
     node = (0, 2, 1)
-    conditions = Conditions(build_models(5, [{"type": "delta-presence", "dmin": 0.1, "dmax": 0.5, "subset": "in"}]))
+    conditions = Conditions(
+        build_models(
+            [{"type": "k-anonymity", "k": 5}, {"type": "delta-presence", "dmin": 0.1, "dmax": 0.5, "subset": "in"}]
+        )
+    )
     return c.stats_query(
         node, conditions(c.col("n")), with_leaves=False, lookup="wide", figures=[c.population_query(node)]
     )

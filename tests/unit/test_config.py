@@ -7,6 +7,7 @@ import pytest
 from helpers.jobs import ADULT, ROOT
 from sqlanon import load_job, anonymize
 from sqlanon.errors import ConfigError
+from sqlanon.config.validate import validate
 
 ADULT_TOML = textwrap.dedent(f"""
     [input]
@@ -108,10 +109,18 @@ def test_stable_option_reaches_ola(tmp_path):
         tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nalgorithm = "ola"\nstable = true\n')
     )
     job = load_job(path)
-    assert job.algorithm == "ola" and job.stable is True
-    bad = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nstable = "yes"\n'))
+    assert job.algorithm == "ola" and validate(job).options.stable is True
+    bad = job_file(
+        tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", '[search]\nalgorithm = "ola"\nstable = "yes"\n')
+    )
     with pytest.raises(ConfigError, match="search.stable must be true or false"):
         anonymize(load_job(bad))
+    # an option of another algorithm is refused by name, with the algorithms it applies to
+    other = job_file(tmp_path, ADULT_TOML.replace("[input_drop_placeholder]\n", "[search]\nstable = true\n"))
+    with pytest.raises(
+        ConfigError, match=r"search.stable does not apply to the algorithm 'flash' .*; it applies to: ola"
+    ):
+        anonymize(load_job(other))
 
 
 def test_privacy_models_list(tmp_path):

@@ -356,8 +356,8 @@ def test_the_stand_in_leads_each_algorithm_as_the_real_checker_does(session, nam
     outcome, real = session.search(name, **overrides)
     standin = stand_in_for(session)
     assert not standin.monotonic_metric and standin.static_bound(standin.lattice.bottom) is not None
-    job = replace(session.job, **overrides)
-    mirrored, _ = run(ALGORITHMS[name], standin, **{o: getattr(job, o) for o in ALGORITHMS[name].options})
+    options = ALGORITHMS[name].Options.read(overrides)
+    mirrored, _ = run(ALGORITHMS[name], standin, **options.kwargs())
     assert standin.asked == [r.node for r in real.results()]  # the same checks, in the same order
     assert (mirrored.optimum.node, mirrored.optimum.loss) == (outcome.optimum.node, outcome.optimum.loss)
     assert mirrored.counters["checks"] == outcome.counters["checks"] > 1
