@@ -3,7 +3,7 @@ sqlanon/cli/job_commands.py and sqlanon/cli/data_commands.py, what they do in th
 modules beside them) and answers an interrupt anywhere in click with the one line and 130.
 
 Light: ``sqlanon --version`` and ``--help`` load no engine (tests/cli/test_entry.py); a command's
-work loads when it runs (sqlanon/cli/deferred.py). Run as a script too
+work is imported when it runs, inside its guard (``_actions`` in the *_commands modules). Run as a script too
 (``python -m sqlanon.cli.commands``, or the file given to ``spark-submit``).
 
 Exit codes: 0 solution written and verified, 1 no transformation satisfies the models,

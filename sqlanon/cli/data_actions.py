@@ -1,6 +1,6 @@
 """What ``check`` does (its flags: sqlanon/cli/data_commands.py): it assesses a table as it is.
 
-Loaded by name when the command runs (sqlanon/cli/deferred.py), inside the command's guard
+Imported when the command runs (``_data_actions`` beside its flags), inside the command's guard
 (sqlanon/cli/guard.py): this module imports the assessment and DuckDB at its top. ``init`` is
 in sqlanon/cli/init_actions.py, which needs neither the assessment nor the privacy models.
 """

@@ -1,14 +1,14 @@
 """The commands over a data file rather than a job: ``check`` (assess a table as it is) and
 ``init`` (write a starting job file); their flags and help only. What each does is the function
-of the same name in sqlanon/cli/data_actions.py (``init``: sqlanon/cli/init_actions.py), loaded
-when the command runs (see sqlanon/cli/deferred.py). Assembled into the ``sqlanon`` group by
+of the same name in sqlanon/cli/data_actions.py (``init``: sqlanon/cli/init_actions.py), imported
+when the command runs (``_data_actions``, ``_init_actions``: so ``--help`` loads no engine). Assembled into the ``sqlanon`` group by
 sqlanon/cli/commands.py."""
 
 from __future__ import annotations
 
 import click
 
-from sqlanon.cli.guard import run
+from sqlanon.cli.guard import guard
 
 
 @click.command("check")
@@ -32,7 +32,7 @@ def check(**options) -> None:
     """Assess DATA (CSV, Parquet or a DuckDB table) as it is: each QI at its level 0, no
     hierarchies. Prints k, l, t, delta and the risk figures achieved; exit 0 when the models
     hold, 1 when not (with the smallest offending classes)."""
-    run("data_actions", "check", **options)
+    guard(lambda: _data_actions().check(**options))
 
 
 @click.command("init")
@@ -52,8 +52,23 @@ def check(**options) -> None:
 def init(**options) -> None:
     """Write a starting job file for DATA: every column with its type, distinct count, share of
     unique values, a suggested role and hierarchy builder, all commented out."""
-    run("init_actions", "init", **options)
+    guard(lambda: _init_actions().init(**options))
 
 
 #: the commands of this module, for the group (sqlanon/cli/commands.py)
 COMMANDS = (check, init)
+
+
+def _data_actions():
+    """sqlanon/cli/data_actions.py, imported when the command runs, inside its guard (see
+    ``job_commands._actions``)."""
+    import sqlanon.cli.data_actions as actions
+
+    return actions
+
+
+def _init_actions():
+    """sqlanon/cli/init_actions.py, imported when the command runs, inside its guard."""
+    import sqlanon.cli.init_actions as actions
+
+    return actions

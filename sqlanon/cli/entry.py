@@ -5,7 +5,7 @@ Ctrl-C (SIGINT) or SIGTERM at any moment, while the command line is still being 
 included, ends the run with exit code 130 and the one line "interrupted: no output was
 written" on stderr, never a traceback, within a second: the signal handling
 (sqlanon/cli/interrupts.py, the standard library only) is installed before the command line is
-loaded (by name, through sqlanon/cli/deferred.py), every ``KeyboardInterrupt`` is caught around
+imported (in ``main``, after the handlers), every ``KeyboardInterrupt`` is caught around
 the whole run, and after a signal the process ends with ``os._exit`` once its code is chosen,
 never through the interpreter's shutdown (which would wait for the threads). The command line
 itself loads light (``sqlanon --version`` imports neither DuckDB nor SciPy); the engines load
@@ -18,7 +18,6 @@ system's default way (SIGTERM) or with Python's own traceback (SIGINT).
 
 from __future__ import annotations
 
-from sqlanon.cli.deferred import load
 from sqlanon.cli.interrupts import checkpoint, ignore_signals, install_signal_handlers, interrupted, leave, received
 
 
@@ -27,7 +26,9 @@ def main() -> None:
         try:
             install_signal_handlers(process=True)
             checkpoint("start")
-            load("commands").main.main()  # click's standalone mode: always ends in SystemExit
+            import sqlanon.cli.commands as commands  # late: after the handlers, inside the try
+
+            commands.main.main()  # click's standalone mode: always ends in SystemExit
         except KeyboardInterrupt:
             ignore_signals()  # a second Ctrl-C must not interrupt the message
             interrupted()

@@ -8,26 +8,20 @@ from typing import Callable
 
 import click
 
-from sqlanon.cli.deferred import load
-from sqlanon.cli.interrupts import install_signal_handlers, interrupted, received
+from sqlanon.cli.interrupts import checkpoint, install_signal_handlers, interrupted, received
 from sqlanon.errors import SqlanonError
 
 
-def run(actions: str, name: str, **options) -> None:
-    """Run the function ``name`` of the actions module ``actions`` (see sqlanon/cli/deferred.py)
-    with the command's options, inside the guard: the module, and with it the engines, DuckDB
-    and SciPy, loads there, so a Ctrl-C or an error while it loads is answered like any other."""
-    guard(lambda: getattr(load(actions), name)(**options))
-
-
 def guard(action: Callable[[], int]) -> None:
-    """Turn sqlanon errors into one clear line and the documented exit code, an interrupt
-    into the one-line message and 130; exit with the action's code."""
+    """Run a command's ``action`` (which imports the command's work: the engines, DuckDB and
+    SciPy load inside this guard) and exit with its code: sqlanon errors become one clear line
+    and the documented exit code, an interrupt the one-line message and 130."""
     # Installed by the entry point already; again here for `python -m sqlanon.cli.commands` and code
     # calling `main` itself. SIGTERM is handled like Ctrl-C, so temporary outputs are removed
     # on the way out.
     install_signal_handlers()
     try:
+        checkpoint("load")  # test hook: a command's work, with the engines, about to load
         code = action()
     except KeyboardInterrupt:
         interrupted()

@@ -1,6 +1,6 @@
 """What ``init`` does (its flags: sqlanon/cli/data_commands.py): it writes a starting job file.
 
-Loaded by name when the command runs (sqlanon/cli/deferred.py), inside the command's guard
+Imported when the command runs (``_init_actions`` beside its flags), inside the command's guard
 (sqlanon/cli/guard.py), apart from ``check``'s module: the profile needs DuckDB, not the
 assessment or the privacy models, whose imports would be a third of its time on a wide file.
 """

@@ -121,7 +121,7 @@ def checkpoint(moment: str) -> None:
     stderr when it reaches that moment and waits there (up to 60 s), so that a test's signal
     lands exactly then (tests/cli/test_interrupt.py). Moments: ``start`` (signal handling
     installed, nothing else imported yet), ``import`` (sqlanon/cli/commands.py half-loaded) and
-    ``load`` (a command's work about to be imported: sqlanon/cli/deferred.py); the warm-up
+    ``load`` (a command's work about to be imported: sqlanon/cli/guard.py); the warm-up
     thread's ``warm`` is sqlanon/session.py's."""
     if os.environ.get("SQLANON_TEST_HOLD_AT") == moment:
         sys.stderr.write(f"ready: {moment}\n")

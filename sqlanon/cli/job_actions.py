@@ -1,7 +1,7 @@
 """What the commands over a job file do (their flags: sqlanon/cli/job_commands.py): parse the
 flags into a Job, call the library, print, return the exit code.
 
-Loaded by name when a command runs (sqlanon/cli/deferred.py), inside the command's guard
+Imported when a command runs (``_actions`` beside its flags), inside the command's guard
 (sqlanon/cli/guard.py): this module imports the engines, the search and the reports at its top.
 
 Exit codes: 0 solution written and verified, 1 no transformation satisfies the models,

@@ -1,14 +1,14 @@
 """The commands over a TOML job file: ``anonymize``, ``demo``, ``apply``, ``explain``, ``risk``
 and ``hierarchy build`` / ``preview``; their flags and help only. What each does is the function
-of the same name in sqlanon/cli/job_actions.py, loaded when the command runs (so ``--help``
-loads no engine, see sqlanon/cli/deferred.py). Assembled into the ``sqlanon`` group by
+of the same name in sqlanon/cli/job_actions.py, imported when the command runs (``_actions``: so
+``--help`` loads no engine). Assembled into the ``sqlanon`` group by
 sqlanon/cli/commands.py."""
 
 from __future__ import annotations
 
 import click
 
-from sqlanon.cli.guard import run
+from sqlanon.cli.guard import guard
 from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS
 from sqlanon.core.specs import ORDERS
 from sqlanon.core.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as METRICS  # names only, for click's choices
@@ -62,7 +62,7 @@ from sqlanon.core.names import ALGORITHM_NAMES as ALGORITHMS, METRIC_NAMES as ME
 )
 def anonymize(**options) -> None:
     """Anonymize the table described by the TOML job CONFIG."""
-    run("job_actions", "anonymize", **options)
+    guard(lambda: _actions().anonymize(**options))
 
 
 @click.command("demo")
@@ -79,7 +79,7 @@ def anonymize(**options) -> None:
 def demo(**options) -> None:
     """Generate the demo patient data and anonymize it: with the packaged demo job into ./demo/
     (replacing the demo's earlier results there), or with the job CONFIG."""
-    run("job_actions", "demo", **options)
+    guard(lambda: _actions().demo(**options))
 
 
 @click.command("apply")
@@ -112,7 +112,7 @@ def demo(**options) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No summary on stderr (errors still).")
 def apply(**options) -> None:
     """Apply a saved transformation to CONFIG's data and re-check the privacy models."""
-    run("job_actions", "apply", **options)
+    guard(lambda: _actions().apply(**options))
 
 
 @click.command("explain")
@@ -121,7 +121,7 @@ def apply(**options) -> None:
 @click.option("--show", type=int, default=10, show_default=True, help="How many failing classes to list.")
 def explain(**options) -> None:
     """Print the SQL of a node's check, its figures, and the smallest classes that fail it."""
-    run("job_actions", "explain", **options)
+    guard(lambda: _actions().explain(**options))
 
 
 @click.command("risk")
@@ -140,7 +140,7 @@ def explain(**options) -> None:
 def risk(**options) -> None:
     """Re-identification risk of CONFIG's input (or of a node): prosecutor figures, sample and
     population uniqueness, class-size histogram."""
-    run("job_actions", "risk", **options)
+    guard(lambda: _actions().risk(**options))
 
 
 @click.group("hierarchy")
@@ -155,7 +155,7 @@ def hierarchy() -> None:
 @click.option("--overwrite", is_flag=True, help="Replace an existing output file.")
 def build(**options) -> None:
     """Build ATTRIBUTE's hierarchy over its data and write it as an ARX CSV (';', no header)."""
-    run("job_actions", "build", **options)
+    guard(lambda: _actions().build(**options))
 
 
 @hierarchy.command("preview")
@@ -164,8 +164,17 @@ def build(**options) -> None:
 @click.option("--rows", type=int, default=10, show_default=True, help="How many rows to show.")
 def preview(**options) -> None:
     """Show the first rows of ATTRIBUTE's hierarchy and the number of values per level."""
-    run("job_actions", "preview", **options)
+    guard(lambda: _actions().preview(**options))
 
 
 #: the commands of this module, for the group (sqlanon/cli/commands.py)
 COMMANDS = (anonymize, demo, apply, explain, risk, hierarchy)
+
+
+def _actions():
+    """sqlanon/cli/job_actions.py, imported when a command runs: inside its guard, so a Ctrl-C or
+    an error while the engines load is answered like any other, and ``--help`` loads none of
+    them. (Unannotated: an editor infers the module, so "go to definition" reaches each action.)"""
+    import sqlanon.cli.job_actions as actions
+
+    return actions

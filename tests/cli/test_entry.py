@@ -19,7 +19,7 @@ from sqlanon.core.names import ALGORITHM_NAMES, METRIC_NAMES
 from sqlanon.search import ALGORITHMS
 
 HEAVY = ("duckdb", "scipy", "pyarrow", "sqlglot", "numpy", "psycopg", "pyspark", "matplotlib")
-# what the commands do, loaded by name only when one runs (sqlanon/cli/deferred.py)
+# what the commands do, imported only when one runs (sqlanon/cli/job_commands.py's _actions)
 ACTIONS = ("sqlanon.cli.job_actions", "sqlanon.cli.data_actions", "sqlanon.cli.init_actions")
 
 # Runs the entry point in-process with the given arguments and prints, as JSON, its exit code

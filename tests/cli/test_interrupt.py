@@ -23,8 +23,14 @@ CLI = [*ENTRY, "anonymize"]
 INTERRUPTED = "interrupted: no output was written"
 
 
-def write_job(tmp_path, limit=0.1):
-    lines = ["[input]", f'path = "{ADULT / "adult.csv"}"', 'delimiter = ";"']
+def write_job(tmp_path, limit=0.1, copies=1):
+    """ADULT's job; with ``copies``, over ADULT that many times in one CSV (a longer prepare)."""
+    data = ADULT / "adult.csv"
+    if copies > 1:
+        header, *rows = data.read_text().splitlines(keepends=True)
+        data = tmp_path / f"adult_x{copies}.csv"
+        data.write_text(header + "".join(rows) * copies)
+    lines = ["[input]", f'path = "{data}"', 'delimiter = ";"']
     for q in ADULT_QIS:
         lines += [f'[attributes."{q}"]', 'role = "quasi"', f'hierarchy = "{ADULT / f"adult_hierarchy_{q}.csv"}"']
     out = tmp_path / "out"
@@ -116,11 +122,13 @@ def test_ctrl_c_during_search_leaves_nothing(tmp_path):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_interrupt_during_prepare_leaves_nothing(tmp_path, signum):
-    """The signal lands while DuckDB reads and encodes the input (about a second on ADULT)."""
-    job, out = write_job(tmp_path, limit=0.1)
+    """The signal lands while DuckDB reads and encodes the input (ADULT x 10: about two seconds,
+    so a loaded machine's late signal still lands there; pressed again, as in the search, if
+    DuckDB consumes one)."""
+    job, out = write_job(tmp_path, limit=0.1, copies=10)
     run = Terminal([*CLI, str(job)])
     assert run.shows("reading and encoding the input"), run.text
-    run.interrupt(signum)
+    run.interrupt(signum, presses=4)
     code, err = run.finish()
     assert code == 130, err
     assert INTERRUPTED in err and "Traceback" not in err
@@ -154,19 +162,23 @@ def test_interrupt_while_starting_is_one_line(tmp_path, moment, signum):
         assert os.listdir(out) == []
 
 
-# The entry point over a command that stands for a library misbehaving around the signal: the
-# process signals itself (``kill``) inside it, where the case says, and goes on as it says.
+# The entry point over a command line that stands for a library misbehaving around the signal:
+# the process signals itself (``kill``) inside it, where the case says, and goes on as it says.
+# It stands in for sqlanon.cli.commands, which the entry point imports once its handlers are in.
 MISBEHAVING = """
-import os, signal, sys, time
+import os, signal, sys, time, types
+import sqlanon.cli
 from sqlanon.cli import entry
 
 def kill():
     os.kill(os.getpid(), signal.SIGTERM)
 
-def command(name):
+def command():
 %s
 
-entry.load = command
+commands = types.ModuleType("sqlanon.cli.commands")
+commands.main = types.SimpleNamespace(main=command)
+sys.modules["sqlanon.cli.commands"] = sqlanon.cli.commands = commands
 entry.main()
 """
 SWALLOWS_ONCE = """

@@ -127,7 +127,9 @@ def test_k_optimize_equals_brute_force_on_random_tables(table):
         model = interval_model(session)
         assert [list(d.values) for d in model.domains] == orders
         for bound in ("none", "flash"):
-            outcome = search_intervals(session, model=model, koptimize=replace(session.job.options.koptimize, upper_bound=bound))
+            outcome = search_intervals(
+                session, model=model, koptimize=replace(session.job.options.koptimize, upper_bound=bound)
+            )
             assert outcome.solution.proven
             if expected is None:
                 assert outcome.solution.cuts is None
@@ -205,7 +207,9 @@ def test_adult_classification_with_salary_class(adult_available):
     with Session(job) as session:
         model = interval_model(session)
         for limit in (0, 100):
-            outcome = search_intervals(session, model=model, koptimize=replace(session.job.options.koptimize, suppression_rows=limit))
+            outcome = search_intervals(
+                session, model=model, koptimize=replace(session.job.options.koptimize, suppression_rows=limit)
+            )
             assert outcome.solution.proven
             assert outcome.solution.cost == oracle(records, labels, orders, 25, limit, "classification")
 
