@@ -29,6 +29,7 @@ MODEL_NAMES = (
     "recursive-cl-diversity",
     "t-closeness",
     "delta-disclosure",
+    "beta-likeness",
     "average-risk",
     "sample-uniqueness",
     "delta-presence",

@@ -6,6 +6,7 @@ from typing import Sequence
 
 from sqlanon.criteria.average_risk import AverageRisk
 from sqlanon.criteria.base import PrivacyModel
+from sqlanon.criteria.beta_likeness import BetaLikeness
 from sqlanon.criteria.delta_disclosure import DeltaDisclosure
 from sqlanon.criteria.delta_presence import DeltaPresence
 from sqlanon.criteria.distinct_l_diversity import DistinctLDiversity
@@ -25,6 +26,7 @@ MODELS: dict[str, type[PrivacyModel]] = {
         RecursiveCLDiversity,
         TCloseness,
         DeltaDisclosure,
+        BetaLikeness,
         AverageRisk,
         SampleUniqueness,
         DeltaPresence,

@@ -93,6 +93,12 @@ def figures(model, h: Histogram, aux, cache: dict | None = None, aux_name: str |
         return {model.name_of("top"): top, model.name_of("tail"): tail, model.name_of("distinct"): distinct}
     if name == "delta-disclosure":
         return {model.name_of("delta"): h.maximum(np.abs(np.log(h.share / h.q[h.v])))}
+    if name == "beta-likeness":
+        q = h.q[h.v]
+        gain = (h.share - q) / q
+        if not model.enhanced:
+            return {model.name_of("gain"): h.maximum(gain)}
+        return {model.name_of("excess"): h.maximum(gain - np.minimum(model.beta, -np.log(q)))}
     if name == "t-closeness":
         return {model.name_of("t"): _t(model, h, aux, {} if cache is None else cache, aux_name or model.aux)}
     raise NotImplementedError(f"the memory engine has no figures for the {name} model")

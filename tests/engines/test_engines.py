@@ -599,6 +599,8 @@ def test_memory_engine_in_a_job_file(tmp_path):
         ("t-closeness", "ordered"),
         ("t-closeness", "hierarchical"),
         "delta-disclosure",
+        ("beta-likeness", "basic"),
+        ("beta-likeness", "enhanced"),
     ],
     ids=str,
 )

@@ -22,6 +22,8 @@ MODELS = {
         "hierarchy": TREE,
     },
     "delta-disclosure": {"type": "delta-disclosure", "attribute": "occupation", "delta": 2.0},
+    "beta-likeness": {"type": "beta-likeness", "attribute": "occupation", "beta": 1.0},
+    "enhanced-beta-likeness": {"type": "beta-likeness", "attribute": "occupation", "beta": 2.0, "enhanced": True},
     "average-risk": {"type": "average-risk", "threshold": 0.02, "max_risk": 0.2},
     "sample-uniqueness": {"type": "sample-uniqueness", "threshold": 0.001},
 }

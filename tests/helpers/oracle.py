@@ -273,6 +273,12 @@ class ModelOracle:
             with np.errstate(divide="ignore"):
                 ratio = np.where(hist > 0, np.abs(np.log(p / self.q)), 0)
             return ratio.max(axis=1) < model["delta"]
+        if kind == "beta-likeness":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gain = (p - self.q) / self.q
+                bound = np.minimum(model["beta"], -np.log(self.q)) if model.get("enhanced") else model["beta"]
+                over = np.where(hist > 0, gain - bound, -np.inf)
+            return over.max(axis=1) <= 0
         if kind == "average-risk":
             return n >= math.ceil(1 / model["max_risk"] - 1e-10) if "max_risk" in model else n >= 0
         if kind == "delta-presence":

@@ -31,6 +31,10 @@ HAND = {
     ("t-closeness", "hierarchical"): (1 / 3, 1 / 4),
     # max |ln(p / q)| over present values: a max(ln 9/7, ln 7/3); b max(ln 7/6, ln 7/4)
     "delta-disclosure": (math.log(7 / 3), math.log(7 / 4)),
+    # largest (p - q) / q: a max(-2/9 for x, 4/3 for y); b max(1/6 for x, 3/4 for z)
+    ("beta-likeness", "basic"): (4 / 3, 3 / 4),
+    # largest gain above min(beta = 1, -ln q) (x: ln 7/3 = 0.847, y and z: 1): a 4/3 - 1; b 3/4 - 1
+    ("beta-likeness", "enhanced"): (1 / 3, -1 / 4),
 }
 
 SPECS = {
@@ -41,6 +45,8 @@ SPECS = {
     ("t-closeness", "ordered"): {"t": 0.15, "distance": "ordered", "order": ["x", "y", "z"]},
     ("t-closeness", "hierarchical"): {"t": 0.3, "distance": "hierarchical"},
     "delta-disclosure": {"delta": 0.8},
+    ("beta-likeness", "basic"): {"beta": 1.0},
+    ("beta-likeness", "enhanced"): {"beta": 1.0, "enhanced": True},
 }
 FIGURE = {
     "distinct-l-diversity": "distinct",
@@ -70,6 +76,8 @@ def sql_value(kind, row, key="m1"):
         return math.exp(row[f"{key}_entropy"])
     if kind == "recursive-cl-diversity":
         return row[f"{key}_top"] / row[f"{key}_tail"]
+    if kind == "beta-likeness":  # basic: the largest gain; enhanced: the largest excess over its bound
+        return row[f"{key}_gain"] if f"{key}_gain" in row else row[f"{key}_excess"]
     return row[f"{key}_{FIGURE[kind]}"]
 
 
@@ -81,4 +89,6 @@ EXPECTED_KEPT = {
     ("t-closeness", "ordered"): [False, True],  # 0.190 > 0.15 >= 0.143
     ("t-closeness", "hierarchical"): [False, True],  # 0.333 > 0.3 >= 0.25
     "delta-disclosure": [False, True],  # 0.847 >= 0.8 > 0.560
+    ("beta-likeness", "basic"): [False, True],  # 4/3 > 1 >= 3/4
+    ("beta-likeness", "enhanced"): [False, True],  # 1/3 > 0 >= -1/4
 }

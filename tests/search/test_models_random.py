@@ -33,6 +33,7 @@ def model_jobs(draw):
                 "t-ordered",
                 "t-hierarchical",
                 "delta-disclosure",
+                "beta-likeness",
                 "average-risk",
                 "sample-uniqueness",
             ]
@@ -53,6 +54,8 @@ def model_jobs(draw):
             spec["hierarchy"] = Hierarchy.from_rows("s", tree)
     elif kind == "delta-disclosure":
         spec["delta"] = draw(st.sampled_from([0.3, 0.7, 1.5]))
+    elif kind == "beta-likeness":
+        spec.update(beta=draw(st.sampled_from([0.25, 1.0, 3.0])), enhanced=draw(st.booleans()))
     elif kind == "average-risk":
         spec = {"type": kind, "threshold": draw(st.sampled_from([0.2, 0.5, 1.0]))}
         if draw(st.booleans()):
