@@ -27,6 +27,7 @@ from sqlanon.anonymizer import Result
 from sqlanon.assess import check
 from sqlanon.checks.checker import CheckResult
 from sqlanon.config.job import ROLES, Attribute, Job
+from sqlanon.core.options import gathered
 from sqlanon.core.specs import Output, Source
 from sqlanon.config.keywords import models_of, plain, source_of
 from sqlanon.core.risk import RiskSettings
@@ -40,16 +41,19 @@ from sqlanon.report.risk import analyse
 from sqlanon.report.summary import summary
 from sqlanon.session import Session
 
-#: keywords of ``anonymize`` that set the algorithm's options (``Job.search_options``)
-_SEARCH_KEYWORDS = ("time_limit", "step_limit", "seed", "stop", "stable")
-#: keywords of ``anonymize`` that set the Job's search and engine (the job file's names); the
+#: keywords of ``anonymize`` that set the Job's search and engine (the job file's names; the
+#: algorithm's own go to ``Job.search_options``); the
 #: engines' own settings (``memory_limit=``, ``url=``, ``master=`` ...) go to ``Job.engine_settings``
 _JOB_KEYWORDS = (
     "metric",
     "algorithm",
     "weights",
     "label",
-    *_SEARCH_KEYWORDS,
+    "time_limit",
+    "step_limit",
+    "seed",
+    "stop",
+    "stable",
     "max_lattice_size",
     "lookup",
     "checks",
@@ -148,8 +152,6 @@ def job_from_keywords(
         seed=order_seed,
     )
     own = {key: settings.pop(key) for key in list(settings) if key in _ENGINE_KEYWORDS}
-    # the algorithm's own keys, as a job file's [search] gives them (None: not given)
-    options = {key: settings.pop(key) for key in list(settings) if key in _SEARCH_KEYWORDS}
     job = Job(
         input=source,
         attributes=attributes,
@@ -158,10 +160,9 @@ def job_from_keywords(
         models=tuple(specs),
         engine=engine,
         engine_settings=own,
-        search_options={key: value for key, value in options.items() if value is not None},
         risk=risk_settings,
         output=out,
-        **settings,
+        **gathered(settings),  # the algorithm's own keys into search_options, as [search] gives them
     )
     return job, frame
 

@@ -17,7 +17,7 @@ from math import prod
 
 from sqlanon.checks.checker import Checker
 from sqlanon.core.needs import Need
-from sqlanon.core.options import SEARCH_KEYS
+from sqlanon.core.options import split
 from sqlanon.config.job import INTERVAL_ALGORITHMS, Job
 from sqlanon.metrics.context import metric_context
 from sqlanon.criteria import build_models
@@ -261,7 +261,7 @@ class Session:
             raise ConfigError(f"unknown algorithm '{name}'; valid algorithms: {', '.join(ALGORITHMS)}")
         cls = ALGORITHMS[name]
         # the algorithm's own keys (one it does not take is refused, naming the ones that do)
-        given = {key: overrides.pop(key) for key in SEARCH_KEYS if key in overrides}
+        given, overrides = split(overrides)
         checker = self.checker(on_check=on_check, **overrides)
         job = replace(self.job, **overrides)
         self._refuse_huge_lattice(job, name, self.lattice.size)

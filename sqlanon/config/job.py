@@ -12,7 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, Mapping
 
-from sqlanon.core.options import INTERVAL_OPTIONS, Options
+from sqlanon.core.options import INTERVAL_OPTIONS, IntervalOptions, Options
 from sqlanon.core.risk import RiskSettings
 from sqlanon.core.snapshots import SnapshotSettings
 from sqlanon.core.specs import Output, Source
@@ -114,6 +114,13 @@ class ValidJob(Job):
     def __new__(cls, *args: Any, **kwargs: Any) -> Job:  # type: ignore[misc]
         # ``replace`` calls the class with every field: what it makes has not been validated
         return Job(*args, **kwargs)
+
+    def release_limit_rows(self, rows: int) -> int:
+        """The suppression limit in rows the release is held to: an interval algorithm's
+        ``[search.koptimize] suppression_rows`` when given, else floor(s * N)."""
+        if isinstance(self.options, IntervalOptions):
+            return self.options.limit_rows(rows, self.limit_rows(rows))
+        return self.limit_rows(rows)
 
     @classmethod
     def of(cls, job: Job, options: Options) -> "ValidJob":

@@ -13,7 +13,7 @@ from sqlanon.core import files
 from sqlanon.config.delimiters import check_delimiter
 from sqlanon.config.job import ROLES, Attribute, Job
 from sqlanon.config.models import InFile, privacy_models
-from sqlanon.core.options import SEARCH_KEYS, SEARCH_TABLES
+from sqlanon.core.options import SEARCH_KEYS, SEARCH_TABLES, split
 from sqlanon.core.specs import Output, Source
 from sqlanon.core.risk import RISK_KEYS, RiskSettings
 from sqlanon.core.snapshots import SnapshotSettings
@@ -193,10 +193,10 @@ def apply_overrides(job: Job, **overrides: Any) -> Job:
         overwrite=o.pop("overwrite", job.output.overwrite),
         order=o.pop("order", job.output.order),
     )
-    options: dict[str, Any] = {key: o.pop(key) for key in ("time_limit", "step_limit", "seed") if key in o}
-    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm"}
+    unknown = set(o) - {"k", "suppression_limit", "metric", "algorithm", "time_limit", "step_limit", "seed"}
     if unknown:
         raise ConfigError(f"unknown override(s): {sorted(unknown)}")
+    options, o = split(o)
     return replace(job, output=output, search_options={**job.search_options, **options}, **o)
 
 

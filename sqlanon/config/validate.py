@@ -7,12 +7,11 @@ nothing here names an engine.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from sqlanon.core import encodings
 from sqlanon.config.delimiters import check_delimiter
-from collections.abc import Mapping
-
 from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, ROLES, Job, ValidJob
 from sqlanon.core.options import INTERVAL_OPTIONS, IntervalOptions, Options
 from sqlanon.core.specs import ORDERS, SUPPRESSED_MODES, Output

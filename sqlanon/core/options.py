@@ -17,6 +17,8 @@ from sqlanon.core.genetic import GeneticParams
 from sqlanon.errors import ConfigError
 
 UPPER_BOUNDS = ("none", "flash")
+#: where Lightning stops: at the end of its budget or queue ("best"), or at the "first" anonymous node
+STOPS = ("best", "first")
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class LightningOptions(HeuristicOptions):
 
     def check(self) -> None:
         super().check()
-        if self.stop not in ("best", "first"):
+        if self.stop not in STOPS:
             raise ConfigError(f"search.stop must be 'best' or 'first', got {self.stop!r}")
 
 
@@ -183,9 +185,16 @@ SEARCH_KEYS = frozenset(key for cls in FAMILIES for key in cls.keys())
 SEARCH_TABLES: dict[str, type] = {key: table for cls in FAMILIES for key, table in cls.TABLES.items()}
 
 
+def split(settings: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``settings`` as (the algorithms' own keys, the rest): what a job keeps in
+    ``search_options`` apart from its fields."""
+    options = {key: value for key, value in settings.items() if key in SEARCH_KEYS}
+    return options, {key: value for key, value in settings.items() if key not in SEARCH_KEYS}
+
+
 def gathered(settings: Mapping[str, Any]) -> dict[str, Any]:
     """Job keywords with the algorithms' own keys (``seed=``, ``koptimize=`` ...) gathered into
     ``search_options``, as a job file's [search] holds them beside the job's keys; None: not given."""
-    rest = {key: value for key, value in settings.items() if key not in SEARCH_KEYS}
-    given = {key: value for key, value in settings.items() if key in SEARCH_KEYS and value is not None}
+    options, rest = split(settings)
+    given = {key: value for key, value in options.items() if value is not None}
     return {**rest, "search_options": {**rest.get("search_options", {}), **given}}

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, replace
 
 from sqlanon.config.job import Job, ValidJob
-from sqlanon.core.options import HillClimbOptions, IntervalOptions
+from sqlanon.core.options import HillClimbOptions, IntervalOptions, split
 from sqlanon.config.validate import validate
 from sqlanon.criteria import KAnonymity
 from sqlanon.errors import ConfigError
@@ -82,7 +82,7 @@ def search_intervals(session, model: IntervalModel | None = None, **overrides) -
     )  # the session validated its own
     options = _options(job)
     model = model or interval_model(session, job)
-    cost = make_cost(job.metric, model, job.k, options.limit_rows(session.rows, job.limit_rows(session.rows)))
+    cost = make_cost(job.metric, model, job.k, job.release_limit_rows(session.rows))
     if isinstance(options, HillClimbOptions):
         solution = HillClimb(cost, options.seed, options.time_limit, options.step_limit).run()
         return IntervalOutcome(job, model, cost, solution, None)
@@ -96,8 +96,8 @@ def search_intervals(session, model: IntervalModel | None = None, **overrides) -
 
 def with_overrides(job: Job, **overrides) -> Job:
     """``job`` with fields and the interval algorithms' options replaced."""
-    given = {key: overrides.pop(key) for key in HillClimbOptions.keys() if key in overrides}
-    return replace(job, search_options={**job.search_options, **given}, **overrides)
+    given, fields = split(overrides)
+    return replace(job, search_options={**job.search_options, **given}, **fields)
 
 
 def flash_upper_bound(session, job: Job, model: IntervalModel, cost: Cost) -> tuple[list[int] | None, dict]:

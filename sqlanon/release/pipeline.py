@@ -18,9 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlanon.config.job import Job, ValidJob
-from sqlanon.config.validate import algorithm_options
-from sqlanon.core.options import IntervalOptions
+from sqlanon.config.job import ValidJob
 from sqlanon.criteria import build_models
 from sqlanon.config.engine import settings_of
 from sqlanon.errors import VerificationError
@@ -87,16 +85,13 @@ def write_verified(
     return verification
 
 
-def check_promise(job: Job, rows: int, promise: Promise) -> None:
+def check_promise(job: ValidJob, rows: int, promise: Promise) -> None:
     """Refuse to verify against models other than the job's own, or a suppression limit above
     the job's. k-anonymity is left out of the comparison: the verification reads k from the
     job itself."""
     asked = [m.describe() for m in build_models(job.model_specs) if m.name != "k-anonymity"]
     given = [m.describe() for m in promise.models if m.name != "k-anonymity"]
-    options = job.options if isinstance(job, ValidJob) else algorithm_options(job.algorithm, job.search_options)
-    limit = (
-        options.limit_rows(rows, job.limit_rows(rows)) if isinstance(options, IntervalOptions) else job.limit_rows(rows)
-    )
+    limit = job.release_limit_rows(rows)
     if given != asked or promise.limit_rows > limit:
         raise VerificationError(
             f"output {job.output.describe()}: the release was to be verified against the models {_listed(given)} with "

@@ -16,7 +16,7 @@ import sqlglot
 from sqlanon.core.version import version
 from sqlanon.koptimize.runner import interval_report
 from sqlanon.report.attributes import attribute_figures
-from sqlanon.criteria import build_models
+from sqlanon.criteria import KAnonymity
 from sqlanon.report.manifest import build_manifest
 from sqlanon.report.risk import input_sizes, risk_report
 from sqlanon.core.report import Privacy, Report, SearchFigures, Seconds, Solution, VerificationReport
@@ -124,8 +124,8 @@ def common_report(
         population_rows=prepared.population,
         quasi_identifiers=session.qis,
         privacy=Privacy(
-            # as built (the interval algorithms' k-anonymity); a lattice search's: as achieved (lattice_report)
-            models=[model.describe() for model in build_models(job.model_specs)],
+            # the interval algorithms check k-anonymity only; a lattice search's models: as achieved (lattice_report)
+            models=[KAnonymity(job.k).describe()],
             suppression_limit=job.suppression_limit,
             suppression_limit_rows=limit_rows,
         ),

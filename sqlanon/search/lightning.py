@@ -23,8 +23,6 @@ from sqlanon.core.options import LightningOptions
 from sqlanon.lattice import Node
 from sqlanon.search.heuristic import HeuristicSearch
 
-STOPS = ("best", "first")
-
 
 class Lightning(HeuristicSearch):
     name = "lightning"

@@ -19,10 +19,8 @@ from sqlanon.core.genetic import GeneticParams
 from sqlanon.config.read import job_from_dict
 from sqlanon.errors import ConfigError
 from sqlanon.lattice import Lattice
-from sqlanon.search import ALGORITHMS, HEURISTICS
+from sqlanon.search import HEURISTICS
 from sqlanon.config.validate import validate
-
-SEEDED = {"genetic", "random"}  # the heuristics that take a seed
 
 
 CONFIGS = [
@@ -47,8 +45,7 @@ def test_every_heuristic_finds_an_anonymous_node_no_better_than_the_optimum(
     optimum, _ = session.search("flash", k=k, suppression_limit=limit, metric=metric)
     best = optimum.optimum
     for name in HEURISTICS:
-        seeded = {"seed": 7} if "seed" in ALGORITHMS[name].Options.keys() else {}
-        outcome, checker = session.search(name, k=k, suppression_limit=limit, metric=metric, **seeded)
+        outcome, checker = session.search(name, k=k, suppression_limit=limit, metric=metric, **seeded(name, 7))
         found = outcome.optimum
         assert found is not None, name
         anonymous, values = oracle.evaluate(found.node, k, limit, [metric])
@@ -121,7 +118,7 @@ def test_a_missing_seed_is_drawn_and_reported(adult_subset_session):
 @pytest.mark.parametrize("name", HEURISTICS)
 def test_step_limit_stops_the_search(adult_subset_session, name):
     outcome, checker = adult_subset_session.search(
-        name, k=5, suppression_limit=0.02, metric="loss", step_limit=3, **({"seed": 1} if name in SEEDED else {})
+        name, k=5, suppression_limit=0.02, metric="loss", step_limit=3, **seeded(name, 1)
     )
     # beyond the budget only the fallback's checks, when the search found no anonymous node
     # within it (tests/search/test_heuristic_fallback.py)
