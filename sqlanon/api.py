@@ -49,6 +49,7 @@ _JOB_KEYWORDS = (
     "algorithm",
     "weights",
     "label",
+    "gs_factor",
     "time_limit",
     "step_limit",
     "seed",

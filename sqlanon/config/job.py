@@ -63,6 +63,9 @@ class Job:
     weights: Mapping[str, float] | None = None
     #: the class label column of the classification metric
     label: str | None = None
+    #: how the metric weighs generalization against suppression, 0 to 1 (ARX's gs factor;
+    #: 0.5 weighs both alike, the metrics' plain definitions)
+    gs_factor: float = 0.5
     #: [engine] rollup, history, projection, history_size, history_ratio
     snapshots: SnapshotSettings = field(default_factory=SnapshotSettings)
     #: [risk] the population behind the sample and the at-risk threshold (sqlanon/core/risk.py)

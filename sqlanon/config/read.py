@@ -26,7 +26,7 @@ _ENGINE_COMMON = {"name", "lookup", "checks", "local_budget", *SnapshotSettings.
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop", "encoding"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "max_lattice_size", "weights", "label", *SEARCH_KEYS},
+    "search": {"algorithm", "metric", "max_lattice_size", "weights", "label", "gs_factor", *SEARCH_KEYS},
     "engine": None,  # the common keys and the engine's own: checked by the engine's settings
     "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter", "order", "seed"},
     "risk": set(RISK_KEYS),
@@ -142,6 +142,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         max_lattice_size=search.get("max_lattice_size", 100_000),
         weights=search.get("weights"),
         label=search.get("label"),
+        gs_factor=search.get("gs_factor", 0.5),
         risk=risk,
         output=Output(
             path=resolve(output.get("path")),

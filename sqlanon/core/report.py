@@ -176,6 +176,8 @@ class Report(_Section):
     privacy: Privacy
     algorithm: str
     metric: str
+    #: the metric's gs factor when not 0.5 (the weighting of generalization against suppression)
+    gs_factor: float | None = field(metadata=OMIT)
     rows_scanned: int
     queries: int
     seconds: Seconds

@@ -31,9 +31,10 @@ METRICS: dict[str, type[Metric]] = {
 }
 
 
-def get_metric(name: str, weights=None, label=None) -> Metric:
+def get_metric(name: str, weights=None, label=None, gs_factor: float = 0.5) -> Metric:
     """The metric by name; ``weights`` (per QI, largest 1) for the weighted ones, ``label``
-    (a column) for classification."""
+    (a column) for classification, ``gs_factor`` (0 to 1) for the ones weighing
+    generalization against suppression."""
     if name not in METRICS:
         raise ConfigError(f"unknown metric '{name}'; valid metrics: {', '.join(METRICS)}")
     cls = METRICS[name]
@@ -44,7 +45,15 @@ def get_metric(name: str, weights=None, label=None) -> Metric:
     if weights is not None and not cls.weighted:
         weighted = ", ".join(n for n, m in METRICS.items() if m.weighted)
         raise ConfigError(f"search.weights apply to the metrics {weighted}, not to '{name}'")
-    return cls(weights=weights, label=label)
+    if isinstance(gs_factor, bool) or not isinstance(gs_factor, (int, float)) or not 0 <= gs_factor <= 1:
+        raise ConfigError(f"search.gs_factor must be a number from 0 to 1, got {str(gs_factor)[:80]!r}")
+    if gs_factor != 0.5 and not cls.takes_gs_factor:
+        taking = ", ".join(n for n, m in METRICS.items() if m.takes_gs_factor)
+        raise ConfigError(
+            f"search.gs_factor weighs generalization against suppression in the metrics {taking}, "
+            f"not in '{name}': remove it or choose one of those"
+        )
+    return cls(weights=weights, label=label, gs_factor=float(gs_factor))
 
 
 __all__ = ["METRICS", "Metric", "MetricContext", "get_metric"]

@@ -56,10 +56,15 @@ class Metric:
     weighted: bool = False
     #: metrics that read a label column per class (classification)
     needs_label: bool = False
+    #: metrics that weigh generalization against suppression by a gs factor (ARX's
+    #: ``isGSFactorSupported``); the others take only the default 0.5
+    takes_gs_factor: bool = False
 
-    def __init__(self, weights: tuple[float, ...] | None = None, label: str | None = None):
+    def __init__(self, weights: tuple[float, ...] | None = None, label: str | None = None, gs_factor: float = 0.5):
         self.weights = weights
         self.label = label
+        self.gs_factor = gs_factor
+        self.factors = gs_factors(gs_factor)
 
     #: the column whose per-class histogram the metric reads (classification's label)
     attribute: str | None = None
@@ -92,6 +97,33 @@ class Metric:
     def static_bound(self, node: Node, ctx: MetricContext) -> float | None:
         """Lower bound for this node and all its generalizations, without a check."""
         return None
+
+
+@dataclass(frozen=True)
+class GSFactors:
+    """ARX's split of a gs factor f in [0, 1] (``MetricMDNMLoss``'s constructor): generalization
+    weighs g = 1 for f <= 0.5, else 1 - 2(f - 0.5); suppression weighs s = 2f for f < 0.5, else
+    1. At 0.5 both are 1, the metrics' plain definitions; 0 counts a suppressed value as if it
+    were kept generalized, 1 counts suppression only. ``exact`` holds both as fractions of the
+    decimal the user wrote, for the metrics computed in exact arithmetic; ``g``/``s`` are the
+    doubles ARX computes, for the ones summed in floating point as ARX sums them."""
+
+    g: float
+    s: float
+    exact: tuple[Fraction, Fraction]
+
+    @property
+    def plain(self) -> bool:
+        return self.g == 1.0 and self.s == 1.0
+
+
+def gs_factors(gs_factor: float) -> GSFactors:
+    f = Fraction(str(gs_factor))
+    exact_g = Fraction(1) if f <= Fraction(1, 2) else 1 - 2 * (f - Fraction(1, 2))
+    exact_s = 2 * f if f < Fraction(1, 2) else Fraction(1)
+    g = 1.0 if gs_factor <= 0.5 else 1.0 - 2.0 * (gs_factor - 0.5)
+    s = 2.0 * gs_factor if gs_factor < 0.5 else 1.0
+    return GSFactors(g, s, (exact_g, exact_s))
 
 
 def truncate(value: float | Fraction) -> float:

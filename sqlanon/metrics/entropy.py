@@ -3,6 +3,7 @@
 G_j = sum over original values v of n(v) * log2(n_l(gen(v)) / n(v)), counted over all input
 rows; for the suppressed rows, with c(w) the number of them whose level-l value is w,
 T_j = sum_w c(w) * log2(S / c(w)). Each G_j + T_j is truncated to 10 decimals, then summed.
+With a gs factor other than 0.5 (``base.GSFactors``): g * G_j + s * T_j, in ARX's doubles.
 """
 
 import math
@@ -21,14 +22,16 @@ class Entropy(Metric):
     name = "entropy"
     needs = Need.SUPPRESSED_HISTOGRAMS
     weighted = True
+    takes_gs_factor = True
 
     def value(self, stats, node, ctx):
+        g, s = self.factors.g, self.factors.s
         total = 0.0
         for j, level in enumerate(node):
             extra = 0.0
             if stats.suppressed:
-                extra = suppression_entropy(stats.suppressed_histograms[j], stats.suppressed)
-            total += self.weight(j) * truncate(ctx.entropy_by_level[j][level] + extra)
+                extra = suppression_entropy(stats.suppressed_histograms[j], stats.suppressed) * s
+            total += self.weight(j) * truncate(ctx.entropy_by_level[j][level] * g + extra)
         return total
 
     def bound(self, stats, node, ctx):
@@ -39,7 +42,7 @@ class Entropy(Metric):
         total = 0.0
         for j, level in enumerate(node):
             if (j, level) not in memo:
-                memo[(j, level)] = truncate(ctx.entropy_by_level[j][level])
+                memo[(j, level)] = truncate(ctx.entropy_by_level[j][level] * self.factors.g)
             total += self.weight(j) * memo[(j, level)]
         return total
 

@@ -5,7 +5,15 @@ Per QI j: share(v, l) = rows of H_j under v / |H_j|; raw_j = sum over kept rows 
 their value + S (a suppressed row has share 1); L_j = max(0, (raw_j - N/|H_j|) / (N - N/|H_j|)),
 truncated to 10 decimals; Loss = prod_j (1 + L_j)^(1/d) - 1. The engine returns
 sum(kept rows * rows under the value) as an integer, so L_j is an exact fraction here.
+
+With a gs factor other than 0.5 (ARX's ``createLossMetric(gsFactor)``, factors g and s as
+``base.GSFactors`` splits it): a kept row adds g * its share, a suppressed one its
+generalized share plus s times the rest up to 1 (just 1 when s = 1), and the minimum the sum
+is normalized from is g * N/|H|. The suppressed rows' shares are the node's total
+(``MetricContext.leaves_by_level``) less the kept rows': the engine needs no further figure.
 """
+
+from fractions import Fraction
 
 from sqlanon.core.needs import Need
 from sqlanon.metrics.base import Metric
@@ -22,6 +30,20 @@ def attribute_loss(leaves: int, suppressed: int, size: int, n: int) -> float:
     if size <= 1 or numerator <= 0:
         return 0.0
     return (numerator * DECIMALS // (n * (size - 1))) / DECIMALS
+
+
+def weighted_attribute_loss(
+    leaves: int, total: int, suppressed: int, size: int, n: int, g: Fraction, s: Fraction
+) -> float:
+    """L_j under factors g and s, multiplied through by |H| and truncated as above; 0 where
+    ARX divides 0 by 0 (one hierarchy row and g = 1)."""
+    hidden = total - leaves  # rows under the suppressed rows' generalized values
+    spent = suppressed * size if s == 1 else hidden + s * (suppressed * size - hidden)
+    low, high = g * n, n * size
+    numerator = g * leaves + spent - low
+    if high == low or numerator <= 0:
+        return 0.0
+    return float((numerator * DECIMALS // (high - low)) / DECIMALS)
 
 
 def aggregate(losses) -> float:
@@ -42,16 +64,24 @@ class Loss(Metric):
     name = "loss"
     needs = Need.LEAVES
     weighted = True
+    takes_gs_factor = True
 
     def value(self, stats, node, ctx):
-        if self.weights is None:
+        if self.weights is None and self.factors.plain:
             return loss_of(stats.kept_leaves, stats.suppressed, ctx)
         return aggregate(
             [
-                self.weight(j) * attribute_loss(a, stats.suppressed, size, ctx.rows)
-                for j, (a, size) in enumerate(zip(stats.kept_leaves, ctx.hierarchy_rows))
+                self.weight(j) * self._attribute(ctx, j, node[j], a, stats.suppressed)
+                for j, a in enumerate(stats.kept_leaves)
             ]
         )
+
+    def _attribute(self, ctx, j, level, leaves, suppressed):
+        size = ctx.hierarchy_rows[j]
+        if self.factors.plain:
+            return attribute_loss(leaves, suppressed, size, ctx.rows)
+        g, s = self.factors.exact
+        return weighted_attribute_loss(leaves, ctx.leaves_by_level[j][level], suppressed, size, ctx.rows, g, s)
 
     def bound(self, stats, node, ctx):
         return self.static_bound(node, ctx)
@@ -63,5 +93,5 @@ class Loss(Metric):
     def _unsuppressed(self, ctx, j, level):
         memo = self.__dict__.setdefault("_memo", {})
         if (j, level) not in memo:
-            memo[(j, level)] = attribute_loss(ctx.leaves_by_level[j][level], 0, ctx.hierarchy_rows[j], ctx.rows)
+            memo[(j, level)] = self._attribute(ctx, j, level, ctx.leaves_by_level[j][level], 0)
         return memo[(j, level)]

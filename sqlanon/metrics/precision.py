@@ -1,6 +1,7 @@
 """Precision (Sweeney 2002), as ARX 3.9 defines it: the mean over QIs of the relative
 level, where a suppressed row counts as fully generalized. Computed in exact fractions so a
-bound never exceeds the value it bounds by a rounding error."""
+bound never exceeds the value it bounds by a rounding error. With a gs factor other than 0.5
+(``base.GSFactors``), a kept row's relative level weighs g and a suppressed row s."""
 
 from fractions import Fraction
 from math import lcm
@@ -22,23 +23,35 @@ class Precision(Metric):
 
     name = "precision"
     weighted = True
+    takes_gs_factor = True
 
     def value(self, stats, node, ctx):
         n, s, d = ctx.rows, stats.suppressed, len(node)
+        g, f = self.factors.exact
         total_weight = d if self.weights is None else sum(Fraction(w) for w in self.weights)
-        # mean_j w_j ((N - S) * l_j/h_j + S) / N = ((N - S) * sum_j w_j l_j/h_j + S sum_j w_j) / (N*d)
-        return float(((n - s) * _relative_sum(node, ctx.heights, self.weights) + total_weight * s) / (n * d))
+        # mean_j w_j ((N - S) g l_j/h_j + S s) / N = ((N - S) g sum_j w_j l_j/h_j + S s sum_j w_j) / (N*d)
+        relative = _relative_sum(node, ctx.heights, self.weights)
+        return float(((n - s) * g * relative + f * total_weight * s) / (n * d))
 
     def bound(self, stats, node, ctx):
         return self.static_bound(node, ctx)
 
     def static_bound(self, node, ctx):
-        return float(_relative_sum(node, ctx.heights, self.weights) / len(node))
+        # a row costs g * its relative level kept, s suppressed: the cheaper of the two bounds
+        # the node and (levels only rise) every generalization; s < g * level below gs 0.5
+        g, s = self.factors.exact
+        total_weight = len(node) if self.weights is None else sum(Fraction(w) for w in self.weights)
+        return float(min(g * _relative_sum(node, ctx.heights, self.weights), s * total_weight) / len(node))
 
 
 class PrecisionMonotonic(Precision):
+    """Suppression not counted (ARX's ``MetricMDPrecision``): g times the mean relative level."""
+
     name = "precision-monotonic"
     always_monotonic = True
 
     def value(self, stats, node, ctx):
         return self.static_bound(node, ctx)
+
+    def static_bound(self, node, ctx):
+        return float(self.factors.exact[0] * _relative_sum(node, ctx.heights, self.weights) / len(node))

@@ -131,6 +131,7 @@ def common_report(
         ),
         algorithm=job.algorithm,
         metric=job.metric,
+        gs_factor=None if job.gs_factor == 0.5 else job.gs_factor,
         rows_scanned=engine.rows_scanned,
         queries=engine.queries,
         seconds=seconds,

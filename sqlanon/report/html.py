@@ -203,7 +203,7 @@ def _run(report: Report) -> str:
         ("engine", report.engine),
         ("checks placed", report.checks_placement),
         ("algorithm", report.algorithm),
-        ("metric", report.metric),
+        ("metric", report.metric if report.gs_factor is None else f"{report.metric}, gs factor {report.gs_factor}"),
         ("checks", report.checks),
         ("queries", report.queries),
         ("row order", _order(report)),
