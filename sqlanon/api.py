@@ -128,7 +128,7 @@ def job_from_keywords(
                 f'others= must be "insensitive" (released unchanged), "sensitive" or '
                 f'"identifying" (left out), got {others!r}'
             )
-        subset = {spec.get("subset") for spec in specs if spec.get("type") == "delta-presence"}
+        subset = {spec.get("subset") for spec in specs if spec.get("subset")}  # delta-presence's, k-map's
         for name in _columns(source, frame, engine):
             if name not in subset:
                 roles.setdefault(name, others)

@@ -138,10 +138,10 @@ def check(
             )
         settings = RiskSettings.from_table(plain(risk or {}), "risk=")
         k, specs = models_of(k, models, settings)
-        if any(spec["type"] == "delta-presence" for spec in specs):
+        if any(spec["type"] == "delta-presence" or {"subset", "subset_file"} & set(spec) for spec in specs):
             raise ConfigError(
-                "check assesses a table as it is; delta-presence compares a release with its "
-                "population: anonymize with the model instead"
+                "check assesses a table as it is; delta-presence and k-map with a research subset compare "
+                "a release with its population: anonymize with the model instead"
             )
         chosen = build_models([{"type": "k-anonymity", "k": k}, *specs])
         attributes = list(dict.fromkeys(m.attribute for m in chosen if m.attribute))

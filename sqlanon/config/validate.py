@@ -16,7 +16,7 @@ from sqlanon.config.job import INTERVAL_ALGORITHMS, INTERVAL_METRICS, ROLES, Job
 from sqlanon.core.options import INTERVAL_OPTIONS, IntervalOptions, Options
 from sqlanon.core.specs import ORDERS, SUPPRESSED_MODES, Output
 from sqlanon.core.wording import in_code, role_setting
-from sqlanon.criteria import DeltaPresence, build_model
+from sqlanon.criteria import build_model
 from sqlanon.engines.profiles import PROFILES, SIZE, profile
 from sqlanon.errors import CUT, ConfigError, cut
 from sqlanon.hierarchy import Hierarchy
@@ -259,9 +259,9 @@ def check_models(job: Job) -> None:
     subsets = 0
     for spec in job.models:
         model = _model(job, spec)
-        if isinstance(model, DeltaPresence):
+        if model.subset is not None:  # delta-presence, k-map with a research subset
             subsets += 1
-            _subset(job, model.subset.column, roles, subsets)
+            _subset(job, model.name, model.subset.column, roles, subsets)
         if model.attribute is not None and roles.get(model.attribute) != "sensitive":
             raise ConfigError(
                 f"the {model.name} model names attribute '{model.attribute}', which is "
@@ -270,21 +270,21 @@ def check_models(job: Job) -> None:
             )
 
 
-def _subset(job: Job, column: str | None, roles: dict, count: int) -> None:
+def _subset(job: Job, name: str, column: str | None, roles: dict, count: int) -> None:
     """A job has one research subset; its boolean column is the model's, never released."""
     if count > 1:
         raise ConfigError(
-            "a job takes one delta-presence model (one research subset): merge the entries "
-            "into one with the narrowest dmin and dmax"
+            "a job takes one model with a research subset (delta-presence or k-map with subset=): "
+            "merge the delta-presence entries into one with the narrowest dmin and dmax"
         )
     if job.algorithm in INTERVAL_ALGORITHMS:
         raise ConfigError(
-            f"delta-presence is not available for {job.algorithm}: use an algorithm over the "
+            f"{name} is not available for {job.algorithm}: use an algorithm over the "
             "generalization lattice (flash, ola, incognito, exhaustive or a heuristic)"
         )
     if column is not None and roles.get(column) not in (None, "identifying"):
         raise ConfigError(
-            f"the delta-presence subset column '{column}' has role \"{roles[column]}\": it marks the research "
+            f"the {name} subset column '{column}' has role \"{roles[column]}\": it marks the research "
             "subset and is not released; "
             + (
                 "do not name it in the roles (or name it in identifying=)"
@@ -340,10 +340,10 @@ def _intervals(job: Job) -> None:
 
 
 def research_subset(job: Job):
-    """The research subset of the job's delta-presence model (a ResearchSubset), or None."""
+    """The research subset of the job's models (delta-presence, k-map; a ResearchSubset), or None."""
     for spec in job.models:
         model = _model(job, spec)
-        if isinstance(model, DeltaPresence):
+        if model.subset is not None:
             return model.subset
     return None
 

@@ -34,5 +34,6 @@ MODEL_NAMES = (
     "sample-uniqueness",
     "delta-presence",
     "population-uniqueness",
+    "k-map",
 )
 ALGORITHM_NAMES = ("flash", "exhaustive", "ola", "incognito", "lightning", "datafly", "igreedy", "genetic", "random")

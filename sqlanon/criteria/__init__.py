@@ -12,6 +12,7 @@ from sqlanon.criteria.delta_presence import DeltaPresence
 from sqlanon.criteria.distinct_l_diversity import DistinctLDiversity
 from sqlanon.criteria.entropy_l_diversity import EntropyLDiversity
 from sqlanon.criteria.k_anonymity import KAnonymity
+from sqlanon.criteria.k_map import KMap
 from sqlanon.criteria.population_uniqueness import PopulationUniqueness
 from sqlanon.criteria.recursive_cl_diversity import RecursiveCLDiversity
 from sqlanon.criteria.sample_uniqueness import SampleUniqueness
@@ -31,6 +32,7 @@ MODELS: dict[str, type[PrivacyModel]] = {
         SampleUniqueness,
         DeltaPresence,
         PopulationUniqueness,
+        KMap,
     )
 }
 MODEL_NAMES = ("k-anonymity", *MODELS)

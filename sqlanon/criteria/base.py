@@ -120,6 +120,16 @@ class PrivacyModel:
     def table_holds(self, value: float) -> bool:
         return True
 
+    def derived(self) -> dict[str, object]:
+        """Figures the model derives from the input (k-map's k'), reported beside its options
+        but not part of ``describe``: the release compares that with a fresh model of the job."""
+        return {}
+
+    def population_range(self, values: list[float]) -> object:
+        """What a model reading the population reports over the kept classes' values: the
+        worst one (delta-presence: the range)."""
+        return (min if self.worst == "min" else max)(values)
+
     def empty_classes_hold(self, empty: int) -> bool:
         """The node holds on its ``empty`` population classes without subset rows (asked of a
         model reading the population only)."""

@@ -42,7 +42,7 @@ from sqlanon.sql import col
 from sqlanon.criteria.base import EPSILON, PrivacyModel, as_double
 from sqlanon.criteria.options import fraction
 from sqlanon.errors import ConfigError
-from sqlanon.criteria.population import POP, ResearchSubset
+from sqlanon.criteria.population import POP, ResearchSubset, research_subset_of
 
 
 class DeltaPresence(PrivacyModel):
@@ -65,23 +65,7 @@ class DeltaPresence(PrivacyModel):
         self.dmax = fraction("dmax", dmax, self.name)
         if self.dmin > self.dmax:
             raise ConfigError(f"{self.name}: dmin ({dmin}) is above dmax ({dmax}); give 0 <= dmin <= dmax <= 1.")
-        if (subset is None) == (subset_file is None):
-            raise ConfigError(
-                f'{self.name}: give the research subset once: subset = "<boolean column>", or '
-                'subset_file = "ids.csv" with key = "<identifier column of the input>"'
-            )
-        if subset_file is not None and key is None:
-            raise ConfigError(
-                f'{self.name}: subset_file needs key = "<column>": the input column its identifiers match'
-            )
-        if subset is not None and key is not None:
-            raise ConfigError(
-                f"{self.name}: key goes with subset_file, not with subset (a boolean column needs no key)"
-            )
-        for option, value in (("subset", subset), ("subset_file", subset_file), ("key", key)):
-            if value is not None and (not isinstance(value, str) or not value):
-                raise ConfigError(f"{self.name}: '{option}' must be a column name or a path, got {value!r}")
-        self.subset = ResearchSubset(column=subset, file=None if subset_file is None else str(subset_file), key=key)
+        self.subset = research_subset_of(self.name, subset, subset_file, key)
         # delta stays in [0, dmax] under merging; the lower bound can break (see the module docs)
         self.monotonic_with_generalization = self.dmin == 0
 
@@ -104,6 +88,9 @@ class DeltaPresence(PrivacyModel):
 
     def class_holds(self, value):
         return self.dmin - EPSILON <= value <= self.dmax + EPSILON
+
+    def population_range(self, values: list[float]) -> object:
+        return {"dmin": min(values), "dmax": max(values)}
 
     def empty_classes_hold(self, empty: int) -> bool:
         """The node holds on its ``empty`` population classes without subset rows: each has

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sqlanon import sql as c
+from sqlanon.errors import CUT, ConfigError, cut
 
 #: the population count column of the class tables
 POP = "pop"
@@ -46,6 +47,24 @@ class ResearchSubset:
         if self.column is not None:
             return {"subset": self.column}
         return {"subset_file": self.file, "key": self.key}
+
+
+def research_subset_of(model: str, subset, subset_file, key) -> ResearchSubset:
+    """The options of a model's research subset (delta-presence's, k-map's), checked."""
+    if (subset is None) == (subset_file is None):
+        raise ConfigError(
+            f'{model}: give the research subset once: subset = "<boolean column>", or '
+            'subset_file = "ids.csv" with key = "<identifier column of the input>"'
+        )
+    if subset_file is not None and key is None:
+        raise ConfigError(f'{model}: subset_file needs key = "<column>": the input column its identifiers match')
+    if subset is not None and key is not None:
+        raise ConfigError(f"{model}: key goes with subset_file, not with subset (a boolean column needs no key)")
+    for option, value in (("subset", subset), ("subset_file", subset_file), ("key", key)):
+        if value is not None and (not isinstance(value, str) or not value):
+            shown = cut(value) if isinstance(value, str) else repr(value)[:CUT]
+            raise ConfigError(f"{model}: '{option}' must be a column name or a path, got {shown}")
+    return ResearchSubset(column=subset, file=None if subset_file is None else str(subset_file), key=key)
 
 
 def subset_condition(subset: ResearchSubset, alias: str) -> exp.Expression:

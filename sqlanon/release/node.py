@@ -48,12 +48,13 @@ class NodeRelease:
         """The kept classes (the models' suppression applied), by size."""
         return self.checker.runner.class_sizes(self.node, self.checker.keep, self.checker.params)
 
-    def presence_range(self, model) -> dict[str, float] | None:
-        """δ-presence's ``{"dmin", "dmax"}`` over the kept classes (None if none is kept)."""
+    def presence_range(self, model) -> object:
+        """A population model's figure over the kept classes (δ-presence's ``{"dmin", "dmax"}``,
+        k-map's smallest population count; None if none is kept)."""
         checker = self.checker
         kept = [r for r in checker.runner.class_figures(self.node, checker.keep, checker.params) if r["kept"]]
-        deltas = [model.presence_value(r["n"], r["pop"]) for r in kept]
-        return {"dmin": min(deltas), "dmax": max(deltas)} if deltas else None
+        values = [model.presence_value(r["n"], r["pop"]) for r in kept]
+        return model.population_range(values) if values else None
 
     def leaf_stats(self) -> ClassStats:
         """The node's statistics with the kept leaves per QI, fetched once more when the

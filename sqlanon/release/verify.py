@@ -322,13 +322,13 @@ def check_models(
                 raise VerificationError(
                     f"output {named}: {model.describe()} fails on the released table ({value}). This is a bug."
                 )
-        elif values[index] and model.population:  # the range of delta
-            value = {"dmin": min(values[index]), "dmax": max(values[index])}
+        elif values[index] and model.population:  # delta's range, k-map's smallest count
+            value = model.population_range(values[index])
         elif values[index]:
             value = (min if model.worst == "min" else max)(values[index])
         else:
             value = None
-        achieved.append({**model.describe(), "achieved": value})
+        achieved.append({**model.describe(), **model.derived(), "achieved": value})
     return achieved
 
 

@@ -202,7 +202,7 @@ def models_report(checker, best, verification: VerificationReport | None, rows: 
         return verification.models
     models = []
     for model in checker.models:
-        entry = model.describe()
+        entry = {**model.describe(), **model.derived()}
         if best is not None and model.population:
             entry["achieved"] = release.presence_range(model)
         elif best is not None and model.whole_table:

@@ -585,7 +585,7 @@ def test_bad_settings_name_the_key(spec, message, tmp_path):
 
 
 def test_one_research_subset_per_job_and_lattice_algorithms_only():
-    with pytest.raises(ConfigError, match="one delta-presence model"):
+    with pytest.raises(ConfigError, match="one model with a research subset"):
         validate(hand_job([PRESENCE, PRESENCE | {"dmax": 0.7}]))
     with pytest.raises(
         ConfigError, match="k-optimize checks k-anonymity only, and the job also asks for delta-presence"
