@@ -36,4 +36,15 @@ MODEL_NAMES = (
     "population-uniqueness",
     "k-map",
 )
-ALGORITHM_NAMES = ("flash", "exhaustive", "ola", "incognito", "lightning", "datafly", "igreedy", "genetic", "random")
+ALGORITHM_NAMES = (
+    "flash",
+    "exhaustive",
+    "ola",
+    "incognito",
+    "lightning",
+    "lightning-top-down",
+    "datafly",
+    "igreedy",
+    "genetic",
+    "random",
+)

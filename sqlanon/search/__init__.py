@@ -8,11 +8,24 @@ from sqlanon.search.genetic import Genetic
 from sqlanon.search.igreedy import IGreedy
 from sqlanon.search.incognito import Incognito
 from sqlanon.search.lightning import Lightning
+from sqlanon.search.lightning_top_down import LightningTopDown
 from sqlanon.search.ola import OLA
 from sqlanon.search.random_search import RandomSearch
 
 ALGORITHMS: dict[str, type[SearchAlgorithm]] = {
-    a.name: a for a in (Flash, Exhaustive, OLA, Incognito, Lightning, DataFly, IGreedy, Genetic, RandomSearch)
+    a.name: a
+    for a in (
+        Flash,
+        Exhaustive,
+        OLA,
+        Incognito,
+        Lightning,
+        LightningTopDown,
+        DataFly,
+        IGreedy,
+        Genetic,
+        RandomSearch,
+    )
 }
 HEURISTICS = tuple(name for name, a in ALGORITHMS.items() if not a.optimal)
 

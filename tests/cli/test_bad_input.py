@@ -139,7 +139,7 @@ def test_optimal_search_refuses_a_huge_lattice():
         ConfigError, match=r"has 49,[0-9,]+ nodes \(24 QIs\), more than search.max_lattice_size = 100,000"
     ) as error:
         anonymize(dataset_job("creditcard", None, k=5))
-    assert "'lightning' | 'datafly' | 'igreedy' | 'genetic' | 'random'" in str(error.value)
+    assert "'lightning' | 'lightning-top-down' | 'datafly' | 'igreedy' | 'genetic' | 'random'" in str(error.value)
     job = dataset_job("adult", None, k=5, max_lattice_size=10_000)  # ADULT: 12,960 nodes
     with pytest.raises(ConfigError, match="12,960 nodes"):
         anonymize(job)

@@ -192,6 +192,7 @@ def test_flash_discernibility_on_adult_9_qis(adult9, engine, k, limit, node, los
 
 HEURISTIC_SETTINGS = {
     "lightning": {"step_limit": 60},
+    "lightning-top-down": {"step_limit": 60},
     "datafly": {},
     "igreedy": {},
     "genetic": {"seed": 3, "step_limit": 80},

@@ -31,8 +31,13 @@ MISSING_METRICS = {
     "EntropyBasedInformationLossMetric()": "the entropy-based information-loss metric",
 }
 #: ARX's algorithm -> sqlanon's, and the step limit its cases set (1000)
-ALGORITHMS = {"OPTIMAL": "flash", "BEST_EFFORT_BOTTOM_UP": "lightning", "BEST_EFFORT_GENETIC": "genetic"}
-MISSING_ALGORITHMS = {"BEST_EFFORT_TOP_DOWN": "Lightning top-down (BEST_EFFORT_TOP_DOWN)"}
+ALGORITHMS = {
+    "OPTIMAL": "flash",
+    "BEST_EFFORT_BOTTOM_UP": "lightning",
+    "BEST_EFFORT_TOP_DOWN": "lightning-top-down",
+    "BEST_EFFORT_GENETIC": "genetic",
+}
+MISSING_ALGORITHMS: dict[str, str] = {}
 MISSING_MODELS = {
     "EDDifferentialPrivacy": "(epsilon, delta)-differential privacy (SafePub)",
     "ProfitabilityJournalist": "profitability (game-theoretic)",

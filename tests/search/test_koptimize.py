@@ -399,7 +399,7 @@ def _doc(search: dict, privacy: dict | None = None) -> dict:
         (
             {"algorithm": "k-optimise"},
             None,
-            "valid algorithms: flash, exhaustive, ola, incognito, lightning, datafly, igreedy, genetic, random, k-optimize, hill-climb",
+            "valid algorithms: flash, exhaustive, ola, incognito, lightning, lightning-top-down, datafly, igreedy, genetic, random, k-optimize, hill-climb",
         ),
     ],
 )

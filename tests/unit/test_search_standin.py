@@ -186,10 +186,11 @@ def test_heuristics_return_an_anonymous_node(name, lattice):
     assert seconds < WELL_UNDER_A_SECOND
 
 
-def test_lightning_without_a_budget_proves_its_optimum():
+@pytest.mark.parametrize("name", ["lightning", "lightning-top-down"])
+def test_lightning_without_a_budget_proves_its_optimum(name):
     for make in LATTICES.values():
         checker = make()
-        outcome, _ = run(ALGORITHMS["lightning"], checker)
+        outcome, _ = run(ALGORITHMS[name], checker)
         assert outcome.proven and outcome.optimum.node == checker.optimum()
 
 
@@ -216,7 +217,18 @@ def test_seeded_heuristics_repeat_exactly():
 # -- the stand-in itself ---------------------------------------------------------------------------
 def test_every_algorithm_is_covered():
     assert sorted(ALGORITHMS) == sorted(
-        ["flash", "exhaustive", "ola", "incognito", "lightning", "datafly", "igreedy", "genetic", "random"]
+        [
+            "flash",
+            "exhaustive",
+            "ola",
+            "incognito",
+            "lightning",
+            "lightning-top-down",
+            "datafly",
+            "igreedy",
+            "genetic",
+            "random",
+        ]
     )
 
 
