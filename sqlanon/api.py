@@ -50,6 +50,7 @@ _JOB_KEYWORDS = (
     "weights",
     "label",
     "gs_factor",
+    "aggregate",
     "time_limit",
     "step_limit",
     "seed",

@@ -187,7 +187,7 @@ class Session:
     def checker(self, on_check=None, **overrides) -> Checker:
         """A fresh checker (counters at zero) for the job, with k/suppression_limit/metric/models overridden."""
         job = replace(self.job, **overrides)
-        metric = get_metric(job.metric, self._weights(job), job.label, job.gs_factor)
+        metric = get_metric(job.metric, self._weights(job), job.label, job.gs_factor, job.aggregate)
         if metric.attribute is not None and metric.attribute not in self.sensitives:
             raise ConfigError(f"metric '{job.metric}' reads '{metric.attribute}', which this session did not prepare")
         missing = metric.needs & ~self.needs

@@ -109,3 +109,13 @@ def adult_population(tmp_path_factory, adult_available):
     path = tmp_path_factory.mktemp("presence") / "adult.parquet"
     pq.write_table(pa.table({**columns, SUBSET: member}), path)
     return path, rows, member
+
+
+@pytest.fixture(scope="module")
+def metric_sessions(adult_available):
+    """ADULT sessions, one per metric, for a module's grid of ARX's optima (helpers/arx_grid.py)."""
+    from helpers.arx_grid import MetricSessions
+
+    opened = MetricSessions()
+    with opened.stack:
+        yield opened

@@ -66,6 +66,9 @@ class Job:
     #: how the metric weighs generalization against suppression, 0 to 1 (ARX's gs factor;
     #: 0.5 weighs both alike, the metrics' plain definitions)
     gs_factor: float = 0.5
+    #: how loss, precision and entropy combine their per-attribute values (metrics/aggregate.py;
+    #: None: the metric's own, as ARX)
+    aggregate: str | None = None
     #: [engine] rollup, history, projection, history_size, history_ratio
     snapshots: SnapshotSettings = field(default_factory=SnapshotSettings)
     #: [risk] the population behind the sample and the at-risk threshold (sqlanon/core/risk.py)

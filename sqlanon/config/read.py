@@ -26,7 +26,7 @@ _ENGINE_COMMON = {"name", "lookup", "checks", "local_budget", *SnapshotSettings.
 _SECTIONS = {
     "input": {"path", "delimiter", "table", "drop", "encoding"},
     "privacy": {"k", "suppression_limit", "models"},
-    "search": {"algorithm", "metric", "max_lattice_size", "weights", "label", "gs_factor", *SEARCH_KEYS},
+    "search": {"algorithm", "metric", "max_lattice_size", "weights", "label", "gs_factor", "aggregate", *SEARCH_KEYS},
     "engine": None,  # the common keys and the engine's own: checked by the engine's settings
     "output": {"path", "table", "report", "summary", "html", "suppressed", "delimiter", "order", "seed"},
     "risk": set(RISK_KEYS),
@@ -143,6 +143,7 @@ def job_from_dict(doc: dict, base: Path = Path("."), where: str = "job", **overr
         weights=search.get("weights"),
         label=search.get("label"),
         gs_factor=search.get("gs_factor", 0.5),
+        aggregate=search.get("aggregate"),
         risk=risk,
         output=Output(
             path=resolve(output.get("path")),

@@ -65,7 +65,7 @@ def validate(job: Job) -> ValidJob:
     check_models(job)
     _metric_options(job)
     # refuses classification without a label, and weights or a gs factor for a metric that takes none
-    get_metric(job.metric, (1.0,) if job.weights else None, job.label, job.gs_factor)
+    get_metric(job.metric, (1.0,) if job.weights else None, job.label, job.gs_factor, job.aggregate)
     if not job.quasi_identifiers:
         raise ConfigError('the job has no quasi-identifier: give at least one attribute role = "quasi"')
     if job.output.suppressed not in SUPPRESSED_MODES:

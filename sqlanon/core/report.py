@@ -178,6 +178,8 @@ class Report(_Section):
     metric: str
     #: the metric's gs factor when not 0.5 (the weighting of generalization against suppression)
     gs_factor: float | None = field(metadata=OMIT)
+    #: the metric's aggregate function when the job chose one
+    aggregate: str | None = field(metadata=OMIT)
     rows_scanned: int
     queries: int
     seconds: Seconds

@@ -2,6 +2,7 @@
 
 from sqlanon.errors import ConfigError
 from sqlanon.metrics.aecs import AECS
+from sqlanon.metrics.aggregate import AGGREGATES
 from sqlanon.metrics.ambiguity import Ambiguity
 from sqlanon.metrics.classification import Classification
 from sqlanon.metrics.base import Metric, MetricContext
@@ -31,7 +32,7 @@ METRICS: dict[str, type[Metric]] = {
 }
 
 
-def get_metric(name: str, weights=None, label=None, gs_factor: float = 0.5) -> Metric:
+def get_metric(name: str, weights=None, label=None, gs_factor: float = 0.5, aggregate: str | None = None) -> Metric:
     """The metric by name; ``weights`` (per QI, largest 1) for the weighted ones, ``label``
     (a column) for classification, ``gs_factor`` (0 to 1) for the ones weighing
     generalization against suppression."""
@@ -53,7 +54,18 @@ def get_metric(name: str, weights=None, label=None, gs_factor: float = 0.5) -> M
             f"search.gs_factor weighs generalization against suppression in the metrics {taking}, "
             f"not in '{name}': remove it or choose one of those"
         )
-    return cls(weights=weights, label=label, gs_factor=float(gs_factor))
+    if aggregate is not None:
+        if cls.default_aggregate is None:
+            combining = ", ".join(n for n, m in METRICS.items() if m.default_aggregate)
+            raise ConfigError(
+                f"search.aggregate combines the per-attribute values of the metrics {combining}, not of '{name}'"
+            )
+        if aggregate not in AGGREGATES:
+            raise ConfigError(
+                f"search.aggregate must be one of {', '.join(AGGREGATES)}, got {str(aggregate)[:80]!r} "
+                "(ARX's RANK is not available)"
+            )
+    return cls(weights=weights, label=label, gs_factor=float(gs_factor), aggregate=aggregate)
 
 
 __all__ = ["METRICS", "Metric", "MetricContext", "get_metric"]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Sequence
 from sqlanon.core.needs import Need
 from sqlanon.lattice import Node
 from sqlanon.core.stats import ClassStats
+from sqlanon.metrics.aggregate import combine
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -59,12 +60,26 @@ class Metric:
     #: metrics that weigh generalization against suppression by a gs factor (ARX's
     #: ``isGSFactorSupported``); the others take only the default 0.5
     takes_gs_factor: bool = False
+    #: how the per-attribute values combine (``metrics/aggregate.py``): ARX's default for the
+    #: metric; None for a metric that is not a combination of per-attribute values
+    default_aggregate: str | None = None
 
-    def __init__(self, weights: tuple[float, ...] | None = None, label: str | None = None, gs_factor: float = 0.5):
+    def __init__(
+        self,
+        weights: tuple[float, ...] | None = None,
+        label: str | None = None,
+        gs_factor: float = 0.5,
+        aggregate: str | None = None,
+    ):
         self.weights = weights
         self.label = label
         self.gs_factor = gs_factor
         self.factors = gs_factors(gs_factor)
+        self.aggregate = aggregate or self.default_aggregate
+
+    def combined(self, values: list[float]) -> float:
+        """The per-attribute values combined by the metric's aggregate function, weighted."""
+        return combine(str(self.aggregate), values, [self.weight(j) for j in range(len(values))])
 
     #: the column whose per-class histogram the metric reads (classification's label)
     attribute: str | None = None

@@ -21,8 +21,8 @@ class Classification(Metric):
     attribute = None  # set from the label
     key = "mx"
 
-    def __init__(self, weights=None, label=None, gs_factor=0.5):
-        super().__init__(weights, label, gs_factor)
+    def __init__(self, weights=None, label=None, gs_factor=0.5, aggregate=None):
+        super().__init__(weights, label, gs_factor, aggregate)
         self.attribute = label
 
     # a figure provider like the histogram models: the class's majority count

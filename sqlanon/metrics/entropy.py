@@ -23,28 +23,35 @@ class Entropy(Metric):
     needs = Need.SUPPRESSED_HISTOGRAMS
     weighted = True
     takes_gs_factor = True
+    default_aggregate = "sum"
 
     def value(self, stats, node, ctx):
         g, s = self.factors.g, self.factors.s
-        total = 0.0
+        values = []
         for j, level in enumerate(node):
             extra = 0.0
             if stats.suppressed:
                 extra = suppression_entropy(stats.suppressed_histograms[j], stats.suppressed) * s
-            total += self.weight(j) * truncate(ctx.entropy_by_level[j][level] * g + extra)
-        return total
+            values.append(truncate(ctx.entropy_by_level[j][level] * g + extra))
+        return self._combine(values)
+
+    def _combine(self, values: list[float]) -> float:
+        if self.aggregate == "sum":  # the plain sum, in this order (ARX's)
+            total = 0.0
+            for j, v in enumerate(values):
+                total += self.weight(j) * v
+            return total
+        return self.combined(values)
 
     def bound(self, stats, node, ctx):
         return self.static_bound(node, ctx)
 
     def static_bound(self, node, ctx):
         memo = self.__dict__.setdefault("_memo", {})
-        total = 0.0
         for j, level in enumerate(node):
             if (j, level) not in memo:
                 memo[(j, level)] = truncate(ctx.entropy_by_level[j][level] * self.factors.g)
-            total += self.weight(j) * memo[(j, level)]
-        return total
+        return self._combine([memo[(j, level)] for j, level in enumerate(node)])
 
 
 class EntropyMonotonic(Entropy):

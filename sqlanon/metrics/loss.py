@@ -65,16 +65,18 @@ class Loss(Metric):
     needs = Need.LEAVES
     weighted = True
     takes_gs_factor = True
+    default_aggregate = "geometric-mean"
 
     def value(self, stats, node, ctx):
-        if self.weights is None and self.factors.plain:
+        if self.weights is None and self.factors.plain and self.aggregate == "geometric-mean":
             return loss_of(stats.kept_leaves, stats.suppressed, ctx)
-        return aggregate(
-            [
-                self.weight(j) * self._attribute(ctx, j, node[j], a, stats.suppressed)
-                for j, a in enumerate(stats.kept_leaves)
-            ]
-        )
+        values = [self._attribute(ctx, j, node[j], a, stats.suppressed) for j, a in enumerate(stats.kept_leaves)]
+        return self._combine(values)
+
+    def _combine(self, values: list[float]) -> float:
+        if self.aggregate == "geometric-mean":
+            return aggregate([self.weight(j) * v for j, v in enumerate(values)])
+        return self.combined(values)
 
     def _attribute(self, ctx, j, level, leaves, suppressed):
         size = ctx.hierarchy_rows[j]
@@ -88,7 +90,7 @@ class Loss(Metric):
 
     def static_bound(self, node, ctx):
         # Without suppression every row keeps its generalized share; suppression only adds.
-        return aggregate([self.weight(j) * self._unsuppressed(ctx, j, l) for j, l in enumerate(node)])
+        return self._combine([self._unsuppressed(ctx, j, l) for j, l in enumerate(node)])
 
     def _unsuppressed(self, ctx, j, level):
         memo = self.__dict__.setdefault("_memo", {})

@@ -24,10 +24,14 @@ class Precision(Metric):
     name = "precision"
     weighted = True
     takes_gs_factor = True
+    default_aggregate = "arithmetic-mean"
 
     def value(self, stats, node, ctx):
         n, s, d = ctx.rows, stats.suppressed, len(node)
         g, f = self.factors.exact
+        if self.aggregate != "arithmetic-mean":
+            relative = [Fraction(l, h) if h else Fraction(0) for l, h in zip(node, ctx.heights)]
+            return self.combined([float(((n - s) * g * r + f * s) / n) for r in relative])
         total_weight = d if self.weights is None else sum(Fraction(w) for w in self.weights)
         # mean_j w_j ((N - S) g l_j/h_j + S s) / N = ((N - S) g sum_j w_j l_j/h_j + S s sum_j w_j) / (N*d)
         relative = _relative_sum(node, ctx.heights, self.weights)
@@ -40,6 +44,9 @@ class Precision(Metric):
         # a row costs g * its relative level kept, s suppressed: the cheaper of the two bounds
         # the node and (levels only rise) every generalization; s < g * level below gs 0.5
         g, s = self.factors.exact
+        if self.aggregate != "arithmetic-mean":
+            relative = [Fraction(l, h) if h else Fraction(0) for l, h in zip(node, ctx.heights)]
+            return self.combined([float(min(g * r, s)) for r in relative])
         total_weight = len(node) if self.weights is None else sum(Fraction(w) for w in self.weights)
         return float(min(g * _relative_sum(node, ctx.heights, self.weights), s * total_weight) / len(node))
 
@@ -54,4 +61,7 @@ class PrecisionMonotonic(Precision):
         return self.static_bound(node, ctx)
 
     def static_bound(self, node, ctx):
-        return float(self.factors.exact[0] * _relative_sum(node, ctx.heights, self.weights) / len(node))
+        g = self.factors.exact[0]
+        if self.aggregate != "arithmetic-mean":
+            return self.combined([float(g * Fraction(l, h)) if h else 0.0 for l, h in zip(node, ctx.heights)])
+        return float(g * _relative_sum(node, ctx.heights, self.weights) / len(node))

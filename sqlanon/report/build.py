@@ -132,6 +132,7 @@ def common_report(
         algorithm=job.algorithm,
         metric=job.metric,
         gs_factor=None if job.gs_factor == 0.5 else job.gs_factor,
+        aggregate=job.aggregate,
         rows_scanned=engine.rows_scanned,
         queries=engine.queries,
         seconds=seconds,

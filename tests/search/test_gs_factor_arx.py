@@ -5,12 +5,9 @@ suppression limit, ARX's optimum read from ``getGlobalOptimum()``. Where several
 optimal loss (a gs factor of 0 or 1 makes many ties) ARX's node is checked here instead: anonymous,
 with the same loss."""
 
-import math
-
 import pytest
 
-from helpers.jobs import adult_job
-from sqlanon.session import Session
+from helpers.arx_grid import assert_arx_optimum
 
 pytestmark = pytest.mark.slow  # 108 searches on ADULT
 
@@ -1963,25 +1960,8 @@ CASES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def sessions(adult_available):
-    opened = {}
-    try:
-        yield lambda metric: opened.setdefault(metric, Session(adult_job(metric=metric), share_stats=True).__enter__())
-    finally:
-        for session in opened.values():
-            session.__exit__(None, None, None)
-
-
 @pytest.mark.parametrize(
     "metric,gs,k,limit,loss,levels", CASES, ids=[f"{c[0]}-gs{c[1]}-k{c[2]}-s{c[3]}" for c in CASES]
 )
-def test_arx_optimum_under_the_gs_factor(sessions, metric, gs, k, limit, loss, levels):
-    session = sessions(metric)
-    outcome, checker = session.search("flash", k=k, suppression_limit=limit, metric=metric, gs_factor=gs)
-    best = outcome.optimum
-    assert best is not None and outcome.proven
-    assert math.isclose(best.loss, loss, rel_tol=1e-9, abs_tol=1e-12)
-    if best.node != levels:
-        theirs = checker.check(levels)
-        assert theirs.anonymous and math.isclose(theirs.loss, loss, rel_tol=1e-9, abs_tol=1e-12)
+def test_arx_optimum_under_the_gs_factor(metric_sessions, metric, gs, k, limit, loss, levels):
+    assert_arx_optimum(metric_sessions(metric), loss, levels, k=k, suppression_limit=limit, metric=metric, gs_factor=gs)
