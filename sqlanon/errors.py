@@ -84,6 +84,14 @@ def cut(value: object, limit: int = CUT) -> str:
     return f"{text[:limit] + '…'!r} ({len(text):,} characters)"
 
 
+def shown(value: object) -> str:
+    """A setting's value as a message quotes it: a string through ``cut``, else its repr (cut too)."""
+    if isinstance(value, str):
+        return cut(value)
+    text = repr(value)
+    return text if len(text) <= CUT else text[:CUT] + "…"
+
+
 def cuts(values: Iterable[object]) -> str:
     """Several values for a message, each through ``cut`` (NULL as NULL), comma-separated."""
     return ", ".join("NULL" if v is None else cut(v) for v in values)

@@ -18,7 +18,7 @@ from sqlanon.core.specs import ORDERS, SUPPRESSED_MODES, Output
 from sqlanon.core.wording import in_code, role_setting
 from sqlanon.criteria import build_model
 from sqlanon.engines.profiles import PROFILES, SIZE, profile
-from sqlanon.errors import CUT, ConfigError, cut
+from sqlanon.errors import ConfigError, shown
 from sqlanon.hierarchy import Hierarchy
 from sqlanon.metrics import METRICS, get_metric
 from sqlanon.search import ALGORITHMS
@@ -88,27 +88,19 @@ def _order(output: Output) -> None:
     if output.order not in ORDERS:
         raise ConfigError(
             f'{order} must be "shuffle" (the rows in a random order, the default) or "input" '
-            f"(the input's order), got {_shown(output.order)}"
+            f"(the input's order), got {shown(output.order)}"
         )
     if output.seed is None:
         return
     if isinstance(output.seed, bool) or not isinstance(output.seed, int) or output.seed < 0:
         raise ConfigError(
-            f"{seed} must be an int >= 0 (it makes the random order reproducible), got {_shown(output.seed)}"
+            f"{seed} must be an int >= 0 (it makes the random order reproducible), got {shown(output.seed)}"
         )
     if output.order != "shuffle":
         raise ConfigError(
             f"{seed} applies to the shuffle only (it makes the random order reproducible), not to "
             f'order "{output.order}": remove it, or set {shuffle}'
         )
-
-
-def _shown(value: object) -> str:
-    """A setting's value as a message quotes it: a string through ``cut``, else its repr (cut too)."""
-    if isinstance(value, str):
-        return cut(value)
-    text = repr(value)
-    return text if len(text) <= CUT else text[:CUT] + "…"
 
 
 def _attributes(job: Job) -> None:

@@ -37,7 +37,7 @@ from sqlglot import exp
 from sqlanon.core.risk import check_population, population_of
 from sqlanon.criteria.base import PrivacyModel
 from sqlanon.criteria.population import POP, research_subset_of
-from sqlanon.errors import CUT, ConfigError, cut
+from sqlanon.errors import ConfigError, shown
 from sqlanon.sql import col
 
 ESTIMATORS = ("poisson", "zero-truncated-poisson")
@@ -61,7 +61,7 @@ class KMap(PrivacyModel):
         key: str | None = None,
     ):
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ConfigError(f"{self.name}: 'k' must be an int >= 1 (e.g. k = 5), got {_shown(k)}")
+            raise ConfigError(f"{self.name}: 'k' must be an int >= 1 (e.g. k = 5), got {shown(k)}")
         self.k = k
         self.significance, self.estimator = significance, estimator
         self.population_size, self.sampling_fraction = population_size, sampling_fraction
@@ -101,18 +101,18 @@ class KMap(PrivacyModel):
         if not _number(self.significance) or not 0 <= self.significance <= 1:
             raise ConfigError(
                 f"{self.name}: 'significance' must be a number in [0, 1] (ARX's alpha, e.g. 0.01), "
-                f"got {_shown(self.significance)}"
+                f"got {shown(self.significance)}"
             )
         self.significance = float(self.significance)
         if self.estimator is None:
             self.estimator = "poisson"  # ARX's KMap(k, alpha, population)
         if self.estimator not in ESTIMATORS:
             raise ConfigError(
-                f"{self.name}: unknown 'estimator' {_shown(self.estimator)}; give one of {', '.join(ESTIMATORS)}"
+                f"{self.name}: unknown 'estimator' {shown(self.estimator)}; give one of {', '.join(ESTIMATORS)}"
             )
         for option, value in (("population_size", self.population_size), ("sampling_fraction", self.sampling_fraction)):
             if value is not None and not _number(value):
-                raise ConfigError(f"{self.name}: '{option}' must be a finite number, got {_shown(value)}")
+                raise ConfigError(f"{self.name}: '{option}' must be a finite number, got {shown(value)}")
         check_population(self.name, self.population_size, self.sampling_fraction)
         if self.population_size is None and self.sampling_fraction is None:
             raise ConfigError(
@@ -209,11 +209,3 @@ def _poisson(x: int, lam: float) -> float:
 
 def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _shown(value) -> str:
-    """A bad option's value for a message: text through ``cut``, anything else as its repr, cut."""
-    if isinstance(value, str):
-        return cut(value)
-    text = repr(value)
-    return text if len(text) <= CUT else text[:CUT] + "…"

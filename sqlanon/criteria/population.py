@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sqlanon import sql as c
-from sqlanon.errors import CUT, ConfigError, cut
+from sqlanon.errors import ConfigError, shown
 
 #: the population count column of the class tables
 POP = "pop"
@@ -62,8 +62,7 @@ def research_subset_of(model: str, subset, subset_file, key) -> ResearchSubset:
         raise ConfigError(f"{model}: key goes with subset_file, not with subset (a boolean column needs no key)")
     for option, value in (("subset", subset), ("subset_file", subset_file), ("key", key)):
         if value is not None and (not isinstance(value, str) or not value):
-            shown = cut(value) if isinstance(value, str) else repr(value)[:CUT]
-            raise ConfigError(f"{model}: '{option}' must be a column name or a path, got {shown}")
+            raise ConfigError(f"{model}: '{option}' must be a column name or a path, got {shown(value)}")
     return ResearchSubset(column=subset, file=None if subset_file is None else str(subset_file), key=key)
 
 

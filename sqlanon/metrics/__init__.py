@@ -1,6 +1,6 @@
 """Information-loss metrics, registered by name."""
 
-from sqlanon.errors import ConfigError
+from sqlanon.errors import ConfigError, shown
 from sqlanon.metrics.aecs import AECS
 from sqlanon.metrics.aggregate import AGGREGATES
 from sqlanon.metrics.ambiguity import Ambiguity
@@ -47,7 +47,7 @@ def get_metric(name: str, weights=None, label=None, gs_factor: float = 0.5, aggr
         weighted = ", ".join(n for n, m in METRICS.items() if m.weighted)
         raise ConfigError(f"search.weights apply to the metrics {weighted}, not to '{name}'")
     if isinstance(gs_factor, bool) or not isinstance(gs_factor, (int, float)) or not 0 <= gs_factor <= 1:
-        raise ConfigError(f"search.gs_factor must be a number from 0 to 1, got {str(gs_factor)[:80]!r}")
+        raise ConfigError(f"search.gs_factor must be a number from 0 to 1, got {shown(gs_factor)}")
     if gs_factor != 0.5 and not cls.takes_gs_factor:
         taking = ", ".join(n for n, m in METRICS.items() if m.takes_gs_factor)
         raise ConfigError(
@@ -62,7 +62,7 @@ def get_metric(name: str, weights=None, label=None, gs_factor: float = 0.5, aggr
             )
         if aggregate not in AGGREGATES:
             raise ConfigError(
-                f"search.aggregate must be one of {', '.join(AGGREGATES)}, got {str(aggregate)[:80]!r} "
+                f"search.aggregate must be one of {', '.join(AGGREGATES)}, got {shown(aggregate)} "
                 "(ARX's RANK is not available)"
             )
     return cls(weights=weights, label=label, gs_factor=float(gs_factor), aggregate=aggregate)

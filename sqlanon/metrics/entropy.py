@@ -33,14 +33,6 @@ class Entropy(Metric):
             if stats.suppressed:
                 extra = suppression_entropy(stats.suppressed_histograms[j], stats.suppressed) * s
             values.append(truncate(ctx.entropy_by_level[j][level] * g + extra))
-        return self._combine(values)
-
-    def _combine(self, values: list[float]) -> float:
-        if self.aggregate == "sum":  # the plain sum, in this order (ARX's)
-            total = 0.0
-            for j, v in enumerate(values):
-                total += self.weight(j) * v
-            return total
         return self.combined(values)
 
     def bound(self, stats, node, ctx):
@@ -51,7 +43,7 @@ class Entropy(Metric):
         for j, level in enumerate(node):
             if (j, level) not in memo:
                 memo[(j, level)] = truncate(ctx.entropy_by_level[j][level] * self.factors.g)
-        return self._combine([memo[(j, level)] for j, level in enumerate(node)])
+        return self.combined([memo[(j, level)] for j, level in enumerate(node)])
 
 
 class EntropyMonotonic(Entropy):

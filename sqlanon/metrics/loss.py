@@ -16,6 +16,7 @@ is normalized from is g * N/|H|. The suppressed rows' shares are the node's tota
 from fractions import Fraction
 
 from sqlanon.core.needs import Need
+from sqlanon.metrics.aggregate import combine
 from sqlanon.metrics.base import Metric
 
 #: ARX keeps 10 decimals of L_j, cutting the rest
@@ -47,11 +48,8 @@ def weighted_attribute_loss(
 
 
 def aggregate(losses) -> float:
-    """Geometric mean of (1 + L_j), minus one."""
-    result = 1.0
-    for value in losses:
-        result *= (1.0 + value) ** (1.0 / len(losses))
-    return result - 1.0
+    """Geometric mean of (1 + L_j), minus one: ARX's default for the loss."""
+    return combine("geometric-mean", losses, [1.0] * len(losses))
 
 
 def loss_of(leaves: tuple[int, ...], suppressed: int, ctx) -> float:
@@ -70,13 +68,9 @@ class Loss(Metric):
     def value(self, stats, node, ctx):
         if self.weights is None and self.factors.plain and self.aggregate == "geometric-mean":
             return loss_of(stats.kept_leaves, stats.suppressed, ctx)
-        values = [self._attribute(ctx, j, node[j], a, stats.suppressed) for j, a in enumerate(stats.kept_leaves)]
-        return self._combine(values)
-
-    def _combine(self, values: list[float]) -> float:
-        if self.aggregate == "geometric-mean":
-            return aggregate([self.weight(j) * v for j, v in enumerate(values)])
-        return self.combined(values)
+        return self.combined(
+            [self._attribute(ctx, j, node[j], a, stats.suppressed) for j, a in enumerate(stats.kept_leaves)]
+        )
 
     def _attribute(self, ctx, j, level, leaves, suppressed):
         size = ctx.hierarchy_rows[j]
@@ -90,7 +84,7 @@ class Loss(Metric):
 
     def static_bound(self, node, ctx):
         # Without suppression every row keeps its generalized share; suppression only adds.
-        return self._combine([self._unsuppressed(ctx, j, l) for j, l in enumerate(node)])
+        return self.combined([self._unsuppressed(ctx, j, l) for j, l in enumerate(node)])
 
     def _unsuppressed(self, ctx, j, level):
         memo = self.__dict__.setdefault("_memo", {})

@@ -18,6 +18,11 @@ def _relative_sum(node, heights, weights=None) -> Fraction:
     return sum((Fraction(w) * l * (span // h) for l, h, w in zip(node, heights, weights) if h), Fraction(0)) / span
 
 
+def _relatives(node, heights) -> list[Fraction]:
+    """l_j / h_j per QI (0 for a QI of height 0)."""
+    return [Fraction(l, h) if h else Fraction(0) for l, h in zip(node, heights)]
+
+
 class Precision(Metric):
     """With weights w_j (largest 1): (1/d) sum_j w_j * precision_j."""
 
@@ -30,8 +35,7 @@ class Precision(Metric):
         n, s, d = ctx.rows, stats.suppressed, len(node)
         g, f = self.factors.exact
         if self.aggregate != "arithmetic-mean":
-            relative = [Fraction(l, h) if h else Fraction(0) for l, h in zip(node, ctx.heights)]
-            return self.combined([float(((n - s) * g * r + f * s) / n) for r in relative])
+            return self.combined([float(((n - s) * g * r + f * s) / n) for r in _relatives(node, ctx.heights)])
         total_weight = d if self.weights is None else sum(Fraction(w) for w in self.weights)
         # mean_j w_j ((N - S) g l_j/h_j + S s) / N = ((N - S) g sum_j w_j l_j/h_j + S s sum_j w_j) / (N*d)
         relative = _relative_sum(node, ctx.heights, self.weights)
@@ -45,8 +49,7 @@ class Precision(Metric):
         # the node and (levels only rise) every generalization; s < g * level below gs 0.5
         g, s = self.factors.exact
         if self.aggregate != "arithmetic-mean":
-            relative = [Fraction(l, h) if h else Fraction(0) for l, h in zip(node, ctx.heights)]
-            return self.combined([float(min(g * r, s)) for r in relative])
+            return self.combined([float(min(g * r, s)) for r in _relatives(node, ctx.heights)])
         total_weight = len(node) if self.weights is None else sum(Fraction(w) for w in self.weights)
         return float(min(g * _relative_sum(node, ctx.heights, self.weights), s * total_weight) / len(node))
 
@@ -63,5 +66,5 @@ class PrecisionMonotonic(Precision):
     def static_bound(self, node, ctx):
         g = self.factors.exact[0]
         if self.aggregate != "arithmetic-mean":
-            return self.combined([float(g * Fraction(l, h)) if h else 0.0 for l, h in zip(node, ctx.heights)])
+            return self.combined([float(g * r) for r in _relatives(node, ctx.heights)])
         return float(g * _relative_sum(node, ctx.heights, self.weights) / len(node))
